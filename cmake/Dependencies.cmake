@@ -1,0 +1,17 @@
+# The one place that finds every external dependency. All come from Debian 12's packages:
+#   llvm-19-dev libfmt-dev libboost-dev libboost-program-options-dev catch2 libpqxx-dev libedit-dev
+find_package(LLVM 19 CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/llvm)
+message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+# LLVM's shared library; we deliberately do not take `llvm-config --cxxflags` (it adds -fno-exceptions).
+add_library(hyrax_llvm INTERFACE)
+target_include_directories(hyrax_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(hyrax_llvm INTERFACE ${LLVM_DEFINITIONS_LIST})
+target_link_libraries(hyrax_llvm INTERFACE LLVM)
+
+find_package(fmt REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+find_package(Catch2 2 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBEDIT REQUIRED IMPORTED_TARGET libedit)
+pkg_check_modules(LIBPQXX REQUIRED IMPORTED_TARGET libpqxx)
+find_package(Threads REQUIRED)

@@ -1,0 +1,26 @@
+#pragma once
+// The catalog: tables by name. Names are stored as the binder normalised them (unquoted
+// identifiers lower-cased, quoted ones exact), so lookups here are exact.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/storage/table.hpp"
+
+namespace hyrax {
+
+class Catalog {
+ public:
+  // Throws Error 42P07 when the name is taken.
+  Table& createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});
+  // Throws Error 42P01 when missing.
+  void dropTable(const std::string& name);
+  Table* findTable(const std::string& name) const;  // nullptr when missing
+  std::vector<const Table*> tables() const;         // sorted by name
+
+ private:
+  std::map<std::string, std::unique_ptr<Table>> tables_;
+};
+
+}  // namespace hyrax

@@ -1,0 +1,64 @@
+#pragma once
+// What one running query owns: its error state, the memory of its hash tables and row buffers,
+// an arena for strings made at run time, and its result chunks. Generated code gets a pointer
+// to it and never looks inside; it calls engine/runtime functions with it.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/result_chunk.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax {
+
+class HashTable;
+class RowBuffer;
+
+class Arena {
+ public:
+  char* allocate(size_t n);  // 8-byte aligned; lives until the arena dies
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t used_ = 0, capacity_ = 0;
+};
+
+class QueryContext {
+ public:
+  explicit QueryContext(std::vector<SqlType> resultTypes = {}, const std::atomic<bool>* cancel = nullptr);
+  ~QueryContext();
+
+  // Error state set by runtime functions; generated code returns a non-zero status after it.
+  void setError(const char* sqlstate, std::string message);
+  bool failed() const { return !errorState_.empty(); }
+  Error error() const { return Error(errorState_, errorMessage_); }
+  bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
+
+  Arena& arena() { return arena_; }
+  HashTable* newHashTable(uint32_t entrySize);
+  RowBuffer* newRowBuffer(uint32_t rowSize);
+
+  // Results: the chunk generated code currently writes into, and the full ones before it.
+  ResultChunkView* currentResult();
+  void flushResult();  // current chunk full: keep it and start a new one
+  std::vector<std::unique_ptr<ResultChunk>> takeResults();  // finishes the current chunk too
+  const std::vector<SqlType>& resultTypes() const { return resultTypes_; }
+
+  // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
+  std::vector<uint64_t>& operatorCounters() { return counters_; }
+
+ private:
+  std::string errorState_, errorMessage_;
+  const std::atomic<bool>* cancel_;
+  Arena arena_;
+  std::vector<std::unique_ptr<HashTable>> hashTables_;
+  std::vector<std::unique_ptr<RowBuffer>> rowBuffers_;
+  std::vector<SqlType> resultTypes_;
+  std::vector<std::unique_ptr<ResultChunk>> results_;
+  std::unique_ptr<ResultChunk> current_;
+  std::vector<uint64_t> counters_;
+};
+
+}  // namespace hyrax

@@ -1,0 +1,49 @@
+#pragma once
+// Columnar result chunks: generated code writes result rows straight into these arrays (no
+// per-row call into C++); the shell, server and bench format from them.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/types/sql_type.hpp"
+
+namespace hyrax {
+
+// Layout shared with generated code (codegen/translate/result_sink*): keep it in sync with
+// codegen's description of it (pointer-width fields come from the target's DataLayout).
+struct ResultChunkView {
+  uint64_t count;     // rows written so far
+  uint64_t capacity;  // rows that fit
+  void** columns;     // columns[i]: array of `capacity` values of column i's byteWidth()
+  uint8_t** nulls;    // nulls[i]: array of `capacity` bytes, 1 = NULL
+};
+
+class ResultChunk {
+ public:
+  static constexpr uint64_t kCapacity = 1024;
+
+  explicit ResultChunk(const std::vector<SqlType>& types, uint64_t capacity = kCapacity);
+  ResultChunk(const ResultChunk&) = delete;
+  ResultChunk& operator=(const ResultChunk&) = delete;
+
+  ResultChunkView& view() { return view_; }
+  uint64_t rowCount() const { return view_.count; }
+  uint32_t columnCount() const { return static_cast<uint32_t>(types_.size()); }
+  const SqlType& type(uint32_t col) const { return types_[col]; }
+  bool isNull(uint64_t row, uint32_t col) const { return view_.nulls[col][row] != 0; }
+  const void* at(uint64_t row, uint32_t col) const {
+    return static_cast<const char*>(view_.columns[col]) + row * types_[col].byteWidth();
+  }
+  template <typename T>
+  T get(uint64_t row, uint32_t col) const { return *static_cast<const T*>(at(row, col)); }
+
+ private:
+  std::vector<SqlType> types_;
+  std::vector<std::unique_ptr<uint8_t[]>> data_;
+  std::vector<std::unique_ptr<uint8_t[]>> nullData_;
+  std::vector<void*> columnPtrs_;
+  std::vector<uint8_t*> nullPtrs_;
+  ResultChunkView view_{};
+};
+
+}  // namespace hyrax

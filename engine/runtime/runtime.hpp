@@ -1,0 +1,121 @@
+#pragma once
+// Precompiled functions called by generated code. Every one is extern "C" and listed once in
+// runtime/function_table.cpp, from which codegen declares them and the JIT resolves them.
+//
+// ABI rules (the same on x86-64 and 32-bit ARM): arguments and results are only int8/int32/int64,
+// double and pointers; a string travels as two uint64_t halves (see string_ref.hpp); a function
+// that can fail records the error in the QueryContext and returns a non-zero int32 status (or
+// nullptr), and the generated code then returns from its pipeline with that status.
+#include <cstdint>
+
+namespace hyrax {
+class QueryContext;
+class HashTable;
+class RowBuffer;
+class Table;
+struct ResultChunkView;
+}  // namespace hyrax
+
+// Runtime error codes passed to hyrax_rt_error (generated code knows these numbers).
+enum HyraxRuntimeError : int32_t {
+  HYRAX_ERR_DIVISION_BY_ZERO = 1,   // 22012
+  HYRAX_ERR_OVERFLOW = 2,           // 22003 numeric value out of range
+  HYRAX_ERR_STRING_TOO_LONG = 3,    // 22001
+  HYRAX_ERR_CANCELLED = 4,          // 57014
+  HYRAX_ERR_NULL_VIOLATION = 5,     // 23502
+};
+
+extern "C" {
+
+// ---- errors and cancellation ----
+// Records the error for `code` and returns 1 (the status the pipeline then returns).
+int32_t hyrax_rt_error(hyrax::QueryContext* ctx, int32_t code);
+// 0 normally; records 57014 and returns 1 when the statement was cancelled (Ctrl-C).
+int32_t hyrax_rt_check_cancel(hyrax::QueryContext* ctx);
+
+// ---- table scans: chunk by chunk ----
+uint32_t hyrax_rt_table_chunks(hyrax::Table* t);
+uint32_t hyrax_rt_table_chunk_rows(hyrax::Table* t, uint32_t chunk);
+void* hyrax_rt_table_column(hyrax::Table* t, uint32_t chunk, uint32_t column);
+uint8_t* hyrax_rt_table_nulls(hyrax::Table* t, uint32_t chunk, uint32_t column);  // bitmap or nullptr
+
+// ---- results ----
+hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);
+// The view's chunk is full: hand it over and make the view point at a fresh, empty chunk.
+void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
+
+// ---- hash tables (joins, aggregation, DISTINCT) ----
+// Entries are `entrySize` bytes, stable in memory, laid out as
+//   offset 0: next entry in the bucket chain (pointer; 8 bytes reserved on every target)
+//   offset 8: the 64-bit hash
+//   offset 16: payload, laid out by the generated code
+// Inserting never moves entries; the bucket array grows by rehashing stored hashes.
+hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize);
+void* hyrax_rt_ht_insert(hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
+void* hyrax_rt_ht_lookup(hyrax::HashTable* ht, uint64_t hash);  // head of the chain (or nullptr)
+uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);
+void* hyrax_rt_ht_entry(hyrax::HashTable* ht, uint64_t i);      // i-th inserted entry
+
+// ---- row buffers (sort, materialisation) ----
+hyrax::RowBuffer* hyrax_rt_buf_create(hyrax::QueryContext* ctx, uint32_t rowSize);
+void* hyrax_rt_buf_append(hyrax::RowBuffer* b);  // zeroed row
+uint64_t hyrax_rt_buf_count(hyrax::RowBuffer* b);
+void* hyrax_rt_buf_row(hyrax::RowBuffer* b, uint64_t i);  // i-th row in the current order
+// Stable sort by a generated comparator (negative/zero/positive, like memcmp).
+void hyrax_rt_buf_sort(hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*));
+
+// ---- hashing ----
+uint64_t hyrax_rt_hash_string(uint64_t lo, uint64_t hi);
+
+// ---- strings ----
+// Full comparison for strings whose first 8 bytes (length+prefix) did not decide it.
+int32_t hyrax_rt_str_cmp(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi);
+int8_t hyrax_rt_str_eq(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi);
+// SQL LIKE with '%' and '_' (and '\' escaping the next pattern character).
+int8_t hyrax_rt_like(uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi);
+// Strings made at run time live in the query's arena; results come back through out[0..1].
+void hyrax_rt_str_concat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi,
+                         uint64_t* out);
+
+// ---- casts that go through text or need 128-bit arithmetic; status 0 = ok ----
+int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);
+int32_t hyrax_rt_cast_str_to_decimal(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t precision,
+                                     int32_t scale, int64_t* out);
+int32_t hyrax_rt_cast_str_to_double(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, double* out);
+int32_t hyrax_rt_cast_str_to_date(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t* out);
+int32_t hyrax_rt_cast_str_to_bool(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int8_t* out);
+// Values to text (typeId is hyrax::TypeId; `bits` holds the integral payload or the double's bits).
+void hyrax_rt_cast_to_str(hyrax::QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out);
+
+// Decimal division: (a / 10^as) / (b / 10^bs) as a value scaled by 10^rs, rounded half away from
+// zero. Status 1 on division by zero or overflow.
+int32_t hyrax_rt_decimal_div(hyrax::QueryContext* ctx, int64_t a, int32_t as, int64_t b, int32_t bs, int32_t rs,
+                             int64_t* out);
+// Rescale a decimal (or integer with scale 0) from scale `from` to scale `to`, rounding half away
+// from zero; status 1 on overflow of `precision` digits.
+int32_t hyrax_rt_decimal_rescale(hyrax::QueryContext* ctx, int64_t v, int32_t from, int32_t to, int32_t precision,
+                                 int64_t* out);
+
+// Double to integer or decimal (rounded half away from zero), status 1 on overflow.
+int32_t hyrax_rt_double_to_int(hyrax::QueryContext* ctx, double d, int32_t scale, int32_t precision, int64_t* out);
+
+}  // extern "C"
+
+namespace hyrax {
+
+enum class AbiType : uint8_t { Void, I8, I32, I64, F64, Ptr };
+
+// One row of the runtime function table.
+struct RuntimeFunction {
+  const char* name;
+  void* address;
+  AbiType ret;
+  uint8_t argc;
+  AbiType args[8];
+};
+
+// Every function above, in one table.
+const RuntimeFunction* runtimeFunctions(unsigned& count);
+const RuntimeFunction* findRuntimeFunction(const char* name);  // nullptr when unknown
+
+}  // namespace hyrax

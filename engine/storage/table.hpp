@@ -1,0 +1,68 @@
+#pragma once
+// A table: columns stored in chunks of fixed capacity, so appends never move data (snapshots and
+// running scans stay valid). Fixed-width values in plain arrays; NULLs in a per-chunk bitmap per
+// nullable column (bit set = NULL; no bitmap for NOT NULL columns); strings as StringRef whose long
+// characters live in the table's string heap.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/types/sql_type.hpp"
+#include "engine/types/string_ref.hpp"
+#include "engine/types/value.hpp"
+
+namespace hyrax {
+
+struct ColumnDef {
+  std::string name;  // as declared (case preserved); lookups are case-insensitive unless quoted
+  SqlType type;
+};
+
+class StringHeap;  // storage/string_heap.hpp
+
+class Table {
+ public:
+  static constexpr uint32_t kChunkRows = 1u << 16;
+
+  Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});
+  ~Table();
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::vector<ColumnDef>& columns() const { return columns_; }
+  const std::vector<uint32_t>& primaryKey() const { return primaryKey_; }
+  uint64_t rowCount() const { return rows_; }
+
+  // Chunk access (what generated scans use, through engine/runtime).
+  uint32_t chunkCount() const;
+  uint32_t chunkRows(uint32_t chunk) const;            // rows filled in that chunk
+  void* columnData(uint32_t chunk, uint32_t column);   // array of type().byteWidth() values
+  uint8_t* nullBitmap(uint32_t chunk, uint32_t column); // nullptr for NOT NULL columns
+
+  // Appending rows. Callers validate values first (types, NOT NULL, lengths); append copies long
+  // strings into the string heap. Appends are undone by truncate(rowsBefore), which is how a failed
+  // INSERT leaves the table exactly as it was.
+  void appendRow(const Value* values);  // one Value per column, already of the column's type
+  // Raw append of one value in physical representation (`src` points at byteWidth() bytes);
+  // `beginRow()` reserves the row and returns its index; strings are copied into the heap.
+  uint64_t beginRow();
+  void setValue(uint64_t row, uint32_t column, const void* src, bool isNull);
+  void truncate(uint64_t rows);
+
+  Value getValue(uint64_t row, uint32_t column) const;  // for tests and tools, not hot paths
+
+  StringHeap& heap() { return *heap_; }
+
+ private:
+  struct Chunk;
+  std::string name_;
+  std::vector<ColumnDef> columns_;
+  std::vector<uint32_t> primaryKey_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::unique_ptr<StringHeap> heap_;
+  uint64_t rows_ = 0;
+};
+
+}  // namespace hyrax

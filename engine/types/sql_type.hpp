@@ -1,0 +1,67 @@
+#pragma once
+// SQL types and their physical representation in storage, results and generated code.
+//
+//   BOOLEAN          uint8_t (0/1)
+//   SMALLINT         int16_t
+//   INTEGER          int32_t
+//   BIGINT           int64_t
+//   DECIMAL(p,s)     int64_t scaled by 10^s (p <= 18); intermediates 128-bit
+//   REAL             float
+//   DOUBLE PRECISION double
+//   CHAR/VARCHAR/TEXT StringRef (16 bytes, see string_ref.hpp)
+//   DATE             int32_t days since 1970-01-01
+//   NULL (type of the NULL literal before it is given a type)
+#include <cstdint>
+#include <string>
+
+namespace hyrax {
+
+enum class TypeId : uint8_t { Null, Bool, Int16, Int32, Int64, Decimal, Float32, Float64, Char, Varchar, Text, Date };
+
+struct SqlType {
+  TypeId id = TypeId::Null;
+  uint8_t precision = 0;  // DECIMAL only
+  uint8_t scale = 0;      // DECIMAL only
+  uint32_t length = 0;    // CHAR(n)/VARCHAR(n); 0 = unbounded
+  bool nullable = true;
+
+  static constexpr uint8_t kMaxDecimalPrecision = 18;
+
+  static SqlType null() { return {TypeId::Null}; }
+  static SqlType boolean(bool nullable = true) { return {TypeId::Bool, 0, 0, 0, nullable}; }
+  static SqlType int16(bool nullable = true) { return {TypeId::Int16, 0, 0, 0, nullable}; }
+  static SqlType int32(bool nullable = true) { return {TypeId::Int32, 0, 0, 0, nullable}; }
+  static SqlType int64(bool nullable = true) { return {TypeId::Int64, 0, 0, 0, nullable}; }
+  static SqlType decimal(uint8_t p, uint8_t s, bool nullable = true) { return {TypeId::Decimal, p, s, 0, nullable}; }
+  static SqlType float32(bool nullable = true) { return {TypeId::Float32, 0, 0, 0, nullable}; }
+  static SqlType float64(bool nullable = true) { return {TypeId::Float64, 0, 0, 0, nullable}; }
+  static SqlType charN(uint32_t n, bool nullable = true) { return {TypeId::Char, 0, 0, n, nullable}; }
+  static SqlType varchar(uint32_t n, bool nullable = true) { return {TypeId::Varchar, 0, 0, n, nullable}; }
+  static SqlType text(bool nullable = true) { return {TypeId::Text, 0, 0, 0, nullable}; }
+  static SqlType date(bool nullable = true) { return {TypeId::Date, 0, 0, 0, nullable}; }
+
+  SqlType withNullable(bool n) const {
+    SqlType t = *this;
+    t.nullable = n;
+    return t;
+  }
+
+  bool isNull() const { return id == TypeId::Null; }
+  bool isInteger() const { return id == TypeId::Int16 || id == TypeId::Int32 || id == TypeId::Int64; }
+  bool isFloat() const { return id == TypeId::Float32 || id == TypeId::Float64; }
+  bool isNumeric() const { return isInteger() || isFloat() || id == TypeId::Decimal; }
+  bool isString() const { return id == TypeId::Char || id == TypeId::Varchar || id == TypeId::Text; }
+
+  // Same type ignoring nullability.
+  bool sameAs(const SqlType& o) const {
+    return id == o.id && precision == o.precision && scale == o.scale && length == o.length;
+  }
+  bool operator==(const SqlType& o) const { return sameAs(o) && nullable == o.nullable; }
+
+  // Bytes one value takes in storage, result chunks and materialized rows.
+  uint32_t byteWidth() const;
+  // SQL spelling: "INTEGER", "DECIMAL(12,2)", "VARCHAR(25)".
+  std::string name() const;
+};
+
+}  // namespace hyrax

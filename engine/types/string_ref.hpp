@@ -1,0 +1,67 @@
+#pragma once
+// A string value in 16 bytes, laid out the same in storage, result chunks, runtime and generated
+// code:
+//   bytes 0..3   length (uint32)
+//   bytes 4..7   the first 4 characters (zero padded), so most comparisons never leave the value
+//   bytes 8..15  short strings (length <= 12): characters 4..11, zero padded
+//                long strings: a pointer to all `length` characters (in the table's string heap
+//                or the query's arena); on 32-bit targets the pointer takes bytes 8..11.
+// Generated code sees a string as two i64 halves {lo = bytes 0..7, hi = bytes 8..15}, and runtime
+// functions take them as two uint64_t arguments, so no by-value struct crosses the C ABI.
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace hyrax {
+
+struct StringRef {
+  static constexpr uint32_t kInlineMax = 12;
+
+  uint32_t len = 0;
+  char prefix[4] = {0, 0, 0, 0};
+  union {
+    char rest[8];
+    const char* ptr;
+  } u{};
+
+  StringRef() { std::memset(u.rest, 0, sizeof(u.rest)); }
+
+  // For long strings `data` must outlive the StringRef (a heap or arena owns it).
+  static StringRef make(const char* data, uint32_t n) {
+    StringRef s;
+    s.len = n;
+    std::memcpy(s.prefix, data, n < 4 ? n : 4);
+    if (n <= kInlineMax) {
+      if (n > 4) std::memcpy(s.u.rest, data + 4, n - 4);
+    } else {
+      s.u.ptr = data;
+    }
+    return s;
+  }
+  static StringRef make(std::string_view v) { return make(v.data(), static_cast<uint32_t>(v.size())); }
+
+  bool isInline() const { return len <= kInlineMax; }
+  // Contiguous characters: inline strings start at `prefix` (prefix and rest are adjacent).
+  const char* data() const { return isInline() ? prefix : u.ptr; }
+  std::string_view view() const { return {data(), len}; }
+
+  uint64_t lo() const {
+    uint64_t v;
+    std::memcpy(&v, this, 8);
+    return v;
+  }
+  uint64_t hi() const {
+    uint64_t v;
+    std::memcpy(&v, reinterpret_cast<const char*>(this) + 8, 8);
+    return v;
+  }
+  static StringRef fromHalves(uint64_t lo, uint64_t hi) {
+    StringRef s;
+    std::memcpy(&s, &lo, 8);
+    std::memcpy(reinterpret_cast<char*>(&s) + 8, &hi, 8);
+    return s;
+  }
+};
+static_assert(sizeof(StringRef) == 16, "StringRef must be 16 bytes");
+
+}  // namespace hyrax

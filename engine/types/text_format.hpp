@@ -1,0 +1,32 @@
+#pragma once
+// Parsing and printing of values as text: one implementation used by literals, CAST, COPY, the
+// runtime's string casts and every output format. Parsers throw hyrax::Error with SQLSTATE
+// 22P02 (bad number/boolean), 22007/22008 (bad date), 22003 (out of range).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/types/sql_type.hpp"
+
+namespace hyrax::text {
+
+// Whole-input parsers; leading/trailing blanks are allowed, anything else is an error.
+bool parseBool(std::string_view s);
+int64_t parseInt(std::string_view s, TypeId target);  // range-checked for SMALLINT/INTEGER/BIGINT
+// Decimal text -> value scaled by 10^scale, rounded half away from zero; checks precision.
+int64_t parseDecimal(std::string_view s, uint8_t precision, uint8_t scale);
+double parseDouble(std::string_view s);
+int32_t parseDate(std::string_view s);  // 'YYYY-MM-DD' -> days since 1970-01-01
+
+std::string formatDecimal(int64_t scaled, uint8_t scale);  // 1250,2 -> "12.50"
+std::string formatDouble(double d);                        // shortest text that reads back equal
+std::string formatDate(int32_t days);                      // "1998-12-01"
+
+// Calendar helpers (proleptic Gregorian).
+int32_t daysFromCivil(int32_t y, uint32_t m, uint32_t d);
+void civilFromDays(int32_t days, int32_t& y, uint32_t& m, uint32_t& d);
+
+// 10^n for n in [0,18].
+int64_t pow10(unsigned n);
+
+}  // namespace hyrax::text

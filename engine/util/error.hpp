@@ -1,0 +1,62 @@
+#pragma once
+// The one error type above generated code: an SQLSTATE, a message, and where in the statement
+// text it happened (line:column, 1-based; 0 when the error has no source position).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace hyrax {
+
+// SQLSTATE codes used by hyrax (PostgreSQL's spelling, so clients recognise them).
+namespace sqlstate {
+inline constexpr const char* SyntaxError = "42601";
+inline constexpr const char* UndefinedTable = "42P01";
+inline constexpr const char* UndefinedColumn = "42703";
+inline constexpr const char* AmbiguousColumn = "42702";
+inline constexpr const char* UndefinedFunction = "42883";
+inline constexpr const char* DuplicateTable = "42P07";
+inline constexpr const char* DuplicateColumn = "42701";
+inline constexpr const char* DatatypeMismatch = "42804";
+inline constexpr const char* GroupingError = "42803";
+inline constexpr const char* InvalidColumnReference = "42P10";
+inline constexpr const char* TooComplex = "54001";
+inline constexpr const char* DivisionByZero = "22012";
+inline constexpr const char* NumericOutOfRange = "22003";
+inline constexpr const char* StringTooLong = "22001";
+inline constexpr const char* InvalidText = "22P02";
+inline constexpr const char* InvalidDatetime = "22007";
+inline constexpr const char* DatetimeOutOfRange = "22008";
+inline constexpr const char* InvalidEscape = "22025";
+inline constexpr const char* NotNullViolation = "23502";
+inline constexpr const char* QueryCanceled = "57014";
+inline constexpr const char* FeatureNotSupported = "0A000";
+inline constexpr const char* InternalError = "XX000";
+inline constexpr const char* OutOfMemory = "53200";
+inline constexpr const char* InvalidParameter = "22023";
+}  // namespace sqlstate
+
+struct SourcePos {
+  uint32_t line = 0;    // 1-based; 0 = unknown
+  uint32_t column = 0;  // 1-based
+  bool known() const { return line != 0; }
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(std::string sqlstate, std::string message, SourcePos pos = {})
+      : std::runtime_error(message), sqlstate_(std::move(sqlstate)), message_(std::move(message)), pos_(pos) {}
+
+  const std::string& sqlstate() const { return sqlstate_; }
+  const std::string& message() const { return message_; }
+  SourcePos pos() const { return pos_; }
+  void setPosIfUnknown(SourcePos p) {
+    if (!pos_.known()) pos_ = p;
+  }
+
+ private:
+  std::string sqlstate_;
+  std::string message_;
+  SourcePos pos_;
+};
+
+}  // namespace hyrax

@@ -1,0 +1,98 @@
+#pragma once
+// The public API of hyrax: a Database (the in-memory state) and Connections (sessions) that run
+// SQL on it. The shell, the sqllogictest runner, the server and the bench all go through this.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/runtime/result_chunk.hpp"
+#include "engine/types/sql_type.hpp"
+#include "engine/types/value.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax {
+
+class Catalog;
+
+class Database {
+ public:
+  Database();
+  ~Database();
+  Catalog& catalog();
+
+ private:
+  std::unique_ptr<Catalog> catalog_;
+};
+
+struct ResultColumn {
+  std::string name;
+  SqlType type;
+};
+
+// Time spent in each phase of one statement, in milliseconds.
+struct PhaseTimes {
+  double parse = 0, plan = 0, codegen = 0, optimize = 0, machineCode = 0, execute = 0;
+  double total() const { return parse + plan + codegen + optimize + machineCode + execute; }
+};
+
+class QueryResult {
+ public:
+  QueryResult() = default;
+  QueryResult(std::vector<ResultColumn> columns, std::vector<std::unique_ptr<ResultChunk>> chunks, std::string tag);
+
+  // Command tag as PostgreSQL prints it: "SELECT 3", "INSERT 0 5", "CREATE TABLE", "DROP TABLE".
+  const std::string& tag() const { return tag_; }
+  const std::vector<ResultColumn>& columns() const { return columns_; }
+  bool hasRows() const { return !columns_.empty(); }  // a statement that returns a table
+  uint64_t rowCount() const { return rowCount_; }
+
+  // Random access (for tests, formatting). Rows live in chunks; iterate chunks() on hot paths.
+  bool isNull(uint64_t row, uint32_t col) const;
+  Value value(uint64_t row, uint32_t col) const;
+  std::string text(uint64_t row, uint32_t col) const;  // PostgreSQL's text form; "NULL" for NULL
+  const std::vector<std::unique_ptr<ResultChunk>>& chunks() const { return chunks_; }
+
+  PhaseTimes times;
+
+ private:
+  std::pair<const ResultChunk*, uint64_t> locate(uint64_t row) const;
+  std::vector<ResultColumn> columns_;
+  std::vector<std::unique_ptr<ResultChunk>> chunks_;
+  std::vector<uint64_t> chunkStarts_;
+  uint64_t rowCount_ = 0;
+  std::string tag_;
+};
+
+class Connection {
+ public:
+  explicit Connection(Database& db);
+  ~Connection();
+
+  // Runs one statement (a trailing ';' is allowed). Throws hyrax::Error on failure; a failed
+  // statement leaves the database as it was.
+  QueryResult execute(std::string_view sql);
+  // Runs every statement of a script in order, stopping at the first error (which is thrown).
+  std::vector<QueryResult> executeScript(std::string_view sql);
+
+  // Cancels the statement running on this connection (safe from a signal handler / other thread).
+  void cancel() { cancel_.store(true); }
+
+ private:
+  Database& db_;
+  std::atomic<bool> cancel_{false};
+};
+
+// Splits a script into statements at top-level ';' (outside quotes and comments). Each piece keeps
+// its offset so error positions refer to the whole script. A piece without a closing ';' at the end
+// is returned with complete=false (the shell waits for more input).
+struct StatementText {
+  std::string text;
+  uint32_t line = 1, column = 1;  // where it starts in the script
+  bool complete = true;
+};
+std::vector<StatementText> splitStatements(std::string_view script);
+
+}  // namespace hyrax
