@@ -1,6 +1,10 @@
 # The one place that finds every external dependency. All come from Debian 12's packages:
 #   llvm-19-dev libfmt-dev libboost-dev libboost-program-options-dev catch2 libpqxx-dev libedit-dev
-find_package(LLVM 19 CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/llvm)
+# LLVM's version file accepts only an exact major.minor, so look in llvm-19's folder and check the major.
+find_package(LLVM CONFIG REQUIRED PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+if(NOT LLVM_VERSION_MAJOR EQUAL 19)
+  message(FATAL_ERROR "hyrax needs LLVM 19 (found ${LLVM_PACKAGE_VERSION}); run scripts/setup.sh")
+endif()
 message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
 # LLVM's shared library; we deliberately do not take `llvm-config --cxxflags` (it adds -fno-exceptions).
 add_library(hyrax_llvm INTERFACE)

@@ -57,7 +57,7 @@ struct StringRef {
   }
   static StringRef fromHalves(uint64_t lo, uint64_t hi) {
     StringRef s;
-    std::memcpy(&s, &lo, 8);
+    std::memcpy(static_cast<void*>(&s), &lo, 8);
     std::memcpy(reinterpret_cast<char*>(&s) + 8, &hi, 8);
     return s;
   }

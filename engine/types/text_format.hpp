@@ -20,6 +20,7 @@ int32_t parseDate(std::string_view s);  // 'YYYY-MM-DD' -> days since 1970-01-01
 
 std::string formatDecimal(int64_t scaled, uint8_t scale);  // 1250,2 -> "12.50"
 std::string formatDouble(double d);                        // shortest text that reads back equal
+std::string formatFloat(float f);
 std::string formatDate(int32_t days);                      // "1998-12-01"
 
 // Calendar helpers (proleptic Gregorian).

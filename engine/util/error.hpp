@@ -31,6 +31,10 @@ inline constexpr const char* NotNullViolation = "23502";
 inline constexpr const char* QueryCanceled = "57014";
 inline constexpr const char* FeatureNotSupported = "0A000";
 inline constexpr const char* InternalError = "XX000";
+inline constexpr const char* UndefinedObject = "42704";
+inline constexpr const char* DuplicateAlias = "42712";
+inline constexpr const char* CannotCoerce = "42846";
+inline constexpr const char* InvalidRowCount = "2201W";
 inline constexpr const char* OutOfMemory = "53200";
 inline constexpr const char* InvalidParameter = "22023";
 }  // namespace sqlstate

@@ -57,7 +57,11 @@ class QueryResult {
 
   PhaseTimes times;
 
+  // Result strings may point into memory the query owned (its arena); the result keeps it alive.
+  void keepAlive(std::shared_ptr<void> owner) { owners_.push_back(std::move(owner)); }
+
  private:
+  std::vector<std::shared_ptr<void>> owners_;
   std::pair<const ResultChunk*, uint64_t> locate(uint64_t row) const;
   std::vector<ResultColumn> columns_;
   std::vector<std::unique_ptr<ResultChunk>> chunks_;
@@ -74,6 +78,9 @@ class Connection {
   // Runs one statement (a trailing ';' is allowed). Throws hyrax::Error on failure; a failed
   // statement leaves the database as it was.
   QueryResult execute(std::string_view sql);
+  // The same for a statement that starts at `origin` in a larger script (error positions refer to
+  // the script).
+  QueryResult execute(std::string_view sql, SourcePos origin);
   // Runs every statement of a script in order, stopping at the first error (which is thrown).
   std::vector<QueryResult> executeScript(std::string_view sql);
 

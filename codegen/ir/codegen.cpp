@@ -1,0 +1,196 @@
+#include "codegen/ir/codegen.hpp"
+
+#include "engine/runtime/runtime.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax::codegen {
+
+CodeGen::CodeGen(llvm::LLVMContext& c, llvm::Module& m) : ctx(c), module(m), b(c) {}
+
+llvm::Type* CodeGen::payloadType(const SqlType& t) {
+  switch (t.id) {
+    case TypeId::Null:
+    case TypeId::Bool: return i1();
+    case TypeId::Int16: return i16();
+    case TypeId::Int32:
+    case TypeId::Date: return i32();
+    case TypeId::Int64:
+    case TypeId::Decimal: return i64();
+    case TypeId::Float32: return b.getFloatTy();
+    case TypeId::Float64: return f64();
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: return i64();
+  }
+  return i64();
+}
+
+llvm::Constant* CodeGen::cPtr(const void* p) {
+  auto* asInt = llvm::ConstantInt::get(module.getDataLayout().getIntPtrType(ctx), reinterpret_cast<uintptr_t>(p));
+  return llvm::ConstantExpr::getIntToPtr(asInt, ptr());
+}
+
+static llvm::Type* abiType(CodeGen& cg, AbiType t) {
+  switch (t) {
+    case AbiType::Void: return cg.b.getVoidTy();
+    case AbiType::I8: return cg.i8();
+    case AbiType::I32: return cg.i32();
+    case AbiType::I64: return cg.i64();
+    case AbiType::F64: return cg.f64();
+    case AbiType::Ptr: return cg.ptr();
+  }
+  return cg.i64();
+}
+
+llvm::CallInst* CodeGen::call(const char* runtimeName, llvm::ArrayRef<llvm::Value*> args) {
+  llvm::Function* f = module.getFunction(runtimeName);
+  if (!f) {
+    const RuntimeFunction* rf = findRuntimeFunction(runtimeName);
+    if (!rf) throw Error(sqlstate::InternalError, std::string("unknown runtime function ") + runtimeName);
+    std::vector<llvm::Type*> params;
+    for (unsigned i = 0; i < rf->argc; ++i) params.push_back(abiType(*this, rf->args[i]));
+    auto* ft = llvm::FunctionType::get(abiType(*this, rf->ret), params, false);
+    f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, runtimeName, module);
+  }
+  return b.CreateCall(f, args);
+}
+
+llvm::Function* CodeGen::beginFunction(const std::string& name) {
+  return beginFunction(name, llvm::FunctionType::get(i32(), {ptr(), ptr(), i64(), i64()}, false));
+}
+
+llvm::Function* CodeGen::beginFunction(const std::string& name, llvm::FunctionType* ft) {
+  fn_ = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, module);
+  allocaBlock_ = llvm::BasicBlock::Create(ctx, "allocas", fn_);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn_);
+  errorBlock_ = llvm::BasicBlock::Create(ctx, "error", fn_);
+  b.SetInsertPoint(errorBlock_);
+  bool pipeline = ft->getNumParams() == 4;
+  b.CreateRet(pipeline ? c32(1) : c32(0));
+  b.SetInsertPoint(entry);
+  return fn_;
+}
+
+void CodeGen::endFunction() { endFunction(c32(0)); }
+
+void CodeGen::endFunction(llvm::Value* result) {
+  b.CreateRet(result);
+  llvm::IRBuilder<> ab(allocaBlock_);
+  ab.CreateBr(&*std::next(fn_->begin()));
+  fn_ = nullptr;
+}
+
+void CodeGen::returnEarly() {
+  b.CreateRet(c32(0));
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "unreachable", fn_));
+}
+
+void CodeGen::raise(int32_t code) {
+  call("hyrax_rt_error", {queryContext(), c32(code)});
+  b.CreateBr(errorBlock_);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "after_error", fn_));
+}
+
+void CodeGen::raiseIf(llvm::Value* cond, int32_t code) {
+  If(cond, [&] { raise(code); });
+}
+
+void CodeGen::checkStatus(llvm::Value* status) {
+  auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn_);
+  b.CreateCondBr(b.CreateICmpNE(status, llvm::ConstantInt::get(status->getType(), 0)), errorBlock_, cont);
+  b.SetInsertPoint(cont);
+}
+
+void CodeGen::If(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
+  auto* thenBB = llvm::BasicBlock::Create(ctx, "then", fn_);
+  auto* elseBB = otherwise ? llvm::BasicBlock::Create(ctx, "else", fn_) : nullptr;
+  auto* contBB = llvm::BasicBlock::Create(ctx, "endif", fn_);
+  b.CreateCondBr(cond, thenBB, elseBB ? elseBB : contBB);
+  b.SetInsertPoint(thenBB);
+  then();
+  b.CreateBr(contBB);
+  if (elseBB) {
+    b.SetInsertPoint(elseBB);
+    otherwise();
+    b.CreateBr(contBB);
+  }
+  b.SetInsertPoint(contBB);
+}
+
+void CodeGen::ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body) {
+  auto* head = b.GetInsertBlock();
+  auto* loopBB = llvm::BasicBlock::Create(ctx, "loop", fn_);
+  auto* bodyBB = llvm::BasicBlock::Create(ctx, "body", fn_);
+  auto* exitBB = llvm::BasicBlock::Create(ctx, "loop_exit", fn_);
+  b.CreateBr(loopBB);
+  b.SetInsertPoint(loopBB);
+  auto* i = b.CreatePHI(begin->getType(), 2, "i");
+  i->addIncoming(begin, head);
+  b.CreateCondBr(b.CreateICmpULT(i, end), bodyBB, exitBB);
+  b.SetInsertPoint(bodyBB);
+  body(i);
+  auto* next = b.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1));
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(loopBB);
+  b.SetInsertPoint(exitBB);
+}
+
+void CodeGen::ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body) {
+  auto* pre = b.GetInsertBlock();
+  auto* loopBB = llvm::BasicBlock::Create(ctx, "chain", fn_);
+  auto* bodyBB = llvm::BasicBlock::Create(ctx, "chain_body", fn_);
+  auto* exitBB = llvm::BasicBlock::Create(ctx, "chain_exit", fn_);
+  b.CreateBr(loopBB);
+  b.SetInsertPoint(loopBB);
+  auto* e = b.CreatePHI(ptr(), 2, "entry");
+  e->addIncoming(head, pre);
+  b.CreateCondBr(b.CreateIsNull(e), exitBB, bodyBB);
+  b.SetInsertPoint(bodyBB);
+  body(e);
+  e->addIncoming(loadPtr(e), b.GetInsertBlock());
+  b.CreateBr(loopBB);
+  b.SetInsertPoint(exitBB);
+}
+
+llvm::AllocaInst* CodeGen::local(llvm::Type* t, const std::string& name) {
+  llvm::IRBuilder<> ab(allocaBlock_, allocaBlock_->begin());
+  return ab.CreateAlloca(t, nullptr, name);
+}
+
+llvm::Value* CodeGen::gep(llvm::Value* base, uint64_t offset) {
+  if (offset == 0) return base;
+  return b.CreateConstInBoundsGEP1_64(i8(), base, offset);
+}
+
+SqlValue CodeGen::loadValue(llvm::Value* addr, const SqlType& t) {
+  SqlValue v;
+  v.type = t.withNullable(false);
+  if (t.isString()) {
+    v.v = b.CreateLoad(i64(), addr);
+    v.hi = b.CreateLoad(i64(), gep(addr, 8));
+  } else if (t.id == TypeId::Bool || t.id == TypeId::Null) {
+    v.v = b.CreateTrunc(b.CreateLoad(i8(), addr), i1());
+  } else {
+    v.v = b.CreateLoad(payloadType(t), addr);
+  }
+  return v;
+}
+
+void CodeGen::storeValue(llvm::Value* addr, const SqlValue& v) {
+  if (v.type.isString()) {
+    b.CreateStore(v.v, addr);
+    b.CreateStore(v.hi, gep(addr, 8));
+  } else if (v.type.id == TypeId::Bool || v.type.id == TypeId::Null) {
+    b.CreateStore(b.CreateZExt(v.v, i8()), addr);
+  } else {
+    b.CreateStore(v.v, addr);
+  }
+}
+
+llvm::Value* CodeGen::stateSlot(uint32_t i) {
+  return b.CreateConstInBoundsGEP1_64(ptr(), stateArg(), i);
+}
+
+std::string CodeGen::uniqueName(const std::string& base) { return base + "_" + std::to_string(nameCounter_++); }
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,96 @@
+#pragma once
+// The thin typed layer over llvm::IRBuilder that translators are written against: the module and
+// its runtime declarations, generated functions with an error exit, If/Loop helpers, and loads and
+// stores of SQL values in their physical layout. It keeps translators reading like the code
+// they emit.
+#include <functional>
+#include <string>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/ir/sql_value.hpp"
+
+namespace hyrax::codegen {
+
+class CodeGen {
+ public:
+  CodeGen(llvm::LLVMContext& ctx, llvm::Module& module);
+
+  llvm::LLVMContext& ctx;
+  llvm::Module& module;
+  llvm::IRBuilder<> b;
+
+  // ---- types ----
+  llvm::Type* i1() { return b.getInt1Ty(); }
+  llvm::Type* i8() { return b.getInt8Ty(); }
+  llvm::Type* i16() { return b.getInt16Ty(); }
+  llvm::Type* i32() { return b.getInt32Ty(); }
+  llvm::Type* i64() { return b.getInt64Ty(); }
+  llvm::Type* i128() { return b.getInt128Ty(); }
+  llvm::Type* f64() { return b.getDoubleTy(); }
+  llvm::PointerType* ptr() { return b.getPtrTy(); }
+  // Register type of a SQL value's payload (strings: i64, the low half).
+  llvm::Type* payloadType(const SqlType& t);
+
+  llvm::Constant* c8(int64_t v) { return b.getInt8(static_cast<uint8_t>(v)); }
+  llvm::Constant* c32(int64_t v) { return b.getInt32(static_cast<uint32_t>(v)); }
+  llvm::Constant* c64(int64_t v) { return b.getInt64(static_cast<uint64_t>(v)); }
+  llvm::Constant* cTrue() { return b.getTrue(); }
+  llvm::Constant* cFalse() { return b.getFalse(); }
+  llvm::Constant* cPtr(const void* p);  // a host address baked into the code (tables)
+
+  // ---- runtime functions (declared on first use from engine/runtime's table) ----
+  llvm::CallInst* call(const char* runtimeName, llvm::ArrayRef<llvm::Value*> args);
+
+  // ---- generated functions ----
+  // Starts `i32 name(ptr ctx, ptr state, i64 begin, i64 end)`; returns 0 at the end, and 1 from
+  // the error exit that raise()/checkStatus() branch to.
+  llvm::Function* beginFunction(const std::string& name);
+  // Starts a function of another signature (e.g. a sort comparator); its error exit returns 0.
+  llvm::Function* beginFunction(const std::string& name, llvm::FunctionType* type);
+  void endFunction();
+  void endFunction(llvm::Value* result);  // for functions from the second beginFunction
+  llvm::Function* function() const { return fn_; }
+  llvm::Value* arg(unsigned i) const { return fn_->getArg(i); }
+  llvm::Value* queryContext() const { return fn_->getArg(0); }
+  llvm::Value* stateArg() const { return fn_->getArg(1); }
+  // Leaves the function early with status 0 (e.g. a LIMIT is satisfied).
+  void returnEarly();
+
+  // Records runtime error `code` (HyraxRuntimeError) and leaves with status 1.
+  void raise(int32_t code);
+  void raiseIf(llvm::Value* cond, int32_t code);
+  // A runtime call returned a status: leave with it when non-zero.
+  void checkStatus(llvm::Value* status);
+
+  // ---- control flow ----
+  void If(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise = {});
+  // for (i = begin; i < end; ++i) body(i); body may call Continue-free code only.
+  void ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body);
+  // Walks a chain of hash table entries (next pointer at offset 0) from `head` until nullptr.
+  void ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body);
+  // A stack slot in the entry block (mem2reg turns it into registers).
+  llvm::AllocaInst* local(llvm::Type* t, const std::string& name = "");
+
+  // ---- memory ----
+  llvm::Value* gep(llvm::Value* base, uint64_t offset);  // byte offset
+  llvm::Value* loadPtr(llvm::Value* addr) { return b.CreateLoad(ptr(), addr); }
+  // Loads/stores a value of type t (physical layout) at addr; no NULL handling.
+  SqlValue loadValue(llvm::Value* addr, const SqlType& t);
+  void storeValue(llvm::Value* addr, const SqlValue& v);
+  // Pointer to the state slot i (each slot one pointer).
+  llvm::Value* stateSlot(uint32_t i);
+
+  // Unique names for generated functions.
+  std::string uniqueName(const std::string& base);
+
+ private:
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* errorBlock_ = nullptr;
+  llvm::BasicBlock* allocaBlock_ = nullptr;
+  unsigned nameCounter_ = 0;
+};
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,195 @@
+#include "codegen/jit/jit.hpp"
+
+#include <chrono>
+#include <mutex>
+
+#include <llvm/ExecutionEngine/ExecutionEngine.h>
+#include <llvm/ExecutionEngine/MCJIT.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "engine/runtime/runtime.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax::jit {
+
+namespace {
+
+std::mutex resolverMutex;
+SymbolResolver resolver;
+
+void* resolve(const std::string& name) {
+  {
+    std::lock_guard<std::mutex> lock(resolverMutex);
+    if (resolver) return resolver(name);
+  }
+  if (const RuntimeFunction* f = findRuntimeFunction(name.c_str())) return f->address;
+  return nullptr;
+}
+
+// Resolves the generated code's calls: runtime functions first, then the process (memcpy, fmod).
+class MemoryManager : public llvm::SectionMemoryManager {
+ public:
+  uint64_t getSymbolAddress(const std::string& name) override {
+    if (void* p = resolve(name)) return reinterpret_cast<uint64_t>(p);
+    uint64_t a = llvm::RTDyldMemoryManager::getSymbolAddressInProcess(name);
+    if (!a) missing = name;
+    return a;
+  }
+  std::string missing;
+};
+
+std::string hostTriple() { return llvm::sys::getProcessTriple(); }
+
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string& tripleIn, llvm::CodeGenOptLevel level) {
+  std::string triple = tripleIn.empty() ? hostTriple() : tripleIn;
+  std::string err;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target) throw Error(sqlstate::InternalError, "no LLVM target for " + triple + ": " + err);
+  std::string cpu = tripleIn.empty() ? llvm::sys::getHostCPUName().str() : "generic";
+  std::string features;
+  if (tripleIn.empty()) {
+    for (auto& f : llvm::sys::getHostCPUFeatures()) features += (f.second ? "+" : "-") + f.first().str() + ",";
+  }
+  llvm::TargetOptions opts;
+  return std::unique_ptr<llvm::TargetMachine>(
+      target->createTargetMachine(triple, cpu, features, opts, llvm::Reloc::Static, std::nullopt, level, true));
+}
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+void initialize() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+    LLVMLinkInMCJIT();
+    llvm::install_fatal_error_handler([](void*, const char* reason, bool) {
+      // LLVM cannot continue after this; say why before it aborts.
+      llvm::errs() << "hyrax: LLVM fatal error: " << reason << "\n";
+    });
+  });
+}
+
+void setSymbolResolver(SymbolResolver r) {
+  std::lock_guard<std::mutex> lock(resolverMutex);
+  resolver = std::move(r);
+}
+
+void configureModule(llvm::Module& m, const std::string& triple) {
+  initialize();
+  auto tm = makeTargetMachine(triple, llvm::CodeGenOptLevel::Default);
+  m.setTargetTriple(tm->getTargetTriple().str());
+  m.setDataLayout(tm->createDataLayout());
+}
+
+void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
+  if (level == OptLevel::None) return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  auto mpm = pb.buildPerModuleDefaultPipeline(level == OptLevel::Full ? llvm::OptimizationLevel::O2
+                                                                      : llvm::OptimizationLevel::O1);
+  mpm.run(m, mam);
+}
+
+std::string printIR(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return os.str();
+}
+
+std::string emitAssembly(llvm::Module& m, const std::string& triple) {
+  initialize();
+  auto clone = llvm::CloneModule(m);
+  auto tm = makeTargetMachine(triple, llvm::CodeGenOptLevel::Default);
+  clone->setTargetTriple(tm->getTargetTriple().str());
+  clone->setDataLayout(tm->createDataLayout());
+  llvm::SmallString<4096> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw Error(sqlstate::InternalError, "LLVM cannot emit assembly for " + (triple.empty() ? hostTriple() : triple));
+  pm.run(*clone);
+  return std::string(buf.str());
+}
+
+CompiledModule::~CompiledModule() {
+  engine_.reset();  // before the context that owns the module's types
+}
+
+void* CompiledModule::function(const std::string& name) const {
+  uint64_t a = engine_->getFunctionAddress(name);
+  if (!a) throw Error(sqlstate::InternalError, "generated function " + name + " not found");
+  return reinterpret_cast<void*>(a);
+}
+
+std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
+                                        OptLevel level, CompileTimes* times, const CompileOptions& options) {
+  initialize();
+  std::string verifyErrors;
+  llvm::raw_string_ostream vs(verifyErrors);
+  if (llvm::verifyModule(*m, &vs))
+    throw Error(sqlstate::InternalError, "generated code is invalid (a code generation bug): " + vs.str());
+
+  auto cgLevel = level == OptLevel::Full ? llvm::CodeGenOptLevel::Aggressive
+                 : level == OptLevel::Fast ? llvm::CodeGenOptLevel::Less
+                                           : llvm::CodeGenOptLevel::None;
+  auto start = std::chrono::steady_clock::now();
+  {
+    auto tm = makeTargetMachine("", cgLevel);
+    optimize(*m, level, tm.get());
+  }
+  if (times) times->optimizeMs = msSince(start);
+
+  auto result = std::unique_ptr<CompiledModule>(new CompiledModule());
+  if (options.keepIR) result->ir_ = printIR(*m);
+  if (options.keepAssembly) result->assembly_ = emitAssembly(*m);
+
+  start = std::chrono::steady_clock::now();
+  auto mm = std::make_unique<MemoryManager>();
+  MemoryManager* mmRaw = mm.get();
+  std::string err;
+  llvm::EngineBuilder builder(std::move(m));
+  builder.setEngineKind(llvm::EngineKind::JIT)
+      .setErrorStr(&err)
+      .setOptLevel(cgLevel)
+      .setMCJITMemoryManager(std::move(mm))
+      .setMCPU(llvm::sys::getHostCPUName());
+  result->engine_.reset(builder.create());
+  if (!result->engine_) throw Error(sqlstate::InternalError, "cannot create the JIT: " + err);
+  result->engine_->finalizeObject();
+  if (!mmRaw->missing.empty())
+    throw Error(sqlstate::InternalError, "generated code calls unknown function " + mmRaw->missing);
+  if (result->engine_->hasError())
+    throw Error(sqlstate::InternalError, "JIT error: " + result->engine_->getErrorMessage());
+  result->context_ = std::move(ctx);
+  if (times) times->machineCodeMs = msSince(start);
+  return result;
+}
+
+}  // namespace hyrax::jit

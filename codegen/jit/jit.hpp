@@ -1,0 +1,66 @@
+#pragma once
+// MCJIT behind one small interface, so nothing else in hyrax sees it. Optimization uses the new
+// pass manager; machine code for the host. Only codegen/ includes this header.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+namespace llvm {
+class TargetMachine;
+class ExecutionEngine;
+}  // namespace llvm
+
+namespace hyrax::jit {
+
+// Fast: a short pipeline for short statements; Full: the O2 pipeline for long-running queries.
+enum class OptLevel { None, Fast, Full };
+
+struct CompileTimes {
+  double optimizeMs = 0, machineCodeMs = 0;
+};
+
+struct CompileOptions {
+  bool keepIR = false;        // keep the optimized IR text
+  bool keepAssembly = false;  // keep the native assembly of the optimized module
+};
+
+void initialize();  // once per process; thread-safe
+
+// Sets target triple and DataLayout ("" = host) before code is generated, so pointer widths and
+// struct layouts come from the target.
+void configureModule(llvm::Module& m, const std::string& triple = "");
+
+// Owns one compiled module: its context, execution engine and machine code.
+class CompiledModule {
+ public:
+  ~CompiledModule();
+  void* function(const std::string& name) const;
+  const std::string& ir() const { return ir_; }
+  const std::string& assembly() const { return assembly_; }
+
+ private:
+  friend std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext>, std::unique_ptr<llvm::Module>,
+                                                 OptLevel, CompileTimes*, const CompileOptions&);
+  std::unique_ptr<llvm::LLVMContext> context_;
+  std::unique_ptr<llvm::ExecutionEngine> engine_;
+  std::string ir_, assembly_;
+};
+
+std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
+                                        OptLevel level, CompileTimes* times = nullptr,
+                                        const CompileOptions& options = {});
+
+void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm);
+std::string printIR(const llvm::Module& m);
+// Assembly for a target triple ("" = host; e.g. "armv7-unknown-linux-gnueabihf").
+std::string emitAssembly(llvm::Module& m, const std::string& triple = "");
+
+using SymbolResolver = std::function<void*(const std::string& name)>;
+// Replaces how external symbols are found (tests); the default looks in engine/runtime's table,
+// then in the process.
+void setSymbolResolver(SymbolResolver r);
+
+}  // namespace hyrax::jit

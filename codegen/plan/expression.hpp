@@ -1,0 +1,71 @@
+#pragma once
+// Bound, typed scalar expressions: what sql/'s binder produces and codegen compiles.
+// The binder has already made operand types agree (it inserts Casts), so codegen trusts the
+// types written here: for Arith and Compare both operands have the same TypeId (DECIMAL
+// operands of + - and comparisons have the same scale; * and / take any scales).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/plan/iu.hpp"
+#include "engine/types/value.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax::plan {
+
+enum class ExprKind : uint8_t {
+  Column,    // reads an IU
+  Constant,  // value
+  Arith,     // args[0] op args[1]
+  Negate,    // -args[0]
+  Compare,   // args[0] cmp args[1]
+  And,       // args... (three-valued)
+  Or,        // args... (three-valued)
+  Not,       // args[0]
+  IsNull,    // args[0] IS NULL (negated: IS NOT NULL)
+  Like,      // args[0] LIKE args[1] (negated: NOT LIKE)
+  InList,    // args[0] IN (args[1..]) (negated: NOT IN); all of one type
+  Case,      // WHEN args[0] THEN args[1] ... [ELSE args[last]] (hasElse)
+  Cast,      // args[0] as `type`
+  Concat,    // args[0] || args[1] (strings)
+};
+
+enum class ArithOp : uint8_t { Add, Sub, Mul, Div, Mod };
+enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+
+struct Expr {
+  ExprKind kind;
+  SqlType type;  // result type, nullability included
+  SourcePos pos;
+  const IU* iu = nullptr;  // Column
+  Value value;             // Constant
+  ArithOp arith = ArithOp::Add;
+  CmpOp cmp = CmpOp::Eq;
+  bool negated = false;  // IsNull, Like, InList
+  bool hasElse = false;  // Case
+  std::vector<std::unique_ptr<Expr>> args;
+
+  Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}
+
+  static std::unique_ptr<Expr> column(const IU* iu, SourcePos p = {});
+  static std::unique_ptr<Expr> constant(Value v, SourcePos p = {});
+  std::unique_ptr<Expr> clone() const;
+
+  // Does it read only these IUs (or none)? Used by predicate pushdown.
+  void collectIUs(std::vector<const IU*>& out) const;
+  bool isConstant() const { return kind == ExprKind::Constant; }
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+// "a + 1", "sum" ... for EXPLAIN.
+std::string toString(const Expr& e);
+const char* toString(ArithOp op);
+const char* toString(CmpOp op);
+
+}  // namespace hyrax::plan
+
+namespace hyrax::plan {
+// Structural equality (same operator tree, same IUs, same constants): GROUP BY matching.
+bool sameExpr(const Expr& a, const Expr& b);
+}  // namespace hyrax::plan

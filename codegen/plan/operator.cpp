@@ -1,0 +1,150 @@
+#include "codegen/plan/operator.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/storage/table.hpp"
+
+namespace hyrax::plan {
+
+std::vector<const IU*> TableScan::produced() const {
+  std::vector<const IU*> r;
+  for (auto& c : columns) r.push_back(c.iu);
+  return r;
+}
+
+std::vector<const IU*> Map::produced() const {
+  auto r = child()->produced();
+  for (auto& c : computed) r.push_back(c.iu);
+  return r;
+}
+
+std::vector<const IU*> HashJoin::produced() const {
+  auto r = child(0)->produced();
+  auto p = child(1)->produced();
+  r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
+
+std::vector<const IU*> Aggregate::produced() const {
+  std::vector<const IU*> r;
+  for (auto& g : groups) r.push_back(g.iu);
+  for (auto& a : aggregates) r.push_back(a.iu);
+  return r;
+}
+
+const char* toString(AggFunc f) {
+  switch (f) {
+    case AggFunc::CountStar: return "count(*)";
+    case AggFunc::Count: return "count";
+    case AggFunc::Sum: return "sum";
+    case AggFunc::Avg: return "avg";
+    case AggFunc::Min: return "min";
+    case AggFunc::Max: return "max";
+  }
+  return "?";
+}
+
+SqlType aggregateResultType(AggFunc f, const SqlType& arg) {
+  switch (f) {
+    case AggFunc::CountStar:
+    case AggFunc::Count: return SqlType::int64(false);
+    case AggFunc::Sum:
+      if (arg.isInteger()) return SqlType::int64(true);
+      if (arg.id == TypeId::Decimal) return SqlType::decimal(18, arg.scale, true);
+      return SqlType::float64(true);
+    case AggFunc::Avg:
+      if (arg.isInteger()) return SqlType::decimal(18, 6, true);
+      if (arg.id == TypeId::Decimal) return SqlType::decimal(18, std::max<uint8_t>(arg.scale, 6), true);
+      return SqlType::float64(true);
+    case AggFunc::Min:
+    case AggFunc::Max: return arg.withNullable(true);
+  }
+  return arg;
+}
+
+uint32_t numberOperators(Operator& root) {
+  uint32_t next = 0;
+  auto visit = [&](auto& self, Operator& op) -> void {
+    op.id = next++;
+    for (auto& c : op.children) self(self, *c);
+  };
+  visit(visit, root);
+  return next;
+}
+
+namespace {
+
+std::string describe(const Operator& op) {
+  switch (op.kind) {
+    case OpKind::TableScan: {
+      auto& s = static_cast<const TableScan&>(op);
+      std::string r = "TableScan " + s.table->name();
+      if (!s.alias.empty() && s.alias != s.table->name()) r += " AS " + s.alias;
+      return r;
+    }
+    case OpKind::Values:
+      return fmt::format("Values ({} rows)", static_cast<const Values&>(op).rows.size());
+    case OpKind::Filter: return "Filter " + toString(*static_cast<const Filter&>(op).predicate);
+    case OpKind::Map: {
+      std::string r = "Map";
+      for (auto& c : static_cast<const Map&>(op).computed) r += " " + c.iu->name + ":=" + toString(*c.expr);
+      return r;
+    }
+    case OpKind::HashJoin: {
+      auto& j = static_cast<const HashJoin&>(op);
+      std::string r = "HashJoin";
+      for (size_t i = 0; i < j.keys.size(); ++i)
+        r += (i ? " AND " : " ") + toString(*j.keys[i].build) + " = " + toString(*j.keys[i].probe);
+      if (j.residual) r += " [residual " + toString(*j.residual) + "]";
+      return r;
+    }
+    case OpKind::Aggregate: {
+      auto& a = static_cast<const Aggregate&>(op);
+      std::string r = a.aggregates.empty() ? "HashAggregate (distinct)" : "HashAggregate";
+      if (!a.groups.empty()) {
+        r += " group by";
+        for (size_t i = 0; i < a.groups.size(); ++i) r += (i ? ", " : " ") + toString(*a.groups[i].expr);
+      }
+      for (auto& g : a.aggregates) {
+        r += " " + g.iu->name + ":=" + toString(g.func);
+        if (g.arg) r += "(" + toString(*g.arg) + ")";
+      }
+      return r;
+    }
+    case OpKind::Sort: {
+      std::string r = "Sort";
+      for (auto& k : static_cast<const Sort&>(op).keys)
+        r += " " + toString(*k.expr) + (k.descending ? " DESC" : "") + (k.nullsFirst ? " NULLS FIRST" : "");
+      return r;
+    }
+    case OpKind::Limit: {
+      auto& l = static_cast<const Limit&>(op);
+      std::string r = "Limit";
+      if (l.limit != UINT64_MAX) r += fmt::format(" {}", l.limit);
+      if (l.offset) r += fmt::format(" offset {}", l.offset);
+      return r;
+    }
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string explain(const QueryPlan& plan, const std::vector<uint64_t>* actualRows) {
+  std::string out;
+  auto visit = [&](auto& self, const Operator& op, int depth) -> void {
+    out += std::string(depth * 2, ' ');
+    if (depth) out += "-> ";
+    out += describe(op);
+    out += fmt::format("  (rows={:.0f}", op.estimatedRows);
+    if (actualRows && op.id < actualRows->size()) out += fmt::format(" actual={}", (*actualRows)[op.id]);
+    out += ")\n";
+    for (auto& c : op.children) self(self, *c, depth + 1);
+  };
+  if (plan.root) visit(visit, *plan.root, 0);
+  return out;
+}
+
+}  // namespace hyrax::plan

@@ -1,0 +1,141 @@
+#pragma once
+// Physical operators: codegen's input. sql/'s planner builds these trees; the optimizer rewrites
+// them; codegen/translate turns each into a translator with produce()/consume().
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/plan/expression.hpp"
+
+namespace hyrax {
+class Table;
+}
+
+namespace hyrax::plan {
+
+enum class OpKind : uint8_t { TableScan, Values, Filter, Map, HashJoin, Aggregate, Sort, Limit };
+
+struct Operator {
+  OpKind kind;
+  uint32_t id = 0;           // numbered by the planner, for EXPLAIN ANALYZE counters
+  double estimatedRows = 0;  // the optimizer's cardinality estimate
+  std::vector<std::unique_ptr<Operator>> children;
+
+  explicit Operator(OpKind k) : kind(k) {}
+  virtual ~Operator() = default;
+  // IUs this operator's output rows carry.
+  virtual std::vector<const IU*> produced() const = 0;
+  Operator* child(size_t i = 0) const { return children[i].get(); }
+};
+using OperatorPtr = std::unique_ptr<Operator>;
+
+struct TableScan : Operator {
+  Table* table = nullptr;
+  std::string alias;
+  struct Column {
+    uint32_t index;  // column index in the table
+    const IU* iu;
+  };
+  std::vector<Column> columns;  // only the columns the query reads
+  TableScan() : Operator(OpKind::TableScan) {}
+  std::vector<const IU*> produced() const override;
+};
+
+// Constant rows (VALUES, SELECT without FROM).
+struct Values : Operator {
+  std::vector<const IU*> columns;
+  std::vector<std::vector<ExprPtr>> rows;
+  Values() : Operator(OpKind::Values) {}
+  std::vector<const IU*> produced() const override { return columns; }
+};
+
+struct Filter : Operator {
+  ExprPtr predicate;
+  Filter() : Operator(OpKind::Filter) {}
+  std::vector<const IU*> produced() const override { return child()->produced(); }
+};
+
+// Adds computed IUs to each row.
+struct Map : Operator {
+  struct Computed {
+    const IU* iu;
+    ExprPtr expr;
+  };
+  std::vector<Computed> computed;
+  Map() : Operator(OpKind::Map) {}
+  std::vector<const IU*> produced() const override;
+};
+
+// Inner equi-join: builds a hash table on children[0] (build side), probes with children[1].
+struct HashJoin : Operator {
+  struct Key {
+    ExprPtr build, probe;  // same type on both sides
+  };
+  std::vector<Key> keys;
+  ExprPtr residual;  // further join condition, may be null
+  HashJoin() : Operator(OpKind::HashJoin) {}
+  std::vector<const IU*> produced() const override;
+};
+
+enum class AggFunc : uint8_t { CountStar, Count, Sum, Avg, Min, Max };
+const char* toString(AggFunc f);
+// The result type of an aggregate over `arg` (the binder and the code generator both use it):
+// count -> BIGINT NOT NULL; sum(integer) -> BIGINT, sum(DECIMAL(p,s)) -> DECIMAL(18,s), sum(float)
+// -> DOUBLE; avg(integer) -> DECIMAL(18,6), avg(DECIMAL(p,s)) -> DECIMAL(18,max(s,6)), avg(float)
+// -> DOUBLE; min/max -> the argument's type. All but count are NULL on empty input.
+SqlType aggregateResultType(AggFunc f, const SqlType& arg);
+
+// Hash aggregation (also DISTINCT: groups without aggregates). Without group keys it yields
+// exactly one row, even for empty input.
+struct Aggregate : Operator {
+  struct Group {
+    const IU* iu;  // output
+    ExprPtr expr;
+  };
+  struct Agg {
+    AggFunc func;
+    ExprPtr arg;  // null for count(*)
+    const IU* iu; // output
+  };
+  std::vector<Group> groups;
+  std::vector<Agg> aggregates;
+  Aggregate() : Operator(OpKind::Aggregate) {}
+  std::vector<const IU*> produced() const override;
+};
+
+struct SortKey {
+  ExprPtr expr;
+  bool descending = false;
+  bool nullsFirst = false;  // SQL default: NULLS LAST for ASC, NULLS FIRST for DESC (planner sets it)
+};
+
+struct Sort : Operator {
+  std::vector<SortKey> keys;
+  Sort() : Operator(OpKind::Sort) {}
+  std::vector<const IU*> produced() const override { return child()->produced(); }
+};
+
+struct Limit : Operator {
+  uint64_t limit = UINT64_MAX;  // UINT64_MAX = no limit
+  uint64_t offset = 0;
+  Limit() : Operator(OpKind::Limit) {}
+  std::vector<const IU*> produced() const override { return child()->produced(); }
+};
+
+// A query ready for code generation: the operator tree and the IUs of the result, in order.
+struct QueryPlan {
+  IUSet ius;
+  OperatorPtr root;
+  std::vector<const IU*> output;
+  std::vector<std::string> outputNames;
+  uint32_t operatorCount = 0;
+};
+
+// Numbers operators (Operator::id) in pre-order; returns the count.
+uint32_t numberOperators(Operator& root);
+
+// EXPLAIN text: one operator a line, indented, with estimates (and actual rows when given).
+std::string explain(const QueryPlan& plan, const std::vector<uint64_t>* actualRows = nullptr);
+
+}  // namespace hyrax::plan

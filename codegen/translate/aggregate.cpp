@@ -1,0 +1,193 @@
+// Hash aggregation. consume() finds or inserts the row's group in a chained hash table and
+// updates the aggregate states in place; produce() then runs a pipeline over the groups. GROUP BY
+// treats NULLs as one group. Without GROUP BY there is exactly one group, even for empty input.
+#include "codegen/translate/operator_translators.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "engine/runtime/runtime.hpp"
+
+namespace hyrax::codegen {
+
+using plan::AggFunc;
+
+AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
+  auto& a = static_cast<const plan::Aggregate&>(op);
+  for (auto& g : a.groups) groupFields_.push_back(layout_.add(g.iu->type));
+  for (auto& agg : a.aggregates) {
+    AggState s;
+    if (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) {
+      const SqlType& in = agg.arg->type;
+      s.valueType = in.isInteger() ? SqlType::int64(false)
+                    : in.id == TypeId::Decimal ? SqlType::decimal(18, in.scale, false)
+                                               : SqlType::float64(false);
+      s.value = layout_.add(s.valueType);
+    } else if (agg.func == AggFunc::Min || agg.func == AggFunc::Max) {
+      s.valueType = agg.arg->type.withNullable(false);
+      s.value = layout_.add(s.valueType);
+    }
+    s.count = layout_.add(SqlType::int64(false));
+    states_.push_back(s);
+  }
+}
+
+void AggregateTranslator::consume(Translator&) {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
+  std::vector<SqlValue> keys;
+  llvm::Value* h = cg_.c64(0);
+  for (auto& g : a.groups) {
+    SqlValue k = q_.expr.compile(*g.expr);
+    k.type = g.iu->type;
+    if (!k.type.nullable) k.null = nullptr;
+    llvm::Value* kh = q_.expr.hash(k);
+    if (k.null) kh = b.CreateSelect(k.null, cg_.c64(0x5bd1e995), kh);
+    h = q_.expr.combine(h, kh);
+    keys.push_back(k);
+  }
+  llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
+  auto* found = cg_.local(cg_.ptr(), "group");
+  b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), found);
+  llvm::Value* head = cg_.call("hyrax_rt_ht_lookup", {ht, h});
+  cg_.ForChain(head, [&](llvm::Value* entry) {
+    llvm::Value* eq = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h);
+    cg_.If(eq, [&] {
+      llvm::Value* same = cg_.cTrue();
+      for (size_t i = 0; i < keys.size(); ++i) {
+        SqlValue stored = layout_.load(cg_, entry, groupFields_[i]);
+        SqlValue k = keys[i];
+        if (!k.null) {
+          same = b.CreateAnd(same, q_.expr.compare(plan::CmpOp::Eq, stored, k));
+        } else {
+          // Both NULL, or both present and equal (payloads of NULLs are not compared).
+          SqlValue kv = k, sv = stored;
+          kv.null = sv.null = nullptr;
+          llvm::Value* bothNull = b.CreateAnd(k.null, stored.null);
+          llvm::Value* bothThere = b.CreateAnd(b.CreateNot(k.null), b.CreateNot(stored.null));
+          // Strings: compare() may call the runtime; give it safe halves for NULLs.
+          if (kv.type.isString()) {
+            kv.v = b.CreateSelect(k.null, cg_.c64(0), kv.v);
+            kv.hi = b.CreateSelect(k.null, cg_.c64(0), kv.hi);
+            sv.v = b.CreateSelect(stored.null, cg_.c64(0), sv.v);
+            sv.hi = b.CreateSelect(stored.null, cg_.c64(0), sv.hi);
+          }
+          same = b.CreateAnd(same, b.CreateOr(bothNull, b.CreateAnd(bothThere, q_.expr.compare(plan::CmpOp::Eq, sv, kv))));
+        }
+      }
+      cg_.If(same, [&] { b.CreateStore(entry, found); });
+    });
+  });
+  llvm::Value* group = b.CreateLoad(cg_.ptr(), found);
+  cg_.If(b.CreateIsNull(group), [&] {
+    llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {ht, h});
+    for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, groupFields_[i], keys[i]);
+    b.CreateStore(entry, found);
+  });
+  group = b.CreateLoad(cg_.ptr(), found);
+
+  for (size_t i = 0; i < a.aggregates.size(); ++i) {
+    auto& agg = a.aggregates[i];
+    const AggState& s = states_[i];
+    llvm::Value* countAddr = cg_.gep(group, layout_.offset(s.count));
+    llvm::Value* count = b.CreateLoad(cg_.i64(), countAddr);
+    if (agg.func == AggFunc::CountStar) {
+      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
+      continue;
+    }
+    SqlValue v = q_.expr.compile(*agg.arg);
+    auto update = [&] {
+      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
+      if (agg.func == AggFunc::Count) return;
+      llvm::Value* addr = cg_.gep(group, layout_.offset(s.value));
+      SqlValue cur = cg_.loadValue(addr, s.valueType);
+      SqlValue in = v;
+      in.null = nullptr;
+      if (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) {
+        if (s.valueType.isFloat()) {
+          in = q_.expr.cast(in, s.valueType);
+          cur.v = b.CreateFAdd(cur.v, in.v);
+        } else {
+          llvm::Value* x = b.CreateSExt(in.v, cg_.i64());
+          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, x);
+          cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+          cur.v = b.CreateExtractValue(pair, 0);
+        }
+        cg_.storeValue(addr, cur);
+      } else {
+        plan::CmpOp better = agg.func == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
+        llvm::Value* take = b.CreateOr(b.CreateICmpEQ(count, cg_.c64(0)), q_.expr.compare(better, in, cur));
+        cg_.If(take, [&] { cg_.storeValue(addr, in); });
+      }
+    };
+    if (v.null)
+      cg_.If(b.CreateNot(v.null), update);
+    else if (v.type.id == TypeId::Null)
+      continue;  // aggregates skip NULLs
+    else
+      update();
+  }
+}
+
+void AggregateTranslator::produce() {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
+  slot_ = q_.newStateSlot();
+  q_.atInit([this] {
+    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size())}),
+                      cg_.stateSlot(slot_));
+  });
+  children[0]->produce();
+
+  if (a.groups.empty()) {
+    q_.beginPipeline({"", PipelineInfo::Range::None});
+    llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
+    cg_.If(b.CreateICmpEQ(cg_.call("hyrax_rt_ht_count", {ht}), cg_.c64(0)),
+           [&] { cg_.call("hyrax_rt_ht_insert", {ht, cg_.c64(0)}); });
+    q_.endPipeline();
+  }
+
+  q_.beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot_});
+  llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
+  llvm::Value* n = cg_.call("hyrax_rt_ht_count", {ht});
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
+    cg_.checkStatus(cg_.call("hyrax_rt_check_cancel", {cg_.queryContext()}));
+    llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {ht, i});
+    for (size_t g = 0; g < a.groups.size(); ++g) q_.values[a.groups[g].iu] = layout_.load(cg_, entry, groupFields_[g]);
+    for (size_t k = 0; k < a.aggregates.size(); ++k) {
+      auto& agg = a.aggregates[k];
+      const AggState& s = states_[k];
+      llvm::Value* count = b.CreateLoad(cg_.i64(), cg_.gep(entry, layout_.offset(s.count)));
+      SqlValue out;
+      out.type = agg.iu->type;
+      if (agg.func == AggFunc::CountStar || agg.func == AggFunc::Count) {
+        out.v = count;
+      } else {
+        llvm::Value* empty = b.CreateICmpEQ(count, cg_.c64(0));
+        SqlValue cur = cg_.loadValue(cg_.gep(entry, layout_.offset(s.value)), s.valueType);
+        if (agg.func == AggFunc::Avg) {
+          if (s.valueType.isFloat()) {
+            cur.v = b.CreateFDiv(cur.v, b.CreateSIToFP(count, cg_.f64()));
+          } else {
+            auto* slot = cg_.local(cg_.i64(), "avg");
+            b.CreateStore(cg_.c64(0), slot);
+            cg_.If(b.CreateNot(empty), [&] {
+              cg_.checkStatus(cg_.call("hyrax_rt_decimal_div",
+                                       {cg_.queryContext(), cur.v, cg_.c32(s.valueType.scale), count, cg_.c32(0),
+                                        cg_.c32(out.type.scale), slot}));
+            });
+            cur.v = b.CreateLoad(cg_.i64(), slot);
+          }
+        }
+        out.v = cur.v;
+        out.hi = cur.hi;
+        out.null = empty;
+      }
+      q_.values[agg.iu] = out;
+    }
+    emit();
+  });
+  q_.endPipeline();
+}
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,115 @@
+// Arithmetic: checked integer and decimal operations (22003 on overflow, 22012 on division by
+// zero), IEEE floating point. An error is raised only for non-NULL operands: a NULL's payload is
+// undefined and must not trip a check.
+#include "codegen/translate/expression_compiler.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "engine/runtime/runtime.hpp"
+
+namespace hyrax::codegen {
+
+using plan::ArithOp;
+
+llvm::Value* ExprCompiler::checkedOp(ArithOp op, llvm::Value* a, llvm::Value* c, llvm::Value* null) {
+  llvm::Intrinsic::ID id = op == ArithOp::Add   ? llvm::Intrinsic::sadd_with_overflow
+                           : op == ArithOp::Sub ? llvm::Intrinsic::ssub_with_overflow
+                                                : llvm::Intrinsic::smul_with_overflow;
+  llvm::Value* pair = b_.CreateBinaryIntrinsic(id, a, c);
+  llvm::Value* overflow = b_.CreateExtractValue(pair, 1);
+  if (null) overflow = b_.CreateAnd(overflow, b_.CreateNot(null));
+  cg_.raiseIf(overflow, HYRAX_ERR_OVERFLOW);
+  return b_.CreateExtractValue(pair, 0);
+}
+
+SqlValue ExprCompiler::negate(const plan::Expr& e) {
+  SqlValue a = compile(*e.args[0]);
+  SqlValue r = a;
+  r.type = e.type;
+  if (a.type.isFloat()) {
+    r.v = b_.CreateFNeg(a.v);
+  } else {
+    r.v = checkedOp(ArithOp::Sub, llvm::Constant::getNullValue(a.v->getType()), a.v, a.null);
+  }
+  return r;
+}
+
+SqlValue ExprCompiler::arith(const plan::Expr& e) {
+  SqlValue a = compile(*e.args[0]);
+  SqlValue c = compile(*e.args[1]);
+  SqlValue r;
+  r.type = e.type;
+  r.null = anyNull({&a, &c});
+  if (a.type.id == TypeId::Null || c.type.id == TypeId::Null) {
+    r.v = llvm::Constant::getNullValue(cg_.payloadType(e.type));
+    r.null = cg_.cTrue();
+    return r;
+  }
+  llvm::Value* null = r.null;
+  auto notNull = [&](llvm::Value* cond) { return null ? b_.CreateAnd(cond, b_.CreateNot(null)) : cond; };
+
+  if (a.type.isFloat()) {
+    switch (e.arith) {
+      case ArithOp::Add: r.v = b_.CreateFAdd(a.v, c.v); break;
+      case ArithOp::Sub: r.v = b_.CreateFSub(a.v, c.v); break;
+      case ArithOp::Mul: r.v = b_.CreateFMul(a.v, c.v); break;
+      case ArithOp::Div:
+        cg_.raiseIf(notNull(b_.CreateFCmpOEQ(c.v, llvm::ConstantFP::get(c.v->getType(), 0.0))),
+                    HYRAX_ERR_DIVISION_BY_ZERO);
+        r.v = b_.CreateFDiv(a.v, c.v);
+        break;
+      case ArithOp::Mod:
+        cg_.raiseIf(notNull(b_.CreateFCmpOEQ(c.v, llvm::ConstantFP::get(c.v->getType(), 0.0))),
+                    HYRAX_ERR_DIVISION_BY_ZERO);
+        r.v = b_.CreateFRem(a.v, c.v);
+        break;
+    }
+    return r;
+  }
+
+  if (a.type.id == TypeId::Decimal && e.arith == ArithOp::Div) {
+    // Exact decimal division with rounding needs 128-bit intermediates: done by the runtime.
+    auto* out = cg_.local(cg_.i64(), "decdiv");
+    b_.CreateStore(cg_.c64(0), out);
+    auto body = [&] {
+      auto* status = cg_.call("hyrax_rt_decimal_div", {cg_.queryContext(), a.v, cg_.c32(a.type.scale), c.v,
+                                                       cg_.c32(c.type.scale), cg_.c32(e.type.scale), out});
+      cg_.checkStatus(status);
+    };
+    if (null)
+      cg_.If(b_.CreateNot(null), body);
+    else
+      body();
+    r.v = b_.CreateLoad(cg_.i64(), out);
+    return r;
+  }
+
+  switch (e.arith) {
+    case ArithOp::Add:
+    case ArithOp::Sub:
+    case ArithOp::Mul: r.v = checkedOp(e.arith, a.v, c.v, null); break;
+    case ArithOp::Div:
+    case ArithOp::Mod: {
+      llvm::Type* t = a.v->getType();
+      llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+      llvm::Value* minusOne = llvm::ConstantInt::getSigned(t, -1);
+      llvm::Value* one = llvm::ConstantInt::get(t, 1);
+      cg_.raiseIf(notNull(b_.CreateICmpEQ(c.v, zero)), HYRAX_ERR_DIVISION_BY_ZERO);
+      // Divisors 0 (only reachable for NULLs) and -1 (MIN / -1 traps) go another way.
+      llvm::Value* isMinusOne = b_.CreateICmpEQ(c.v, minusOne);
+      llvm::Value* safe = b_.CreateSelect(b_.CreateOr(isMinusOne, b_.CreateICmpEQ(c.v, zero)), one, c.v);
+      if (e.arith == ArithOp::Div) {
+        llvm::Value* q = b_.CreateSDiv(a.v, safe);
+        llvm::Value* neg = checkedOp(ArithOp::Sub, zero, a.v, null ? b_.CreateOr(null, b_.CreateNot(isMinusOne))
+                                                                    : b_.CreateNot(isMinusOne));
+        r.v = b_.CreateSelect(isMinusOne, neg, q);
+      } else {
+        r.v = b_.CreateSelect(isMinusOne, zero, b_.CreateSRem(a.v, safe));
+      }
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace hyrax::codegen

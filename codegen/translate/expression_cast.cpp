@@ -1,0 +1,204 @@
+// CAST between SQL types. Conversions through text and those needing rounding with 128-bit
+// intermediates call engine/runtime; the rest is inline. Calls are skipped for NULL inputs.
+#include "codegen/translate/expression_compiler.hpp"
+
+#include "engine/runtime/runtime.hpp"
+#include "engine/types/text_format.hpp"
+
+namespace hyrax::codegen {
+
+namespace {
+int64_t rangeMin(TypeId t) { return t == TypeId::Int16 ? INT16_MIN : t == TypeId::Int32 ? INT32_MIN : INT64_MIN; }
+int64_t rangeMax(TypeId t) { return t == TypeId::Int16 ? INT16_MAX : t == TypeId::Int32 ? INT32_MAX : INT64_MAX; }
+}  // namespace
+
+SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
+  SqlValue r;
+  r.type = to.withNullable(in.null != nullptr || in.type.id == TypeId::Null);
+  r.null = in.null;
+  const SqlType& from = in.type;
+  if (from.id == TypeId::Null) {
+    Value nv = Value::null(to);
+    return constant(nv);
+  }
+  if (from.sameAs(to) || (from.isString() && to.isString() && to.length == 0)) {
+    r.v = in.v;
+    r.hi = in.hi;
+    return r;
+  }
+  llvm::Value* null = in.null;
+  auto guarded = [&](const std::function<void()>& body) {
+    if (null)
+      cg_.If(b_.CreateNot(null), body);
+    else
+      body();
+  };
+  auto notNull = [&](llvm::Value* c) { return null ? b_.CreateAnd(c, b_.CreateNot(null)) : c; };
+
+  // ---- to text ----
+  if (to.isString()) {
+    if (from.isString()) {
+      // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
+      llvm::Value* len = b_.CreateTrunc(in.v, cg_.i32());
+      cg_.raiseIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), HYRAX_ERR_STRING_TOO_LONG);
+      r.v = in.v;
+      r.hi = in.hi;
+      return r;
+    }
+    auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "tostr");
+    b_.CreateStore(cg_.c64(0), out);
+    b_.CreateStore(cg_.c64(0), cg_.gep(out, 8));
+    guarded([&] {
+      llvm::Value* bits;
+      if (from.isFloat())
+        bits = b_.CreateBitCast(b_.CreateFPExt(in.v, cg_.f64()), cg_.i64());
+      else if (from.id == TypeId::Bool)
+        bits = b_.CreateZExt(in.v, cg_.i64());
+      else
+        bits = b_.CreateSExt(in.v, cg_.i64());
+      cg_.call("hyrax_rt_cast_to_str",
+               {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), cg_.c32(from.scale), bits, out});
+    });
+    r.v = b_.CreateLoad(cg_.i64(), out);
+    r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+    if (to.length) {
+      llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
+      cg_.raiseIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), HYRAX_ERR_STRING_TOO_LONG);
+    }
+    return r;
+  }
+
+  // ---- from text ----
+  if (from.isString()) {
+    auto [lo, hi] = safeString(in);
+    llvm::Type* outTy = to.id == TypeId::Float64 || to.id == TypeId::Float32 ? cg_.f64()
+                        : to.id == TypeId::Date                             ? cg_.i32()
+                        : to.id == TypeId::Bool                             ? cg_.i8()
+                                                                            : cg_.i64();
+    auto* out = cg_.local(outTy, "fromstr");
+    b_.CreateStore(llvm::Constant::getNullValue(outTy), out);
+    guarded([&] {
+      llvm::Value* status;
+      switch (to.id) {
+        case TypeId::Float32:
+        case TypeId::Float64: status = cg_.call("hyrax_rt_cast_str_to_double", {cg_.queryContext(), lo, hi, out}); break;
+        case TypeId::Date: status = cg_.call("hyrax_rt_cast_str_to_date", {cg_.queryContext(), lo, hi, out}); break;
+        case TypeId::Bool: status = cg_.call("hyrax_rt_cast_str_to_bool", {cg_.queryContext(), lo, hi, out}); break;
+        case TypeId::Decimal:
+          status = cg_.call("hyrax_rt_cast_str_to_decimal",
+                            {cg_.queryContext(), lo, hi, cg_.c32(to.precision), cg_.c32(to.scale), out});
+          break;
+        default:
+          status = cg_.call("hyrax_rt_cast_str_to_int",
+                            {cg_.queryContext(), lo, hi, cg_.c32(static_cast<int>(to.id)), out});
+      }
+      cg_.checkStatus(status);
+    });
+    llvm::Value* v = b_.CreateLoad(outTy, out);
+    if (to.id == TypeId::Float32) v = b_.CreateFPTrunc(v, b_.getFloatTy());
+    if (to.id == TypeId::Bool) v = b_.CreateICmpNE(v, cg_.c8(0));
+    if (to.id == TypeId::Int16 || to.id == TypeId::Int32) v = b_.CreateTrunc(v, cg_.payloadType(to));
+    r.v = v;
+    return r;
+  }
+
+  // ---- dates are days since 1970 in an i32 ----
+  if ((from.id == TypeId::Date && to.id == TypeId::Int32) || (from.id == TypeId::Int32 && to.id == TypeId::Date)) {
+    r.v = in.v;
+    return r;
+  }
+
+  // ---- booleans ----
+  if (from.id == TypeId::Bool) {
+    if (to.isFloat()) {
+      r.v = b_.CreateUIToFP(in.v, cg_.payloadType(to));
+      return r;
+    }
+    if (to.isInteger() || to.id == TypeId::Decimal) {
+      llvm::Value* v = b_.CreateZExt(in.v, cg_.payloadType(to));
+      if (to.id == TypeId::Decimal) v = b_.CreateMul(v, cg_.c64(text::pow10(to.scale)));
+      r.v = v;
+      return r;
+    }
+  }
+  if (to.id == TypeId::Bool && from.isInteger()) {
+    r.v = b_.CreateICmpNE(in.v, llvm::Constant::getNullValue(in.v->getType()));
+    return r;
+  }
+
+  // ---- numbers ----
+  if (from.isInteger() && to.isInteger()) {
+    unsigned fw = in.v->getType()->getIntegerBitWidth(), tw = cg_.payloadType(to)->getIntegerBitWidth();
+    if (tw >= fw) {
+      r.v = b_.CreateSExt(in.v, cg_.payloadType(to));
+    } else {
+      llvm::Value* out = b_.CreateOr(b_.CreateICmpSLT(in.v, llvm::ConstantInt::getSigned(in.v->getType(), rangeMin(to.id))),
+                                     b_.CreateICmpSGT(in.v, llvm::ConstantInt::getSigned(in.v->getType(), rangeMax(to.id))));
+      cg_.raiseIf(notNull(out), HYRAX_ERR_OVERFLOW);
+      r.v = b_.CreateTrunc(in.v, cg_.payloadType(to));
+    }
+    return r;
+  }
+  if ((from.isInteger() || from.id == TypeId::Decimal) && to.id == TypeId::Decimal) {
+    llvm::Value* v = b_.CreateSExt(in.v, cg_.i64());
+    int fromScale = from.id == TypeId::Decimal ? from.scale : 0;
+    if (to.scale >= fromScale) {
+      if (to.scale > fromScale) v = checkedOp(plan::ArithOp::Mul, v, cg_.c64(text::pow10(to.scale - fromScale)), null);
+      // Digits before the point must fit the target precision.
+      int64_t limit = text::pow10(to.precision);
+      llvm::Value* out = b_.CreateOr(b_.CreateICmpSGE(v, cg_.c64(limit)), b_.CreateICmpSLE(v, cg_.c64(-limit)));
+      if (to.precision < 18) cg_.raiseIf(notNull(out), HYRAX_ERR_OVERFLOW);
+      r.v = v;
+      return r;
+    }
+    auto* out = cg_.local(cg_.i64(), "rescale");
+    b_.CreateStore(cg_.c64(0), out);
+    guarded([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_decimal_rescale", {cg_.queryContext(), v, cg_.c32(fromScale),
+                                                            cg_.c32(to.scale), cg_.c32(to.precision), out}));
+    });
+    r.v = b_.CreateLoad(cg_.i64(), out);
+    return r;
+  }
+  if (from.id == TypeId::Decimal && to.isInteger()) {
+    auto* out = cg_.local(cg_.i64(), "dec2int");
+    b_.CreateStore(cg_.c64(0), out);
+    guarded([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_decimal_rescale",
+                               {cg_.queryContext(), in.v, cg_.c32(from.scale), cg_.c32(0), cg_.c32(18), out}));
+    });
+    SqlValue wide = r;
+    wide.type = SqlType::int64(r.type.nullable);
+    wide.v = b_.CreateLoad(cg_.i64(), out);
+    return cast(wide, to);
+  }
+  if ((from.isInteger() || from.id == TypeId::Decimal) && to.isFloat()) {
+    llvm::Value* v = b_.CreateSIToFP(in.v, cg_.f64());
+    if (from.id == TypeId::Decimal && from.scale)
+      v = b_.CreateFDiv(v, llvm::ConstantFP::get(cg_.f64(), static_cast<double>(text::pow10(from.scale))));
+    if (to.id == TypeId::Float32) v = b_.CreateFPTrunc(v, b_.getFloatTy());
+    r.v = v;
+    return r;
+  }
+  if (from.isFloat() && to.isFloat()) {
+    r.v = to.id == TypeId::Float64 ? b_.CreateFPExt(in.v, cg_.f64()) : b_.CreateFPTrunc(in.v, b_.getFloatTy());
+    return r;
+  }
+  if (from.isFloat() && (to.isInteger() || to.id == TypeId::Decimal)) {
+    auto* out = cg_.local(cg_.i64(), "dbl2int");
+    b_.CreateStore(cg_.c64(0), out);
+    llvm::Value* d = b_.CreateFPExt(in.v, cg_.f64());
+    guarded([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_double_to_int",
+                               {cg_.queryContext(), d, cg_.c32(to.id == TypeId::Decimal ? to.scale : 0),
+                                cg_.c32(to.id == TypeId::Decimal ? to.precision : 18), out}));
+    });
+    SqlValue wide = r;
+    wide.type = to.id == TypeId::Decimal ? to : SqlType::int64(r.type.nullable);
+    wide.v = b_.CreateLoad(cg_.i64(), out);
+    return to.id == TypeId::Decimal ? wide : cast(wide, to);
+  }
+  throw Error(sqlstate::InternalError, "codegen: no cast from " + from.name() + " to " + to.name());
+}
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,92 @@
+// Comparison, three-way comparison and hashing of non-NULL SQL values.
+#include "codegen/translate/expression_compiler.hpp"
+
+namespace hyrax::codegen {
+
+using plan::CmpOp;
+
+static llvm::CmpInst::Predicate intPredicate(CmpOp op, bool isSigned) {
+  switch (op) {
+    case CmpOp::Eq: return llvm::CmpInst::ICMP_EQ;
+    case CmpOp::Ne: return llvm::CmpInst::ICMP_NE;
+    case CmpOp::Lt: return isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT;
+    case CmpOp::Le: return isSigned ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_ULE;
+    case CmpOp::Gt: return isSigned ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT;
+    case CmpOp::Ge: return isSigned ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_UGE;
+  }
+  return llvm::CmpInst::ICMP_EQ;
+}
+
+static llvm::CmpInst::Predicate floatPredicate(CmpOp op) {
+  switch (op) {
+    case CmpOp::Eq: return llvm::CmpInst::FCMP_OEQ;
+    case CmpOp::Ne: return llvm::CmpInst::FCMP_UNE;
+    case CmpOp::Lt: return llvm::CmpInst::FCMP_OLT;
+    case CmpOp::Le: return llvm::CmpInst::FCMP_OLE;
+    case CmpOp::Gt: return llvm::CmpInst::FCMP_OGT;
+    case CmpOp::Ge: return llvm::CmpInst::FCMP_OGE;
+  }
+  return llvm::CmpInst::FCMP_OEQ;
+}
+
+llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& c) {
+  if (a.type.isFloat()) return b_.CreateFCmp(floatPredicate(op), a.v, c.v);
+  if (!a.type.isString()) return b_.CreateICmp(intPredicate(op, a.type.id != TypeId::Bool), a.v, c.v);
+
+  if (op == CmpOp::Eq || op == CmpOp::Ne) {
+    // Length and prefix are the low half: if they differ, the strings differ. Short strings are
+    // complete in the high half; only long ones with equal prefixes need the runtime.
+    auto* slot = cg_.local(cg_.i1(), "str_eq");
+    llvm::Value* loEq = b_.CreateICmpEQ(a.v, c.v);
+    llvm::Value* len = b_.CreateTrunc(a.v, cg_.i32());
+    llvm::Value* isLong = b_.CreateICmpUGT(len, cg_.c32(12));
+    cg_.If(b_.CreateAnd(loEq, isLong),
+           [&] {
+             auto* r = cg_.call("hyrax_rt_str_eq", {a.v, a.hi, c.v, c.hi});
+             b_.CreateStore(b_.CreateICmpNE(r, cg_.c8(0)), slot);
+           },
+           [&] { b_.CreateStore(b_.CreateAnd(loEq, b_.CreateICmpEQ(a.hi, c.hi)), slot); });
+    llvm::Value* eq = b_.CreateLoad(cg_.i1(), slot);
+    return op == CmpOp::Eq ? eq : b_.CreateNot(eq);
+  }
+  llvm::Value* r = cg_.call("hyrax_rt_str_cmp", {a.v, a.hi, c.v, c.hi});
+  return b_.CreateICmp(intPredicate(op, true), r, cg_.c32(0));
+}
+
+llvm::Value* ExprCompiler::compare3(const SqlValue& a, const SqlValue& c) {
+  llvm::Value *lt, *gt;
+  if (a.type.isString()) {
+    llvm::Value* r = cg_.call("hyrax_rt_str_cmp", {a.v, a.hi, c.v, c.hi});
+    lt = b_.CreateICmpSLT(r, cg_.c32(0));
+    gt = b_.CreateICmpSGT(r, cg_.c32(0));
+  } else {
+    lt = compare(CmpOp::Lt, a, c);
+    gt = compare(CmpOp::Gt, a, c);
+  }
+  return b_.CreateSub(b_.CreateZExt(gt, cg_.i32()), b_.CreateZExt(lt, cg_.i32()));
+}
+
+llvm::Value* ExprCompiler::hash(const SqlValue& v) {
+  llvm::Value* x;
+  if (v.type.isString()) return cg_.call("hyrax_rt_hash_string", {v.v, v.hi});
+  if (v.type.isFloat()) {
+    // -0.0 + 0.0 == +0.0, so equal values hash equally.
+    llvm::Value* d = b_.CreateFPExt(v.v, cg_.f64());
+    d = b_.CreateFAdd(d, llvm::ConstantFP::get(cg_.f64(), 0.0));
+    x = b_.CreateBitCast(d, cg_.i64());
+  } else if (v.type.id == TypeId::Bool || v.type.id == TypeId::Null) {
+    x = b_.CreateZExt(v.v, cg_.i64());
+  } else {
+    x = b_.CreateSExt(v.v, cg_.i64());
+  }
+  // Multiply-xorshift: every input bit reaches the high bits, then folds back into the low ones.
+  x = b_.CreateMul(b_.CreateXor(x, b_.CreateLShr(x, 32)), cg_.c64(static_cast<int64_t>(0x9E3779B97F4A7C15ULL)));
+  return b_.CreateXor(x, b_.CreateLShr(x, 29));
+}
+
+llvm::Value* ExprCompiler::combine(llvm::Value* h1, llvm::Value* h2) {
+  llvm::Value* rot = b_.CreateOr(b_.CreateShl(h1, 17), b_.CreateLShr(h1, 47));
+  return b_.CreateMul(b_.CreateXor(rot, h2), cg_.c64(static_cast<int64_t>(0xBF58476D1CE4E5B9ULL)));
+}
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,253 @@
+#include "codegen/translate/expression_compiler.hpp"
+
+#include <cstring>
+
+#include "engine/runtime/runtime.hpp"
+#include "engine/types/string_ref.hpp"
+
+namespace hyrax::codegen {
+
+using plan::ExprKind;
+
+llvm::Value* ExprCompiler::orNull(llvm::Value* a, llvm::Value* b) {
+  if (!a) return b;
+  if (!b) return a;
+  return b_.CreateOr(a, b);
+}
+
+llvm::Value* ExprCompiler::anyNull(std::initializer_list<const SqlValue*> vs) {
+  llvm::Value* n = nullptr;
+  for (auto* v : vs) n = orNull(n, v->null);
+  return n;
+}
+
+llvm::Value* ExprCompiler::isTrue(const SqlValue& v) {
+  llvm::Value* t = v.v;
+  if (v.type.id == TypeId::Null) return cg_.cFalse();
+  if (v.null) t = b_.CreateAnd(t, b_.CreateNot(v.null));
+  return t;
+}
+
+std::pair<llvm::Value*, llvm::Value*> ExprCompiler::safeString(const SqlValue& v) {
+  if (!v.null) return {v.v, v.hi};
+  return {b_.CreateSelect(v.null, cg_.c64(0), v.v), b_.CreateSelect(v.null, cg_.c64(0), v.hi)};
+}
+
+SqlValue ExprCompiler::constant(const Value& val) {
+  SqlValue r;
+  r.type = val.type();
+  if (val.isNull()) {
+    r.type = val.type().withNullable(true);
+    r.v = llvm::Constant::getNullValue(cg_.payloadType(r.type));
+    if (r.type.isString()) r.hi = cg_.c64(0);
+    r.null = cg_.cTrue();
+    return r;
+  }
+  r.type.nullable = false;
+  switch (r.type.id) {
+    case TypeId::Null: r.v = cg_.cFalse(); r.null = cg_.cTrue(); break;
+    case TypeId::Bool: r.v = b_.getInt1(val.asBool()); break;
+    case TypeId::Int16: r.v = b_.getInt16(static_cast<uint16_t>(val.asInt())); break;
+    case TypeId::Int32:
+    case TypeId::Date: r.v = cg_.c32(val.asInt()); break;
+    case TypeId::Int64:
+    case TypeId::Decimal: r.v = cg_.c64(val.asInt()); break;
+    case TypeId::Float32: r.v = llvm::ConstantFP::get(b_.getFloatTy(), val.asDouble()); break;
+    case TypeId::Float64: r.v = llvm::ConstantFP::get(cg_.f64(), val.asDouble()); break;
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: {
+      const std::string& s = val.asString();
+      const char* data = s.data();
+      if (s.size() > StringRef::kInlineMax) {
+        strings_.push_back(s);
+        data = strings_.back().data();
+      }
+      StringRef ref = StringRef::make(data, static_cast<uint32_t>(s.size()));
+      r.v = cg_.c64(static_cast<int64_t>(ref.lo()));
+      if (ref.isInline()) {
+        r.hi = cg_.c64(static_cast<int64_t>(ref.hi()));
+      } else {
+        r.hi = b_.CreatePtrToInt(cg_.cPtr(data), cg_.i64());
+      }
+      break;
+    }
+  }
+  return r;
+}
+
+SqlValue ExprCompiler::compile(const plan::Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Column: {
+      auto it = values_.find(e.iu);
+      if (it == values_.end())
+        throw Error(sqlstate::InternalError, "codegen: column " + e.iu->name + " is not available here");
+      return it->second;
+    }
+    case ExprKind::Constant: return constant(e.value);
+    case ExprKind::Arith: return arith(e);
+    case ExprKind::Negate: return negate(e);
+    case ExprKind::Compare: return compareExpr(e);
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not: return logic(e);
+    case ExprKind::IsNull: {
+      SqlValue a = compile(*e.args[0]);
+      SqlValue r;
+      r.type = SqlType::boolean(false);
+      llvm::Value* n = a.type.id == TypeId::Null ? cg_.cTrue() : (a.null ? a.null : cg_.cFalse());
+      r.v = e.negated ? b_.CreateNot(n) : n;
+      return r;
+    }
+    case ExprKind::Like: return like(e);
+    case ExprKind::InList: return inList(e);
+    case ExprKind::Case: return caseExpr(e);
+    case ExprKind::Cast: return cast(compile(*e.args[0]), e.type);
+    case ExprKind::Concat: return concat(e);
+  }
+  throw Error(sqlstate::InternalError, "codegen: unknown expression kind");
+}
+
+SqlValue ExprCompiler::logic(const plan::Expr& e) {
+  SqlValue r;
+  r.type = e.type;
+  if (e.kind == ExprKind::Not) {
+    SqlValue a = compile(*e.args[0]);
+    r.v = b_.CreateNot(a.v);
+    r.null = a.type.id == TypeId::Null ? cg_.cTrue() : a.null;
+    r.type.nullable = r.null != nullptr;
+    return r;
+  }
+  // AND: false wins over NULL; OR: true wins over NULL.
+  bool isAnd = e.kind == ExprKind::And;
+  llvm::Value* decided = cg_.cFalse();  // some operand is false (AND) / true (OR)
+  llvm::Value* sawNull = nullptr;
+  for (auto& arg : e.args) {
+    SqlValue a = compile(*arg);
+    llvm::Value* n = a.type.id == TypeId::Null ? cg_.cTrue() : a.null;
+    llvm::Value* hit = isAnd ? b_.CreateNot(a.v) : a.v;
+    if (n) hit = b_.CreateAnd(hit, b_.CreateNot(n));
+    decided = b_.CreateOr(decided, hit);
+    sawNull = orNull(sawNull, n);
+  }
+  r.v = isAnd ? b_.CreateNot(decided) : decided;
+  r.null = sawNull ? b_.CreateAnd(sawNull, b_.CreateNot(decided)) : nullptr;
+  r.type.nullable = r.null != nullptr;
+  return r;
+}
+
+SqlValue ExprCompiler::inList(const plan::Expr& e) {
+  SqlValue probe = compile(*e.args[0]);
+  llvm::Value* found = cg_.cFalse();
+  llvm::Value* sawNull = probe.type.id == TypeId::Null ? cg_.cTrue() : probe.null;
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    SqlValue item = compile(*e.args[i]);
+    if (item.type.id == TypeId::Null) {
+      sawNull = cg_.cTrue();
+      continue;
+    }
+    llvm::Value* eq = compare(plan::CmpOp::Eq, probe, item);
+    if (item.null) {
+      eq = b_.CreateAnd(eq, b_.CreateNot(item.null));
+      sawNull = orNull(sawNull, item.null);
+    }
+    found = b_.CreateOr(found, eq);
+  }
+  if (probe.null) found = b_.CreateAnd(found, b_.CreateNot(probe.null));
+  SqlValue r;
+  r.type = e.type;
+  r.v = e.negated ? b_.CreateNot(found) : found;
+  r.null = sawNull ? b_.CreateAnd(sawNull, b_.CreateNot(found)) : nullptr;
+  r.type.nullable = r.null != nullptr;
+  return r;
+}
+
+SqlValue ExprCompiler::caseExpr(const plan::Expr& e) {
+  // Branches, not selects: a THEN/ELSE is evaluated only when chosen (CASE WHEN x = 0 THEN 0
+  // ELSE 1 / x END must not divide by zero).
+  const SqlType& t = e.type;
+  auto* vSlot = cg_.local(cg_.payloadType(t), "case_v");
+  auto* hiSlot = t.isString() ? cg_.local(cg_.i64(), "case_hi") : nullptr;
+  auto* nullSlot = cg_.local(cg_.i1(), "case_null");
+  auto assign = [&](const SqlValue& v) {
+    b_.CreateStore(v.v, vSlot);
+    if (hiSlot) b_.CreateStore(v.hi ? v.hi : cg_.c64(0), hiSlot);
+    b_.CreateStore(v.type.id == TypeId::Null ? cg_.cTrue() : (v.null ? v.null : cg_.cFalse()), nullSlot);
+  };
+  size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
+  std::function<void(size_t)> arm = [&](size_t i) {
+    if (i == pairs) {
+      if (e.hasElse) {
+        assign(compile(*e.args.back()));
+      } else {
+        b_.CreateStore(llvm::Constant::getNullValue(cg_.payloadType(t)), vSlot);
+        if (hiSlot) b_.CreateStore(cg_.c64(0), hiSlot);
+        b_.CreateStore(cg_.cTrue(), nullSlot);
+      }
+      return;
+    }
+    SqlValue cond = compile(*e.args[2 * i]);
+    cg_.If(isTrue(cond), [&] { assign(compile(*e.args[2 * i + 1])); }, [&] { arm(i + 1); });
+  };
+  arm(0);
+  SqlValue r;
+  r.type = t;
+  r.v = b_.CreateLoad(cg_.payloadType(t), vSlot);
+  if (hiSlot) r.hi = b_.CreateLoad(cg_.i64(), hiSlot);
+  r.null = t.nullable ? b_.CreateLoad(cg_.i1(), nullSlot) : nullptr;
+  return r;
+}
+
+SqlValue ExprCompiler::like(const plan::Expr& e) {
+  SqlValue s = compile(*e.args[0]);
+  SqlValue p = compile(*e.args[1]);
+  auto [slo, shi] = safeString(s);
+  auto [plo, phi] = safeString(p);
+  SqlValue r;
+  r.type = e.type;
+  llvm::Value* m = b_.CreateICmpNE(cg_.call("hyrax_rt_like", {slo, shi, plo, phi}), cg_.c8(0));
+  r.v = e.negated ? b_.CreateNot(m) : m;
+  r.null = anyNull({&s, &p});
+  return r;
+}
+
+SqlValue ExprCompiler::concat(const plan::Expr& e) {
+  SqlValue a = cast(compile(*e.args[0]), SqlType::text());
+  SqlValue c = cast(compile(*e.args[1]), SqlType::text());
+  auto [alo, ahi] = safeString(a);
+  auto [clo, chi] = safeString(c);
+  auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "concat");
+  cg_.call("hyrax_rt_str_concat", {cg_.queryContext(), alo, ahi, clo, chi, out});
+  SqlValue r;
+  r.type = e.type;
+  r.v = b_.CreateLoad(cg_.i64(), out);
+  r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+  r.null = anyNull({&a, &c});
+  return r;
+}
+
+SqlValue ExprCompiler::compareExpr(const plan::Expr& e) {
+  SqlValue a = compile(*e.args[0]);
+  SqlValue c = compile(*e.args[1]);
+  SqlValue r;
+  r.type = e.type;
+  if (a.type.id == TypeId::Null || c.type.id == TypeId::Null) {
+    r.v = cg_.cFalse();
+    r.null = cg_.cTrue();
+    r.type.nullable = true;
+    return r;
+  }
+  if (a.type.isString() && (a.null || c.null)) {
+    auto [alo, ahi] = safeString(a);
+    auto [clo, chi] = safeString(c);
+    SqlValue sa = a, sc = c;
+    sa.v = alo, sa.hi = ahi, sc.v = clo, sc.hi = chi;
+    r.v = compare(e.cmp, sa, sc);
+  } else {
+    r.v = compare(e.cmp, a, c);
+  }
+  r.null = anyNull({&a, &c});
+  return r;
+}
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,60 @@
+#pragma once
+// Compiles bound expressions (plan::Expr) to LLVM IR over the SQL values currently in registers.
+// SQL semantics: three-valued logic, NULL flags only where a value can be NULL, checked integer
+// and decimal overflow, exact DECIMAL arithmetic on scaled integers.
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "codegen/ir/codegen.hpp"
+#include "codegen/plan/expression.hpp"
+
+namespace hyrax::codegen {
+
+using IUValues = std::unordered_map<const plan::IU*, SqlValue>;
+
+class ExprCompiler {
+ public:
+  // `strings` keeps the characters of long string constants alive as long as the code.
+  ExprCompiler(CodeGen& cg, IUValues& values, std::deque<std::string>& strings)
+      : cg_(cg), b_(cg.b), values_(values), strings_(strings) {}
+
+  SqlValue compile(const plan::Expr& e);
+
+  // True when the value is not NULL and true (a WHERE/ON/HAVING condition holds).
+  llvm::Value* isTrue(const SqlValue& v);
+  // Comparison of two non-NULL values of the same type; i1.
+  llvm::Value* compare(plan::CmpOp op, const SqlValue& a, const SqlValue& b);
+  // Three-way comparison of non-NULL values of the same type: i32 -1/0/1 (for ORDER BY).
+  llvm::Value* compare3(const SqlValue& a, const SqlValue& b);
+  // 64-bit hash of a non-NULL value; combine() mixes several.
+  llvm::Value* hash(const SqlValue& v);
+  llvm::Value* combine(llvm::Value* h1, llvm::Value* h2);
+  // Converts a value to another type (NULL stays NULL; errors raise).
+  SqlValue cast(const SqlValue& v, const SqlType& to);
+  SqlValue constant(const Value& v);
+  // OR of the NULL flags (nullptr when none can be NULL).
+  llvm::Value* anyNull(std::initializer_list<const SqlValue*> vs);
+
+ private:
+  SqlValue arith(const plan::Expr& e);
+  SqlValue negate(const plan::Expr& e);
+  SqlValue compareExpr(const plan::Expr& e);
+  SqlValue logic(const plan::Expr& e);
+  SqlValue inList(const plan::Expr& e);
+  SqlValue caseExpr(const plan::Expr& e);
+  SqlValue like(const plan::Expr& e);
+  SqlValue concat(const plan::Expr& e);
+  // Integer op with overflow check (Add/Sub/Mul); raises 22003 unless `null`.
+  llvm::Value* checkedOp(plan::ArithOp op, llvm::Value* a, llvm::Value* b, llvm::Value* null);
+  // String halves with NULLs replaced by the empty string, safe to hand to the runtime.
+  std::pair<llvm::Value*, llvm::Value*> safeString(const SqlValue& v);
+  llvm::Value* orNull(llvm::Value* a, llvm::Value* b);
+
+  CodeGen& cg_;
+  llvm::IRBuilder<>& b_;
+  IUValues& values_;
+  std::deque<std::string>& strings_;
+};
+
+}  // namespace hyrax::codegen

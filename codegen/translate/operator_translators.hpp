@@ -1,0 +1,106 @@
+#pragma once
+// The translator of each physical operator (one .cpp each, named after the operator).
+#include "codegen/translate/translator.hpp"
+
+namespace hyrax::codegen {
+
+class TableScanTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override;
+  void consume(Translator&) override {}
+};
+
+class ValuesTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override;
+  void consume(Translator&) override {}
+};
+
+class FilterTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override { children[0]->produce(); }
+  void consume(Translator& from) override;
+};
+
+class MapTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override { children[0]->produce(); }
+  void consume(Translator& from) override;
+};
+
+class LimitTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override;
+  void consume(Translator& from) override;
+
+ private:
+  uint32_t slot_ = 0;  // a uint64_t row counter shared by all morsels
+};
+
+class HashJoinTranslator : public Translator {
+ public:
+  HashJoinTranslator(const plan::Operator& op, QueryTranslator& q);
+  void produce() override;
+  void consume(Translator& from) override;
+
+ private:
+  void build();
+  void probe();
+  uint32_t slot_ = 0;
+  RowLayout layout_{16};
+  std::vector<uint32_t> keyFields_;
+  std::vector<const plan::IU*> payload_;
+  std::vector<uint32_t> payloadFields_;
+};
+
+class AggregateTranslator : public Translator {
+ public:
+  AggregateTranslator(const plan::Operator& op, QueryTranslator& q);
+  void produce() override;
+  void consume(Translator& from) override;
+
+ private:
+  struct AggState {
+    uint32_t value = 0;  // sum / min / max field
+    uint32_t count = 0;  // rows counted (decides NULL results, avg's divisor)
+    SqlType valueType;
+  };
+  uint32_t slot_ = 0;
+  RowLayout layout_{16};
+  std::vector<uint32_t> groupFields_;
+  std::vector<AggState> states_;
+};
+
+class SortTranslator : public Translator {
+ public:
+  SortTranslator(const plan::Operator& op, QueryTranslator& q);
+  void produce() override;
+  void consume(Translator& from) override;
+
+ private:
+  llvm::Function* comparator();
+  uint32_t slot_ = 0;
+  RowLayout layout_{0};
+  std::vector<const plan::IU*> columns_;
+  std::vector<uint32_t> fields_;
+};
+
+// The query's root: writes the output IUs into the result chunk generated code fills.
+// It sits above the root operator's translator (its only child).
+class ResultSinkTranslator : public Translator {
+ public:
+  ResultSinkTranslator(const plan::QueryPlan& plan, QueryTranslator& q);
+  void produce() override { children[0]->produce(); }
+  void consume(Translator& from) override;
+
+ private:
+  std::vector<const plan::IU*> output_;
+  uint32_t slot_ = 0;  // the current ResultChunkView*
+};
+
+}  // namespace hyrax::codegen

@@ -1,0 +1,51 @@
+#pragma once
+// codegen's public entry point: a physical plan in, a compiled query out. No LLVM types appear
+// here, so sql/ and everything above compile without LLVM headers.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/plan/operator.hpp"
+
+namespace hyrax {
+class QueryContext;
+}
+
+namespace hyrax::codegen {
+
+struct CompileOptions {
+  bool countRows = false;    // per-operator row counters (EXPLAIN ANALYZE)
+  bool keepIR = false;       // keep the optimized IR text (EXPLAIN (LLVM))
+  bool keepAssembly = false; // keep the native assembly text (EXPLAIN (ASM))
+  bool fullOptimization = true;  // the full pass pipeline; off for short statements
+};
+
+struct CompileStats {
+  double codegenMs = 0, optimizeMs = 0, machineCodeMs = 0;
+};
+
+class CompiledQuery {
+ public:
+  ~CompiledQuery();
+  // Runs every pipeline in order over the whole input. Throws hyrax::Error when generated code
+  // reported one (the QueryContext says which).
+  void run(QueryContext& ctx) const;
+
+  const std::string& ir() const { return ir_; }
+  const std::string& assembly() const { return assembly_; }
+  const CompileStats& stats() const { return stats_; }
+  uint32_t operatorCount() const { return operatorCount_; }
+
+ private:
+  friend std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan&, const CompileOptions&);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string ir_, assembly_;
+  CompileStats stats_;
+  uint32_t operatorCount_ = 0;
+};
+
+std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const CompileOptions& options);
+
+}  // namespace hyrax::codegen

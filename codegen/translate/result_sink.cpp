@@ -1,0 +1,47 @@
+// The result sink: each output row is written straight into the columnar result chunk (a
+// ResultChunkView, engine/runtime/result_chunk.hpp); the runtime is called only when a chunk is
+// full.
+#include "codegen/translate/operator_translators.hpp"
+
+namespace hyrax::codegen {
+
+ResultSinkTranslator::ResultSinkTranslator(const plan::QueryPlan& plan, QueryTranslator& q)
+    : Translator(*plan.root, q), output_(plan.output) {
+  slot_ = q.newStateSlot();
+  q.atInit([this] {
+    q_.cg.b.CreateStore(q_.cg.call("hyrax_rt_result_view", {q_.cg.queryContext()}), q_.cg.stateSlot(slot_));
+  });
+}
+
+void ResultSinkTranslator::consume(Translator&) {
+  CodeGen& cg = q_.cg;
+  auto& b = cg.b;
+  // ResultChunkView: {u64 count, u64 capacity, ptr columns, ptr nulls}; pointer fields follow the
+  // two u64s, so their offsets are 16 and 16 + pointer size on every target.
+  const unsigned ptrSize = cg.module.getDataLayout().getPointerSize();
+  llvm::Value* view = cg.loadPtr(cg.stateSlot(slot_));
+  llvm::Value* count = b.CreateLoad(cg.i64(), view);
+  llvm::Value* capacity = b.CreateLoad(cg.i64(), cg.gep(view, 8));
+  cg.If(b.CreateICmpEQ(count, capacity), [&] {
+    cg.call("hyrax_rt_result_flush", {cg.queryContext()});
+    b.CreateStore(cg.call("hyrax_rt_result_view", {cg.queryContext()}), cg.stateSlot(slot_));
+  });
+  view = cg.loadPtr(cg.stateSlot(slot_));
+  count = b.CreateLoad(cg.i64(), view);
+  llvm::Value* columns = cg.loadPtr(cg.gep(view, 16));
+  llvm::Value* nulls = cg.loadPtr(cg.gep(view, 16 + ptrSize));
+  for (size_t i = 0; i < output_.size(); ++i) {
+    const plan::IU* iu = output_[i];
+    SqlValue v = q_.values.at(iu);
+    v.type = iu->type;
+    llvm::Value* base = cg.loadPtr(b.CreateConstInBoundsGEP1_64(cg.ptr(), columns, i));
+    llvm::Value* addr = b.CreateGEP(cg.i8(), base, b.CreateMul(count, cg.c64(iu->type.byteWidth())));
+    llvm::Value* isNull = iu->type.id == TypeId::Null ? cg.cTrue() : (v.null ? v.null : cg.cFalse());
+    cg.storeValue(addr, v);
+    llvm::Value* nullBase = cg.loadPtr(b.CreateConstInBoundsGEP1_64(cg.ptr(), nulls, i));
+    b.CreateStore(b.CreateZExt(isNull, cg.i8()), b.CreateGEP(cg.i8(), nullBase, count));
+  }
+  b.CreateStore(b.CreateAdd(count, cg.c64(1)), view);
+}
+
+}  // namespace hyrax::codegen

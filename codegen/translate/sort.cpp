@@ -1,0 +1,87 @@
+// Sort: consume() appends each row to a row buffer; produce() sorts it with a generated
+// comparator (one function per query, keys compared inline) and runs a pipeline over the rows in
+// order. Sort keys are columns: the planner computes key expressions in a Map below.
+#include "codegen/translate/operator_translators.hpp"
+
+namespace hyrax::codegen {
+
+SortTranslator::SortTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
+  columns_ = op.child()->produced();
+  for (auto* iu : columns_) fields_.push_back(layout_.add(iu->type));
+}
+
+void SortTranslator::consume(Translator&) {
+  llvm::Value* row = cg_.call("hyrax_rt_buf_append", {cg_.loadPtr(cg_.stateSlot(slot_))});
+  for (size_t i = 0; i < columns_.size(); ++i) layout_.store(cg_, row, fields_[i], q_.values.at(columns_[i]));
+}
+
+llvm::Function* SortTranslator::comparator() {
+  auto& s = static_cast<const plan::Sort&>(op_);
+  auto& b = cg_.b;
+  auto* ft = llvm::FunctionType::get(cg_.i32(), {cg_.ptr(), cg_.ptr()}, false);
+  llvm::Function* fn = cg_.beginFunction(cg_.uniqueName("compare"), ft);
+  llvm::Value* ra = fn->getArg(0);
+  llvm::Value* rb = fn->getArg(1);
+  for (auto& key : s.keys) {
+    if (key.expr->kind != plan::ExprKind::Column)
+      throw Error(sqlstate::InternalError, "codegen: sort keys must be columns");
+    size_t idx = 0;
+    while (idx < columns_.size() && columns_[idx] != key.expr->iu) ++idx;
+    if (idx == columns_.size()) throw Error(sqlstate::InternalError, "codegen: sort key is not an input column");
+    SqlValue va = layout_.load(cg_, ra, fields_[idx]);
+    SqlValue vb = layout_.load(cg_, rb, fields_[idx]);
+    llvm::Value* result;
+    SqlValue pa = va, pb = vb;
+    pa.null = pb.null = nullptr;
+    if (va.null && pa.type.isString()) {
+      pa.v = b.CreateSelect(va.null, cg_.c64(0), pa.v);
+      pa.hi = b.CreateSelect(va.null, cg_.c64(0), pa.hi);
+      pb.v = b.CreateSelect(vb.null, cg_.c64(0), pb.v);
+      pb.hi = b.CreateSelect(vb.null, cg_.c64(0), pb.hi);
+    }
+    result = q_.expr.compare3(pa, pb);
+    if (key.descending) result = b.CreateNeg(result);
+    if (va.null) {
+      // NULL sorts as requested, whatever the direction.
+      llvm::Value* nullFirst = cg_.c32(key.nullsFirst ? -1 : 1);
+      llvm::Value* nullLast = cg_.c32(key.nullsFirst ? 1 : -1);
+      llvm::Value* both = b.CreateAnd(va.null, vb.null);
+      result = b.CreateSelect(both, cg_.c32(0),
+                              b.CreateSelect(va.null, nullFirst, b.CreateSelect(vb.null, nullLast, result)));
+    }
+    cg_.If(b.CreateICmpNE(result, cg_.c32(0)), [&] {
+      b.CreateRet(result);
+      b.SetInsertPoint(llvm::BasicBlock::Create(cg_.ctx, "dead", fn));
+    });
+  }
+  cg_.endFunction(cg_.c32(0));
+  return fn;
+}
+
+void SortTranslator::produce() {
+  auto& b = cg_.b;
+  slot_ = q_.newStateSlot();
+  q_.atInit([this] {
+    cg_.b.CreateStore(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))}),
+                      cg_.stateSlot(slot_));
+  });
+  children[0]->produce();
+  llvm::Function* cmp = comparator();
+
+  q_.beginPipeline({"", PipelineInfo::Range::None});
+  cg_.call("hyrax_rt_buf_sort", {cg_.loadPtr(cg_.stateSlot(slot_)), cmp});
+  q_.endPipeline();
+
+  q_.beginPipeline({"", PipelineInfo::Range::BufferRows, slot_});
+  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
+  llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
+    llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
+    for (size_t c = 0; c < columns_.size(); ++c) q_.values[columns_[c]] = layout_.load(cg_, row, fields_[c]);
+    emit();
+  });
+  q_.endPipeline();
+}
+
+}  // namespace hyrax::codegen

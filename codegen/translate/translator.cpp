@@ -1,0 +1,61 @@
+#include "codegen/translate/translator.hpp"
+
+#include "codegen/translate/operator_translators.hpp"
+
+namespace hyrax::codegen {
+
+Translator::Translator(const plan::Operator& op, QueryTranslator& q) : q_(q), cg_(q.cg), op_(op) {}
+
+void Translator::emit() {
+  if (q_.countRows) {
+    auto& b = cg_.b;
+    llvm::Value* counters = cg_.loadPtr(cg_.stateSlot(0));
+    llvm::Value* slot = b.CreateConstInBoundsGEP1_64(cg_.i64(), counters, op_.id);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), slot), cg_.c64(1)), slot);
+  }
+  parent->consume(*this);
+}
+
+QueryTranslator::QueryTranslator(CodeGen& c, bool count) : cg(c), countRows(count) {}
+
+void QueryTranslator::generateInit(const std::string& name) {
+  cg.beginFunction(name);
+  for (auto& gen : initCode_) gen();
+  cg.endFunction();
+}
+
+void QueryTranslator::beginPipeline(PipelineInfo info) {
+  info.function = cg.uniqueName("pipeline");
+  cg.beginFunction(info.function);
+  pipelines_.push_back(std::move(info));
+}
+
+void QueryTranslator::endPipeline() {
+  cg.endFunction();
+  values.clear();  // IU values live in one pipeline's registers only
+}
+
+std::unique_ptr<Translator> QueryTranslator::build(const plan::Operator& op) {
+  std::unique_ptr<Translator> t = make(op);
+  for (auto& c : op.children) {
+    t->children.push_back(build(*c));
+    t->children.back()->parent = t.get();
+  }
+  return t;
+}
+
+std::unique_ptr<Translator> QueryTranslator::make(const plan::Operator& op) {
+  switch (op.kind) {
+    case plan::OpKind::TableScan: return std::make_unique<TableScanTranslator>(op, *this);
+    case plan::OpKind::Values: return std::make_unique<ValuesTranslator>(op, *this);
+    case plan::OpKind::Filter: return std::make_unique<FilterTranslator>(op, *this);
+    case plan::OpKind::Map: return std::make_unique<MapTranslator>(op, *this);
+    case plan::OpKind::HashJoin: return std::make_unique<HashJoinTranslator>(op, *this);
+    case plan::OpKind::Aggregate: return std::make_unique<AggregateTranslator>(op, *this);
+    case plan::OpKind::Sort: return std::make_unique<SortTranslator>(op, *this);
+    case plan::OpKind::Limit: return std::make_unique<LimitTranslator>(op, *this);
+  }
+  throw Error(sqlstate::InternalError, "codegen: unknown operator");
+}
+
+}  // namespace hyrax::codegen

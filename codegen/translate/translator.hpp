@@ -1,0 +1,85 @@
+#pragma once
+// Producer/consumer code generation (Neumann, VLDB 2011). Each physical operator has a
+// translator: produce() asks it to generate code that yields its rows, consume() is called by a
+// child whose current row is in registers (the IU -> SqlValue map) and generates what this
+// operator does with it. A pipeline runs from a source (scan, VALUES, the output side of a
+// breaker) up to the next breaker; each pipeline becomes one generated function
+// `i32 (ctx, state, begin, end)` over a morsel [begin, end) of its input.
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/ir/codegen.hpp"
+#include "codegen/plan/operator.hpp"
+#include "codegen/translate/expression_compiler.hpp"
+#include "codegen/translate/row_layout.hpp"
+
+namespace hyrax::codegen {
+
+class QueryTranslator;
+
+class Translator {
+ public:
+  Translator(const plan::Operator& op, QueryTranslator& q);
+  virtual ~Translator() = default;
+
+  virtual void produce() = 0;
+  virtual void consume(Translator& from) = 0;
+
+  const plan::Operator& op() const { return op_; }
+  Translator* parent = nullptr;
+  std::vector<std::unique_ptr<Translator>> children;
+
+ protected:
+  // Hands the current row to the parent, counting it for EXPLAIN ANALYZE when asked.
+  void emit();
+  QueryTranslator& q_;
+  CodeGen& cg_;
+  const plan::Operator& op_;
+};
+
+// One pipeline function as the driver sees it.
+struct PipelineInfo {
+  std::string function;
+  // What [begin, end) of the morsel range counts: table chunks, entries of a breaker, or nothing.
+  enum class Range { None, TableChunks, HashTableEntries, BufferRows } range = Range::None;
+  uint32_t stateSlot = 0;  // the breaker's state slot (for entry/row ranges)
+  const void* table = nullptr;
+};
+
+// Per query: the code generator, the IU values in registers, the state slots breakers keep their
+// hash tables and buffers in, and the pipelines in execution order.
+class QueryTranslator {
+ public:
+  QueryTranslator(CodeGen& cg, bool countRows);
+
+  CodeGen& cg;
+  IUValues values;
+  std::deque<std::string> strings;  // long string constants, kept alive with the code
+  ExprCompiler expr{cg, values, strings};
+  bool countRows;
+
+  // State slot 0 holds the operator row counters (uint64_t*), the rest belong to breakers.
+  uint32_t newStateSlot() { return stateSlots_++; }
+  uint32_t stateSlots() const { return stateSlots_; }
+
+  // The init function runs first and creates every breaker's hash table or buffer.
+  void atInit(const std::function<void()>& gen) { initCode_.push_back(gen); }
+  void generateInit(const std::string& name);
+
+  void beginPipeline(PipelineInfo info);
+  void endPipeline();
+  const std::vector<PipelineInfo>& pipelines() const { return pipelines_; }
+
+  // The translator tree for an operator tree.
+  std::unique_ptr<Translator> build(const plan::Operator& op);
+
+ private:
+  std::unique_ptr<Translator> make(const plan::Operator& op);
+  uint32_t stateSlots_ = 1;
+  std::vector<std::function<void()>> initCode_;
+  std::vector<PipelineInfo> pipelines_;
+};
+
+}  // namespace hyrax::codegen

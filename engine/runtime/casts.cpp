@@ -1,0 +1,145 @@
+// Casts through text and decimal arithmetic that needs 128-bit intermediates. The text parsers
+// and printers are engine/types/text_format's, the one implementation for the whole system.
+#include <cmath>
+#include <cstring>
+
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/runtime.hpp"
+#include "engine/types/int128.hpp"
+#include "engine/types/string_ref.hpp"
+#include "engine/types/text_format.hpp"
+
+using namespace hyrax;
+
+namespace {
+
+template <typename F>
+int32_t guarded(QueryContext* ctx, F f) {
+  try {
+    f();
+    return 0;
+  } catch (const Error& e) {
+    ctx->setError(e.sqlstate().c_str(), e.message());
+    return 1;
+  }
+}
+
+std::string_view view(uint64_t lo, uint64_t hi, StringRef& holder) {
+  holder = StringRef::fromHalves(lo, hi);
+  return holder.view();
+}
+
+// Rounds n / d half away from zero.
+Int128 roundDiv(Int128 n, Int128 d) {
+  Int128 q = n / d, r = n % d;
+  Int128 twice = (r.isNegative() ? -r : r) * 2;
+  Int128 absd = d.isNegative() ? -d : d;
+  if (twice >= absd) q = q + ((n.isNegative() != d.isNegative()) ? -1 : 1);
+  return q;
+}
+
+int32_t overflow(QueryContext* ctx) {
+  ctx->setError(sqlstate::NumericOutOfRange, "numeric value out of range");
+  return 1;
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t hyrax_rt_cast_str_to_int(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out) {
+  StringRef h;
+  return guarded(ctx, [&] { *out = text::parseInt(view(lo, hi, h), static_cast<TypeId>(typeId)); });
+}
+
+int32_t hyrax_rt_cast_str_to_decimal(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t precision, int32_t scale,
+                                     int64_t* out) {
+  StringRef h;
+  return guarded(ctx, [&] {
+    *out = text::parseDecimal(view(lo, hi, h), static_cast<uint8_t>(precision), static_cast<uint8_t>(scale));
+  });
+}
+
+int32_t hyrax_rt_cast_str_to_double(QueryContext* ctx, uint64_t lo, uint64_t hi, double* out) {
+  StringRef h;
+  return guarded(ctx, [&] { *out = text::parseDouble(view(lo, hi, h)); });
+}
+
+int32_t hyrax_rt_cast_str_to_date(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t* out) {
+  StringRef h;
+  return guarded(ctx, [&] { *out = text::parseDate(view(lo, hi, h)); });
+}
+
+int32_t hyrax_rt_cast_str_to_bool(QueryContext* ctx, uint64_t lo, uint64_t hi, int8_t* out) {
+  StringRef h;
+  return guarded(ctx, [&] { *out = text::parseBool(view(lo, hi, h)) ? 1 : 0; });
+}
+
+void hyrax_rt_cast_to_str(QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out) {
+  std::string s;
+  switch (static_cast<TypeId>(typeId)) {
+    case TypeId::Bool: s = bits ? "true" : "false"; break;
+    case TypeId::Decimal: s = text::formatDecimal(bits, static_cast<uint8_t>(scale)); break;
+    case TypeId::Float32: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      s = text::formatFloat(static_cast<float>(d));
+      break;
+    }
+    case TypeId::Float64: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      s = text::formatDouble(d);
+      break;
+    }
+    case TypeId::Date: s = text::formatDate(static_cast<int32_t>(bits)); break;
+    default: s = std::to_string(bits);
+  }
+  char* buf = ctx->arena().allocate(s.size() ? s.size() : 1);
+  std::memcpy(buf, s.data(), s.size());
+  StringRef r = StringRef::make(buf, static_cast<uint32_t>(s.size()));
+  out[0] = r.lo();
+  out[1] = r.hi();
+}
+
+int32_t hyrax_rt_decimal_div(QueryContext* ctx, int64_t a, int32_t as, int64_t b, int32_t bs, int32_t rs, int64_t* out) {
+  if (b == 0) {
+    ctx->setError(sqlstate::DivisionByZero, "division by zero");
+    return 1;
+  }
+  // (a/10^as) / (b/10^bs) * 10^rs = a * 10^(rs - as + bs) / b
+  int shift = rs - as + bs;
+  Int128 n = a, d = b;
+  if (shift >= 0) {
+    if (shift > 36) return overflow(ctx);
+    for (int i = 0; i < shift; i += 18) n = n * text::pow10(static_cast<unsigned>(std::min(18, shift - i)));
+  } else {
+    for (int i = 0; i < -shift; i += 18) d = d * text::pow10(static_cast<unsigned>(std::min(18, -shift - i)));
+  }
+  Int128 q = roundDiv(n, d);
+  if (!q.fitsInt64()) return overflow(ctx);
+  *out = q.toInt64();
+  return 0;
+}
+
+int32_t hyrax_rt_decimal_rescale(QueryContext* ctx, int64_t v, int32_t from, int32_t to, int32_t precision, int64_t* out) {
+  Int128 r = v;
+  if (to >= from)
+    r = r * text::pow10(static_cast<unsigned>(to - from));
+  else
+    r = roundDiv(r, Int128(text::pow10(static_cast<unsigned>(from - to))));
+  Int128 limit = precision >= 18 ? Int128(INT64_MAX) : Int128(text::pow10(static_cast<unsigned>(precision)));
+  if (!r.fitsInt64() || r >= limit || -r >= limit) return overflow(ctx);
+  *out = r.toInt64();
+  return 0;
+}
+
+int32_t hyrax_rt_double_to_int(QueryContext* ctx, double d, int32_t scale, int32_t precision, int64_t* out) {
+  double scaled = std::round(d * static_cast<double>(text::pow10(static_cast<unsigned>(scale))));
+  double limit = precision >= 18 ? 9.2233720368547758e18 : static_cast<double>(text::pow10(static_cast<unsigned>(precision)));
+  if (!(scaled < limit && scaled > -limit)) return overflow(ctx);
+  *out = static_cast<int64_t>(scaled);
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,70 @@
+#include "engine/runtime/query_context.hpp"
+
+#include "engine/runtime/hash_table.hpp"
+
+namespace hyrax {
+
+char* Arena::allocate(size_t n) {
+  n = (n + 7) & ~size_t{7};
+  if (used_ + n > capacity_) {
+    size_t size = n > (1 << 16) ? n : (1 << 16);
+    blocks_.push_back(std::make_unique<char[]>(size));
+    used_ = 0;
+    capacity_ = size;
+  }
+  char* p = blocks_.back().get() + used_;
+  used_ += n;
+  return p;
+}
+
+QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<bool>* cancel)
+    : cancel_(cancel), resultTypes_(std::move(resultTypes)) {}
+
+QueryContext::~QueryContext() = default;
+
+void QueryContext::setError(const char* sqlstate, std::string message) {
+  if (!errorState_.empty()) return;  // the first error wins
+  errorState_ = sqlstate;
+  errorMessage_ = std::move(message);
+}
+
+HashTable* QueryContext::newHashTable(uint32_t entrySize) {
+  hashTables_.push_back(std::make_unique<HashTable>(entrySize));
+  return hashTables_.back().get();
+}
+
+RowBuffer* QueryContext::newRowBuffer(uint32_t rowSize) {
+  rowBuffers_.push_back(std::make_unique<RowBuffer>(rowSize));
+  return rowBuffers_.back().get();
+}
+
+ResultChunkView* QueryContext::currentResult() {
+  if (!current_) current_ = std::make_unique<ResultChunk>(resultTypes_);
+  return &current_->view();
+}
+
+void QueryContext::flushResult() {
+  if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
+  current_ = std::make_unique<ResultChunk>(resultTypes_);
+}
+
+std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {
+  if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
+  current_.reset();
+  return std::move(results_);
+}
+
+ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity) : types_(types) {
+  for (auto& t : types_) {
+    data_.push_back(std::make_unique<uint8_t[]>(capacity * t.byteWidth()));
+    nullData_.push_back(std::make_unique<uint8_t[]>(capacity));
+    columnPtrs_.push_back(data_.back().get());
+    nullPtrs_.push_back(nullData_.back().get());
+  }
+  view_.count = 0;
+  view_.capacity = capacity;
+  view_.columns = columnPtrs_.data();
+  view_.nulls = nullPtrs_.data();
+}
+
+}  // namespace hyrax

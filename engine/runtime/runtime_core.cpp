@@ -1,0 +1,52 @@
+// Runtime functions for errors, cancellation, scans, results, hash tables and row buffers.
+#include <algorithm>
+
+#include "engine/runtime/hash_table.hpp"
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/runtime.hpp"
+#include "engine/storage/table.hpp"
+
+using namespace hyrax;
+
+extern "C" {
+
+int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
+  switch (code) {
+    case HYRAX_ERR_DIVISION_BY_ZERO: ctx->setError(sqlstate::DivisionByZero, "division by zero"); break;
+    case HYRAX_ERR_OVERFLOW: ctx->setError(sqlstate::NumericOutOfRange, "numeric value out of range"); break;
+    case HYRAX_ERR_STRING_TOO_LONG: ctx->setError(sqlstate::StringTooLong, "value too long for type"); break;
+    case HYRAX_ERR_CANCELLED: ctx->setError(sqlstate::QueryCanceled, "canceling statement due to user request"); break;
+    case HYRAX_ERR_NULL_VIOLATION: ctx->setError(sqlstate::NotNullViolation, "null value violates not-null constraint"); break;
+    default: ctx->setError(sqlstate::InternalError, "runtime error " + std::to_string(code));
+  }
+  return 1;
+}
+
+int32_t hyrax_rt_check_cancel(QueryContext* ctx) {
+  if (!ctx->cancelled()) return 0;
+  return hyrax_rt_error(ctx, HYRAX_ERR_CANCELLED);
+}
+
+uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
+uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }
+void* hyrax_rt_table_column(Table* t, uint32_t chunk, uint32_t column) { return t->columnData(chunk, column); }
+uint8_t* hyrax_rt_table_nulls(Table* t, uint32_t chunk, uint32_t column) { return t->nullBitmap(chunk, column); }
+
+ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) { return ctx->currentResult(); }
+void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }
+
+HashTable* hyrax_rt_ht_create(QueryContext* ctx, uint32_t entrySize) { return ctx->newHashTable(entrySize); }
+void* hyrax_rt_ht_insert(HashTable* ht, uint64_t hash) { return ht->insert(hash); }
+void* hyrax_rt_ht_lookup(HashTable* ht, uint64_t hash) { return ht->lookup(hash); }
+uint64_t hyrax_rt_ht_count(HashTable* ht) { return ht->count(); }
+void* hyrax_rt_ht_entry(HashTable* ht, uint64_t i) { return ht->entry(i); }
+
+RowBuffer* hyrax_rt_buf_create(QueryContext* ctx, uint32_t rowSize) { return ctx->newRowBuffer(rowSize); }
+void* hyrax_rt_buf_append(RowBuffer* b) { return b->append(); }
+uint64_t hyrax_rt_buf_count(RowBuffer* b) { return b->count(); }
+void* hyrax_rt_buf_row(RowBuffer* b, uint64_t i) { return b->row(i); }
+void hyrax_rt_buf_sort(RowBuffer* b, int32_t (*cmp)(const void*, const void*)) {
+  std::stable_sort(b->order().begin(), b->order().end(), [cmp](const void* x, const void* y) { return cmp(x, y) < 0; });
+}
+
+}  // extern "C"

@@ -1,0 +1,97 @@
+// String runtime functions: comparison, equality, LIKE, concatenation, hashing.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/runtime.hpp"
+#include "engine/types/string_ref.hpp"
+
+using namespace hyrax;
+
+namespace {
+
+// Matches SQL LIKE iteratively: on a mismatch after '%', retry one character further (the single
+// backtrack point makes it linear-ish, never exponential).
+bool like(std::string_view s, std::string_view p) {
+  size_t si = 0, pi = 0, starP = std::string_view::npos, starS = 0;
+  while (si < s.size()) {
+    if (pi < p.size()) {
+      char c = p[pi];
+      if (c == '%') {
+        starP = ++pi;
+        starS = si;
+        continue;
+      }
+      if (c == '\\' && pi + 1 < p.size()) {
+        if (s[si] == p[pi + 1]) {
+          ++si, pi += 2;
+          continue;
+        }
+      } else if (c == '_' || c == s[si]) {
+        ++si, ++pi;
+        continue;
+      }
+    }
+    if (starP == std::string_view::npos) return false;
+    pi = starP;
+    si = ++starS;
+  }
+  while (pi < p.size() && p[pi] == '%') ++pi;
+  return pi == p.size();
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t hyrax_rt_str_cmp(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) {
+  StringRef a = StringRef::fromHalves(alo, ahi), b = StringRef::fromHalves(blo, bhi);
+  uint32_t n = std::min(a.len, b.len);
+  int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
+  if (c) return c < 0 ? -1 : 1;
+  return a.len < b.len ? -1 : a.len > b.len ? 1 : 0;
+}
+
+int8_t hyrax_rt_str_eq(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) {
+  StringRef a = StringRef::fromHalves(alo, ahi), b = StringRef::fromHalves(blo, bhi);
+  return a.len == b.len && std::memcmp(a.data(), b.data(), a.len) == 0;
+}
+
+int8_t hyrax_rt_like(uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi) {
+  StringRef s = StringRef::fromHalves(slo, shi), p = StringRef::fromHalves(plo, phi);
+  return like(s.view(), p.view());
+}
+
+void hyrax_rt_str_concat(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out) {
+  StringRef a = StringRef::fromHalves(alo, ahi), b = StringRef::fromHalves(blo, bhi);
+  uint32_t n = a.len + b.len;
+  char* buf = ctx->arena().allocate(n ? n : 1);
+  std::memcpy(buf, a.data(), a.len);
+  std::memcpy(buf + a.len, b.data(), b.len);
+  StringRef r = StringRef::make(buf, n);
+  out[0] = r.lo();
+  out[1] = r.hi();
+}
+
+uint64_t hyrax_rt_hash_string(uint64_t lo, uint64_t hi) {
+  StringRef s = StringRef::fromHalves(lo, hi);
+  const char* p = s.data();
+  uint64_t h = 0x84222325cbf29ce4ULL ^ s.len;
+  uint32_t i = 0;
+  for (; i + 8 <= s.len; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 32;
+  }
+  if (i < s.len) {
+    uint64_t w = 0;
+    std::memcpy(&w, p + i, s.len - i);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 32;
+  }
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 29);
+}
+
+}  // extern "C"

@@ -1,0 +1,153 @@
+#include "engine/storage/table.hpp"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "engine/storage/string_heap.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax {
+
+namespace {
+
+// Column chunks are private anonymous mappings: a fork() sees them copy-on-write, and big
+// mappings let the kernel use huge pages. Pages are touched only when rows arrive.
+void* mapZeroed(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw Error(sqlstate::OutOfMemory, "out of memory allocating table storage");
+  return p;
+}
+
+}  // namespace
+
+struct Table::Chunk {
+  std::vector<void*> data;
+  std::vector<uint8_t*> nulls;  // nullptr for NOT NULL columns
+  std::vector<size_t> sizes;
+  uint32_t rows = 0;
+
+  explicit Chunk(const std::vector<ColumnDef>& cols) {
+    for (auto& c : cols) {
+      size_t bytes = static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
+      data.push_back(mapZeroed(bytes));
+      sizes.push_back(bytes);
+      nulls.push_back(c.type.nullable ? static_cast<uint8_t*>(mapZeroed(kChunkRows / 8)) : nullptr);
+    }
+  }
+  ~Chunk() {
+    for (size_t i = 0; i < data.size(); ++i) {
+      munmap(data[i], sizes[i]);
+      if (nulls[i]) munmap(nulls[i], kChunkRows / 8);
+    }
+  }
+};
+
+Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
+    : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
+      heap_(std::make_unique<StringHeap>()) {}
+
+Table::~Table() = default;
+
+uint32_t Table::chunkCount() const { return static_cast<uint32_t>(chunks_.size()); }
+uint32_t Table::chunkRows(uint32_t chunk) const { return chunks_[chunk]->rows; }
+void* Table::columnData(uint32_t chunk, uint32_t column) { return chunks_[chunk]->data[column]; }
+uint8_t* Table::nullBitmap(uint32_t chunk, uint32_t column) { return chunks_[chunk]->nulls[column]; }
+
+uint64_t Table::beginRow() {
+  if (chunks_.empty() || chunks_.back()->rows == kChunkRows) chunks_.push_back(std::make_unique<Chunk>(columns_));
+  Chunk& c = *chunks_.back();
+  uint32_t r = c.rows++;
+  for (auto* bitmap : c.nulls)
+    if (bitmap) bitmap[r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
+  return rows_++;
+}
+
+void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull) {
+  Chunk& c = *chunks_[row / kChunkRows];
+  uint32_t r = static_cast<uint32_t>(row % kChunkRows);
+  const SqlType& t = columns_[column].type;
+  char* dst = static_cast<char*>(c.data[column]) + static_cast<size_t>(r) * t.byteWidth();
+  if (isNull) {
+    std::memset(dst, 0, t.byteWidth());
+    c.nulls[column][r >> 3] |= static_cast<uint8_t>(1u << (r & 7));
+    return;
+  }
+  if (t.isString()) {
+    StringRef s;
+    std::memcpy(static_cast<void*>(&s), src, sizeof(s));
+    if (!s.isInline()) s = StringRef::make(heap_->add(s.data(), s.len), s.len);
+    std::memcpy(dst, &s, sizeof(s));
+  } else {
+    std::memcpy(dst, src, t.byteWidth());
+  }
+}
+
+void Table::appendRow(const Value* values) {
+  uint64_t row = beginRow();
+  for (uint32_t c = 0; c < columns_.size(); ++c) {
+    const Value& v = values[c];
+    const SqlType& t = columns_[c].type;
+    if (v.isNull()) {
+      setValue(row, c, nullptr, true);
+      continue;
+    }
+    uint8_t buf[16] = {};
+    switch (t.id) {
+      case TypeId::Bool: buf[0] = v.asBool(); break;
+      case TypeId::Int16: { int16_t x = static_cast<int16_t>(v.asInt()); std::memcpy(buf, &x, 2); break; }
+      case TypeId::Int32:
+      case TypeId::Date: { int32_t x = static_cast<int32_t>(v.asInt()); std::memcpy(buf, &x, 4); break; }
+      case TypeId::Int64:
+      case TypeId::Decimal: { int64_t x = v.asInt(); std::memcpy(buf, &x, 8); break; }
+      case TypeId::Float32: { float x = static_cast<float>(v.asDouble()); std::memcpy(buf, &x, 4); break; }
+      case TypeId::Float64: { double x = v.asDouble(); std::memcpy(buf, &x, 8); break; }
+      case TypeId::Char:
+      case TypeId::Varchar:
+      case TypeId::Text: { StringRef s = StringRef::make(v.asString()); std::memcpy(buf, &s, 16); break; }
+      case TypeId::Null: break;
+    }
+    setValue(row, c, buf, false);
+  }
+}
+
+void Table::truncate(uint64_t rows) {
+  if (rows >= rows_) return;
+  size_t keepChunks = static_cast<size_t>((rows + kChunkRows - 1) / kChunkRows);
+  chunks_.resize(keepChunks);
+  if (!chunks_.empty()) chunks_.back()->rows = static_cast<uint32_t>(rows - (keepChunks - 1) * uint64_t{kChunkRows});
+  rows_ = rows;
+}
+
+Value Table::getValue(uint64_t row, uint32_t column) const {
+  const Chunk& c = *chunks_[row / kChunkRows];
+  uint32_t r = static_cast<uint32_t>(row % kChunkRows);
+  const SqlType& t = columns_[column].type;
+  if (c.nulls[column] && (c.nulls[column][r >> 3] >> (r & 7)) & 1) return Value::null(t);
+  const char* p = static_cast<const char*>(c.data[column]) + static_cast<size_t>(r) * t.byteWidth();
+  auto load = [&](auto x) {
+    std::memcpy(&x, p, sizeof(x));
+    return x;
+  };
+  switch (t.id) {
+    case TypeId::Null: return Value::null(t);
+    case TypeId::Bool: return Value::boolean(load(uint8_t{}) != 0);
+    case TypeId::Int16: return Value::int16(load(int16_t{}));
+    case TypeId::Int32: return Value::int32(load(int32_t{}));
+    case TypeId::Int64: return Value::int64(load(int64_t{}));
+    case TypeId::Decimal: return Value::decimal(load(int64_t{}), t.precision, t.scale);
+    case TypeId::Float32: return Value::float32(load(float{}));
+    case TypeId::Float64: return Value::float64(load(double{}));
+    case TypeId::Date: return Value::date(load(int32_t{}));
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: {
+      StringRef s;
+      std::memcpy(static_cast<void*>(&s), p, sizeof(s));
+      return Value::string(std::string(s.view()), t.withNullable(false));
+    }
+  }
+  return Value::null(t);
+}
+
+}  // namespace hyrax

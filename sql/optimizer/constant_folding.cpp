@@ -1,0 +1,259 @@
+#include "sql/optimizer/constant_folding.hpp"
+
+#include <cmath>
+#include <optional>
+
+#include "engine/types/text_format.hpp"
+
+namespace hyrax::sql {
+
+using plan::Expr;
+using plan::ExprKind;
+using plan::ExprPtr;
+
+namespace {
+
+Value withType(Value v, const SqlType& t) {
+  // Re-tag an integral payload with the exact declared type (e.g. DECIMAL(15,2)).
+  if (v.isNull()) return Value::null(t);
+  switch (t.id) {
+    case TypeId::Decimal: return Value::decimal(v.asInt(), t.precision, t.scale);
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: return Value::string(v.asString(), t.withNullable(false));
+    default: return v;
+  }
+}
+
+Value integral(TypeId id, int64_t x, const SqlType& t) {
+  switch (id) {
+    case TypeId::Bool: return Value::boolean(x != 0);
+    case TypeId::Int16: return Value::int16(static_cast<int16_t>(x));
+    case TypeId::Int32: return Value::int32(static_cast<int32_t>(x));
+    case TypeId::Int64: return Value::int64(x);
+    case TypeId::Date: return Value::date(static_cast<int32_t>(x));
+    case TypeId::Decimal: return Value::decimal(x, t.precision, t.scale);
+    default: return Value::int64(x);
+  }
+}
+
+int64_t checkRange(int64_t x, TypeId id, SourcePos pos) {
+  int64_t lo = id == TypeId::Int16 ? INT16_MIN : id == TypeId::Int32 || id == TypeId::Date ? INT32_MIN : INT64_MIN;
+  int64_t hi = id == TypeId::Int16 ? INT16_MAX : id == TypeId::Int32 || id == TypeId::Date ? INT32_MAX : INT64_MAX;
+  if (x < lo || x > hi) throw Error(sqlstate::NumericOutOfRange, std::string(SqlType{id}.name()) + " out of range", pos);
+  return x;
+}
+
+// Evaluates a cast of a non-NULL constant; nullopt when folding is not attempted.
+std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) {
+  const SqlType& from = v.type();
+  try {
+    if (from.isString()) {
+      const std::string& s = v.asString();
+      switch (to.id) {
+        case TypeId::Bool: return Value::boolean(text::parseBool(s));
+        case TypeId::Int16:
+        case TypeId::Int32:
+        case TypeId::Int64: return integral(to.id, text::parseInt(s, to.id), to);
+        case TypeId::Decimal: return Value::decimal(text::parseDecimal(s, to.precision, to.scale), to.precision, to.scale);
+        case TypeId::Float32: return Value::float32(static_cast<float>(text::parseDouble(s)));
+        case TypeId::Float64: return Value::float64(text::parseDouble(s));
+        case TypeId::Date: return Value::date(text::parseDate(s));
+        default:
+          if (to.length && s.size() > to.length)
+            throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
+          return Value::string(s, to.withNullable(false));
+      }
+    }
+    if (to.isString()) {
+      std::string s = v.toString();
+      if (to.length && s.size() > to.length) throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
+      return Value::string(s, to.withNullable(false));
+    }
+    if ((from.isInteger() || from.id == TypeId::Date) && (to.isInteger() || to.id == TypeId::Date))
+      return integral(to.id, checkRange(v.asInt(), to.id, pos), to);
+    if (from.isInteger() && to.id == TypeId::Decimal) {
+      __int128 x = static_cast<__int128>(v.asInt()) * text::pow10(to.scale);
+      if (x >= text::pow10(to.precision) || x <= -text::pow10(to.precision))
+        throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
+      return Value::decimal(static_cast<int64_t>(x), to.precision, to.scale);
+    }
+    if (from.id == TypeId::Decimal && to.id == TypeId::Decimal && to.scale >= from.scale) {
+      __int128 x = static_cast<__int128>(v.asInt()) * text::pow10(to.scale - from.scale);
+      if (x >= text::pow10(to.precision) || x <= -text::pow10(to.precision))
+        throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
+      return Value::decimal(static_cast<int64_t>(x), to.precision, to.scale);
+    }
+    if ((from.isInteger() || from.id == TypeId::Decimal) && to.isFloat()) {
+      double d = v.toDouble();
+      return to.id == TypeId::Float64 ? Value::float64(d) : Value::float32(static_cast<float>(d));
+    }
+    if (from.isFloat() && to.isFloat())
+      return to.id == TypeId::Float64 ? Value::float64(v.asDouble()) : Value::float32(static_cast<float>(v.asDouble()));
+  } catch (Error& e) {
+    e.setPosIfUnknown(pos);
+    throw;
+  }
+  return std::nullopt;  // the rest (rounding casts) is left to generated code
+}
+
+std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
+  const SqlType& t = e.type;
+  auto overflow = [&]() -> Value {
+    throw Error(sqlstate::NumericOutOfRange, t.name() + " out of range", e.pos);
+  };
+  if (a.type().isFloat() || a.type().isString() || b.type().isFloat()) {
+    if (!a.type().isFloat()) return std::nullopt;
+    double x = a.asDouble(), y = b.asDouble(), r = 0;
+    switch (e.arith) {
+      case plan::ArithOp::Add: r = x + y; break;
+      case plan::ArithOp::Sub: r = x - y; break;
+      case plan::ArithOp::Mul: r = x * y; break;
+      case plan::ArithOp::Div:
+        if (y == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
+        r = x / y;
+        break;
+      case plan::ArithOp::Mod:
+        if (y == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
+        r = std::fmod(x, y);
+        break;
+    }
+    return t.id == TypeId::Float64 ? Value::float64(r) : Value::float32(static_cast<float>(r));
+  }
+  if (t.id == TypeId::Decimal && e.arith == plan::ArithOp::Div) return std::nullopt;  // rounding: runtime
+  int64_t x = a.asInt(), y = b.asInt(), r = 0;
+  switch (e.arith) {
+    case plan::ArithOp::Add:
+      if (__builtin_add_overflow(x, y, &r)) overflow();
+      break;
+    case plan::ArithOp::Sub:
+      if (__builtin_sub_overflow(x, y, &r)) overflow();
+      break;
+    case plan::ArithOp::Mul:
+      if (__builtin_mul_overflow(x, y, &r)) overflow();
+      break;
+    case plan::ArithOp::Div:
+      if (y == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
+      if (y == -1) {
+        if (__builtin_sub_overflow(int64_t{0}, x, &r)) overflow();
+      } else {
+        r = x / y;
+      }
+      break;
+    case plan::ArithOp::Mod:
+      if (y == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
+      r = y == -1 ? 0 : x % y;
+      break;
+  }
+  if (t.id != TypeId::Decimal) checkRange(r, t.id, e.pos);
+  return integral(t.id, r, t);
+}
+
+std::optional<Value> foldCompare(const Expr& e, const Value& a, const Value& b) {
+  int c;
+  if (a.type().isString()) {
+    c = a.asString().compare(b.asString());
+  } else if (a.type().isFloat()) {
+    double x = a.asDouble(), y = b.asDouble();
+    c = x < y ? -1 : x > y ? 1 : 0;
+  } else {
+    int64_t x = a.asInt(), y = b.asInt();
+    c = x < y ? -1 : x > y ? 1 : 0;
+  }
+  bool r = false;
+  switch (e.cmp) {
+    case plan::CmpOp::Eq: r = c == 0; break;
+    case plan::CmpOp::Ne: r = c != 0; break;
+    case plan::CmpOp::Lt: r = c < 0; break;
+    case plan::CmpOp::Le: r = c <= 0; break;
+    case plan::CmpOp::Gt: r = c > 0; break;
+    case plan::CmpOp::Ge: r = c >= 0; break;
+  }
+  return Value::boolean(r);
+}
+
+bool isBoolConst(const Expr& e, bool v) {
+  return e.kind == ExprKind::Constant && !e.value.isNull() && e.type.id == TypeId::Bool && e.value.asBool() == v;
+}
+bool isNullConst(const Expr& e) { return e.kind == ExprKind::Constant && e.value.isNull(); }
+
+ExprPtr constant(Value v, const Expr& like) {
+  auto c = Expr::constant(withType(std::move(v), like.type), like.pos);
+  if (c->value.isNull()) c->type = like.type.withNullable(true);
+  return c;
+}
+
+}  // namespace
+
+ExprPtr foldConstants(ExprPtr e) {
+  for (auto& a : e->args) a = foldConstants(std::move(a));
+  auto allConst = [&] {
+    for (auto& a : e->args)
+      if (a->kind != ExprKind::Constant) return false;
+    return true;
+  };
+  switch (e->kind) {
+    case ExprKind::Cast: {
+      if (!allConst()) return e;
+      const Value& v = e->args[0]->value;
+      if (v.isNull()) return constant(Value::null(e->type), *e);
+      if (auto r = foldCast(v, e->type, e->pos)) return constant(*r, *e);
+      return e;
+    }
+    case ExprKind::Negate:
+      if (allConst() && !e->args[0]->value.isNull() && !e->type.isFloat() && e->type.isNumeric()) {
+        int64_t r;
+        if (__builtin_sub_overflow(int64_t{0}, e->args[0]->value.asInt(), &r))
+          throw Error(sqlstate::NumericOutOfRange, e->type.name() + " out of range", e->pos);
+        if (e->type.id != TypeId::Decimal) checkRange(r, e->type.id, e->pos);
+        return constant(integral(e->type.id, r, e->type), *e);
+      }
+      if (allConst() && e->type.isFloat() && !e->args[0]->value.isNull())
+        return constant(e->type.id == TypeId::Float64 ? Value::float64(-e->args[0]->value.asDouble())
+                                                     : Value::float32(static_cast<float>(-e->args[0]->value.asDouble())),
+                        *e);
+      return e;
+    case ExprKind::Arith:
+    case ExprKind::Compare: {
+      if (!allConst()) return e;
+      const Value& a = e->args[0]->value;
+      const Value& b = e->args[1]->value;
+      if (a.isNull() || b.isNull()) return constant(Value::null(e->type), *e);
+      auto r = e->kind == ExprKind::Arith ? foldArith(*e, a, b) : foldCompare(*e, a, b);
+      return r ? constant(*r, *e) : std::move(e);
+    }
+    case ExprKind::Not:
+      if (allConst()) {
+        const Value& a = e->args[0]->value;
+        return constant(a.isNull() ? Value::null(e->type) : Value::boolean(!a.asBool()), *e);
+      }
+      return e;
+    case ExprKind::IsNull:
+      if (allConst()) return constant(Value::boolean(e->args[0]->value.isNull() != e->negated), *e);
+      return e;
+    case ExprKind::And:
+    case ExprKind::Or: {
+      bool isAnd = e->kind == ExprKind::And;
+      // x AND FALSE = FALSE, x OR TRUE = TRUE; TRUE operands of AND (FALSE of OR) drop out.
+      std::vector<ExprPtr> kept;
+      bool sawNull = false;
+      for (auto& a : e->args) {
+        if (isBoolConst(*a, !isAnd)) return constant(Value::boolean(!isAnd), *e);
+        if (isBoolConst(*a, isAnd)) continue;
+        if (isNullConst(*a)) {
+          sawNull = true;
+          continue;
+        }
+        kept.push_back(std::move(a));
+      }
+      if (kept.empty()) return constant(sawNull ? Value::null(e->type) : Value::boolean(isAnd), *e);
+      if (sawNull) kept.push_back(constant(Value::null(SqlType::boolean()), *e));
+      if (kept.size() == 1) return std::move(kept[0]);
+      e->args = std::move(kept);
+      return e;
+    }
+    default: return e;
+  }
+}
+
+}  // namespace hyrax::sql

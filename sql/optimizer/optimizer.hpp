@@ -1,0 +1,26 @@
+#pragma once
+// The rule-based optimizer, run on every query plan the binder makes:
+//   1. constant folding in every expression,
+//   2. predicate pushdown: WHERE/ON conjuncts move down to the operators that can evaluate them;
+//      equalities between the two sides of a join become its hash keys (equi-join detection),
+//   3. column pruning: scans read only the columns the query uses,
+//   4. cardinality estimates for each operator, and the smaller input of each hash join as its
+//      build side.
+#include "codegen/plan/operator.hpp"
+
+namespace hyrax::sql {
+
+void optimize(plan::QueryPlan& plan);
+
+// Parts, exposed for tests.
+plan::OperatorPtr pushDownPredicates(plan::OperatorPtr op);
+void estimateCardinalities(plan::Operator& op);
+void chooseBuildSides(plan::Operator& op);
+void foldPlanConstants(plan::Operator& op);
+void pruneColumns(plan::QueryPlan& plan);
+
+// Splits a condition into its AND-ed parts; joins parts back into one condition.
+void splitConjuncts(plan::ExprPtr e, std::vector<plan::ExprPtr>& out);
+plan::ExprPtr conjunction(std::vector<plan::ExprPtr> parts);
+
+}  // namespace hyrax::sql

@@ -1,0 +1,164 @@
+#pragma once
+// The abstract syntax tree the parser builds and the binder reads. Every node carries the
+// position of the token it starts at, for error messages.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/types/sql_type.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax::ast {
+
+struct Select;
+
+// ---- expressions ----
+enum class ExprKind : uint8_t {
+  Column,     // [table.]name
+  Star,       // * or table.* (only in a select list and count(*))
+  Integer,    // text holds the digits
+  Decimal,    // text holds "12.50"
+  Float,      // text holds "1.5e3"
+  String,     // text holds the characters
+  Boolean,    // boolValue
+  Null,
+  TypedLiteral,  // DATE 'text' (type), INTERVAL 'text' unit (type Null, text, unit)
+  Unary,      // op in {"-", "+", "NOT"}
+  Binary,     // op in {"+","-","*","/","%","||","=","<>","<","<=",">",">=","AND","OR"}
+  IsNull,     // args[0] IS [NOT] NULL
+  Between,    // args[0] [NOT] BETWEEN args[1] AND args[2]
+  InList,     // args[0] [NOT] IN (args[1..])
+  InSelect,   // args[0] [NOT] IN (subquery)
+  Like,       // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]
+  Case,       // [operand = args[0] if hasOperand] WHEN/THEN pairs, [ELSE last if hasElse]
+  Cast,       // CAST(args[0] AS type) or args[0]::type
+  Function,   // name(args) / name(DISTINCT args) / count(*) (star)
+  Exists,     // EXISTS (subquery)
+  Subquery,   // (subquery) as a scalar
+};
+
+struct Expr {
+  ExprKind kind;
+  SourcePos pos;
+  std::string table;  // Column / Star qualifier
+  std::string name;   // Column name, Function name (lower-cased unless quoted)
+  std::string op;     // Unary / Binary
+  std::string text;   // literal text
+  std::string unit;   // INTERVAL unit
+  bool boolValue = false;
+  bool negated = false;      // IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE, NOT EXISTS
+  bool distinct = false;     // count(DISTINCT x)
+  bool star = false;         // count(*)
+  bool hasOperand = false;   // CASE x WHEN ...
+  bool hasElse = false;
+  SqlType type;              // Cast target, TypedLiteral type
+  std::vector<std::unique_ptr<Expr>> args;
+  std::unique_ptr<Select> subquery;
+
+  Expr(ExprKind k, SourcePos p) : kind(k), pos(p) {}
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+// ---- FROM ----
+enum class JoinType : uint8_t { Inner, Left, Right, Full, Cross };
+
+struct TableRef {
+  enum class Kind : uint8_t { Table, Join, Subquery } kind;
+  SourcePos pos;
+  std::string name;   // Table
+  std::string alias;  // Table or Subquery
+  std::vector<std::string> columnAliases;  // AS a (x, y)
+  // Join
+  JoinType joinType = JoinType::Inner;
+  std::unique_ptr<TableRef> left, right;
+  ExprPtr on;
+  // Subquery
+  std::unique_ptr<Select> subquery;
+
+  TableRef(Kind k, SourcePos p) : kind(k), pos(p) {}
+};
+using TableRefPtr = std::unique_ptr<TableRef>;
+
+// ---- SELECT ----
+struct SelectItem {
+  ExprPtr expr;
+  std::string alias;  // empty when none
+  SourcePos pos;
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+  int nullsFirst = -1;  // -1: default (NULLS LAST for ASC, FIRST for DESC), 0: LAST, 1: FIRST
+};
+
+struct Select {
+  SourcePos pos;
+  bool distinct = false;
+  std::vector<SelectItem> items;
+  std::vector<TableRefPtr> from;  // comma-separated entries
+  ExprPtr where;
+  std::vector<ExprPtr> groupBy;
+  ExprPtr having;
+  std::vector<OrderItem> orderBy;
+  ExprPtr limit;   // null: none
+  ExprPtr offset;  // null: none
+};
+
+// ---- statements ----
+enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain };
+
+struct Statement {
+  StmtKind kind;
+  SourcePos pos;
+  explicit Statement(StmtKind k, SourcePos p) : kind(k), pos(p) {}
+  virtual ~Statement() = default;
+};
+using StatementPtr = std::unique_ptr<Statement>;
+
+struct SelectStmt : Statement {
+  std::unique_ptr<Select> select;
+  explicit SelectStmt(SourcePos p) : Statement(StmtKind::Select, p) {}
+};
+
+struct ColumnDefinition {
+  std::string name;
+  SqlType type;  // nullable unless NOT NULL / PRIMARY KEY
+  bool primaryKey = false;
+  SourcePos pos;
+};
+
+struct CreateTableStmt : Statement {
+  std::string name;
+  bool ifNotExists = false;
+  std::vector<ColumnDefinition> columns;
+  std::vector<std::string> primaryKey;  // table-level PRIMARY KEY (a, b)
+  SourcePos primaryKeyPos;
+  explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
+};
+
+struct DropTableStmt : Statement {
+  std::vector<std::string> names;
+  std::vector<SourcePos> namePos;
+  bool ifExists = false;
+  explicit DropTableStmt(SourcePos p) : Statement(StmtKind::DropTable, p) {}
+};
+
+struct InsertStmt : Statement {
+  std::string table;
+  SourcePos tablePos;
+  std::vector<std::string> columns;  // empty: all, in table order
+  std::vector<SourcePos> columnPos;
+  std::vector<std::vector<ExprPtr>> values;  // VALUES rows, or
+  std::unique_ptr<Select> select;            // INSERT ... SELECT
+  explicit InsertStmt(SourcePos p) : Statement(StmtKind::Insert, p) {}
+};
+
+struct ExplainStmt : Statement {
+  bool analyze = false, llvm = false, asm_ = false;
+  StatementPtr statement;
+  explicit ExplainStmt(SourcePos p) : Statement(StmtKind::Explain, p) {}
+};
+
+}  // namespace hyrax::ast

@@ -1,0 +1,174 @@
+#include "sql/parser/lexer.hpp"
+
+#include <cctype>
+
+namespace hyrax::sqlparse {
+
+void advance(SourcePos& pos, std::string_view text) {
+  for (char c : text) {
+    if (c == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else {
+      ++pos.column;
+    }
+  }
+}
+
+namespace {
+
+bool identStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (c & 0x80); }
+bool identChar(char c) { return identStart(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$'; }
+
+class Lexer {
+ public:
+  Lexer(std::string_view sql, SourcePos origin) : s_(sql), pos_(origin) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    while (true) {
+      skipSpaceAndComments();
+      if (i_ >= s_.size()) {
+        out.push_back({TokenKind::End, "", pos_});
+        return out;
+      }
+      out.push_back(next());
+    }
+  }
+
+ private:
+  char peek(size_t k = 0) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
+  void step(size_t n = 1) {
+    for (size_t k = 0; k < n && i_ < s_.size(); ++k, ++i_) {
+      if (s_[i_] == '\n') {
+        ++pos_.line;
+        pos_.column = 1;
+      } else {
+        ++pos_.column;
+      }
+    }
+  }
+  [[noreturn]] void fail(const std::string& msg, SourcePos p) { throw Error(sqlstate::SyntaxError, msg, p); }
+
+  void skipSpaceAndComments() {
+    while (i_ < s_.size()) {
+      char c = peek();
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        step();
+      } else if (c == '-' && peek(1) == '-') {
+        while (i_ < s_.size() && peek() != '\n') step();
+      } else if (c == '/' && peek(1) == '*') {
+        SourcePos start = pos_;
+        int depth = 0;
+        do {
+          if (i_ >= s_.size()) fail("unterminated /* comment", start);
+          if (peek() == '/' && peek(1) == '*') {
+            ++depth;
+            step(2);
+          } else if (peek() == '*' && peek(1) == '/') {
+            --depth;
+            step(2);
+          } else {
+            step();
+          }
+        } while (depth > 0);
+      } else {
+        return;
+      }
+    }
+  }
+
+  Token next() {
+    SourcePos start = pos_;
+    char c = peek();
+    if (identStart(c)) {
+      std::string t;
+      while (i_ < s_.size() && identChar(peek())) {
+        t += static_cast<char>(std::tolower(static_cast<unsigned char>(peek())));
+        step();
+      }
+      return {TokenKind::Identifier, t, start};
+    }
+    if (c == '"') {
+      std::string t;
+      step();
+      while (true) {
+        if (i_ >= s_.size()) fail("unterminated quoted identifier", start);
+        if (peek() == '"') {
+          if (peek(1) == '"') {
+            t += '"';
+            step(2);
+            continue;
+          }
+          step();
+          break;
+        }
+        t += peek();
+        step();
+      }
+      if (t.empty()) fail("zero-length delimited identifier", start);
+      return {TokenKind::QuotedIdentifier, t, start};
+    }
+    if (c == '\'') {
+      std::string t;
+      step();
+      while (true) {
+        if (i_ >= s_.size()) fail("unterminated quoted string", start);
+        if (peek() == '\'') {
+          if (peek(1) == '\'') {
+            t += '\'';
+            step(2);
+            continue;
+          }
+          step();
+          break;
+        }
+        t += peek();
+        step();
+      }
+      return {TokenKind::String, t, start};
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
+      std::string t;
+      TokenKind kind = TokenKind::Integer;
+      while (std::isdigit(static_cast<unsigned char>(peek()))) t += peek(), step();
+      if (peek() == '.' && peek(1) != '.') {
+        kind = TokenKind::Decimal;
+        t += '.', step();
+        while (std::isdigit(static_cast<unsigned char>(peek()))) t += peek(), step();
+      }
+      if ((peek() == 'e' || peek() == 'E') &&
+          (std::isdigit(static_cast<unsigned char>(peek(1))) ||
+           ((peek(1) == '+' || peek(1) == '-') && std::isdigit(static_cast<unsigned char>(peek(2)))))) {
+        kind = TokenKind::Float;
+        t += peek(), step();
+        if (peek() == '+' || peek() == '-') t += peek(), step();
+        while (std::isdigit(static_cast<unsigned char>(peek()))) t += peek(), step();
+      }
+      if (identStart(peek())) fail("trailing junk after numeric literal", start);
+      return {kind, t, start};
+    }
+    static const char* twoChar[] = {"<>", "!=", "<=", ">=", "||", "::"};
+    for (const char* op : twoChar) {
+      if (c == op[0] && peek(1) == op[1]) {
+        step(2);
+        return {TokenKind::Operator, op, start};
+      }
+    }
+    if (std::string_view("+-*/%=<>(),.;").find(c) != std::string_view::npos) {
+      step();
+      return {TokenKind::Operator, std::string(1, c), start};
+    }
+    fail(std::string("syntax error at or near \"") + c + "\"", start);
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  SourcePos pos_;
+};
+
+}  // namespace
+
+std::vector<Token> tokenize(std::string_view sql, SourcePos origin) { return Lexer(sql, origin).run(); }
+
+}  // namespace hyrax::sqlparse

@@ -1,0 +1,691 @@
+#include "sql/parser/parser.hpp"
+
+#include <set>
+
+#include "sql/parser/lexer.hpp"
+
+namespace hyrax {
+
+using namespace ast;
+using sqlparse::Token;
+using sqlparse::TokenKind;
+
+namespace {
+
+// Words that cannot be a bare column alias or table alias (they continue the statement).
+const std::set<std::string> kReserved = {
+    "select", "from", "where", "group", "having", "order", "limit", "offset", "join", "inner", "left", "right",
+    "full", "cross", "on", "and", "or", "not", "as", "union", "intersect", "except", "by", "asc", "desc",
+    "nulls", "into", "values", "is", "in", "like", "between", "case", "when", "then", "else", "end", "null",
+    "true", "false", "distinct", "all", "fetch", "outer", "using", "natural", "create", "table", "drop",
+    "insert", "explain", "with", "escape"};
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+
+  StatementPtr statement() {
+    StatementPtr s = parseStatementBody();
+    accept(";");
+    if (cur().kind != TokenKind::End) syntaxError();
+    return s;
+  }
+
+ private:
+  // ---- token helpers ----
+  const Token& cur() const { return t_[i_]; }
+  const Token& ahead(size_t k) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
+  bool is(const char* w) const { return cur().is(w); }
+  bool accept(const char* w) {
+    if (!is(w)) return false;
+    ++i_;
+    return true;
+  }
+  void expect(const char* w) {
+    if (!accept(w)) syntaxError();
+  }
+  [[noreturn]] void syntaxError() const {
+    if (cur().kind == TokenKind::End) throw Error(sqlstate::SyntaxError, "syntax error at end of input", cur().pos);
+    std::string text = cur().kind == TokenKind::String ? "'" + cur().text + "'" : cur().text;
+    throw Error(sqlstate::SyntaxError, "syntax error at or near \"" + text + "\"", cur().pos);
+  }
+  std::string identifier() {
+    if (cur().kind == TokenKind::QuotedIdentifier || (cur().kind == TokenKind::Identifier && !kReserved.count(cur().text)))
+      return t_[i_++].text;
+    syntaxError();
+  }
+  bool atIdentifier() const {
+    return cur().kind == TokenKind::QuotedIdentifier || (cur().kind == TokenKind::Identifier && !kReserved.count(cur().text));
+  }
+  uint32_t unsignedNumber() {
+    if (cur().kind != TokenKind::Integer) syntaxError();
+    unsigned long v = std::stoul(cur().text.size() > 9 ? "4294967295" : cur().text);
+    ++i_;
+    return static_cast<uint32_t>(std::min<unsigned long>(v, UINT32_MAX));
+  }
+
+  // Bounds recursion: a hostile query gets 54001, not a stack overflow.
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxParseDepth)
+        throw Error(sqlstate::TooComplex, "statement too complex: nesting exceeds " + std::to_string(kMaxParseDepth) + " levels",
+                    p.cur().pos);
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
+  // ---- statements ----
+  StatementPtr parseStatementBody() {
+    DepthGuard g(*this);
+    SourcePos pos = cur().pos;
+    if (is("select") || is("(")) {
+      auto s = std::make_unique<SelectStmt>(pos);
+      s->select = select();
+      return s;
+    }
+    if (accept("create")) return createTable(pos);
+    if (accept("drop")) return dropTable(pos);
+    if (accept("insert")) return insert(pos);
+    if (accept("explain")) return explain(pos);
+    syntaxError();
+  }
+
+  StatementPtr explain(SourcePos pos) {
+    auto e = std::make_unique<ExplainStmt>(pos);
+    if (is("(") && (ahead(1).is("analyze") || ahead(1).is("llvm") || ahead(1).is("asm"))) {
+      expect("(");
+      do {
+        if (accept("analyze")) e->analyze = true;
+        else if (accept("llvm")) e->llvm = true;
+        else if (accept("asm")) e->asm_ = true;
+        else syntaxError();
+      } while (accept(","));
+      expect(")");
+    } else if (accept("analyze")) {
+      e->analyze = true;
+    }
+    e->statement = parseStatementBody();
+    if (e->statement->kind == StmtKind::Explain) throw Error(sqlstate::SyntaxError, "EXPLAIN cannot explain EXPLAIN", pos);
+    return e;
+  }
+
+  SqlType typeName() {
+    SourcePos pos = cur().pos;
+    auto param = [&](uint32_t& out) {
+      expect("(");
+      out = unsignedNumber();
+      expect(")");
+    };
+    if (accept("boolean") || accept("bool")) return SqlType::boolean();
+    if (accept("smallint") || accept("int2")) return SqlType::int16();
+    if (accept("integer") || accept("int") || accept("int4")) return SqlType::int32();
+    if (accept("bigint") || accept("int8")) return SqlType::int64();
+    if (accept("real") || accept("float4")) return SqlType::float32();
+    if (accept("float8") || accept("float")) return SqlType::float64();
+    if (accept("double")) {
+      expect("precision");
+      return SqlType::float64();
+    }
+    if (accept("text")) return SqlType::text();
+    if (accept("date")) return SqlType::date();
+    if (accept("decimal") || accept("numeric")) {
+      uint32_t p = 18, s = 0;
+      if (accept("(")) {
+        p = unsignedNumber();
+        if (accept(",")) s = unsignedNumber();
+        expect(")");
+      }
+      if (p < 1 || p > SqlType::kMaxDecimalPrecision)
+        throw Error(sqlstate::FeatureNotSupported, "DECIMAL precision " + std::to_string(p) + " must be between 1 and 18", pos);
+      if (s > p) throw Error(sqlstate::InvalidParameter, "DECIMAL scale " + std::to_string(s) + " must be between 0 and precision " + std::to_string(p), pos);
+      return SqlType::decimal(static_cast<uint8_t>(p), static_cast<uint8_t>(s));
+    }
+    bool isChar = accept("char") || accept("character");
+    if (isChar && !accept("varying")) {
+      uint32_t n = 1;
+      if (is("(")) param(n);
+      if (n < 1) throw Error(sqlstate::InvalidParameter, "length for type char must be at least 1", pos);
+      return SqlType::charN(n);
+    }
+    if (isChar || accept("varchar")) {
+      uint32_t n = 0;
+      if (is("(")) {
+        param(n);
+        if (n < 1) throw Error(sqlstate::InvalidParameter, "length for type varchar must be at least 1", pos);
+      }
+      return SqlType::varchar(n);
+    }
+    if (cur().kind == TokenKind::Identifier && !kReserved.count(cur().text))
+      throw Error(sqlstate::UndefinedObject, "type \"" + cur().text + "\" does not exist", pos);
+    syntaxError();
+  }
+
+  StatementPtr createTable(SourcePos pos) {
+    expect("table");
+    auto c = std::make_unique<CreateTableStmt>(pos);
+    if (accept("if")) {
+      expect("not");
+      expect("exists");
+      c->ifNotExists = true;
+    }
+    c->name = identifier();
+    expect("(");
+    do {
+      if (is("primary")) {
+        c->primaryKeyPos = cur().pos;
+        expect("primary");
+        expect("key");
+        expect("(");
+        do c->primaryKey.push_back(identifier());
+        while (accept(","));
+        expect(")");
+        continue;
+      }
+      ColumnDefinition col;
+      col.pos = cur().pos;
+      col.name = identifier();
+      col.type = typeName();
+      while (true) {
+        if (accept("not")) {
+          expect("null");
+          col.type.nullable = false;
+        } else if (accept("null")) {
+          col.type.nullable = true;
+        } else if (accept("primary")) {
+          expect("key");
+          col.primaryKey = true;
+          col.type.nullable = false;
+        } else {
+          break;
+        }
+      }
+      c->columns.push_back(std::move(col));
+    } while (accept(","));
+    expect(")");
+    return c;
+  }
+
+  StatementPtr dropTable(SourcePos pos) {
+    expect("table");
+    auto d = std::make_unique<DropTableStmt>(pos);
+    if (accept("if")) {
+      expect("exists");
+      d->ifExists = true;
+    }
+    do {
+      d->namePos.push_back(cur().pos);
+      d->names.push_back(identifier());
+    } while (accept(","));
+    return d;
+  }
+
+  StatementPtr insert(SourcePos pos) {
+    expect("into");
+    auto ins = std::make_unique<InsertStmt>(pos);
+    ins->tablePos = cur().pos;
+    ins->table = identifier();
+    if (is("(") && !ahead(1).is("select")) {
+      expect("(");
+      do {
+        ins->columnPos.push_back(cur().pos);
+        ins->columns.push_back(identifier());
+      } while (accept(","));
+      expect(")");
+    }
+    if (accept("values")) {
+      do {
+        expect("(");
+        std::vector<ExprPtr> row;
+        do row.push_back(expr());
+        while (accept(","));
+        expect(")");
+        ins->values.push_back(std::move(row));
+      } while (accept(","));
+    } else if (is("select") || is("(")) {
+      ins->select = select();
+    } else {
+      syntaxError();
+    }
+    return ins;
+  }
+
+  // ---- SELECT ----
+  std::unique_ptr<Select> select() {
+    DepthGuard g(*this);
+    if (accept("(")) {
+      auto s = select();
+      expect(")");
+      return s;
+    }
+    auto s = std::make_unique<Select>();
+    s->pos = cur().pos;
+    expect("select");
+    if (accept("distinct")) s->distinct = true;
+    else accept("all");
+    do {
+      SelectItem item;
+      item.pos = cur().pos;
+      if (is("*")) {
+        item.expr = std::make_unique<Expr>(ExprKind::Star, cur().pos);
+        ++i_;
+      } else if (atIdentifier() && ahead(1).is(".") && ahead(2).is("*")) {
+        item.expr = std::make_unique<Expr>(ExprKind::Star, cur().pos);
+        item.expr->table = identifier();
+        i_ += 2;
+      } else {
+        item.expr = expr();
+        if (accept("as")) item.alias = identifier();
+        else if (atIdentifier()) item.alias = identifier();
+      }
+      s->items.push_back(std::move(item));
+    } while (accept(","));
+    if (accept("from")) {
+      do s->from.push_back(tableRef());
+      while (accept(","));
+    }
+    if (accept("where")) s->where = expr();
+    if (accept("group")) {
+      expect("by");
+      do s->groupBy.push_back(expr());
+      while (accept(","));
+    }
+    if (accept("having")) s->having = expr();
+    if (accept("order")) {
+      expect("by");
+      do {
+        OrderItem o;
+        o.expr = expr();
+        if (accept("desc")) o.descending = true;
+        else accept("asc");
+        if (accept("nulls")) {
+          if (accept("first")) o.nullsFirst = 1;
+          else if (accept("last")) o.nullsFirst = 0;
+          else syntaxError();
+        }
+        s->orderBy.push_back(std::move(o));
+      } while (accept(","));
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (!s->limit && accept("limit")) {
+        if (!accept("all")) s->limit = expr();
+      } else if (!s->offset && accept("offset")) {
+        s->offset = expr();
+        if (!accept("rows")) accept("row");
+      } else if (!s->limit && accept("fetch")) {
+        if (!accept("first")) expect("next");
+        s->limit = is("row") || is("rows") ? literalOne() : expr();
+        if (!accept("rows")) expect("row");
+        expect("only");
+      }
+    }
+    return s;
+  }
+
+  ExprPtr literalOne() {
+    auto e = std::make_unique<Expr>(ExprKind::Integer, cur().pos);
+    e->text = "1";
+    return e;
+  }
+
+  TableRefPtr tableRef() {
+    TableRefPtr left = tablePrimary();
+    while (true) {
+      SourcePos pos = cur().pos;
+      JoinType jt;
+      if (accept("cross")) {
+        expect("join");
+        jt = JoinType::Cross;
+      } else if (accept("join")) {
+        jt = JoinType::Inner;
+      } else if (accept("inner")) {
+        expect("join");
+        jt = JoinType::Inner;
+      } else if (is("left") || is("right") || is("full")) {
+        jt = is("left") ? JoinType::Left : is("right") ? JoinType::Right : JoinType::Full;
+        ++i_;
+        accept("outer");
+        expect("join");
+      } else {
+        return left;
+      }
+      auto j = std::make_unique<TableRef>(TableRef::Kind::Join, pos);
+      j->joinType = jt;
+      j->left = std::move(left);
+      j->right = tablePrimary();
+      if (jt != JoinType::Cross) {
+        expect("on");
+        j->on = expr();
+      }
+      left = std::move(j);
+    }
+  }
+
+  TableRefPtr tablePrimary() {
+    DepthGuard g(*this);
+    SourcePos pos = cur().pos;
+    TableRefPtr r;
+    if (is("(") && (ahead(1).is("select") || ahead(1).is("("))) {
+      expect("(");
+      r = std::make_unique<TableRef>(TableRef::Kind::Subquery, pos);
+      r->subquery = select();
+      expect(")");
+    } else if (accept("(")) {
+      r = tableRef();
+      expect(")");
+      return r;
+    } else {
+      r = std::make_unique<TableRef>(TableRef::Kind::Table, pos);
+      r->name = identifier();
+    }
+    if (accept("as") || atIdentifier()) {
+      r->alias = identifier();
+      if (accept("(")) {
+        do r->columnAliases.push_back(identifier());
+        while (accept(","));
+        expect(")");
+      }
+    }
+    return r;
+  }
+
+  // ---- expressions, lowest precedence first ----
+  ExprPtr expr() {
+    DepthGuard g(*this);
+    return orExpr();
+  }
+
+  ExprPtr binary(const char* op, ExprPtr a, ExprPtr b, SourcePos pos) {
+    auto e = std::make_unique<Expr>(ExprKind::Binary, pos);
+    e->op = op;
+    e->args.push_back(std::move(a));
+    e->args.push_back(std::move(b));
+    return e;
+  }
+
+  ExprPtr orExpr() {
+    ExprPtr e = andExpr();
+    while (is("or")) {
+      SourcePos p = cur().pos;
+      ++i_;
+      e = binary("OR", std::move(e), andExpr(), p);
+    }
+    return e;
+  }
+
+  ExprPtr andExpr() {
+    ExprPtr e = notExpr();
+    while (is("and")) {
+      SourcePos p = cur().pos;
+      ++i_;
+      e = binary("AND", std::move(e), notExpr(), p);
+    }
+    return e;
+  }
+
+  ExprPtr notExpr() {
+    DepthGuard g(*this);
+    if (is("not") && !ahead(1).is("exists")) {
+      auto e = std::make_unique<Expr>(ExprKind::Unary, cur().pos);
+      ++i_;
+      e->op = "NOT";
+      e->args.push_back(notExpr());
+      return e;
+    }
+    return comparison();
+  }
+
+  ExprPtr comparison() {
+    ExprPtr e = concatExpr();
+    while (true) {
+      SourcePos p = cur().pos;
+      static const char* ops[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
+      bool matched = false;
+      for (const char* op : ops) {
+        if (is(op)) {
+          ++i_;
+          e = binary(std::string(op) == "!=" ? "<>" : op, std::move(e), concatExpr(), p);
+          matched = true;
+          break;
+        }
+      }
+      if (matched) continue;
+      if (accept("is")) {
+        auto n = std::make_unique<Expr>(ExprKind::IsNull, p);
+        n->negated = accept("not");
+        expect("null");
+        n->args.push_back(std::move(e));
+        e = std::move(n);
+        continue;
+      }
+      bool negated = false;
+      if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like"))) {
+        negated = true;
+        ++i_;
+      }
+      if (accept("between")) {
+        auto b = std::make_unique<Expr>(ExprKind::Between, p);
+        b->negated = negated;
+        b->args.push_back(std::move(e));
+        b->args.push_back(concatExpr());
+        expect("and");
+        b->args.push_back(concatExpr());
+        e = std::move(b);
+      } else if (accept("in")) {
+        expect("(");
+        std::unique_ptr<Expr> in;
+        if (is("select")) {
+          in = std::make_unique<Expr>(ExprKind::InSelect, p);
+          in->args.push_back(std::move(e));
+          in->subquery = select();
+        } else {
+          in = std::make_unique<Expr>(ExprKind::InList, p);
+          in->args.push_back(std::move(e));
+          do in->args.push_back(expr());
+          while (accept(","));
+        }
+        in->negated = negated;
+        expect(")");
+        e = std::move(in);
+      } else if (accept("like")) {
+        auto l = std::make_unique<Expr>(ExprKind::Like, p);
+        l->negated = negated;
+        l->args.push_back(std::move(e));
+        l->args.push_back(concatExpr());
+        if (accept("escape")) l->args.push_back(concatExpr());
+        e = std::move(l);
+      } else {
+        return e;
+      }
+    }
+  }
+
+  ExprPtr concatExpr() {
+    ExprPtr e = additive();
+    while (is("||")) {
+      SourcePos p = cur().pos;
+      ++i_;
+      e = binary("||", std::move(e), additive(), p);
+    }
+    return e;
+  }
+
+  ExprPtr additive() {
+    ExprPtr e = multiplicative();
+    while (is("+") || is("-")) {
+      SourcePos p = cur().pos;
+      std::string op = t_[i_++].text;
+      e = binary(op == "+" ? "+" : "-", std::move(e), multiplicative(), p);
+    }
+    return e;
+  }
+
+  ExprPtr multiplicative() {
+    ExprPtr e = unary();
+    while (is("*") || is("/") || is("%")) {
+      SourcePos p = cur().pos;
+      std::string op = t_[i_++].text;
+      e = binary(op == "*" ? "*" : op == "/" ? "/" : "%", std::move(e), unary(), p);
+    }
+    return e;
+  }
+
+  ExprPtr unary() {
+    DepthGuard g(*this);
+    if (is("-") || is("+")) {
+      auto e = std::make_unique<Expr>(ExprKind::Unary, cur().pos);
+      e->op = t_[i_++].text;
+      e->args.push_back(unary());
+      return e;
+    }
+    ExprPtr e = primary();
+    while (is("::")) {
+      SourcePos p = cur().pos;
+      ++i_;
+      auto c = std::make_unique<Expr>(ExprKind::Cast, p);
+      c->type = typeName();
+      c->args.push_back(std::move(e));
+      e = std::move(c);
+    }
+    return e;
+  }
+
+  ExprPtr primary() {
+    const Token& t = cur();
+    SourcePos pos = t.pos;
+    auto literal = [&](ExprKind k) {
+      auto e = std::make_unique<Expr>(k, pos);
+      e->text = t_[i_++].text;
+      return e;
+    };
+    switch (t.kind) {
+      case TokenKind::Integer: return literal(ExprKind::Integer);
+      case TokenKind::Decimal: return literal(ExprKind::Decimal);
+      case TokenKind::Float: return literal(ExprKind::Float);
+      case TokenKind::String: return literal(ExprKind::String);
+      case TokenKind::End: syntaxError();
+      default: break;
+    }
+    if (accept("(")) {
+      if (is("select")) {
+        auto e = std::make_unique<Expr>(ExprKind::Subquery, pos);
+        e->subquery = select();
+        expect(")");
+        return e;
+      }
+      ExprPtr e = expr();
+      expect(")");
+      return e;
+    }
+    if (t.kind == TokenKind::Identifier) {
+      if (accept("null")) return std::make_unique<Expr>(ExprKind::Null, pos);
+      if (is("true") || is("false")) {
+        auto e = std::make_unique<Expr>(ExprKind::Boolean, pos);
+        e->boolValue = t_[i_++].text == "true";
+        return e;
+      }
+      if (is("date") && ahead(1).kind == TokenKind::String) {
+        ++i_;
+        auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
+        e->type = SqlType::date(false);
+        e->text = t_[i_++].text;
+        return e;
+      }
+      if (is("interval") && ahead(1).kind == TokenKind::String) {
+        ++i_;
+        auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
+        e->type = SqlType::null();
+        e->text = t_[i_++].text;
+        if (cur().kind == TokenKind::Identifier && (is("day") || is("month") || is("year"))) e->unit = t_[i_++].text;
+        return e;
+      }
+      if (accept("case")) return caseExpr(pos);
+      if (is("cast") && ahead(1).is("(")) {
+        i_ += 2;
+        auto e = std::make_unique<Expr>(ExprKind::Cast, pos);
+        e->args.push_back(expr());
+        expect("as");
+        e->type = typeName();
+        expect(")");
+        return e;
+      }
+      if (is("exists") || (is("not") && ahead(1).is("exists"))) {
+        bool neg = accept("not");
+        expect("exists");
+        expect("(");
+        auto e = std::make_unique<Expr>(ExprKind::Exists, pos);
+        e->negated = neg;
+        e->subquery = select();
+        expect(")");
+        return e;
+      }
+    }
+    if (!atIdentifier()) syntaxError();
+    std::string name = identifier();
+    if (accept("(")) {
+      auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+      f->name = name;
+      if (accept("*")) {
+        f->star = true;
+      } else if (!is(")")) {
+        if (accept("distinct")) f->distinct = true;
+        else accept("all");
+        do f->args.push_back(expr());
+        while (accept(","));
+      }
+      expect(")");
+      return f;
+    }
+    auto c = std::make_unique<Expr>(ExprKind::Column, pos);
+    if (accept(".")) {
+      c->table = name;
+      c->name = identifier();
+    } else {
+      c->name = name;
+    }
+    return c;
+  }
+
+  ExprPtr caseExpr(SourcePos pos) {
+    auto e = std::make_unique<Expr>(ExprKind::Case, pos);
+    if (!is("when")) {
+      e->hasOperand = true;
+      e->args.push_back(expr());
+    }
+    if (!is("when")) syntaxError();
+    while (accept("when")) {
+      e->args.push_back(expr());
+      expect("then");
+      e->args.push_back(expr());
+    }
+    if (accept("else")) {
+      e->hasElse = true;
+      e->args.push_back(expr());
+    }
+    expect("end");
+    return e;
+  }
+
+  std::vector<Token> t_;
+  size_t i_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+StatementPtr parseStatement(std::string_view sql, SourcePos origin) {
+  return Parser(sqlparse::tokenize(sql, origin)).statement();
+}
+
+std::string defaultColumnName(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Column: return e.name;
+    case ExprKind::Function: return e.name;
+    case ExprKind::Cast: return defaultColumnName(*e.args[0]);
+    case ExprKind::Case: return "case";
+    case ExprKind::Exists: return "exists";
+    default: return "?column?";
+  }
+}
+
+}  // namespace hyrax

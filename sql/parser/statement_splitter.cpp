@@ -1,0 +1,77 @@
+// Splits a script at top-level semicolons, skipping those inside quotes and comments.
+#include "sql/api/database.hpp"
+#include "sql/parser/lexer.hpp"
+
+namespace hyrax {
+
+std::vector<StatementText> splitStatements(std::string_view s) {
+  std::vector<StatementText> out;
+  SourcePos pos{1, 1};
+  size_t start = 0;
+  SourcePos startPos = pos;
+  auto emit = [&](size_t end, bool complete) {
+    std::string_view piece = s.substr(start, end - start);
+    // Skip leading blanks so the statement's position is its first character.
+    size_t lead = 0;
+    SourcePos p = startPos;
+    while (lead < piece.size() && std::isspace(static_cast<unsigned char>(piece[lead]))) ++lead;
+    sqlparse::advance(p, piece.substr(0, lead));
+    piece.remove_prefix(lead);
+    if (!piece.empty()) out.push_back({std::string(piece), p.line, p.column, complete});
+  };
+  size_t i = 0;
+  int depth = 0;
+  auto step = [&](size_t n) {
+    sqlparse::advance(pos, s.substr(i, n));
+    i += n;
+  };
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == '\'' || c == '"') {
+      step(1);
+      while (i < s.size()) {
+        if (s[i] == c) {
+          if (i + 1 < s.size() && s[i + 1] == c) {
+            step(2);
+            continue;
+          }
+          step(1);
+          break;
+        }
+        step(1);
+      }
+    } else if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {
+      while (i < s.size() && s[i] != '\n') step(1);
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      int d = 0;
+      do {
+        if (s.compare(i, 2, "/*") == 0) ++d, step(2);
+        else if (s.compare(i, 2, "*/") == 0) --d, step(2);
+        else step(1);
+      } while (d > 0 && i < s.size());
+    } else if (c == '(') {
+      ++depth, step(1);
+    } else if (c == ')') {
+      --depth, step(1);
+    } else if (c == ';') {
+      step(1);
+      emit(i, true);
+      start = i;
+      startPos = pos;
+    } else {
+      step(1);
+    }
+  }
+  // What follows the last ';' only counts if it holds more than blanks and comments.
+  std::string_view rest = s.substr(start);
+  bool onlyComments = true;
+  try {
+    onlyComments = sqlparse::tokenize(rest).size() == 1;
+  } catch (const Error&) {
+    onlyComments = false;  // an unterminated string or comment: incomplete
+  }
+  if (!onlyComments) emit(s.size(), false);
+  return out;
+}
+
+}  // namespace hyrax

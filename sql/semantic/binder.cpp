@@ -1,0 +1,368 @@
+// Binding of statements and of a SELECT's clauses into a plan.
+#include "sql/semantic/binder.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/catalog/catalog.hpp"
+#include "sql/optimizer/constant_folding.hpp"
+#include "sql/parser/parser.hpp"
+#include "sql/semantic/select_binder.hpp"
+#include "sql/semantic/type_rules.hpp"
+
+namespace hyrax::sql {
+
+using plan::Expr;
+using plan::ExprPtr;
+using plan::OperatorPtr;
+
+TableDefinition bindCreateTable(const ast::CreateTableStmt& stmt) {
+  TableDefinition def;
+  std::set<std::string> seen;
+  for (auto& c : stmt.columns) {
+    if (!seen.insert(c.name).second)
+      throw Error(sqlstate::DuplicateColumn, "column \"" + c.name + "\" specified more than once", c.pos);
+    def.columns.push_back({c.name, c.type});
+    if (c.primaryKey) def.primaryKey.push_back(static_cast<uint32_t>(def.columns.size() - 1));
+  }
+  if (!stmt.primaryKey.empty()) {
+    if (!def.primaryKey.empty())
+      throw Error("42P16", "multiple primary keys for table \"" + stmt.name + "\" are not allowed", stmt.primaryKeyPos);
+    for (auto& name : stmt.primaryKey) {
+      auto it = std::find_if(def.columns.begin(), def.columns.end(), [&](auto& c) { return c.name == name; });
+      if (it == def.columns.end())
+        throw Error(sqlstate::UndefinedColumn, "column \"" + name + "\" named in key does not exist", stmt.primaryKeyPos);
+      it->type.nullable = false;  // key columns are NOT NULL
+      def.primaryKey.push_back(static_cast<uint32_t>(it - def.columns.begin()));
+    }
+  }
+  return def;
+}
+
+OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
+  switch (ref.kind) {
+    case ast::TableRef::Kind::Table: {
+      Table* t = catalog_.findTable(ref.name);
+      if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
+      auto scan = std::make_unique<plan::TableScan>();
+      scan->table = t;
+      scan->alias = ref.alias.empty() ? ref.name : ref.alias;
+      for (auto& s : scope_)
+        if (s.alias == scan->alias)
+          throw Error(sqlstate::DuplicateAlias, "table name \"" + scan->alias + "\" specified more than once", ref.pos);
+      ScopeEntry entry{scan->alias, {}};
+      const auto& cols = t->columns();
+      if (ref.columnAliases.size() > cols.size())
+        throw Error(sqlstate::InvalidColumnReference, "table \"" + ref.name + "\" has " + std::to_string(cols.size()) +
+                                                          " columns available but more were specified", ref.pos);
+      for (uint32_t i = 0; i < cols.size(); ++i) {
+        std::string name = i < ref.columnAliases.size() ? ref.columnAliases[i] : cols[i].name;
+        const plan::IU* iu = plan_.ius.make(cols[i].type, cols[i].name);
+        scan->columns.push_back({i, iu});
+        entry.columns.push_back({name, iu});
+      }
+      scope_.push_back(std::move(entry));
+      return scan;
+    }
+    case ast::TableRef::Kind::Subquery: {
+      if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
+      SelectBinder inner(catalog_, plan_);
+      std::vector<const plan::IU*> out;
+      std::vector<std::string> names;
+      OperatorPtr op = inner.bind(*ref.subquery, out, names);
+      ScopeEntry entry{ref.alias, {}};
+      if (ref.columnAliases.size() > out.size())
+        throw Error(sqlstate::InvalidColumnReference, "too many column aliases for \"" + ref.alias + "\"", ref.pos);
+      for (size_t i = 0; i < out.size(); ++i)
+        entry.columns.push_back({i < ref.columnAliases.size() ? ref.columnAliases[i] : names[i], out[i]});
+      scope_.push_back(std::move(entry));
+      return op;
+    }
+    case ast::TableRef::Kind::Join: {
+      if (ref.joinType != ast::JoinType::Inner && ref.joinType != ast::JoinType::Cross)
+        throw Error(sqlstate::FeatureNotSupported, "outer joins are not supported yet", ref.pos);
+      auto join = std::make_unique<plan::HashJoin>();
+      join->children.push_back(bindTableRef(*ref.left));
+      join->children.push_back(bindTableRef(*ref.right));
+      OperatorPtr op = std::move(join);
+      if (ref.on) op = addFilter(std::move(op), *ref.on, Clause::On, "JOIN/ON");
+      return op;
+    }
+  }
+  throw Error(sqlstate::InternalError, "unknown FROM entry", ref.pos);
+}
+
+OperatorPtr SelectBinder::addFilter(OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name) {
+  auto f = std::make_unique<plan::Filter>();
+  f->predicate = bindExpr(cond, clause);
+  if (f->predicate->kind == plan::ExprKind::Constant && f->predicate->type.isString())
+    f->predicate = castTo(std::move(f->predicate), SqlType::boolean());
+  requireBoolean(*f->predicate, name);
+  f->children.push_back(std::move(op));
+  return f;
+}
+
+OperatorPtr SelectBinder::bindFrom(const ast::Select& s) {
+  if (s.from.empty()) {
+    auto v = std::make_unique<plan::Values>();
+    v->rows.emplace_back();  // one row without columns
+    return v;
+  }
+  OperatorPtr op;
+  for (auto& ref : s.from) {
+    OperatorPtr next = bindTableRef(*ref);
+    if (!op) {
+      op = std::move(next);
+      continue;
+    }
+    auto join = std::make_unique<plan::HashJoin>();  // a cross product until the optimizer finds keys
+    join->children.push_back(std::move(op));
+    join->children.push_back(std::move(next));
+    op = std::move(join);
+  }
+  return op;
+}
+
+uint64_t SelectBinder::bindCount(const ast::Expr& e, const char* what) {
+  ExprPtr x = foldConstants(bindExpr(e, Clause::Limit));
+  if (x->kind != plan::ExprKind::Constant || !(x->type.isInteger() || x->type.isNull()))
+    throw Error(sqlstate::DatatypeMismatch, std::string("argument of ") + what + " must be an integer constant", e.pos);
+  if (x->value.isNull()) return what[0] == 'L' ? UINT64_MAX : 0;
+  if (x->value.asInt() < 0)
+    throw Error(sqlstate::InvalidRowCount, std::string(what) + " must not be negative", e.pos);
+  return static_cast<uint64_t>(x->value.asInt());
+}
+
+OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names) {
+  OperatorPtr op = bindFrom(s);
+  if (s.where) op = addFilter(std::move(op), *s.where, Clause::Where, "WHERE");
+
+  // ---- aggregation ----
+  bool aggregating = !s.groupBy.empty() || (s.having && containsAggregate(*s.having));
+  for (auto& item : s.items) aggregating = aggregating || containsAggregate(*item.expr);
+  for (auto& o : s.orderBy) aggregating = aggregating || containsAggregate(*o.expr);
+  if (aggregating) {
+    auto agg = std::make_unique<plan::Aggregate>();
+    for (auto& g : s.groupBy) {
+      const ast::Expr* ge = g.get();
+      // GROUP BY 2 / GROUP BY alias refer to the select list (PostgreSQL's rule).
+      if (ge->kind == ast::ExprKind::Integer) {
+        size_t n = std::stoul(ge->text.size() > 9 ? "0" : ge->text);
+        if (n < 1 || n > s.items.size())
+          throw Error(sqlstate::InvalidColumnReference, "GROUP BY position " + ge->text + " is not in select list", ge->pos);
+        ge = s.items[n - 1].expr.get();
+      } else if (ge->kind == ast::ExprKind::Column && ge->table.empty()) {
+        bool inScope = false;
+        for (auto& e : scope_)
+          for (auto& c : e.columns) inScope = inScope || c.first == ge->name;
+        if (!inScope)
+          for (auto& item : s.items)
+            if (item.alias == ge->name) ge = item.expr.get();
+      }
+      if (containsAggregate(*ge)) throw Error(sqlstate::GroupingError, "aggregate functions are not allowed in GROUP BY", ge->pos);
+      ExprPtr e = bindExpr(*ge, Clause::GroupBy);
+      bool dup = false;
+      for (auto& existing : agg->groups) dup = dup || plan::sameExpr(*existing.expr, *e);
+      if (dup) continue;
+      const plan::IU* iu = plan_.ius.make(e->type, e->kind == plan::ExprKind::Column ? e->iu->name : "group");
+      agg->groups.push_back({iu, std::move(e)});
+    }
+    aggregate_ = agg.get();
+    agg->children.push_back(std::move(op));
+    op = std::move(agg);
+  }
+  if (s.having) {
+    if (!aggregating) throw Error(sqlstate::GroupingError, "HAVING needs GROUP BY or an aggregate", s.having->pos);
+    op = addFilter(std::move(op), *s.having, Clause::Having, "HAVING");
+  }
+
+  // ---- select list ----
+  auto map = std::make_unique<plan::Map>();
+  std::vector<const plan::IU*> out;
+  std::vector<const ast::Expr*> sourceExprs;
+  auto addOutput = [&](ExprPtr e, const std::string& name, const ast::Expr* src) {
+    const plan::IU* iu;
+    if (e->kind == plan::ExprKind::Column) {
+      iu = e->iu;
+    } else {
+      iu = plan_.ius.make(e->type, name);
+      map->computed.push_back({iu, std::move(e)});
+    }
+    out.push_back(iu);
+    names.push_back(name);
+    sourceExprs.push_back(src);
+  };
+  for (auto& item : s.items) {
+    if (item.expr->kind == ast::ExprKind::Star) {
+      bool any = false;
+      for (auto& entry : scope_) {
+        if (!item.expr->table.empty() && entry.alias != item.expr->table) continue;
+        any = true;
+        for (auto& [name, iu] : entry.columns) {
+          ast::Expr col(ast::ExprKind::Column, item.expr->pos);
+          col.table = entry.alias;
+          col.name = name;
+          addOutput(bindExpr(col, Clause::Select), name, nullptr);
+        }
+      }
+      if (!any && !item.expr->table.empty())
+        throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + item.expr->table + "\"", item.pos);
+      if (!any) throw Error(sqlstate::SyntaxError, "SELECT * with no tables specified is not valid", item.pos);
+      continue;
+    }
+    addOutput(bindExpr(*item.expr, Clause::Select), item.alias.empty() ? defaultColumnName(*item.expr) : item.alias,
+              item.expr.get());
+  }
+
+  // ---- ORDER BY: positions, output names, or expressions ----
+  std::vector<plan::SortKey> keys;
+  for (auto& o : s.orderBy) {
+    const plan::IU* iu = nullptr;
+    const ast::Expr& e = *o.expr;
+    if (e.kind == ast::ExprKind::Integer) {
+      size_t n = e.text.size() > 9 ? 0 : std::stoul(e.text);
+      if (n < 1 || n > out.size())
+        throw Error(sqlstate::InvalidColumnReference, "ORDER BY position " + e.text + " is not in select list", e.pos);
+      iu = out[n - 1];
+    } else if (e.kind == ast::ExprKind::Column && e.table.empty()) {
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i] != e.name) continue;
+        if (iu && iu != out[i])
+          throw Error(sqlstate::AmbiguousColumn, "ORDER BY \"" + e.name + "\" is ambiguous", e.pos);
+        iu = out[i];
+      }
+    }
+    if (!iu) {
+      ExprPtr x = bindExpr(e, Clause::OrderBy);
+      for (size_t i = 0; i < out.size() && !iu; ++i) {
+        if (x->kind == plan::ExprKind::Column && x->iu == out[i]) iu = out[i];
+        for (auto& c : map->computed)
+          if (!iu && c.iu == out[i] && plan::sameExpr(*c.expr, *x)) iu = out[i];
+      }
+      if (!iu) {
+        if (s.distinct)
+          throw Error(sqlstate::InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list", e.pos);
+        if (x->kind == plan::ExprKind::Column) {
+          iu = x->iu;
+        } else {
+          iu = plan_.ius.make(x->type, "order");
+          map->computed.push_back({iu, std::move(x)});
+        }
+      }
+    }
+    plan::SortKey k;
+    k.expr = Expr::column(iu);
+    k.descending = o.descending;
+    k.nullsFirst = o.nullsFirst < 0 ? o.descending : o.nullsFirst == 1;
+    keys.push_back(std::move(k));
+  }
+  if (!map->computed.empty()) {
+    map->children.push_back(std::move(op));
+    op = std::move(map);
+  }
+
+  if (s.distinct) {
+    auto d = std::make_unique<plan::Aggregate>();
+    for (size_t i = 0; i < out.size(); ++i) {
+      const plan::IU* iu = plan_.ius.make(out[i]->type, out[i]->name);
+      d->groups.push_back({iu, Expr::column(out[i])});
+      for (auto& k : keys)
+        if (k.expr->iu == out[i]) k.expr = Expr::column(iu);
+      out[i] = iu;
+    }
+    d->children.push_back(std::move(op));
+    op = std::move(d);
+  }
+  if (!keys.empty()) {
+    auto sort = std::make_unique<plan::Sort>();
+    sort->keys = std::move(keys);
+    sort->children.push_back(std::move(op));
+    op = std::move(sort);
+  }
+  if (s.limit || s.offset) {
+    auto l = std::make_unique<plan::Limit>();
+    if (s.limit) l->limit = bindCount(*s.limit, "LIMIT");
+    if (s.offset) l->offset = bindCount(*s.offset, "OFFSET");
+    l->children.push_back(std::move(op));
+    op = std::move(l);
+  }
+  output = std::move(out);
+  return op;
+}
+
+void Binder::bindSelect(const ast::Select& select, plan::QueryPlan& out) {
+  SelectBinder b(catalog_, out);
+  out.root = b.bind(select, out.output, out.outputNames);
+}
+
+void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
+  Table* t = catalog_.findTable(stmt.table);
+  if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + stmt.table + "\" does not exist", stmt.tablePos);
+  out.table = t;
+  const auto& cols = t->columns();
+  if (stmt.columns.empty()) {
+    for (uint32_t i = 0; i < cols.size(); ++i) out.columnOf.push_back(i);
+  } else {
+    for (size_t k = 0; k < stmt.columns.size(); ++k) {
+      const std::string& name = stmt.columns[k];
+      auto it = std::find_if(cols.begin(), cols.end(), [&](auto& c) { return c.name == name; });
+      if (it == cols.end())
+        throw Error(sqlstate::UndefinedColumn, "column \"" + name + "\" of relation \"" + stmt.table + "\" does not exist",
+                    stmt.columnPos[k]);
+      uint32_t idx = static_cast<uint32_t>(it - cols.begin());
+      if (std::find(out.columnOf.begin(), out.columnOf.end(), idx) != out.columnOf.end())
+        throw Error(sqlstate::DuplicateColumn, "column \"" + name + "\" specified more than once", stmt.columnPos[k]);
+      out.columnOf.push_back(idx);
+    }
+  }
+  // Assignment: each value converts to its column's type.
+  auto assign = [&](ExprPtr e, uint32_t col, SourcePos pos) {
+    const SqlType& target = cols[col].type;
+    if (!castable(e->type, target))
+      throw Error(sqlstate::DatatypeMismatch, "column \"" + cols[col].name + "\" is of type " + target.name() +
+                                                  " but expression is of type " + e->type.name(), pos);
+    return castTo(std::move(e), target.withNullable(true));
+  };
+  auto checkCount = [&](size_t n, SourcePos pos) {
+    if (n > out.columnOf.size()) throw Error(sqlstate::SyntaxError, "INSERT has more expressions than target columns", pos);
+    if (n < out.columnOf.size()) throw Error(sqlstate::SyntaxError, "INSERT has more target columns than expressions", pos);
+  };
+  if (!stmt.values.empty()) {
+    auto values = std::make_unique<plan::Values>();
+    for (uint32_t c : out.columnOf) values->columns.push_back(out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name));
+    SelectBinder b(catalog_, out.plan);
+    for (auto& row : stmt.values) {
+      checkCount(row.size(), row.empty() ? stmt.pos : row.back()->pos);
+      std::vector<ExprPtr> bound;
+      for (size_t i = 0; i < row.size(); ++i) bound.push_back(assign(b.bindExpr(*row[i], Clause::Values), out.columnOf[i], row[i]->pos));
+      values->rows.push_back(std::move(bound));
+    }
+    out.plan.output = values->columns;
+    out.plan.root = std::move(values);
+  } else {
+    SelectBinder b(catalog_, out.plan);
+    std::vector<const plan::IU*> selOut;
+    std::vector<std::string> names;
+    OperatorPtr op = b.bind(*stmt.select, selOut, names);
+    checkCount(selOut.size(), stmt.select->pos);
+    auto map = std::make_unique<plan::Map>();
+    for (size_t i = 0; i < selOut.size(); ++i) {
+      ExprPtr e = assign(Expr::column(selOut[i]), out.columnOf[i], stmt.select->pos);
+      if (e->kind == plan::ExprKind::Column) {
+        out.plan.output.push_back(selOut[i]);
+        continue;
+      }
+      const plan::IU* iu = out.plan.ius.make(e->type, cols[out.columnOf[i]].name);
+      map->computed.push_back({iu, std::move(e)});
+      out.plan.output.push_back(iu);
+    }
+    if (!map->computed.empty()) {
+      map->children.push_back(std::move(op));
+      op = std::move(map);
+    }
+    out.plan.root = std::move(op);
+  }
+  for (auto* iu : out.plan.output) out.plan.outputNames.push_back(iu->name);
+}
+
+}  // namespace hyrax::sql

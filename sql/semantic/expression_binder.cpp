@@ -1,0 +1,284 @@
+// Binding of expressions: names to IUs, literals to typed constants, operators through the
+// typing rules, aggregates to the aggregation's output IUs.
+#include <algorithm>
+
+#include "engine/types/text_format.hpp"
+#include "sql/semantic/select_binder.hpp"
+#include "sql/semantic/type_rules.hpp"
+
+namespace hyrax::sql {
+
+using plan::Expr;
+using plan::ExprKind;
+using plan::ExprPtr;
+
+bool isAggregateName(const std::string& n) {
+  return n == "count" || n == "sum" || n == "avg" || n == "min" || n == "max";
+}
+
+bool containsAggregate(const ast::Expr& e) {
+  if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return true;
+  for (auto& a : e.args)
+    if (containsAggregate(*a)) return true;
+  return false;
+}
+
+namespace {
+const char* clauseName(Clause c) {
+  switch (c) {
+    case Clause::Where: return "WHERE";
+    case Clause::On: return "JOIN conditions";
+    case Clause::GroupBy: return "GROUP BY";
+    case Clause::Values: return "VALUES";
+    case Clause::Limit: return "LIMIT";
+    default: return "this context";
+  }
+}
+}  // namespace
+
+ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
+  bool aboveAggregation = aggregate_ && (clause == Clause::Select || clause == Clause::Having || clause == Clause::OrderBy);
+  if (aboveAggregation) {
+    if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return bindAggregate(e, clause);
+    if (auto g = matchGroup(e)) return std::move(*g);
+    if (e.kind == ast::ExprKind::Column) {
+      (void)bindColumn(e);  // reports unknown names first
+      throw Error(sqlstate::GroupingError,
+                  "column \"" + (e.table.empty() ? e.name : e.table + "." + e.name) +
+                      "\" must appear in the GROUP BY clause or be used in an aggregate function",
+                  e.pos);
+    }
+  }
+  return bindPlain(e, clause);
+}
+
+std::optional<ExprPtr> SelectBinder::matchGroup(const ast::Expr& e) {
+  if (containsAggregate(e) || e.kind == ast::ExprKind::Integer || e.kind == ast::ExprKind::String) return std::nullopt;
+  ExprPtr probe;
+  plan::Aggregate* saved = aggregate_;
+  aggregate_ = nullptr;
+  bool savedProbing = probing_;
+  probing_ = true;
+  try {
+    probe = bindPlain(e, Clause::GroupBy);
+  } catch (const Error&) {
+    probe = nullptr;
+  }
+  aggregate_ = saved;
+  probing_ = savedProbing;
+  if (!probe) return std::nullopt;
+  for (auto& g : aggregate_->groups)
+    if (plan::sameExpr(*g.expr, *probe)) return Expr::column(g.iu, e.pos);
+  return std::nullopt;
+}
+
+ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
+  if (clause == Clause::AggregateArg)
+    throw Error(sqlstate::GroupingError, "aggregate function calls cannot be nested", e.pos);
+  if (e.distinct)
+    throw Error(sqlstate::FeatureNotSupported, e.name + "(DISTINCT ...) is not supported yet", e.pos);
+  plan::AggFunc func;
+  ExprPtr arg;
+  if (e.name == "count" && e.star) {
+    func = plan::AggFunc::CountStar;
+  } else {
+    if (e.star || e.args.size() != 1)
+      throw Error(sqlstate::UndefinedFunction, "function " + e.name + " takes exactly one argument", e.pos);
+    plan::Aggregate* saved = aggregate_;
+    aggregate_ = nullptr;  // the argument is evaluated below the aggregation
+    arg = bindExpr(*e.args[0], Clause::AggregateArg);
+    aggregate_ = saved;
+    func = e.name == "count" ? plan::AggFunc::Count
+           : e.name == "sum" ? plan::AggFunc::Sum
+           : e.name == "avg" ? plan::AggFunc::Avg
+           : e.name == "min" ? plan::AggFunc::Min
+                             : plan::AggFunc::Max;
+    if (arg->type.isNull()) arg = castTo(std::move(arg), func == plan::AggFunc::Count ? SqlType::int32() : SqlType::int32());
+    if ((func == plan::AggFunc::Sum || func == plan::AggFunc::Avg) && !arg->type.isNumeric())
+      throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + arg->type.name() + ") does not exist", e.pos);
+    if ((func == plan::AggFunc::Min || func == plan::AggFunc::Max) && arg->type.id == TypeId::Bool)
+      throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(BOOLEAN) does not exist", e.pos);
+  }
+  // The same aggregate twice is computed once.
+  for (auto& a : aggregate_->aggregates)
+    if (a.func == func && ((!a.arg && !arg) || (a.arg && arg && plan::sameExpr(*a.arg, *arg))))
+      return Expr::column(a.iu, e.pos);
+  SqlType t = plan::aggregateResultType(func, arg ? arg->type : SqlType::int64());
+  const plan::IU* iu = plan_.ius.make(t, e.name);
+  aggregate_->aggregates.push_back({func, std::move(arg), iu});
+  return Expr::column(iu, e.pos);
+}
+
+ExprPtr SelectBinder::bindColumn(const ast::Expr& e) {
+  const plan::IU* found = nullptr;
+  if (!e.table.empty()) {
+    const ScopeEntry* entry = nullptr;
+    for (auto& s : scope_)
+      if (s.alias == e.table) entry = &s;
+    if (!entry) throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + e.table + "\"", e.pos);
+    for (auto& [name, iu] : entry->columns)
+      if (name == e.name) found = iu;
+    if (!found) throw Error(sqlstate::UndefinedColumn, "column " + e.table + "." + e.name + " does not exist", e.pos);
+    return Expr::column(found, e.pos);
+  }
+  for (auto& s : scope_) {
+    for (auto& [name, iu] : s.columns) {
+      if (name != e.name) continue;
+      if (found && found != iu) throw Error(sqlstate::AmbiguousColumn, "column reference \"" + e.name + "\" is ambiguous", e.pos);
+      found = iu;
+    }
+  }
+  if (!found) throw Error(sqlstate::UndefinedColumn, "column \"" + e.name + "\" does not exist", e.pos);
+  return Expr::column(found, e.pos);
+}
+
+ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
+  switch (e.kind) {
+    case ast::ExprKind::Integer: {
+      const std::string& t = e.text;
+      std::string digits = t.substr(std::min(t.find_first_not_of('0'), t.size()));
+      if (digits.size() <= 18) {
+        int64_t v = digits.empty() ? 0 : std::stoll(digits);
+        if (v <= INT32_MAX) return Expr::constant(Value::int32(static_cast<int32_t>(v)), e.pos);
+        return Expr::constant(Value::int64(v), e.pos);
+      }
+      if (digits.size() == 19 && digits <= "9223372036854775807") return Expr::constant(Value::int64(std::stoll(digits)), e.pos);
+      return Expr::constant(Value::float64(text::parseDouble(t)), e.pos);
+    }
+    case ast::ExprKind::Decimal: {
+      size_t dot = e.text.find('.');
+      std::string intPart = e.text.substr(0, dot);
+      intPart = intPart.substr(std::min(intPart.find_first_not_of('0'), intPart.size()));
+      size_t frac = e.text.size() - dot - 1;
+      size_t p = std::max<size_t>(1, intPart.size() + frac);
+      if (p > SqlType::kMaxDecimalPrecision) return Expr::constant(Value::float64(text::parseDouble(e.text)), e.pos);
+      auto prec = static_cast<uint8_t>(p), scale = static_cast<uint8_t>(frac);
+      return Expr::constant(Value::decimal(text::parseDecimal(e.text, prec, scale), prec, scale), e.pos);
+    }
+    case ast::ExprKind::Float: return Expr::constant(Value::float64(text::parseDouble(e.text)), e.pos);
+    case ast::ExprKind::String: return Expr::constant(Value::string(e.text), e.pos);
+    case ast::ExprKind::Boolean: return Expr::constant(Value::boolean(e.boolValue), e.pos);
+    case ast::ExprKind::Null: return Expr::constant(Value(), e.pos);
+    case ast::ExprKind::TypedLiteral:
+      if (e.type.id == TypeId::Date) {
+        try {
+          return Expr::constant(Value::date(text::parseDate(e.text)), e.pos);
+        } catch (Error& err) {
+          err.setPosIfUnknown(e.pos);
+          throw;
+        }
+      }
+      throw Error(sqlstate::FeatureNotSupported, "INTERVAL literals are not supported yet", e.pos);
+    default: break;
+  }
+  throw Error(sqlstate::InternalError, "not a literal", e.pos);
+}
+
+ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
+  if (isAggregateName(e.name)) {
+    if (!aggregate_ || clause == Clause::AggregateArg) {
+      if (clause == Clause::AggregateArg)
+        throw Error(sqlstate::GroupingError, "aggregate function calls cannot be nested", e.pos);
+      throw Error(sqlstate::GroupingError, std::string("aggregate functions are not allowed in ") + clauseName(clause), e.pos);
+    }
+    return bindAggregate(e, clause);
+  }
+  throw Error(sqlstate::UndefinedFunction, "function " + e.name + "() does not exist", e.pos);
+}
+
+ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
+  auto sub = [&](size_t i) { return bindExpr(*e.args[i], clause); };
+  switch (e.kind) {
+    case ast::ExprKind::Column: return bindColumn(e);
+    case ast::ExprKind::Star: throw Error(sqlstate::SyntaxError, "\"*\" is not allowed here", e.pos);
+    case ast::ExprKind::Integer:
+    case ast::ExprKind::Decimal:
+    case ast::ExprKind::Float:
+    case ast::ExprKind::String:
+    case ast::ExprKind::Boolean:
+    case ast::ExprKind::Null:
+    case ast::ExprKind::TypedLiteral: return bindLiteral(e);
+    case ast::ExprKind::Unary: {
+      ExprPtr a = sub(0);
+      if (e.op == "NOT") {
+        std::vector<ExprPtr> args;
+        args.push_back(std::move(a));
+        return makeLogic(ExprKind::Not, std::move(args), e.pos);
+      }
+      if (e.op == "-") return makeNegate(std::move(a), e.pos);
+      if (!a->type.isNumeric()) throw Error(sqlstate::UndefinedFunction, "operator does not exist: + " + a->type.name(), e.pos);
+      return a;
+    }
+    case ast::ExprKind::Binary: {
+      const std::string& op = e.op;
+      if (op == "AND" || op == "OR") {
+        std::vector<ExprPtr> args;
+        args.push_back(sub(0));
+        args.push_back(sub(1));
+        return makeLogic(op == "AND" ? ExprKind::And : ExprKind::Or, std::move(args), e.pos);
+      }
+      ExprPtr a = sub(0), b = sub(1);
+      if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
+      static const std::pair<const char*, plan::ArithOp> arith[] = {{"+", plan::ArithOp::Add}, {"-", plan::ArithOp::Sub},
+                                                                    {"*", plan::ArithOp::Mul}, {"/", plan::ArithOp::Div},
+                                                                    {"%", plan::ArithOp::Mod}};
+      for (auto& [sym, aop] : arith)
+        if (op == sym) return makeArith(aop, std::move(a), std::move(b), e.pos);
+      static const std::pair<const char*, plan::CmpOp> cmp[] = {{"=", plan::CmpOp::Eq}, {"<>", plan::CmpOp::Ne},
+                                                                {"<", plan::CmpOp::Lt}, {"<=", plan::CmpOp::Le},
+                                                                {">", plan::CmpOp::Gt}, {">=", plan::CmpOp::Ge}};
+      for (auto& [sym, cop] : cmp)
+        if (op == sym) return makeCompare(cop, std::move(a), std::move(b), e.pos);
+      throw Error(sqlstate::InternalError, "unknown operator " + op, e.pos);
+    }
+    case ast::ExprKind::IsNull: return makeIsNull(sub(0), e.negated, e.pos);
+    case ast::ExprKind::Between: {
+      ExprPtr a = sub(0);
+      ExprPtr lo = makeCompare(plan::CmpOp::Ge, a->clone(), sub(1), e.pos);
+      ExprPtr hi = makeCompare(plan::CmpOp::Le, std::move(a), sub(2), e.pos);
+      std::vector<ExprPtr> both;
+      both.push_back(std::move(lo));
+      both.push_back(std::move(hi));
+      ExprPtr r = makeLogic(ExprKind::And, std::move(both), e.pos);
+      if (!e.negated) return r;
+      std::vector<ExprPtr> n;
+      n.push_back(std::move(r));
+      return makeLogic(ExprKind::Not, std::move(n), e.pos);
+    }
+    case ast::ExprKind::InList: {
+      std::vector<ExprPtr> list;
+      for (size_t i = 1; i < e.args.size(); ++i) list.push_back(sub(i));
+      return makeInList(sub(0), std::move(list), e.negated, e.pos);
+    }
+    case ast::ExprKind::Like:
+      if (e.args.size() > 2) {
+        const ast::Expr& esc = *e.args[2];
+        if (esc.kind != ast::ExprKind::String || esc.text != "\\")
+          throw Error(sqlstate::FeatureNotSupported, "LIKE ... ESCAPE supports only the default escape '\\'", esc.pos);
+      }
+      return makeLike(sub(0), sub(1), e.negated, e.pos);
+    case ast::ExprKind::Case: {
+      std::vector<ExprPtr> args;
+      size_t first = e.hasOperand ? 1 : 0;
+      size_t end = e.args.size() - (e.hasElse ? 1 : 0);
+      ExprPtr operand = e.hasOperand ? sub(0) : nullptr;
+      for (size_t i = first; i + 1 < end + 1 && i < end; i += 2) {
+        ExprPtr when = sub(i);
+        if (operand) when = makeCompare(plan::CmpOp::Eq, operand->clone(), std::move(when), e.args[i]->pos);
+        args.push_back(std::move(when));
+        args.push_back(sub(i + 1));
+      }
+      if (e.hasElse) args.push_back(sub(e.args.size() - 1));
+      return makeCase(std::move(args), e.hasElse, e.pos);
+    }
+    case ast::ExprKind::Cast: return makeCast(sub(0), e.type, e.pos);
+    case ast::ExprKind::Function: return bindFunction(e, clause);
+    case ast::ExprKind::InSelect:
+    case ast::ExprKind::Exists:
+    case ast::ExprKind::Subquery:
+      throw Error(sqlstate::FeatureNotSupported, "subqueries in expressions are not supported yet", e.pos);
+  }
+  throw Error(sqlstate::InternalError, "unknown expression", e.pos);
+}
+
+}  // namespace hyrax::sql

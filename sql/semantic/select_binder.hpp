@@ -1,0 +1,60 @@
+#pragma once
+// Internal to the binder: the state of binding one SELECT (its scope, its aggregation) and the
+// expression binder that works in it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/plan/operator.hpp"
+#include "sql/parser/ast.hpp"
+
+namespace hyrax {
+class Catalog;
+}
+
+namespace hyrax::sql {
+
+// The tables (and derived tables) a SELECT's FROM makes visible.
+struct ScopeEntry {
+  std::string alias;
+  std::vector<std::pair<std::string, const plan::IU*>> columns;
+};
+
+// Where an expression stands decides what it may contain.
+enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit };
+
+class SelectBinder {
+ public:
+  SelectBinder(Catalog& catalog, plan::QueryPlan& plan) : catalog_(catalog), plan_(plan) {}
+
+  // Binds the whole SELECT; returns its operator tree, output IUs and names.
+  plan::OperatorPtr bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
+
+  // Expressions (expression_binder.cpp).
+  plan::ExprPtr bindExpr(const ast::Expr& e, Clause clause);
+
+ private:
+  plan::OperatorPtr bindFrom(const ast::Select& s);
+  plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
+  plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
+  uint64_t bindCount(const ast::Expr& e, const char* what);
+
+  plan::ExprPtr bindPlain(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindColumn(const ast::Expr& e);
+  plan::ExprPtr bindLiteral(const ast::Expr& e);
+  plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
+  // After GROUP BY: an expression equal to a grouping expression reads the group's IU.
+  std::optional<plan::ExprPtr> matchGroup(const ast::Expr& e);
+
+  Catalog& catalog_;
+  plan::QueryPlan& plan_;
+  std::vector<ScopeEntry> scope_;
+  plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
+  bool probing_ = false;                  // binding only to compare with GROUP BY expressions
+};
+
+bool isAggregateName(const std::string& name);
+bool containsAggregate(const ast::Expr& e);
+
+}  // namespace hyrax::sql

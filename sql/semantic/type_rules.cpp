@@ -1,0 +1,279 @@
+#include "sql/semantic/type_rules.hpp"
+
+#include <algorithm>
+
+namespace hyrax::sql {
+
+using plan::Expr;
+using plan::ExprKind;
+using plan::ExprPtr;
+
+namespace {
+
+int rank(TypeId t) {
+  switch (t) {
+    case TypeId::Int16: return 1;
+    case TypeId::Int32: return 2;
+    case TypeId::Int64: return 3;
+    case TypeId::Decimal: return 4;
+    case TypeId::Float32: return 5;
+    case TypeId::Float64: return 6;
+    default: return 0;
+  }
+}
+
+uint8_t integerDigits(const SqlType& t) {
+  switch (t.id) {
+    case TypeId::Int16: return 5;
+    case TypeId::Int32: return 10;
+    case TypeId::Int64: return 18;
+    case TypeId::Decimal: return static_cast<uint8_t>(t.precision - t.scale);
+    default: return 0;
+  }
+}
+
+bool isStringLiteral(const Expr& e) { return e.kind == ExprKind::Constant && e.type.isString(); }
+
+SqlType withNull(SqlType t, bool nullable) { return t.withNullable(nullable); }
+
+// PostgreSQL reads a quoted literal next to a typed operand as that type ('1998-12-01' vs a DATE).
+void adoptLiteral(ExprPtr& a, ExprPtr& b) {
+  if (isStringLiteral(*a) && !b->type.isString() && !b->type.isNull()) a = castTo(std::move(a), b->type);
+  if (isStringLiteral(*b) && !a->type.isString() && !a->type.isNull()) b = castTo(std::move(b), a->type);
+}
+
+[[noreturn]] void noOperator(const char* op, const SqlType& a, const SqlType& b, SourcePos pos) {
+  throw Error(sqlstate::UndefinedFunction,
+              std::string("operator does not exist: ") + a.name() + " " + op + " " + b.name(), pos);
+}
+
+}  // namespace
+
+std::optional<SqlType> commonType(const SqlType& a, const SqlType& b) {
+  bool nullable = a.nullable || b.nullable;
+  if (a.isNull()) return withNull(b, true);
+  if (b.isNull()) return withNull(a, true);
+  if (a.isString() && b.isString()) {
+    if (a.sameAs(b)) return withNull(a, nullable);
+    if (a.id == TypeId::Text || b.id == TypeId::Text) return SqlType::text(nullable);
+    return SqlType::varchar(std::max(a.length, b.length), nullable);
+  }
+  if (a.id == TypeId::Bool && b.id == TypeId::Bool) return SqlType::boolean(nullable);
+  if (a.id == TypeId::Date && b.id == TypeId::Date) return SqlType::date(nullable);
+  int ra = rank(a.id), rb = rank(b.id);
+  if (!ra || !rb) return std::nullopt;
+  if (a.isFloat() || b.isFloat()) {
+    if (a.id == TypeId::Float32 && b.id == TypeId::Float32) return SqlType::float32(nullable);
+    return SqlType::float64(nullable);
+  }
+  if (a.id == TypeId::Decimal || b.id == TypeId::Decimal) {
+    uint8_t scale = std::max(a.id == TypeId::Decimal ? a.scale : 0, b.id == TypeId::Decimal ? b.scale : 0);
+    uint8_t digits = std::max(integerDigits(a), integerDigits(b));
+    uint8_t precision = static_cast<uint8_t>(std::min<int>(SqlType::kMaxDecimalPrecision, digits + scale));
+    return SqlType::decimal(precision, scale, nullable);
+  }
+  return withNull(ra >= rb ? a : b, nullable);
+}
+
+ExprPtr castTo(ExprPtr e, const SqlType& to) {
+  if (e->type.sameAs(to)) return e;
+  SqlType t = to.withNullable(e->type.nullable || e->type.isNull());
+  auto c = std::make_unique<Expr>(ExprKind::Cast, t, e->pos);
+  c->args.push_back(std::move(e));
+  return c;
+}
+
+bool castable(const SqlType& from, const SqlType& to) {
+  if (from.isNull() || from.sameAs(to) || from.isString() || to.isString()) return true;
+  bool fromNum = from.isNumeric() || from.id == TypeId::Bool;
+  bool toNum = to.isNumeric() || to.id == TypeId::Bool;
+  if (fromNum && toNum) return !(from.isFloat() && to.id == TypeId::Bool);
+  return false;
+}
+
+ExprPtr makeCast(ExprPtr a, const SqlType& to, SourcePos pos) {
+  if (!castable(a->type, to))
+    throw Error("42846", "cannot cast type " + a->type.name() + " to " + to.name(), pos);
+  if (a->type.sameAs(to)) return a;
+  SqlType t = to.withNullable(a->type.nullable || a->type.isNull());
+  auto c = std::make_unique<Expr>(ExprKind::Cast, t, pos);
+  c->args.push_back(std::move(a));
+  return c;
+}
+
+ExprPtr makeArith(plan::ArithOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
+  adoptLiteral(a, b);
+  const char* sym = plan::toString(op);
+  bool nullable = a->type.nullable || b->type.nullable || a->type.isNull() || b->type.isNull();
+  SqlType result;
+  // DATE +/- integer days, DATE - DATE = days.
+  if (a->type.id == TypeId::Date || b->type.id == TypeId::Date) {
+    if (a->type.id == TypeId::Date && b->type.id == TypeId::Date && op == plan::ArithOp::Sub) {
+      result = SqlType::int32(nullable);
+      a = castTo(std::move(a), SqlType::int32());
+      b = castTo(std::move(b), SqlType::int32());
+    } else if (a->type.id == TypeId::Date && b->type.isInteger() && (op == plan::ArithOp::Add || op == plan::ArithOp::Sub)) {
+      b = castTo(std::move(b), SqlType::int32());
+      result = SqlType::date(nullable);
+    } else if (b->type.id == TypeId::Date && a->type.isInteger() && op == plan::ArithOp::Add) {
+      std::swap(a, b);
+      b = castTo(std::move(b), SqlType::int32());
+      result = SqlType::date(nullable);
+    } else {
+      noOperator(sym, a->type, b->type, pos);
+    }
+    auto e = std::make_unique<Expr>(ExprKind::Arith, result, pos);
+    e->arith = op;
+    e->args.push_back(std::move(a));
+    e->args.push_back(std::move(b));
+    return e;
+  }
+  if (a->type.isNull() && b->type.isNull()) {
+    a = castTo(std::move(a), SqlType::int32());
+    b = castTo(std::move(b), SqlType::int32());
+  }
+  auto common = commonType(a->type, b->type);
+  if (!common || !common->isNumeric()) noOperator(sym, a->type, b->type, pos);
+  SqlType c = *common;
+  if (c.id == TypeId::Decimal && (op == plan::ArithOp::Mul || op == plan::ArithOp::Div)) {
+    // Operands keep their own scales; integers become DECIMAL(p,0).
+    auto asDecimal = [](ExprPtr e) {
+      if (e->type.id == TypeId::Decimal) return e;
+      SqlType t = e->type.isNull() ? SqlType::decimal(18, 0) : SqlType::decimal(integerDigits(e->type), 0);
+      return castTo(std::move(e), t);
+    };
+    a = asDecimal(std::move(a));
+    b = asDecimal(std::move(b));
+    int sa = a->type.scale, sb = b->type.scale;
+    int scale = op == plan::ArithOp::Mul ? sa + sb : std::max({6, sa, sb});
+    if (scale > SqlType::kMaxDecimalPrecision)
+      throw Error(sqlstate::NumericOutOfRange, "result scale of DECIMAL " + std::string(sym) + " exceeds 18", pos);
+    result = SqlType::decimal(18, static_cast<uint8_t>(scale), nullable);
+  } else {
+    a = castTo(std::move(a), c);
+    b = castTo(std::move(b), c);
+    result = c.id == TypeId::Decimal ? SqlType::decimal(18, c.scale, nullable) : c.withNullable(nullable);
+  }
+  auto e = std::make_unique<Expr>(ExprKind::Arith, result, pos);
+  e->arith = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+ExprPtr makeCompare(plan::CmpOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
+  adoptLiteral(a, b);
+  auto common = commonType(a->type, b->type);
+  if (!common) noOperator(plan::toString(op), a->type, b->type, pos);
+  SqlType c = common->isNull() ? SqlType::int32() : *common;
+  if (!(a->type.isString() && b->type.isString())) {
+    a = castTo(std::move(a), c);
+    b = castTo(std::move(b), c);
+  }
+  bool nullable = a->type.nullable || b->type.nullable || a->type.isNull() || b->type.isNull();
+  auto e = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(nullable), pos);
+  e->cmp = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+void requireBoolean(const Expr& e, const char* clause) {
+  if (e.type.id != TypeId::Bool && !e.type.isNull())
+    throw Error(sqlstate::DatatypeMismatch,
+                std::string("argument of ") + clause + " must be type boolean, not type " + e.type.name(), e.pos);
+}
+
+ExprPtr makeLogic(ExprKind kind, std::vector<ExprPtr> args, SourcePos pos) {
+  bool nullable = false;
+  const char* name = kind == ExprKind::And ? "AND" : kind == ExprKind::Or ? "OR" : "NOT";
+  for (auto& a : args) {
+    if (isStringLiteral(*a)) a = castTo(std::move(a), SqlType::boolean(false));
+    requireBoolean(*a, name);
+    nullable = nullable || a->type.nullable || a->type.isNull();
+  }
+  auto e = std::make_unique<Expr>(kind, SqlType::boolean(nullable), pos);
+  e->args = std::move(args);
+  return e;
+}
+
+ExprPtr makeNegate(ExprPtr a, SourcePos pos) {
+  if (!a->type.isNumeric() && !a->type.isNull())
+    throw Error(sqlstate::UndefinedFunction, "operator does not exist: - " + a->type.name(), pos);
+  if (a->type.isNull()) a = castTo(std::move(a), SqlType::int32());
+  auto e = std::make_unique<Expr>(ExprKind::Negate, a->type, pos);
+  e->args.push_back(std::move(a));
+  return e;
+}
+
+ExprPtr makeConcat(ExprPtr a, ExprPtr b, SourcePos pos) {
+  bool nullable = a->type.nullable || b->type.nullable || a->type.isNull() || b->type.isNull();
+  auto e = std::make_unique<Expr>(ExprKind::Concat, SqlType::text(nullable), pos);
+  e->args.push_back(castTo(std::move(a), SqlType::text()));
+  e->args.push_back(castTo(std::move(b), SqlType::text()));
+  return e;
+}
+
+ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
+  if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
+    noOperator(negated ? "NOT LIKE" : "LIKE", a->type, pattern->type, pos);
+  bool nullable = a->type.nullable || pattern->type.nullable || a->type.isNull() || pattern->type.isNull();
+  auto e = std::make_unique<Expr>(ExprKind::Like, SqlType::boolean(nullable), pos);
+  e->negated = negated;
+  e->args.push_back(castTo(std::move(a), SqlType::text()));
+  e->args.push_back(castTo(std::move(pattern), SqlType::text()));
+  return e;
+}
+
+ExprPtr makeIsNull(ExprPtr a, bool negated, SourcePos pos) {
+  auto e = std::make_unique<Expr>(ExprKind::IsNull, SqlType::boolean(false), pos);
+  e->negated = negated;
+  e->args.push_back(std::move(a));
+  return e;
+}
+
+ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos pos) {
+  SqlType t = a->type;
+  for (auto& item : list) {
+    if (isStringLiteral(*item) && !t.isString() && !t.isNull()) item = castTo(std::move(item), t);
+    auto c = commonType(t, item->type);
+    if (!c) noOperator("IN", a->type, item->type, item->pos);
+    t = *c;
+  }
+  if (t.isNull()) t = SqlType::int32(true);
+  bool nullable = t.nullable;
+  auto e = std::make_unique<Expr>(ExprKind::InList, SqlType::boolean(nullable), pos);
+  e->negated = negated;
+  if (!t.isString()) a = castTo(std::move(a), t);
+  e->args.push_back(std::move(a));
+  for (auto& item : list) e->args.push_back(t.isString() ? std::move(item) : castTo(std::move(item), t));
+  return e;
+}
+
+ExprPtr makeCase(std::vector<ExprPtr> args, bool hasElse, SourcePos pos) {
+  size_t pairs = (args.size() - (hasElse ? 1 : 0)) / 2;
+  std::optional<SqlType> t;
+  auto results = [&](auto&& f) {
+    for (size_t i = 0; i < pairs; ++i) f(args[2 * i + 1]);
+    if (hasElse) f(args.back());
+  };
+  for (size_t i = 0; i < pairs; ++i) requireBoolean(*args[2 * i], "CASE/WHEN");
+  results([&](ExprPtr& r) {
+    if (!t) {
+      t = r->type;
+      return;
+    }
+    auto c = commonType(*t, r->type);
+    if (!c) throw Error(sqlstate::DatatypeMismatch, "CASE types " + t->name() + " and " + r->type.name() + " cannot be matched", r->pos);
+    t = *c;
+  });
+  SqlType rt = t->isNull() ? SqlType::text(true) : *t;
+  if (!hasElse) rt.nullable = true;
+  results([&](ExprPtr& r) { r = castTo(std::move(r), rt); });
+  auto e = std::make_unique<Expr>(ExprKind::Case, rt, pos);
+  e->hasElse = hasElse;
+  e->args = std::move(args);
+  return e;
+}
+
+}  // namespace hyrax::sql

@@ -1,0 +1,37 @@
+#pragma once
+// SQL's typing rules, in one place: which type two operands meet at, what an operator returns,
+// and the casts the binder inserts so that codegen sees operands of one type.
+#include <optional>
+
+#include "codegen/plan/expression.hpp"
+
+namespace hyrax::sql {
+
+// The type both operands of a comparison / CASE arm / IN list are converted to, or nothing.
+std::optional<SqlType> commonType(const SqlType& a, const SqlType& b);
+
+// Wraps `e` in a Cast to `to` unless it already has that type (nullability is kept).
+plan::ExprPtr castTo(plan::ExprPtr e, const SqlType& to);
+
+// Can a value of `from` be CAST to `to`?
+bool castable(const SqlType& from, const SqlType& to);
+
+// Typed constructors. They coerce the operands (a string literal meeting a date or number is
+// read as one, like PostgreSQL's unknown-typed literals) and throw Error 42883 when the operator
+// does not apply to the operand types.
+plan::ExprPtr makeArith(plan::ArithOp op, plan::ExprPtr a, plan::ExprPtr b, SourcePos pos);
+plan::ExprPtr makeCompare(plan::CmpOp op, plan::ExprPtr a, plan::ExprPtr b, SourcePos pos);
+plan::ExprPtr makeLogic(plan::ExprKind kind, std::vector<plan::ExprPtr> args, SourcePos pos);  // And/Or/Not
+plan::ExprPtr makeNegate(plan::ExprPtr a, SourcePos pos);
+plan::ExprPtr makeConcat(plan::ExprPtr a, plan::ExprPtr b, SourcePos pos);
+plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, bool negated, SourcePos pos);
+plan::ExprPtr makeIsNull(plan::ExprPtr a, bool negated, SourcePos pos);
+plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool negated, SourcePos pos);
+// args: when, then, when, then, ..., [else]
+plan::ExprPtr makeCase(std::vector<plan::ExprPtr> args, bool hasElse, SourcePos pos);
+plan::ExprPtr makeCast(plan::ExprPtr a, const SqlType& to, SourcePos pos);
+
+// A condition (WHERE, ON, HAVING, CASE WHEN) must be boolean: 42804 otherwise.
+void requireBoolean(const plan::Expr& e, const char* clause);
+
+}  // namespace hyrax::sql
