@@ -1,0 +1,174 @@
+#include "sql/shell/session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "engine/catalog/catalog.hpp"
+
+namespace hyrax::shell {
+
+std::vector<Piece> splitInput(const std::string& text, std::string& rest) {
+  std::vector<Piece> out;
+  std::string pending;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    // A backslash command is only recognised on a line of its own outside a statement.
+    size_t first = line.find_first_not_of(" \t");
+    bool blankPending = pending.find_first_not_of(" \t\r\n") == std::string::npos;
+    if (blankPending && first != std::string::npos && line[first] == '\\') {
+      out.push_back({true, line.substr(first)});
+      pending.clear();
+      continue;
+    }
+    pending += line + "\n";
+    auto stmts = splitStatements(pending);
+    if (!stmts.empty() && stmts.back().complete) {
+      for (auto& s : stmts) out.push_back({false, s.text});
+      pending.clear();
+    } else if (stmts.size() > 1) {
+      for (size_t i = 0; i + 1 < stmts.size(); ++i) out.push_back({false, stmts[i].text});
+      pending = stmts.back().text + "\n";
+    }
+  }
+  rest = pending.find_first_not_of(" \t\r\n") == std::string::npos ? "" : pending;
+  return out;
+}
+
+bool Session::runStatement(const std::string& sql) {
+  auto start = std::chrono::steady_clock::now();
+  bool ok = true;
+  try {
+    QueryResult r = con_.execute(sql);
+    printResult(out(), r, format);
+  } catch (const Error& e) {
+    printError(std::cerr, e, sql);
+    ok = false;
+  } catch (const std::exception& e) {
+    std::cerr << "ERROR:  XX000: " << e.what() << "\n";
+    ok = false;
+  }
+  if (timing) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "Time: %.3f ms\n", ms);
+    out() << buf;
+  }
+  out().flush();
+  return ok;
+}
+
+bool Session::runText(const std::string& text) {
+  std::string rest;
+  bool ok = true;
+  for (auto& p : splitInput(text, rest)) {
+    if (quit_) break;
+    ok = (p.meta ? metaCommand(p.text) : runStatement(p.text)) && ok;
+  }
+  if (!rest.empty() && !quit_) ok = runStatement(rest) && ok;  // a last statement without ';'
+  return ok;
+}
+
+bool Session::runFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "ERROR:  58P01: could not open file \"" << path << "\"\n";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return runText(ss.str());
+}
+
+bool Session::describe(const std::string& name) {
+  Catalog& cat = db_.catalog();
+  if (name.empty()) {
+    out() << "        List of tables\n";
+    out() << " name                 | columns | rows\n----------------------+---------+-----------\n";
+    for (const Table* t : cat.tables()) {
+      char buf[256];
+      std::snprintf(buf, sizeof(buf), " %-20s | %7zu | %9llu\n", t->name().c_str(), t->columns().size(),
+                    static_cast<unsigned long long>(t->rowCount()));
+      out() << buf;
+    }
+    out() << "(" << cat.tables().size() << (cat.tables().size() == 1 ? " table)\n" : " tables)\n");
+    return true;
+  }
+  const Table* t = cat.findTable(name);
+  if (!t) {
+    std::cerr << "Did not find any relation named \"" << name << "\".\n";
+    return false;
+  }
+  out() << "Table \"" << t->name() << "\" (" << t->rowCount() << " rows)\n";
+  out() << " column               | type                 | nullable | key\n"
+           "----------------------+----------------------+----------+-----\n";
+  for (uint32_t i = 0; i < t->columns().size(); ++i) {
+    auto& c = t->columns()[i];
+    bool key = std::find(t->primaryKey().begin(), t->primaryKey().end(), i) != t->primaryKey().end();
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), " %-20s | %-20s | %-8s | %s\n", c.name.c_str(), c.type.name().c_str(),
+                  c.type.nullable ? "yes" : "no", key ? "PK" : "");
+    out() << buf;
+  }
+  return true;
+}
+
+bool Session::metaCommand(const std::string& line) {
+  std::istringstream in(line);
+  std::string cmd, arg, arg2;
+  in >> cmd >> arg >> arg2;
+  if (cmd == "\\q") {
+    quit_ = true;
+    return true;
+  }
+  if (cmd == "\\?") {
+    out() << "hyrax shell commands:\n"
+             "  \\q                 quit\n"
+             "  \\?                 this help\n"
+             "  \\d [TABLE]         list tables, or describe one\n"
+             "  \\i FILE            run the statements in FILE\n"
+             "  \\o [FILE]          send query output to FILE (or back to standard output)\n"
+             "  \\timing [on|off]   show how long each statement takes\n"
+             "  \\pset format aligned|csv|json   choose the output format\n"
+             "SQL statements end with ';'. Ctrl-C cancels a running statement.\n";
+    return true;
+  }
+  if (cmd == "\\timing") {
+    timing = arg.empty() ? !timing : arg == "on";
+    out() << "Timing is " << (timing ? "on" : "off") << ".\n";
+    return true;
+  }
+  if (cmd == "\\d") return describe(arg);
+  if (cmd == "\\i") {
+    if (arg.empty()) {
+      std::cerr << "\\i: missing required argument\n";
+      return false;
+    }
+    return runFile(arg);
+  }
+  if (cmd == "\\o") {
+    file_.reset();
+    if (arg.empty()) return true;
+    file_ = std::make_unique<std::ofstream>(arg);
+    if (!*file_) {
+      file_.reset();
+      std::cerr << "ERROR:  58P01: could not open file \"" << arg << "\" for writing\n";
+      return false;
+    }
+    return true;
+  }
+  if (cmd == "\\pset") {
+    if (arg == "format" && parseFormat(arg2, format)) {
+      out() << "Output format is " << arg2 << ".\n";
+      return true;
+    }
+    std::cerr << "\\pset: usage: \\pset format aligned|csv|json\n";
+    return false;
+  }
+  std::cerr << "invalid command " << cmd << "\nTry \\? for help.\n";
+  return false;
+}
+
+}  // namespace hyrax::shell

@@ -1,0 +1,45 @@
+#pragma once
+// sqllogictest files (SQLite's format): records, their parsing, and the value formatting and
+// hashing SQLite's own runner uses, so that existing corpora run unchanged.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hyrax::slt {
+
+struct Record {
+  enum class Kind { StatementOk, StatementError, Query, HashThreshold, Halt } kind;
+  int line = 0;                  // where the record starts
+  std::string sql;
+  std::string errorExpect;       // statement error <SQLSTATE or message text>
+  std::string types;             // query: one char per column (I, R, T)
+  std::string sortMode = "nosort";
+  std::string label;
+  std::vector<std::string> expected;  // the lines after ----
+  int threshold = 0;                  // hash-threshold N
+  std::vector<std::string> skipif, onlyif;
+};
+
+// Parses a whole file; throws std::runtime_error("file:line: ...") on a malformed record.
+std::vector<Record> parseFile(const std::string& text, const std::string& fileName);
+
+// One value as SQLite's runner prints it for type character `type`: NULL, "(empty)", %.3f for R,
+// integers for I, non-printable characters as '@'.
+struct Cell {
+  bool isNull = false;
+  bool isNumber = false;  // the value is numeric (integer, decimal, float, boolean)
+  double number = 0;      // numeric value (for I and R)
+  std::string text;       // the value's text
+};
+std::string formatCell(const Cell& c, char type);
+
+std::string md5Hex(const std::string& data);
+
+// The values to compare: sorted as asked, or "N values hashing to <md5>" past the threshold
+// (threshold < 0: always hashed; 0: never).
+std::vector<std::string> resultLines(std::vector<std::vector<std::string>> rows, const std::string& sortMode,
+                                     int threshold);
+// Expected lines flattened to one value per line (SQLite files may hold a row per line).
+std::vector<std::string> expectedValues(const std::vector<std::string>& expected, size_t columns);
+
+}  // namespace hyrax::slt
