@@ -148,8 +148,12 @@ void* CompiledModule::function(const std::string& name) const {
   return reinterpret_cast<void*>(a);
 }
 
-std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
+std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxArg, std::unique_ptr<llvm::Module> mArg,
                                         OptLevel level, CompileTimes* times, const CompileOptions& options) {
+  // Locals, so that on an error the module dies before its context (parameter destruction order
+  // is up to the compiler).
+  std::unique_ptr<llvm::LLVMContext> ctx = std::move(ctxArg);
+  std::unique_ptr<llvm::Module> m = std::move(mArg);
   initialize();
   std::string verifyErrors;
   llvm::raw_string_ostream vs(verifyErrors);

@@ -41,6 +41,7 @@ void HashJoinTranslator::build() {
     llvm::Value* kh = q_.expr.hash(keys.back());
     h = h ? q_.expr.combine(h, kh) : kh;
   }
+  if (!h) h = cg_.c64(0);  // no keys: a cross product, every row in one chain
   auto insert = [&] {
     llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
     for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, keyFields_[i], keys[i]);
@@ -65,6 +66,7 @@ void HashJoinTranslator::probe() {
     llvm::Value* kh = q_.expr.hash(keys.back());
     h = h ? q_.expr.combine(h, kh) : kh;
   }
+  if (!h) h = cg_.c64(0);
   auto lookup = [&] {
     llvm::Value* head = cg_.call("hyrax_rt_ht_lookup", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
     cg_.ForChain(head, [&](llvm::Value* entry) {

@@ -127,7 +127,7 @@ Counts runFile(const std::string& path, const Options& opt, bool& stop) {
         for (uint32_t c = 0; c < res.columns().size(); ++c) row.push_back(slt::formatCell(cellOf(res, i, c), r.types[c]));
         rows.push_back(std::move(row));
       }
-      std::vector<std::string> expected = slt::expectedValues(r.expected, r.types.size());
+      std::vector<std::string> expected = slt::expectedValues(r.expected, r.types.size(), rows.size() * r.types.size());
       bool hashed = expected.size() == 1 && expected[0].find(" values hashing to ") != std::string::npos;
       std::vector<std::string> actual = slt::resultLines(rows, r.sortMode, hashed ? -1 : threshold);
       if (!r.label.empty()) {

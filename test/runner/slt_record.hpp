@@ -39,7 +39,9 @@ std::string md5Hex(const std::string& data);
 // (threshold < 0: always hashed; 0: never).
 std::vector<std::string> resultLines(std::vector<std::vector<std::string>> rows, const std::string& sortMode,
                                      int threshold);
-// Expected lines flattened to one value per line (SQLite files may hold a row per line).
-std::vector<std::string> expectedValues(const std::vector<std::string>& expected, size_t columns);
+// Expected lines flattened to one value per line. SQLite's files hold a value per line; others
+// hold a row per line with values separated by blanks. When the line count equals the number of
+// values the query returned, lines are values (a value may then contain blanks).
+std::vector<std::string> expectedValues(const std::vector<std::string>& expected, size_t columns, size_t actualValues);
 
 }  // namespace hyrax::slt
