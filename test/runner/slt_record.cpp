@@ -103,6 +103,8 @@ std::string formatCell(const Cell& c, char type) {
   char buf[64];
   switch (type) {
     case 'I': {
+      // Integers print exactly (a double cannot hold every BIGINT).
+      if (c.isNumber && !c.text.empty() && c.text.find_first_not_of("-0123456789") == std::string::npos) return c.text;
       double v = c.isNumber ? c.number : std::strtod(c.text.c_str(), nullptr);
       std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(std::trunc(v)));
       return buf;
