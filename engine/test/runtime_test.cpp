@@ -1,0 +1,111 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <set>
+
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/runtime.hpp"
+#include "engine/types/string_ref.hpp"
+
+using namespace hyrax;
+
+namespace {
+bool like(const char* s, const char* p) {
+  StringRef a = StringRef::make(s), b = StringRef::make(p);
+  return hyrax_rt_like(a.lo(), a.hi(), b.lo(), b.hi()) != 0;
+}
+}  // namespace
+
+TEST_CASE("LIKE matches SQL patterns without exponential backtracking") {
+  CHECK(like("abc", "abc"));
+  CHECK(like("abc", "a%"));
+  CHECK(like("abc", "%c"));
+  CHECK(like("abc", "_b_"));
+  CHECK_FALSE(like("abc", "_b"));
+  CHECK(like("", "%"));
+  CHECK_FALSE(like("", "_"));
+  CHECK(like("a%c", "a\\%c"));
+  CHECK_FALSE(like("abc", "a\\%c"));
+  CHECK(like("special requests are here", "%special%requests%"));
+  std::string s(5000, 'a');
+  CHECK_FALSE(like(s.c_str(), "%a%a%a%a%a%a%a%a%b"));
+}
+
+TEST_CASE("hash tables chain colliding hashes and number entries in insertion order") {
+  QueryContext ctx;
+  HashTable* ht = hyrax_rt_ht_create(&ctx, 24);
+  for (uint64_t i = 0; i < 100000; ++i) {
+    auto* e = static_cast<char*>(hyrax_rt_ht_insert(ht, i % 1000));
+    std::memcpy(e + 16, &i, 8);
+  }
+  REQUIRE(hyrax_rt_ht_count(ht) == 100000);
+  uint64_t v;
+  std::memcpy(&v, static_cast<char*>(hyrax_rt_ht_entry(ht, 12345)) + 16, 8);
+  CHECK(v == 12345);
+  // Every entry with hash 7 is on the chain of hash 7's bucket.
+  int found = 0;
+  for (auto* e = static_cast<char*>(hyrax_rt_ht_lookup(ht, 7)); e; std::memcpy(&e, e, sizeof(e))) {
+    uint64_t h;
+    std::memcpy(&h, e + 8, 8);
+    found += h == 7;
+  }
+  CHECK(found == 100);
+}
+
+TEST_CASE("row buffers sort stably with a comparator") {
+  QueryContext ctx;
+  RowBuffer* b = hyrax_rt_buf_create(&ctx, 16);
+  for (int64_t i = 0; i < 1000; ++i) {
+    int64_t key = i % 10, seq = i;
+    auto* r = static_cast<char*>(hyrax_rt_buf_append(b));
+    std::memcpy(r, &key, 8);
+    std::memcpy(r + 8, &seq, 8);
+  }
+  hyrax_rt_buf_sort(b, [](const void* x, const void* y) -> int32_t {
+    int64_t a, c;
+    std::memcpy(&a, x, 8);
+    std::memcpy(&c, y, 8);
+    return a < c ? -1 : a > c;
+  });
+  int64_t prevKey = -1, prevSeq = -1;
+  for (uint64_t i = 0; i < hyrax_rt_buf_count(b); ++i) {
+    int64_t key, seq;
+    std::memcpy(&key, hyrax_rt_buf_row(b, i), 8);
+    std::memcpy(&seq, static_cast<char*>(hyrax_rt_buf_row(b, i)) + 8, 8);
+    REQUIRE(key >= prevKey);
+    if (key == prevKey) REQUIRE(seq > prevSeq);
+    prevKey = key, prevSeq = seq;
+  }
+}
+
+TEST_CASE("decimal division rounds half away from zero and reports errors") {
+  QueryContext ctx;
+  int64_t out = 0;
+  CHECK(hyrax_rt_decimal_div(&ctx, 100, 2, 300, 2, 6, &out) == 0);  // 1.00 / 3.00
+  CHECK(out == 333333);
+  CHECK(hyrax_rt_decimal_div(&ctx, -200, 2, 300, 2, 2, &out) == 0);  // -2/3 -> -0.67
+  CHECK(out == -67);
+  CHECK(hyrax_rt_decimal_rescale(&ctx, 12345, 3, 1, 18, &out) == 0);  // 12.345 -> 12.3
+  CHECK(out == 123);
+  CHECK(hyrax_rt_decimal_rescale(&ctx, 125, 2, 1, 18, &out) == 0);  // 1.25 -> 1.3
+  CHECK(out == 13);
+  QueryContext bad;
+  CHECK(hyrax_rt_decimal_div(&bad, 1, 0, 0, 0, 0, &out) == 1);
+  CHECK(bad.error().sqlstate() == "22012");
+  QueryContext over;
+  CHECK(hyrax_rt_decimal_div(&over, INT64_MAX, 0, 1, 0, 6, &out) == 1);
+  CHECK(over.error().sqlstate() == "22003");
+}
+
+TEST_CASE("every runtime function is in the table") {
+  unsigned n = 0;
+  const RuntimeFunction* fs = runtimeFunctions(n);
+  std::set<std::string> names;
+  for (unsigned i = 0; i < n; ++i) {
+    CHECK(fs[i].address != nullptr);
+    names.insert(fs[i].name);
+  }
+  CHECK(names.size() == n);
+  CHECK(findRuntimeFunction("hyrax_rt_like") != nullptr);
+  CHECK(findRuntimeFunction("nope") == nullptr);
+}

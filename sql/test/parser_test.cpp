@@ -1,0 +1,87 @@
+#include <catch2/catch.hpp>
+
+#include "sql/api/database.hpp"
+#include "sql/parser/parser.hpp"
+
+using namespace hyrax;
+
+namespace {
+Error errorOf(const std::string& sql, SourcePos origin = {1, 1}) {
+  try {
+    parseStatement(sql, origin);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("no error for " << sql);
+  return Error("", "");
+}
+}  // namespace
+
+TEST_CASE("syntax errors name the token and its line and column") {
+  Error e = errorOf("SELECT a,\n  b FROM t WHERE WHERE");
+  CHECK(e.sqlstate() == "42601");
+  CHECK(e.message() == "syntax error at or near \"where\"");
+  CHECK(e.pos().line == 2);
+  CHECK(e.pos().column == 18);
+  Error end = errorOf("SELECT 1 +");
+  CHECK(end.message() == "syntax error at end of input");
+  Error str = errorOf("SELECT 'abc");
+  CHECK(str.pos().column == 8);
+  // Positions are relative to the script the statement came from.
+  Error shifted = errorOf("SELECT ,", {5, 3});
+  CHECK(shifted.pos().line == 5);
+  CHECK(shifted.pos().column == 10);
+}
+
+TEST_CASE("deep nesting is rejected with 54001 instead of overflowing the stack") {
+  for (const char* unit : {"(", "- ", "NOT "}) {
+    std::string sql = "SELECT ";
+    for (int i = 0; i < 100000; ++i) sql += unit;
+    sql += "1";
+    CHECK(errorOf(sql).sqlstate() == "54001");
+  }
+}
+
+TEST_CASE("expressions parse with SQL's precedence") {
+  auto s = parseStatement("SELECT 1 + 2 * 3 = 7 AND NOT x IS NULL OR y");
+  auto& sel = static_cast<ast::SelectStmt&>(*s);
+  const ast::Expr& e = *sel.select->items[0].expr;
+  REQUIRE(e.kind == ast::ExprKind::Binary);
+  CHECK(e.op == "OR");
+  const ast::Expr& andE = *e.args[0];
+  CHECK(andE.op == "AND");
+  CHECK(andE.args[0]->op == "=");
+  CHECK(andE.args[0]->args[0]->op == "+");
+  CHECK(andE.args[0]->args[0]->args[1]->op == "*");
+  CHECK(andE.args[1]->kind == ast::ExprKind::Unary);
+  CHECK(andE.args[1]->args[0]->kind == ast::ExprKind::IsNull);
+}
+
+TEST_CASE("statements: types, keys, EXPLAIN options, identifiers") {
+  auto c = parseStatement("create table \"T\" (a decimal(12,2) not null, b varchar(5), c char, primary key (a))");
+  auto& ct = static_cast<ast::CreateTableStmt&>(*c);
+  CHECK(ct.name == "T");
+  CHECK(ct.columns[0].type.id == TypeId::Decimal);
+  CHECK(ct.columns[0].type.scale == 2);
+  CHECK_FALSE(ct.columns[0].type.nullable);
+  CHECK(ct.columns[2].type.length == 1);
+  CHECK(ct.primaryKey == std::vector<std::string>{"a"});
+  auto x = parseStatement("EXPLAIN (ANALYZE, LLVM) SELECT 1");
+  auto& ex = static_cast<ast::ExplainStmt&>(*x);
+  CHECK(ex.analyze);
+  CHECK(ex.llvm);
+  CHECK(errorOf("CREATE TABLE t (a DECIMAL(19,2))").sqlstate() == "0A000");
+  CHECK(errorOf("CREATE TABLE t (a VARCHAR(0))").sqlstate() == "22023");
+}
+
+TEST_CASE("scripts split at semicolons outside quotes and comments") {
+  auto parts = splitStatements("SELECT ';';\n-- a comment; still a comment\nSELECT /* ; */ 2;\n  SELECT 3");
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[0].text == "SELECT ';';");
+  CHECK(parts[1].line == 2);
+  CHECK(parts[2].text == "SELECT 3");
+  CHECK(parts[2].line == 4);
+  CHECK(parts[2].column == 3);
+  CHECK_FALSE(parts[2].complete);
+  CHECK(splitStatements("SELECT 1; -- trailing comment\n").size() == 1);
+}

@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+
+#include "sql/api/database.hpp"
+
+using namespace hyrax;
+
+namespace {
+std::string allText(const QueryResult& r) {
+  std::string s;
+  for (uint64_t i = 0; i < r.rowCount(); ++i) s += r.text(i, 0) + "\n";
+  return s;
+}
+}  // namespace
+
+TEST_CASE("results carry names, types, tags and phase times") {
+  Database db;
+  Connection con(db);
+  CHECK(con.execute("CREATE TABLE t (a INTEGER, b DECIMAL(6,2))").tag() == "CREATE TABLE");
+  CHECK(con.execute("INSERT INTO t VALUES (1, 2.5), (2, NULL)").tag() == "INSERT 0 2");
+  QueryResult r = con.execute("SELECT a AS x, b * 2, count(*) FROM t GROUP BY a, b ORDER BY x");
+  REQUIRE(r.columns().size() == 3);
+  CHECK(r.columns()[0].name == "x");
+  CHECK(r.columns()[1].name == "?column?");
+  CHECK(r.columns()[2].name == "count");
+  CHECK(r.columns()[1].type.id == TypeId::Decimal);
+  CHECK(r.columns()[1].type.scale == 2);
+  CHECK(r.tag() == "SELECT 2");
+  CHECK(r.text(0, 1) == "5.00");
+  CHECK(r.isNull(1, 1));
+  CHECK(r.times.execute >= 0);
+  CHECK(r.times.machineCode > 0);
+}
+
+TEST_CASE("results span many chunks") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (a INTEGER)");
+  con.execute("INSERT INTO t VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)");
+  for (int i = 0; i < 9; ++i) con.execute("INSERT INTO t SELECT a + 1000 FROM t");  // 5120 rows
+  QueryResult r = con.execute("SELECT a FROM t ORDER BY a DESC");
+  REQUIRE(r.rowCount() == 5120);
+  CHECK(r.chunks().size() > 1);
+  CHECK(r.value(0, 0).asInt() == 9010);
+  CHECK(r.value(5119, 0).asInt() == 1);
+}
+
+TEST_CASE("EXPLAIN shows estimates, EXPLAIN ANALYZE actual rows and phases, LLVM and ASM the code") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE a (k INTEGER, v TEXT)");
+  con.execute("CREATE TABLE b (k INTEGER)");
+  con.execute("INSERT INTO a VALUES (1, 'x'), (2, 'y'), (3, 'z')");
+  con.execute("INSERT INTO b VALUES (1), (3)");
+  std::string plan = allText(con.execute("EXPLAIN SELECT v FROM a, b WHERE a.k = b.k AND a.k > 1"));
+  CHECK(plan.find("HashJoin") != std::string::npos);
+  CHECK(plan.find("rows=") != std::string::npos);
+  CHECK(plan.find("TableScan a") != std::string::npos);
+  std::string analyzed = allText(con.execute("EXPLAIN ANALYZE SELECT v FROM a, b WHERE a.k = b.k"));
+  CHECK(analyzed.find("actual=2") != std::string::npos);
+  CHECK(analyzed.find("Machine code:") != std::string::npos);
+  CHECK(analyzed.find("Execute:") != std::string::npos);
+  std::string ir = allText(con.execute("EXPLAIN (LLVM) SELECT count(*) FROM a"));
+  CHECK(ir.find("define") != std::string::npos);
+  CHECK(ir.find("pipeline") != std::string::npos);
+  std::string asmText = allText(con.execute("EXPLAIN (ASM) SELECT count(*) FROM a"));
+  CHECK(asmText.find("pipeline") != std::string::npos);
+}
+
+TEST_CASE("errors carry SQLSTATE and the position of the offending name") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (a INTEGER)");
+  try {
+    con.execute("SELECT a,\n       nothere FROM t");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "42703");
+    CHECK(e.pos().line == 2);
+    CHECK(e.pos().column == 8);
+  }
+  auto results = con.executeScript("INSERT INTO t VALUES (1); SELECT a FROM t;");
+  REQUIRE(results.size() == 2);
+  CHECK(results[1].rowCount() == 1);
+}
+
+TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (a INTEGER)");
+  con.execute("INSERT INTO t VALUES (1),(2),(3)");
+  // cancel() before execute() is reset at the start of each statement: this one runs.
+  con.cancel();
+  CHECK(con.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+}
