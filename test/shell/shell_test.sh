@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end checks of the hyrax shell as a user runs it: -c, -f, standard input, output formats,
+# meta commands, error output with position, exit codes.
+set -u
+hyrax="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+check() {  # name, expected, actual
+  if [ "$2" == "$3" ]; then passes=$((passes + 1)); else
+    fails=$((fails + 1)); printf 'FAILED: %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3"; fi
+}
+
+out=$("$hyrax" --csv -c "CREATE TABLE t (a INT, b TEXT); INSERT INTO t VALUES (2, 'x,y'), (1, NULL); SELECT * FROM t ORDER BY a;")
+check "csv output" $'CREATE TABLE\nINSERT 0 2\na,b\n1,\n2,"x,y"' "$out"
+
+out=$("$hyrax" --json -c "SELECT 1 AS n, 'q\"' AS s, NULL AS z, 1.50 AS d")
+check "json output" $'[\n {"n": 1, "s": "q\\"", "z": null, "d": 1.50}\n]' "$out"
+
+out=$("$hyrax" -c "SELECT 42 AS answer, 'hi' AS greeting;")
+check "aligned output" $' answer | greeting\n--------+----------\n     42 | hi\n(1 row)' "$out"
+
+printf 'CREATE TABLE t (a INT);\nINSERT INTO t\n  VALUES (1), (2);\nSELECT sum(a)\n  FROM t;\n' > "$tmp/script.sql"
+out=$("$hyrax" --csv -f "$tmp/script.sql")
+check "file with multi-line statements" $'CREATE TABLE\nINSERT 0 2\nsum\n3' "$out"
+
+out=$(printf 'SELECT 1 AS a;\n\\pset format csv\nSELECT 2 AS b;\n' | "$hyrax")
+check "stdin with meta commands" $' a\n---\n 1\n(1 row)\n\nOutput format is csv.\nb\n2' "$out"
+
+err=$("$hyrax" -c "SELECT 1;
+SELECT nothere FROM (SELECT 1 AS a) x;" 2>&1 >/dev/null)
+code=$?
+check "error output" $'ERROR:  42703: column "nothere" does not exist\nLINE 1: SELECT nothere FROM (SELECT 1 AS a) x;\n               ^' "$err"
+check "exit code on error" "1" "$code"
+
+"$hyrax" -c "SELECT 1" >/dev/null
+check "exit code on success" "0" "$?"
+
+out=$(printf 'CREATE TABLE items (id INTEGER NOT NULL, name VARCHAR(10), PRIMARY KEY (id));\n\\d items\n' | "$hyrax")
+check "describe table" $'CREATE TABLE\nTable "items" (0 rows)\n column               | type                 | nullable | key\n----------------------+----------------------+----------+-----\n id                   | INTEGER              | no       | PK\n name                 | VARCHAR(10)          | yes      | ' "$out"
+
+out=$(printf '\\o %s/out.txt\nSELECT 7 AS seven;\n\\o\n\\i %s/script.sql\n' "$tmp" "$tmp" | "$hyrax" --csv)
+check "\\o and \\i" $'CREATE TABLE\nINSERT 0 2\nsum\n3' "$out"
+check "\\o file contents" $'seven\n7' "$(cat "$tmp/out.txt")"
+
+out=$(printf '\\timing on\nSELECT 1;\n' | "$hyrax" --csv | grep -c '^Time: ')
+check "timing" "1" "$out"
+
+err=$(printf '\\nosuch\n' | "$hyrax" 2>&1)
+check "unknown meta command" $'invalid command \\nosuch\nTry \\? for help.' "$err"
+
+"$hyrax" --help | grep -q -- "--command" ; check "help" "0" "$?"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
