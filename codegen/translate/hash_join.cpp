@@ -29,19 +29,24 @@ void HashJoinTranslator::consume(Translator& from) {
     probe();
 }
 
-void HashJoinTranslator::build() {
+HashJoinTranslator::Keys HashJoinTranslator::keys(bool buildSide) {
   auto& j = static_cast<const plan::HashJoin&>(op_);
   auto& b = cg_.b;
-  std::vector<SqlValue> keys;
-  llvm::Value* anyNull = nullptr;
-  llvm::Value* h = nullptr;
-  for (auto& k : j.keys) {
-    keys.push_back(q_.expr.compile(*k.build));
-    if (keys.back().null) anyNull = anyNull ? b.CreateOr(anyNull, keys.back().null) : keys.back().null;
-    llvm::Value* kh = q_.expr.hash(keys.back());
-    h = h ? q_.expr.combine(h, kh) : kh;
+  Keys k;
+  for (auto& key : j.keys) {
+    k.values.push_back(q_.expr.compile(buildSide ? *key.build : *key.probe));
+    llvm::Value* n = k.values.back().null;
+    if (n) k.anyNull = k.anyNull ? b.CreateOr(k.anyNull, n) : n;
+    llvm::Value* kh = q_.expr.hash(k.values.back());
+    k.hash = k.hash ? q_.expr.combine(k.hash, kh) : kh;
   }
-  if (!h) h = cg_.c64(0);  // no keys: a cross product, every row in one chain
+  if (!k.hash) k.hash = cg_.c64(0);  // no keys: a cross product, every row in one chain
+  return k;
+}
+
+void HashJoinTranslator::build() {
+  auto& b = cg_.b;
+  auto [keys, anyNull, h] = this->keys(true);
   auto insert = [&] {
     llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
     for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, keyFields_[i], keys[i]);
@@ -57,16 +62,7 @@ void HashJoinTranslator::build() {
 void HashJoinTranslator::probe() {
   auto& j = static_cast<const plan::HashJoin&>(op_);
   auto& b = cg_.b;
-  std::vector<SqlValue> keys;
-  llvm::Value* anyNull = nullptr;
-  llvm::Value* h = nullptr;
-  for (auto& k : j.keys) {
-    keys.push_back(q_.expr.compile(*k.probe));
-    if (keys.back().null) anyNull = anyNull ? b.CreateOr(anyNull, keys.back().null) : keys.back().null;
-    llvm::Value* kh = q_.expr.hash(keys.back());
-    h = h ? q_.expr.combine(h, kh) : kh;
-  }
-  if (!h) h = cg_.c64(0);
+  auto [keys, anyNull, h] = this->keys(false);
   auto lookup = [&] {
     llvm::Value* head = cg_.call("hyrax_rt_ht_lookup", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
     cg_.ForChain(head, [&](llvm::Value* entry) {

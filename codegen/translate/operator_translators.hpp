@@ -49,6 +49,13 @@ class HashJoinTranslator : public Translator {
   void consume(Translator& from) override;
 
  private:
+  // One side's key values, whether any is NULL, and their combined hash.
+  struct Keys {
+    std::vector<SqlValue> values;
+    llvm::Value* anyNull = nullptr;
+    llvm::Value* hash = nullptr;
+  };
+  Keys keys(bool buildSide);
   void build();
   void probe();
   uint32_t slot_ = 0;

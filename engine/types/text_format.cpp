@@ -187,21 +187,19 @@ std::string formatDecimal(int64_t scaled, uint8_t scale) {
   return neg ? "-" + digits : digits;
 }
 
-std::string formatDouble(double d) {
-  if (std::isnan(d)) return "NaN";
-  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), d);
-  return std::string(buf, p);
-}
-
-std::string formatFloat(float f) {
+namespace {
+template <typename F>
+std::string formatShortest(F f) {
   if (std::isnan(f)) return "NaN";
   if (std::isinf(f)) return f > 0 ? "Infinity" : "-Infinity";
   char buf[64];
   auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), f);
   return std::string(buf, p);
 }
+}  // namespace
+
+std::string formatDouble(double d) { return formatShortest(d); }
+std::string formatFloat(float f) { return formatShortest(f); }
 
 std::string formatDate(int32_t days) {
   int32_t y;

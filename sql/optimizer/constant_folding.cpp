@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/types/int128.hpp"
 #include "engine/types/text_format.hpp"
 
 namespace hyrax::sql {
@@ -73,16 +74,16 @@ std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) 
     if ((from.isInteger() || from.id == TypeId::Date) && (to.isInteger() || to.id == TypeId::Date))
       return integral(to.id, checkRange(v.asInt(), to.id, pos), to);
     if (from.isInteger() && to.id == TypeId::Decimal) {
-      __int128 x = static_cast<__int128>(v.asInt()) * text::pow10(to.scale);
-      if (x >= text::pow10(to.precision) || x <= -text::pow10(to.precision))
-        throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
-      return Value::decimal(static_cast<int64_t>(x), to.precision, to.scale);
+      Int128 x = Int128(v.asInt()) * text::pow10(to.scale);
+      Int128 limit = text::pow10(to.precision);
+      if (x >= limit || -x >= limit) throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
+      return Value::decimal(x.toInt64(), to.precision, to.scale);
     }
     if (from.id == TypeId::Decimal && to.id == TypeId::Decimal && to.scale >= from.scale) {
-      __int128 x = static_cast<__int128>(v.asInt()) * text::pow10(to.scale - from.scale);
-      if (x >= text::pow10(to.precision) || x <= -text::pow10(to.precision))
-        throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
-      return Value::decimal(static_cast<int64_t>(x), to.precision, to.scale);
+      Int128 x = Int128(v.asInt()) * text::pow10(to.scale - from.scale);
+      Int128 limit = text::pow10(to.precision);
+      if (x >= limit || -x >= limit) throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
+      return Value::decimal(x.toInt64(), to.precision, to.scale);
     }
     if ((from.isInteger() || from.id == TypeId::Decimal) && to.isFloat()) {
       double d = v.toDouble();

@@ -32,7 +32,9 @@ class Lexer {
         out.push_back({TokenKind::End, "", pos_});
         return out;
       }
+      size_t begin = i_;
       out.push_back(next());
+      out.back().raw = std::string(s_.substr(begin, i_ - begin));
     }
   }
 
@@ -78,6 +80,23 @@ class Lexer {
     }
   }
 
+  // The text between quotes q, where a doubled q stands for one.
+  std::string quoted(char q, const char* unterminated, SourcePos start) {
+    std::string t;
+    step();
+    while (true) {
+      if (i_ >= s_.size()) fail(unterminated, start);
+      if (peek() == q) {
+        if (peek(1) != q) break;
+        step();
+      }
+      t += peek();
+      step();
+    }
+    step();
+    return t;
+  }
+
   Token next() {
     SourcePos start = pos_;
     char c = peek();
@@ -90,44 +109,11 @@ class Lexer {
       return {TokenKind::Identifier, t, start};
     }
     if (c == '"') {
-      std::string t;
-      step();
-      while (true) {
-        if (i_ >= s_.size()) fail("unterminated quoted identifier", start);
-        if (peek() == '"') {
-          if (peek(1) == '"') {
-            t += '"';
-            step(2);
-            continue;
-          }
-          step();
-          break;
-        }
-        t += peek();
-        step();
-      }
+      std::string t = quoted('"', "unterminated quoted identifier", start);
       if (t.empty()) fail("zero-length delimited identifier", start);
       return {TokenKind::QuotedIdentifier, t, start};
     }
-    if (c == '\'') {
-      std::string t;
-      step();
-      while (true) {
-        if (i_ >= s_.size()) fail("unterminated quoted string", start);
-        if (peek() == '\'') {
-          if (peek(1) == '\'') {
-            t += '\'';
-            step(2);
-            continue;
-          }
-          step();
-          break;
-        }
-        t += peek();
-        step();
-      }
-      return {TokenKind::String, t, start};
-    }
+    if (c == '\'') return {TokenKind::String, quoted('\'', "unterminated quoted string", start), start};
     if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
       std::string t;
       TokenKind kind = TokenKind::Integer;

@@ -46,7 +46,7 @@ class Parser {
   }
   [[noreturn]] void syntaxError() const {
     if (cur().kind == TokenKind::End) throw Error(sqlstate::SyntaxError, "syntax error at end of input", cur().pos);
-    std::string text = cur().kind == TokenKind::String ? "'" + cur().text + "'" : cur().text;
+    const std::string& text = cur().raw;
     throw Error(sqlstate::SyntaxError, "syntax error at or near \"" + text + "\"", cur().pos);
   }
   std::string identifier() {

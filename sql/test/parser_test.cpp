@@ -20,7 +20,7 @@ Error errorOf(const std::string& sql, SourcePos origin = {1, 1}) {
 TEST_CASE("syntax errors name the token and its line and column") {
   Error e = errorOf("SELECT a,\n  b FROM t WHERE WHERE");
   CHECK(e.sqlstate() == "42601");
-  CHECK(e.message() == "syntax error at or near \"where\"");
+  CHECK(e.message() == "syntax error at or near \"WHERE\"");
   CHECK(e.pos().line == 2);
   CHECK(e.pos().column == 18);
   Error end = errorOf("SELECT 1 +");
