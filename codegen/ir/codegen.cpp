@@ -135,21 +135,46 @@ void CodeGen::ForRange(llvm::Value* begin, llvm::Value* end, const std::function
   b.SetInsertPoint(exitBB);
 }
 
-void CodeGen::ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body) {
+CodeGen::ChainWalk CodeGen::beginChainWalk(llvm::Value* head, const char* name) {
+  ChainWalk w;
   auto* pre = b.GetInsertBlock();
-  auto* loopBB = llvm::BasicBlock::Create(ctx, "chain", fn_);
-  auto* bodyBB = llvm::BasicBlock::Create(ctx, "chain_body", fn_);
-  auto* exitBB = llvm::BasicBlock::Create(ctx, "chain_exit", fn_);
-  b.CreateBr(loopBB);
-  b.SetInsertPoint(loopBB);
-  auto* e = b.CreatePHI(ptr(), 2, "entry");
-  e->addIncoming(head, pre);
-  b.CreateCondBr(b.CreateIsNull(e), exitBB, bodyBB);
-  b.SetInsertPoint(bodyBB);
-  body(e);
-  e->addIncoming(loadPtr(e), b.GetInsertBlock());
-  b.CreateBr(loopBB);
-  b.SetInsertPoint(exitBB);
+  w.loop = llvm::BasicBlock::Create(ctx, name, fn_);
+  auto* body = llvm::BasicBlock::Create(ctx, std::string(name) + "_body", fn_);
+  w.exit = llvm::BasicBlock::Create(ctx, std::string(name) + "_exit", fn_);
+  b.CreateBr(w.loop);
+  b.SetInsertPoint(w.loop);
+  w.entry = b.CreatePHI(ptr(), 2, "entry");
+  w.entry->addIncoming(head, pre);
+  b.CreateCondBr(b.CreateIsNull(w.entry), w.exit, body);
+  b.SetInsertPoint(body);
+  return w;
+}
+
+void CodeGen::continueChainWalk(const ChainWalk& w) {
+  w.entry->addIncoming(loadPtr(w.entry), b.GetInsertBlock());
+  b.CreateBr(w.loop);
+}
+
+void CodeGen::ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body) {
+  ChainWalk w = beginChainWalk(head, "chain");
+  body(w.entry);
+  continueChainWalk(w);
+  b.SetInsertPoint(w.exit);
+}
+
+llvm::Value* CodeGen::FindInChain(llvm::Value* head, const std::function<llvm::Value*(llvm::Value*)>& matches) {
+  ChainWalk w = beginChainWalk(head, "find");
+  llvm::Value* hit = matches(w.entry);
+  auto* tested = b.GetInsertBlock();
+  auto* next = llvm::BasicBlock::Create(ctx, "find_next", fn_);
+  b.CreateCondBr(hit, w.exit, next);
+  b.SetInsertPoint(next);
+  continueChainWalk(w);
+  b.SetInsertPoint(w.exit);
+  auto* found = b.CreatePHI(ptr(), 2, "found");
+  found->addIncoming(llvm::ConstantPointerNull::get(ptr()), w.loop);
+  found->addIncoming(w.entry, tested);
+  return found;
 }
 
 llvm::AllocaInst* CodeGen::local(llvm::Type* t, const std::string& name) {

@@ -71,6 +71,9 @@ class CodeGen {
   void ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body);
   // Walks a chain of hash table entries (next pointer at offset 0) from `head` until nullptr.
   void ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body);
+  // The first entry of the chain from `head` for which `matches` (which may branch) yields true,
+  // or nullptr: the walk stops at the first match.
+  llvm::Value* FindInChain(llvm::Value* head, const std::function<llvm::Value*(llvm::Value*)>& matches);
   // A stack slot in the entry block (mem2reg turns it into registers).
   llvm::AllocaInst* local(llvm::Type* t, const std::string& name = "");
 
@@ -87,6 +90,16 @@ class CodeGen {
   std::string uniqueName(const std::string& base);
 
  private:
+  // The loop over a chain both chain walks share: `entry` is the current entry (never nullptr in
+  // the body); the walk leaves to `exit` at the chain's end.
+  struct ChainWalk {
+    llvm::BasicBlock* loop;
+    llvm::BasicBlock* exit;
+    llvm::PHINode* entry;
+  };
+  ChainWalk beginChainWalk(llvm::Value* head, const char* name);
+  void continueChainWalk(const ChainWalk& w);  // follows the next pointer from the insert point
+
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* errorBlock_ = nullptr;
   llvm::BasicBlock* allocaBlock_ = nullptr;

@@ -26,7 +26,10 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
       s.valueType = agg.arg->type.withNullable(false);
       s.value = layout_.add(s.valueType);
     }
-    s.count = layout_.add(SqlType::int64(false));
+    // count(*) and aggregates over NOT NULL arguments count every row: one counter serves them all.
+    s.sharedCount = agg.func == AggFunc::CountStar || !agg.arg->type.nullable;
+    if (s.sharedCount && !rowCount_) rowCount_ = layout_.add(SqlType::int64(false));
+    s.count = s.sharedCount ? *rowCount_ : layout_.add(SqlType::int64(false));
     states_.push_back(s);
   }
 }
@@ -46,18 +49,17 @@ void AggregateTranslator::consume(Translator&) {
     keys.push_back(k);
   }
   llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
-  auto* found = cg_.local(cg_.ptr(), "group");
-  b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), found);
-  llvm::Value* head = cg_.call("hyrax_rt_ht_lookup", {ht, h});
-  cg_.ForChain(head, [&](llvm::Value* entry) {
-    llvm::Value* eq = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h);
-    cg_.If(eq, [&] {
-      llvm::Value* same = cg_.cTrue();
+  // Hashes first, keys only on equal hashes; the walk ends at the group found.
+  llvm::Value* existing = cg_.FindInChain(q_.chainHead(ht, h), [&](llvm::Value* entry) {
+    auto* same = cg_.local(cg_.i1(), "same");
+    b.CreateStore(cg_.cFalse(), same);
+    cg_.If(b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h), [&] {
+      llvm::Value* eq = cg_.cTrue();
       for (size_t i = 0; i < keys.size(); ++i) {
         SqlValue stored = layout_.load(cg_, entry, groupFields_[i]);
         SqlValue k = keys[i];
         if (!k.null) {
-          same = b.CreateAnd(same, q_.expr.compare(plan::CmpOp::Eq, stored, k));
+          eq = b.CreateAnd(eq, q_.expr.compare(plan::CmpOp::Eq, stored, k));
         } else {
           // Both NULL, or both present and equal (payloads of NULLs are not compared).
           SqlValue kv = k, sv = stored;
@@ -71,32 +73,36 @@ void AggregateTranslator::consume(Translator&) {
             sv.v = b.CreateSelect(stored.null, cg_.c64(0), sv.v);
             sv.hi = b.CreateSelect(stored.null, cg_.c64(0), sv.hi);
           }
-          same = b.CreateAnd(same, b.CreateOr(bothNull, b.CreateAnd(bothThere, q_.expr.compare(plan::CmpOp::Eq, sv, kv))));
+          eq = b.CreateAnd(eq, b.CreateOr(bothNull, b.CreateAnd(bothThere, q_.expr.compare(plan::CmpOp::Eq, sv, kv))));
         }
       }
-      cg_.If(same, [&] { b.CreateStore(entry, found); });
+      b.CreateStore(eq, same);
     });
+    return b.CreateLoad(cg_.i1(), same);
   });
-  llvm::Value* group = b.CreateLoad(cg_.ptr(), found);
-  cg_.If(b.CreateIsNull(group), [&] {
+  auto* found = cg_.local(cg_.ptr(), "group");
+  b.CreateStore(existing, found);
+  cg_.If(b.CreateIsNull(existing), [&] {
     llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {ht, h});
     for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, groupFields_[i], keys[i]);
     b.CreateStore(entry, found);
   });
-  group = b.CreateLoad(cg_.ptr(), found);
+  llvm::Value* group = b.CreateLoad(cg_.ptr(), found);
+  if (rowCount_) {
+    llvm::Value* addr = cg_.gep(group, layout_.offset(*rowCount_));
+    b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), addr), cg_.c64(1)), addr);
+  }
 
   for (size_t i = 0; i < a.aggregates.size(); ++i) {
     auto& agg = a.aggregates[i];
     const AggState& s = states_[i];
+    if (agg.func == AggFunc::CountStar) continue;  // the shared row count
     llvm::Value* countAddr = cg_.gep(group, layout_.offset(s.count));
     llvm::Value* count = b.CreateLoad(cg_.i64(), countAddr);
-    if (agg.func == AggFunc::CountStar) {
-      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
-      continue;
-    }
     SqlValue v = q_.expr.compile(*agg.arg);
     auto update = [&] {
-      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
+      // Counted already when shared (updated above, so `count` is one ahead: compare with 1).
+      if (!s.sharedCount) b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
       if (agg.func == AggFunc::Count) return;
       llvm::Value* addr = cg_.gep(group, layout_.offset(s.value));
       SqlValue cur = cg_.loadValue(addr, s.valueType);
@@ -115,7 +121,8 @@ void AggregateTranslator::consume(Translator&) {
         cg_.storeValue(addr, cur);
       } else {
         plan::CmpOp better = agg.func == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
-        llvm::Value* take = b.CreateOr(b.CreateICmpEQ(count, cg_.c64(0)), q_.expr.compare(better, in, cur));
+        llvm::Value* first = b.CreateICmpEQ(count, cg_.c64(s.sharedCount ? 1 : 0));
+        llvm::Value* take = b.CreateOr(first, q_.expr.compare(better, in, cur));
         cg_.If(take, [&] { cg_.storeValue(addr, in); });
       }
     };

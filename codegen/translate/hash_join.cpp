@@ -64,7 +64,7 @@ void HashJoinTranslator::probe() {
   auto& b = cg_.b;
   auto [keys, anyNull, h] = this->keys(false);
   auto lookup = [&] {
-    llvm::Value* head = cg_.call("hyrax_rt_ht_lookup", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
+    llvm::Value* head = q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), h);
     cg_.ForChain(head, [&](llvm::Value* entry) {
       llvm::Value* match = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h);
       cg_.If(match, [&] {

@@ -1,5 +1,7 @@
 #pragma once
 // The translator of each physical operator (one .cpp each, named after the operator).
+#include <optional>
+
 #include "codegen/translate/translator.hpp"
 
 namespace hyrax::codegen {
@@ -75,8 +77,10 @@ class AggregateTranslator : public Translator {
   struct AggState {
     uint32_t value = 0;  // sum / min / max field
     uint32_t count = 0;  // rows counted (decides NULL results, avg's divisor)
+    bool sharedCount = false;  // count is the group's row count (rowCount_)
     SqlType valueType;
   };
+  std::optional<uint32_t> rowCount_;
   uint32_t slot_ = 0;
   RowLayout layout_{16};
   std::vector<uint32_t> groupFields_;

@@ -1,6 +1,9 @@
 #include "codegen/translate/translator.hpp"
 
+#include <cstddef>
+
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/hash_table.hpp"
 
 namespace hyrax::codegen {
 
@@ -22,6 +25,14 @@ void QueryTranslator::generateInit(const std::string& name) {
   cg.beginFunction(name);
   for (auto& gen : initCode_) gen();
   cg.endFunction();
+}
+
+llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* hash) {
+  auto& b = cg.b;
+  llvm::Value* buckets = cg.loadPtr(cg.gep(hashTable, offsetof(HashDirectory, buckets)));
+  llvm::Value* shift = b.CreateLoad(cg.i64(), cg.gep(hashTable, offsetof(HashDirectory, shift)));
+  llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
+  return cg.loadPtr(b.CreateGEP(cg.ptr(), buckets, index));
 }
 
 void QueryTranslator::beginPipeline(PipelineInfo info) {

@@ -68,6 +68,9 @@ class QueryTranslator {
   void atInit(const std::function<void()>& gen) { initCode_.push_back(gen); }
   void generateInit(const std::string& name);
 
+  // The head of the bucket chain of `hash` in a runtime HashTable, read inline (runtime.hpp).
+  llvm::Value* chainHead(llvm::Value* hashTable, llvm::Value* hash);
+
   void beginPipeline(PipelineInfo info);
   void endPipeline();
   const std::vector<PipelineInfo>& pipelines() const { return pipelines_; }

@@ -1,15 +1,26 @@
 #pragma once
 // The chained hash table generated code uses for joins and aggregation (layout in runtime.hpp):
 // the runtime owns memory and buckets; generated code compares hashes and keys and follows chains.
+#include <type_traits>
 #include <vector>
 
 #include "engine/runtime/block_storage.hpp"
 
 namespace hyrax {
 
+// What generated code reads to find a chain head without a call (layout in runtime.hpp). It is
+// the table's first member, so a HashTable* points at it.
+struct HashDirectory {
+  void** buckets;
+  uint64_t shift;  // bucket of hash h: (h * kHashBucketMultiplier) >> shift
+};
+inline constexpr uint64_t kHashBucketMultiplier = 0x9E3779B97F4A7C15ULL;
+
 class HashTable {
  public:
-  explicit HashTable(uint32_t entrySize) : entries_(entrySize < 16 ? 16 : entrySize), buckets_(1024, nullptr) {}
+  explicit HashTable(uint32_t entrySize) : entries_(entrySize < 16 ? 16 : entrySize), buckets_(1024, nullptr) {
+    dir_.buckets = buckets_.data();
+  }
 
   void* insert(uint64_t hash) {
     if (entries_.count() >= buckets_.size()) grow();
@@ -20,16 +31,17 @@ class HashTable {
     head = e;
     return e;
   }
-  void* lookup(uint64_t hash) const { return buckets_[bucket(hash)]; }
+  void* lookup(uint64_t hash) const { return buckets_[bucket(hash)]; }  // what generated code inlines
   uint64_t count() const { return entries_.count(); }
   void* entry(uint64_t i) const { return entries_.at(i); }
 
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
-  size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * kHashBucketMultiplier) >> dir_.shift); }
   void grow() {
     buckets_.assign(buckets_.size() * 2, nullptr);
-    --shift_;
+    dir_.buckets = buckets_.data();
+    --dir_.shift;
     for (uint64_t i = 0; i < entries_.count(); ++i) {
       auto* e = static_cast<char*>(entries_.at(i));
       uint64_t h;
@@ -39,10 +51,11 @@ class HashTable {
       head = e;
     }
   }
+  HashDirectory dir_{nullptr, 64 - 10};  // first: generated code reads it at offset 0
   BlockStorage entries_;
   std::vector<void*> buckets_;
-  unsigned shift_ = 64 - 10;
 };
+static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 
 class RowBuffer {
  public:

@@ -50,9 +50,11 @@ void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
 //   offset 8: the 64-bit hash
 //   offset 16: payload, laid out by the generated code
 // Inserting never moves entries; the bucket array grows by rehashing stored hashes.
+// Lookups are inlined by the generated code: a HashTable starts with a HashDirectory
+// {void** buckets; uint64_t shift}, and the chain of hash h starts at
+// buckets[(h * kHashBucketMultiplier) >> shift] (hash_table.hpp).
 hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize);
 void* hyrax_rt_ht_insert(hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
-void* hyrax_rt_ht_lookup(hyrax::HashTable* ht, uint64_t hash);  // head of the chain (or nullptr)
 uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);
 void* hyrax_rt_ht_entry(hyrax::HashTable* ht, uint64_t i);      // i-th inserted entry
 

@@ -37,7 +37,6 @@ void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }
 
 HashTable* hyrax_rt_ht_create(QueryContext* ctx, uint32_t entrySize) { return ctx->newHashTable(entrySize); }
 void* hyrax_rt_ht_insert(HashTable* ht, uint64_t hash) { return ht->insert(hash); }
-void* hyrax_rt_ht_lookup(HashTable* ht, uint64_t hash) { return ht->lookup(hash); }
 uint64_t hyrax_rt_ht_count(HashTable* ht) { return ht->count(); }
 void* hyrax_rt_ht_entry(HashTable* ht, uint64_t i) { return ht->entry(i); }
 
