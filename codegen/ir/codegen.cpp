@@ -62,6 +62,7 @@ llvm::Function* CodeGen::beginFunction(const std::string& name) {
 llvm::Function* CodeGen::beginFunction(const std::string& name, llvm::FunctionType* ft) {
   fn_ = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, module);
   allocaBlock_ = llvm::BasicBlock::Create(ctx, "allocas", fn_);
+  cancelBudget_ = nullptr;
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn_);
   errorBlock_ = llvm::BasicBlock::Create(ctx, "error", fn_);
   b.SetInsertPoint(errorBlock_);
@@ -94,6 +95,23 @@ void CodeGen::raise(int32_t code) {
 void CodeGen::raiseIf(llvm::Value* cond, int32_t code) {
   If(cond, [&] { raise(code); });
 }
+
+void CodeGen::cancelPoint() {
+  constexpr int64_t kBudget = 4096;  // loop iterations between two calls of the runtime's check
+  if (!cancelBudget_) {
+    cancelBudget_ = local(i64(), "cancel_budget");
+    llvm::IRBuilder<> ab(allocaBlock_);  // the entry block has no terminator until endFunction()
+    ab.CreateStore(c64(kBudget), cancelBudget_);
+  }
+  llvm::Value* left = b.CreateSub(b.CreateLoad(i64(), cancelBudget_), c64(1));
+  b.CreateStore(left, cancelBudget_);
+  If(b.CreateICmpEQ(left, c64(0)), [&] {
+    b.CreateStore(c64(kBudget), cancelBudget_);
+    checkCancel();
+  });
+}
+
+void CodeGen::checkCancel() { checkStatus(call("hyrax_rt_check_cancel", {queryContext()})); }
 
 void CodeGen::checkStatus(llvm::Value* status) {
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn_);

@@ -64,6 +64,11 @@ class CodeGen {
   void raiseIf(llvm::Value* cond, int32_t code);
   // A runtime call returned a status: leave with it when non-zero.
   void checkStatus(llvm::Value* status);
+  // Where a long-running loop may be cancelled: counts down a per-function budget in a register
+  // and asks the runtime only when it runs out, so it is cheap enough for every row and every
+  // chain entry, and Ctrl-C still stops a join that fans out within a fraction of a second.
+  void cancelPoint();
+  void checkCancel();  // asks the runtime now (loops that bound their own work between checks)
 
   // ---- control flow ----
   void If(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise = {});
@@ -103,6 +108,7 @@ class CodeGen {
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* errorBlock_ = nullptr;
   llvm::BasicBlock* allocaBlock_ = nullptr;
+  llvm::AllocaInst* cancelBudget_ = nullptr;  // per function, created by the first cancelPoint()
   unsigned nameCounter_ = 0;
 };
 

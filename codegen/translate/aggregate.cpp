@@ -158,7 +158,7 @@ void AggregateTranslator::produce() {
   llvm::Value* n = cg_.call("hyrax_rt_ht_count", {ht});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
   cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
-    cg_.checkStatus(cg_.call("hyrax_rt_check_cancel", {cg_.queryContext()}));
+    cg_.cancelPoint();
     llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {ht, i});
     for (size_t g = 0; g < a.groups.size(); ++g) q_.values[a.groups[g].iu] = layout_.load(cg_, entry, groupFields_[g]);
     for (size_t k = 0; k < a.aggregates.size(); ++k) {

@@ -66,6 +66,7 @@ void HashJoinTranslator::probe() {
   auto lookup = [&] {
     llvm::Value* head = q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), h);
     cg_.ForChain(head, [&](llvm::Value* entry) {
+      cg_.cancelPoint();  // chains of equal keys (or a cross product's one chain) can be long
       llvm::Value* match = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h);
       cg_.If(match, [&] {
         llvm::Value* eq = cg_.cTrue();
