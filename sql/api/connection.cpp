@@ -6,6 +6,7 @@
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/types/string_ref.hpp"
+#include "sql/api/copy.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/optimizer/optimizer.hpp"
@@ -101,6 +102,24 @@ bool allConstant(const plan::QueryPlan& p) {
   return true;
 }
 
+QueryResult runSelect(const ast::Select& select, Catalog& catalog, const std::atomic<bool>* cancel, PhaseTimes& times) {
+  auto t = Clock::now();
+  plan::QueryPlan p;
+  sql::Binder(catalog).bindSelect(select, p);
+  sql::optimize(p);
+  times.plan = msSince(t);
+  Execution ex = compileAndRun(p, {}, cancel, times);
+  std::vector<ResultColumn> cols;
+  for (size_t i = 0; i < p.output.size(); ++i) cols.push_back({p.outputNames[i], p.output[i]->type});
+  auto chunks = ex.ctx->takeResults();
+  uint64_t n = 0;
+  for (auto& c : chunks) n += c->rowCount();
+  QueryResult r(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
+  r.keepAlive(std::shared_ptr<QueryContext>(std::move(ex.ctx)));
+  r.times = times;
+  return r;
+}
+
 QueryResult explainResult(const std::string& text, PhaseTimes times) {
   std::vector<SqlType> types{SqlType::text(false)};
   std::vector<std::unique_ptr<ResultChunk>> chunks;
@@ -171,20 +190,12 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
         if (catalog.findTable(n)) catalog.dropTable(n);
       return QueryResult({}, {}, "DROP TABLE");
     }
-    case ast::StmtKind::Select: {
-      t = Clock::now();
-      plan::QueryPlan p;
-      sql::Binder(catalog).bindSelect(*static_cast<const ast::SelectStmt&>(*stmt).select, p);
-      sql::optimize(p);
-      times.plan = msSince(t);
-      Execution ex = compileAndRun(p, {}, &cancel_, times);
-      std::vector<ResultColumn> cols;
-      for (size_t i = 0; i < p.output.size(); ++i) cols.push_back({p.outputNames[i], p.output[i]->type});
-      auto chunks = ex.ctx->takeResults();
-      uint64_t n = 0;
-      for (auto& c : chunks) n += c->rowCount();
-      QueryResult r(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
-      r.keepAlive(std::shared_ptr<QueryContext>(std::move(ex.ctx)));
+    case ast::StmtKind::Select:
+      return runSelect(*static_cast<const ast::SelectStmt&>(*stmt).select, catalog, &cancel_, times);
+    case ast::StmtKind::Copy: {
+      CopyContext ctx{catalog, copyIn_, copyOut_,
+                      [&](const ast::Select& sel) { return runSelect(sel, catalog, &cancel_, times); }, progress_};
+      QueryResult r = executeCopy(static_cast<const ast::CopyStmt&>(*stmt), ctx);
       r.times = times;
       return r;
     }

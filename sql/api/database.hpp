@@ -3,6 +3,8 @@
 // SQL on it. The shell, the sqllogictest runner, the server and the bench all go through this.
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -87,9 +89,21 @@ class Connection {
   // Cancels the statement running on this connection (safe from a signal handler / other thread).
   void cancel() { cancel_.store(true); }
 
+  // Where COPY ... FROM STDIN reads and COPY ... TO STDOUT writes (the client's data streams;
+  // unset, those statements fail with an error).
+  void setCopyStreams(std::istream* in, std::ostream* out) {
+    copyIn_ = in;
+    copyOut_ = out;
+  }
+  // Receives progress notices of long statements (COPY reports rows and bytes loaded).
+  void setProgressHandler(std::function<void(const std::string&)> handler) { progress_ = std::move(handler); }
+
  private:
   Database& db_;
   std::atomic<bool> cancel_{false};
+  std::istream* copyIn_ = nullptr;
+  std::ostream* copyOut_ = nullptr;
+  std::function<void(const std::string&)> progress_;
 };
 
 // Splits a script into statements at top-level ';' (outside quotes and comments). Each piece keeps

@@ -107,7 +107,7 @@ struct Select {
 };
 
 // ---- statements ----
-enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain };
+enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain, Copy };
 
 struct Statement {
   StmtKind kind;
@@ -159,6 +159,28 @@ struct ExplainStmt : Statement {
   bool analyze = false, llvm = false, asm_ = false;
   StatementPtr statement;
   explicit ExplainStmt(SourcePos p) : Statement(StmtKind::Explain, p) {}
+};
+
+// COPY table [(columns)] FROM 'file' | STDIN [[WITH] (options)]
+// COPY table [(columns)] | (query) TO 'file' | STDOUT [[WITH] (options)]
+struct CopyOption {
+  std::string name;   // lower case: format, delimiter, header, null, quote, escape
+  std::string value;  // as written (FORMAT csv -> "csv"; HEADER alone -> "true")
+  SourcePos pos;
+};
+
+struct CopyStmt : Statement {
+  std::string table;  // empty when copying a query's result
+  SourcePos tablePos;
+  std::vector<std::string> columns;
+  std::vector<SourcePos> columnPos;
+  std::unique_ptr<Select> query;
+  bool from = true;    // FROM (load) or TO (unload)
+  bool stdio = false;  // STDIN / STDOUT instead of a file
+  std::string file;
+  SourcePos filePos;
+  std::vector<CopyOption> options;
+  explicit CopyStmt(SourcePos p) : Statement(StmtKind::Copy, p) {}
 };
 
 }  // namespace hyrax::ast

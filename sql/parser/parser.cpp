@@ -18,7 +18,7 @@ const std::set<std::string> kReserved = {
     "full", "cross", "on", "and", "or", "not", "as", "union", "intersect", "except", "by", "asc", "desc",
     "nulls", "into", "values", "is", "in", "like", "between", "case", "when", "then", "else", "end", "null",
     "true", "false", "distinct", "all", "fetch", "outer", "using", "natural", "create", "table", "drop",
-    "insert", "explain", "with", "escape"};
+    "insert", "explain", "with", "escape", "to"};
 
 class Parser {
  public:
@@ -88,7 +88,64 @@ class Parser {
     if (accept("drop")) return dropTable(pos);
     if (accept("insert")) return insert(pos);
     if (accept("explain")) return explain(pos);
+    if (accept("copy")) return copy(pos);
     syntaxError();
+  }
+
+  std::string stringLiteral() {
+    if (cur().kind != TokenKind::String) syntaxError();
+    return t_[i_++].text;
+  }
+
+  StatementPtr copy(SourcePos pos) {
+    auto c = std::make_unique<CopyStmt>(pos);
+    if (accept("(")) {
+      c->query = select();
+      expect(")");
+    } else {
+      c->tablePos = cur().pos;
+      c->table = identifier();
+      if (accept("(")) {
+        do {
+          c->columnPos.push_back(cur().pos);
+          c->columns.push_back(identifier());
+        } while (accept(","));
+        expect(")");
+      }
+    }
+    if (accept("to")) c->from = false;
+    else expect("from");
+    if (c->query && c->from) syntaxError();
+    c->filePos = cur().pos;
+    if (accept(c->from ? "stdin" : "stdout")) c->stdio = true;
+    else c->file = stringLiteral();
+    accept("with");
+    auto option = [&](bool legacy) {
+      CopyOption o;
+      o.pos = cur().pos;
+      if (cur().kind != TokenKind::Identifier) syntaxError();
+      o.name = t_[i_++].text;
+      if (legacy && (o.name == "csv" || o.name == "binary")) {  // PostgreSQL's old spelling: WITH CSV HEADER
+        o.value = o.name;
+        o.name = "format";
+      } else if (o.name == "header" && (is(",") || is(")") || is(";") || cur().kind == TokenKind::End || legacy)) {
+        o.value = "true";
+      } else {
+        if (legacy) accept("as");
+        if (cur().kind == TokenKind::String) o.value = stringLiteral();
+        else if (cur().kind == TokenKind::End) syntaxError();
+        else o.value = t_[i_++].text;
+      }
+      c->options.push_back(o);
+    };
+    if (accept("(")) {
+      do option(false);
+      while (accept(","));
+      expect(")");
+    } else {
+      while (cur().kind != TokenKind::End && !is(";")) option(true);
+    }
+    return c;
   }
 
   StatementPtr explain(SourcePos pos) {

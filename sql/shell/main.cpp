@@ -45,7 +45,7 @@ int interactive(shell::Session& session) {
     auto pieces = shell::splitInput(pending, rest);
     for (auto& p : pieces) {
       if (session.quitRequested()) break;
-      ok = (p.meta ? session.metaCommand(p.text) : session.runStatement(p.text)) && ok;
+      ok = (p.meta ? session.metaCommand(p.text) : session.runStatement(p.text, p.data)) && ok;
     }
     pending = rest;
   }
@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
 
+  // Long statements (COPY of millions of rows) report progress on stderr when a person watches.
+  if (isatty(STDERR_FILENO)) con.setProgressHandler([](const std::string& m) { std::cerr << m << "\n"; });
   shell::Session session(db, con);
   if (vm.count("csv")) session.format = shell::Format::Csv;
   if (vm.count("json")) session.format = shell::Format::Json;

@@ -6,40 +6,86 @@
 #include <sstream>
 
 #include "engine/catalog/catalog.hpp"
+#include "sql/parser/lexer.hpp"
 
 namespace hyrax::shell {
 
-std::vector<Piece> splitInput(const std::string& text, std::string& rest) {
+namespace {
+
+// COPY ... FROM STDIN: its data follows on the next lines, up to a line `\.` (or the end).
+bool copiesFromStdin(const std::string& sql) {
+  try {
+    auto tokens = sqlparse::tokenize(sql);
+    if (tokens.empty() || !tokens[0].is("copy")) return false;
+    for (size_t i = 0; i + 1 < tokens.size(); ++i)
+      if (tokens[i].is("from") && tokens[i + 1].is("stdin")) return true;
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Piece> splitInput(const std::string& text, std::string& rest, bool atEnd) {
   std::vector<Piece> out;
   std::string pending;
   std::istringstream in(text);
   std::string line;
+  bool inData = false;  // reading the data of out.back(), a COPY FROM STDIN
+  size_t piecesBeforeCopy = 0;
+  std::string copyText;
   while (std::getline(in, line)) {
+    if (inData) {
+      copyText += line + "\n";
+      std::string_view l = line;
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      if (l == "\\.") {
+        inData = false;
+        copyText.clear();
+      } else {
+        out.back().data += line + "\n";
+      }
+      continue;
+    }
     // A backslash command is only recognised on a line of its own outside a statement.
     size_t first = line.find_first_not_of(" \t");
     bool blankPending = pending.find_first_not_of(" \t\r\n") == std::string::npos;
     if (blankPending && first != std::string::npos && line[first] == '\\') {
-      out.push_back({true, line.substr(first)});
+      out.push_back({true, line.substr(first), {}});
       pending.clear();
       continue;
     }
     pending += line + "\n";
     auto stmts = splitStatements(pending);
-    if (!stmts.empty() && stmts.back().complete) {
-      for (auto& s : stmts) out.push_back({false, s.text});
-      pending.clear();
-    } else if (stmts.size() > 1) {
-      for (size_t i = 0; i + 1 < stmts.size(); ++i) out.push_back({false, stmts[i].text});
-      pending = stmts.back().text + "\n";
+    size_t complete = !stmts.empty() && stmts.back().complete ? stmts.size() : stmts.size() > 1 ? stmts.size() - 1 : 0;
+    if (complete == 0) continue;
+    std::string left = complete < stmts.size() ? stmts.back().text + "\n" : "";
+    for (size_t i = 0; i < complete; ++i) {
+      out.push_back({false, stmts[i].text, {}});
+      if (copiesFromStdin(stmts[i].text)) {
+        inData = true;
+        piecesBeforeCopy = out.size() - 1;
+        copyText = stmts[i].text + "\n";
+        break;  // what follows the statement on its line is ignored, as in psql
+      }
     }
+    pending = inData ? "" : left;
+  }
+  if (inData && !atEnd) {
+    // Interactive input: wait for the rest of the data; the COPY runs once `\.` arrives.
+    out.resize(piecesBeforeCopy);
+    rest = copyText;
+    return out;
   }
   rest = pending.find_first_not_of(" \t\r\n") == std::string::npos ? "" : pending;
   return out;
 }
 
-bool Session::runStatement(const std::string& sql) {
+bool Session::runStatement(const std::string& sql, const std::string& copyData) {
   auto start = std::chrono::steady_clock::now();
   bool ok = true;
+  std::istringstream data(copyData);
+  con_.setCopyStreams(&data, &out());
   try {
     QueryResult r = con_.execute(sql);
     printResult(out(), r, format);
@@ -63,9 +109,9 @@ bool Session::runStatement(const std::string& sql) {
 bool Session::runText(const std::string& text) {
   std::string rest;
   bool ok = true;
-  for (auto& p : splitInput(text, rest)) {
+  for (auto& p : splitInput(text, rest, true)) {
     if (quit_) break;
-    ok = (p.meta ? metaCommand(p.text) : runStatement(p.text)) && ok;
+    ok = (p.meta ? metaCommand(p.text) : runStatement(p.text, p.data)) && ok;
   }
   if (!rest.empty() && !quit_) ok = runStatement(rest) && ok;  // a last statement without ';'
   return ok;

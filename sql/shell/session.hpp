@@ -23,8 +23,8 @@ class Session {
   // A backslash command (one line). Returns false if it failed.
   bool metaCommand(const std::string& line);
   bool quitRequested() const { return quit_; }
-  // Runs one SQL statement, printing its result or error.
-  bool runStatement(const std::string& sql);
+  // Runs one SQL statement, printing its result or error; `copyData` is what COPY FROM STDIN reads.
+  bool runStatement(const std::string& sql, const std::string& copyData = {});
 
   std::ostream& out() { return file_ ? *file_ : std::cout; }
 
@@ -40,10 +40,13 @@ class Session {
 
 // Splits input into statements and meta-command lines, in order; an unfinished statement at the
 // end is left in `rest` (the interactive shell then waits for more lines).
+// A COPY ... FROM STDIN statement takes the lines after it, up to a line `\.`, as its data; at the
+// end of input (`atEnd`) the data may also end there, otherwise the statement waits in `rest`.
 struct Piece {
   bool meta;
   std::string text;
+  std::string data;  // COPY FROM STDIN's data
 };
-std::vector<Piece> splitInput(const std::string& text, std::string& rest);
+std::vector<Piece> splitInput(const std::string& text, std::string& rest, bool atEnd = false);
 
 }  // namespace hyrax::shell

@@ -1,6 +1,7 @@
 // hyrax-slt: runs sqllogictest files against hyrax, each file on a fresh in-memory database.
 //   hyrax-slt [--engine NAME] [--verbose] [--stop-on-error] FILE|DIR...
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -67,6 +68,28 @@ Counts runFile(const std::string& path, const Options& opt, bool& stop) {
     std::cout << e.what() << "\n";
     counts.failed++;
     return counts;
+  }
+  // Paths in SQL: __TEST_DIR__ is the .slt file's directory (data files beside it), __TEMP_DIR__ a
+  // fresh directory of this run (files a test writes), removed afterwards.
+  const std::string testDir = fs::absolute(fs::path(path)).parent_path().string();
+  std::string tempTemplate = (fs::temp_directory_path() / "hyrax-slt-XXXXXX").string();
+  const char* made = mkdtemp(tempTemplate.data());
+  const std::string tempDir = made ? made : fs::temp_directory_path().string();
+  struct RemoveTemp {
+    std::string dir;
+    bool own;
+    ~RemoveTemp() {
+      std::error_code ec;
+      if (own) fs::remove_all(dir, ec);
+    }
+  } removeTemp{tempDir, made != nullptr};
+  auto substitute = [](std::string& sql, const std::string& name, const std::string& value) {
+    for (size_t at = sql.find(name); at != std::string::npos; at = sql.find(name, at + value.size()))
+      sql.replace(at, name.size(), value);
+  };
+  for (auto& r : records) {
+    substitute(r.sql, "__TEST_DIR__", testDir);
+    substitute(r.sql, "__TEMP_DIR__", tempDir);
   }
   Database db;
   Connection con(db);

@@ -50,6 +50,15 @@ check "timing" "1" "$out"
 err=$(printf '\\nosuch\n' | "$hyrax" 2>&1)
 check "unknown meta command" $'invalid command \\nosuch\nTry \\? for help.' "$err"
 
+out=$(printf 'CREATE TABLE t (a INT, b TEXT);\nCOPY t FROM STDIN;\n1\tone\n2\t\\N\n\\.\nCOPY t FROM STDIN (FORMAT csv);\n3,"x,y"\n' | "$hyrax" --csv)
+check "COPY FROM STDIN (ended by \\. and by the end of input)" $'CREATE TABLE\nCOPY 2\nCOPY 1' "$out"
+
+out=$("$hyrax" -c "CREATE TABLE t (a INT, b TEXT); INSERT INTO t VALUES (1, 'x,y'), (2, NULL); COPY t TO STDOUT (FORMAT csv, HEADER); COPY (SELECT b FROM t ORDER BY a) TO STDOUT;")
+check "COPY TO STDOUT" $'CREATE TABLE\nINSERT 0 2\na,b\n1,"x,y"\n2,\nCOPY 2\nx,y\n\\N\nCOPY 2' "$out"
+
+err=$(printf 'CREATE TABLE t (a INT);\nCOPY t FROM STDIN;\n1\nx\n\\.\nSELECT count(*) FROM t;\n' | "$hyrax" --csv 2>&1)
+check "a failed COPY FROM STDIN loads nothing" $'CREATE TABLE\nERROR:  22P02: COPY t, STDIN line 2, column 1 (a): invalid input syntax for type integer: "x"\ncount\n0' "$err"
+
 "$hyrax" --help | grep -q -- "--command" ; check "help" "0" "$?"
 
 echo "$passes passed, $fails failed"

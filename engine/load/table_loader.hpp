@@ -1,0 +1,32 @@
+#pragma once
+// Bulk loading (COPY ... FROM): records from a DelimitedReader are validated against their
+// column types and appended to a table, all or nothing.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/load/delimited_reader.hpp"
+
+namespace hyrax {
+
+class Table;
+
+struct LoadProgress {
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+};
+
+struct LoadTarget {
+  Table* table = nullptr;
+  std::vector<uint32_t> columns;  // the table column each field goes to; unlisted columns get NULL
+  std::string source;             // file name or "STDIN", for error messages
+};
+
+// Appends every record and returns how many. On any error the table is truncated back to its
+// rows before the call and an Error names the source, line, field column and table column.
+// A record may end with one extra empty field (dbgen writes a delimiter after the last value).
+uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader,
+                     const std::function<void(const LoadProgress&)>& progress = {});
+
+}  // namespace hyrax

@@ -1,0 +1,86 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/load/delimited_reader.hpp"
+#include "engine/load/table_loader.hpp"
+#include "engine/storage/table.hpp"
+#include "engine/util/error.hpp"
+
+using namespace hyrax;
+
+namespace {
+
+// A source that hands out the input a few bytes at a time, so records straddle every refill.
+DelimitedReader::Source trickle(const std::string& data, size_t step) {
+  auto pos = std::make_shared<size_t>(0);
+  return [data, step, pos](char* buf, size_t n) {
+    size_t k = std::min({n, step, data.size() - *pos});
+    std::memcpy(buf, data.data() + *pos, k);
+    *pos += k;
+    return k;
+  };
+}
+
+std::vector<std::vector<std::string>> readAll(const std::string& data, const CopyFormat& f, size_t step) {
+  DelimitedReader r(trickle(data, step), f);
+  std::vector<DelimitedReader::Field> fields;
+  std::vector<std::vector<std::string>> out;
+  while (r.next(fields)) {
+    out.emplace_back();
+    for (auto& x : fields) out.back().push_back(x.null ? "<null>" : std::string(x.text));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the text format splits fields, unescapes, and finds NULLs across refills") {
+  const std::string data = "1\ta\\tb\t\\N\n2\tx\\\\y\tlast\r\n3\t\t";
+  for (size_t step : {1, 2, 3, 7, 1000}) {
+    auto rows = readAll(data, CopyFormat::text(), step);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0] == std::vector<std::string>{"1", "a\tb", "<null>"});
+    CHECK(rows[1] == std::vector<std::string>{"2", "x\\y", "last"});
+    CHECK(rows[2] == std::vector<std::string>{"3", "", ""});  // no newline at the end
+  }
+}
+
+TEST_CASE("the text format stops at a line holding only \\.") {
+  auto rows = readAll("1\n\\.\n2\n", CopyFormat::text(), 1000);
+  CHECK(rows.size() == 1);
+}
+
+TEST_CASE("csv quotes hold delimiters, doubled quotes and newlines; empty unquoted is NULL") {
+  const std::string data = "a,\"b,c\",\"say \"\"hi\"\"\"\n,\"\",\"two\nlines\"\r\n";
+  for (size_t step : {1, 2, 5, 1000}) {
+    auto rows = readAll(data, CopyFormat::csv(), step);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0] == std::vector<std::string>{"a", "b,c", "say \"hi\""});
+    CHECK(rows[1] == std::vector<std::string>{"<null>", "", "two\nlines"});
+  }
+  CHECK_THROWS_AS(readAll("\"open", CopyFormat::csv(), 1000), Error);
+}
+
+TEST_CASE("loading is all or nothing and reports the line and column") {
+  Table t("t", {{"a", SqlType::int32(false)}, {"s", SqlType::varchar(4)}, {"d", SqlType::date()}});
+  CopyFormat f = CopyFormat::text();
+  f.delimiter = '|';
+  {
+    DelimitedReader r(trickle("1|ab|2020-01-01|\n2|cd|2020-01-02|\n", 3), f);
+    CHECK(loadRecords({&t, {0, 1, 2}, "good"}, r, false) == 2);
+  }
+  REQUIRE(t.rowCount() == 2);
+  DelimitedReader bad(trickle("3|ef|2020-01-03|\n4|toolong|2020-01-04|\n", 3), f);
+  try {
+    loadRecords({&t, {0, 1, 2}, "bad.tbl"}, bad, false);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "22001");
+    CHECK(e.message().find("bad.tbl line 2, column 3 (s)") != std::string::npos);
+  }
+  CHECK(t.rowCount() == 2);
+  CHECK(t.getValue(1, 0).asInt() == 2);
+}

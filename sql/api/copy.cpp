@@ -1,0 +1,226 @@
+#include "sql/api/copy.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <istream>
+#include <ostream>
+
+#include "engine/catalog/catalog.hpp"
+#include "engine/load/table_loader.hpp"
+#include "engine/storage/table.hpp"
+
+namespace hyrax {
+
+namespace {
+
+// Option words may be written as identifiers (lower-cased by the lexer) or strings ('CSV').
+std::string lower(std::string v) {
+  for (auto& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return v;
+}
+
+char singleChar(const ast::CopyOption& o) {
+  if (o.value.size() != 1)
+    throw Error(sqlstate::InvalidParameter, "COPY " + o.name + " must be a single one-byte character", o.pos);
+  return o.value[0];
+}
+
+CopyFormat formatOf(const ast::CopyStmt& s) {
+  CopyFormat f = CopyFormat::text();
+  for (auto& o : s.options)
+    if (o.name == "format") {
+      if (lower(o.value) == "csv") f = CopyFormat::csv();
+      else if (lower(o.value) == "binary")
+        throw Error(sqlstate::FeatureNotSupported, "COPY format \"binary\" is not supported", o.pos);
+      else if (lower(o.value) != "text")
+        throw Error(sqlstate::InvalidParameter, "COPY format \"" + o.value + "\" not recognized", o.pos);
+    }
+  const bool csv = f.kind == CopyFormat::Kind::Csv;
+  bool quoteSet = false;
+  for (auto& o : s.options) {
+    if (o.name == "format") continue;
+    if (o.name == "delimiter") {
+      f.delimiter = singleChar(o);
+      if (f.delimiter == '\n' || f.delimiter == '\r' || (!csv && f.delimiter == '\\'))
+        throw Error(sqlstate::InvalidParameter, "COPY delimiter cannot be newline, carriage return or backslash", o.pos);
+    } else if (o.name == "header") {
+      std::string v = lower(o.value);
+      if (v == "true" || v == "on" || v == "1") f.header = true;
+      else if (v == "false" || v == "off" || v == "0") f.header = false;
+      else throw Error(sqlstate::InvalidParameter, "header requires a Boolean value", o.pos);
+    } else if (o.name == "null") {
+      f.null = o.value;
+    } else if (o.name == "quote" || o.name == "escape") {
+      if (!csv) throw Error(sqlstate::FeatureNotSupported, "COPY " + o.name + " is available only in CSV mode", o.pos);
+      (o.name == "quote" ? f.quote : f.escape) = singleChar(o);
+      quoteSet = quoteSet || o.name == "quote";
+    } else {
+      throw Error(sqlstate::SyntaxError, "option \"" + o.name + "\" not recognized", o.pos);
+    }
+  }
+  // ESCAPE defaults to QUOTE.
+  bool escapeSet = false;
+  for (auto& o : s.options) escapeSet = escapeSet || o.name == "escape";
+  if (quoteSet && !escapeSet) f.escape = f.quote;
+  if (csv && f.delimiter == f.quote)
+    throw Error(sqlstate::InvalidParameter, "COPY delimiter and quote must be different", s.pos);
+  return f;
+}
+
+std::vector<uint32_t> targetColumns(const ast::CopyStmt& s, const Table& t) {
+  std::vector<uint32_t> cols;
+  if (s.columns.empty()) {
+    for (uint32_t i = 0; i < t.columns().size(); ++i) cols.push_back(i);
+    return cols;
+  }
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    int found = -1;
+    for (uint32_t c = 0; c < t.columns().size(); ++c)
+      if (t.columns()[c].name == s.columns[i]) found = static_cast<int>(c);
+    if (found < 0)
+      throw Error(sqlstate::UndefinedColumn,
+                  "column \"" + s.columns[i] + "\" of relation \"" + t.name() + "\" does not exist", s.columnPos[i]);
+    for (uint32_t prev : cols)
+      if (prev == static_cast<uint32_t>(found))
+        throw Error(sqlstate::DuplicateColumn, "column \"" + s.columns[i] + "\" specified more than once", s.columnPos[i]);
+    cols.push_back(static_cast<uint32_t>(found));
+  }
+  return cols;
+}
+
+std::string megabytes(uint64_t bytes) { return std::to_string(bytes >> 20) + " MB"; }
+
+QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& table) {
+  CopyFormat format = formatOf(s);
+  LoadTarget target{&table, targetColumns(s, table), s.stdio ? "STDIN" : s.file};
+  DelimitedReader::Source source;
+  std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, &std::fclose);
+  if (s.stdio) {
+    if (!ctx.in)
+      throw Error(sqlstate::FeatureNotSupported,
+                  "COPY FROM STDIN needs a client that sends the data (the hyrax shell does); use COPY FROM 'file'", s.filePos);
+    std::istream* in = ctx.in;
+    source = [in](char* buf, size_t n) {
+      in->read(buf, static_cast<std::streamsize>(n));
+      return static_cast<size_t>(in->gcount());
+    };
+  } else {
+    file.reset(std::fopen(s.file.c_str(), "rb"));
+    if (!file)
+      throw Error(errno == ENOENT ? sqlstate::UndefinedFile : sqlstate::IoError,
+                  "could not open file \"" + s.file + "\" for reading: " + std::strerror(errno), s.filePos);
+    FILE* f = file.get();
+    std::string name = s.file;
+    source = [f, name](char* buf, size_t n) {
+      size_t got = std::fread(buf, 1, n, f);
+      if (got == 0 && std::ferror(f))
+        throw Error(sqlstate::IoError, "could not read from file \"" + name + "\": " + std::strerror(errno));
+      return got;
+    };
+  }
+  DelimitedReader reader(std::move(source), format);
+  std::function<void(const LoadProgress&)> progress;
+  if (ctx.progress)
+    progress = [&](const LoadProgress& p) {
+      ctx.progress("COPY " + table.name() + ": " + std::to_string(p.rows) + " rows, " + megabytes(p.bytes) + " read");
+    };
+  uint64_t n = loadRecords(target, reader, format.header, progress);
+  return QueryResult({}, {}, "COPY " + std::to_string(n));
+}
+
+// One value in the output format. Text: backslash escapes; csv: quoted when it would otherwise
+// read back differently (delimiter, quote, line breaks, or equal to the NULL string).
+void writeField(std::ostream& os, const std::string& v, const CopyFormat& f) {
+  if (f.kind == CopyFormat::Kind::Text) {
+    for (char c : v) {
+      switch (c) {
+        case '\\': os << "\\\\"; break;
+        case '\n': os << "\\n"; break;
+        case '\r': os << "\\r"; break;
+        case '\t': os << "\\t"; break;
+        default:
+          if (c == f.delimiter) os << '\\';
+          os << c;
+      }
+    }
+    return;
+  }
+  bool quote = v == f.null || v.find_first_of(std::string{f.delimiter, f.quote, '\n', '\r'}) != std::string::npos;
+  if (!quote) {
+    os << v;
+    return;
+  }
+  os << f.quote;
+  for (char c : v) {
+    if (c == f.quote || c == f.escape) os << f.escape;
+    os << c;
+  }
+  os << f.quote;
+}
+
+QueryResult copyTo(const ast::CopyStmt& s, const CopyContext& ctx) {
+  CopyFormat format = formatOf(s);
+  QueryResult r;
+  if (s.query) {
+    r = ctx.runSelect(*s.query);
+  } else {
+    // COPY table [(columns)] TO: the same as SELECT columns FROM table.
+    ast::Select sel;
+    sel.pos = s.tablePos;
+    if (s.columns.empty()) {
+      sel.items.push_back({std::make_unique<ast::Expr>(ast::ExprKind::Star, s.tablePos), "", s.tablePos});
+    } else {
+      for (size_t i = 0; i < s.columns.size(); ++i) {
+        auto e = std::make_unique<ast::Expr>(ast::ExprKind::Column, s.columnPos[i]);
+        e->name = s.columns[i];
+        sel.items.push_back({std::move(e), "", s.columnPos[i]});
+      }
+    }
+    auto from = std::make_unique<ast::TableRef>(ast::TableRef::Kind::Table, s.tablePos);
+    from->name = s.table;
+    sel.from.push_back(std::move(from));
+    r = ctx.runSelect(sel);
+  }
+  std::ofstream file;
+  std::ostream* os = ctx.out;
+  if (!s.stdio) {
+    file.open(s.file, std::ios::binary | std::ios::trunc);
+    if (!file)
+      throw Error(sqlstate::IoError, "could not open file \"" + s.file + "\" for writing: " + std::strerror(errno), s.filePos);
+    os = &file;
+  } else if (!os) {
+    throw Error(sqlstate::FeatureNotSupported, "COPY TO STDOUT needs a client that receives the data", s.filePos);
+  }
+  const auto& cols = r.columns();
+  if (format.header) {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if (c) *os << format.delimiter;
+      writeField(*os, cols[c].name, format);
+    }
+    *os << '\n';
+  }
+  for (uint64_t row = 0; row < r.rowCount(); ++row) {
+    for (uint32_t c = 0; c < cols.size(); ++c) {
+      if (c) *os << format.delimiter;
+      if (r.isNull(row, c)) *os << format.null;
+      else writeField(*os, r.text(row, c), format);
+    }
+    *os << '\n';
+  }
+  os->flush();
+  if (!*os) throw Error(sqlstate::IoError, "could not write COPY output" + (s.stdio ? std::string() : " to \"" + s.file + "\""));
+  return QueryResult({}, {}, "COPY " + std::to_string(r.rowCount()));
+}
+
+}  // namespace
+
+QueryResult executeCopy(const ast::CopyStmt& s, const CopyContext& ctx) {
+  if (!s.from) return copyTo(s, ctx);
+  Table* table = ctx.catalog.findTable(s.table);
+  if (!table) throw Error(sqlstate::UndefinedTable, "relation \"" + s.table + "\" does not exist", s.tablePos);
+  return copyFrom(s, ctx, *table);
+}
+
+}  // namespace hyrax

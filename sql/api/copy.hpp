@@ -1,0 +1,25 @@
+#pragma once
+// COPY: bulk loading from and unloading to files or the client's streams, in PostgreSQL's text
+// and csv formats. Loading is engine/load's; this binds the statement and formats output.
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "sql/api/database.hpp"
+#include "sql/parser/ast.hpp"
+
+namespace hyrax {
+
+class Catalog;
+
+struct CopyContext {
+  Catalog& catalog;
+  std::istream* in = nullptr;   // COPY FROM STDIN reads here (nullptr: no client data)
+  std::ostream* out = nullptr;  // COPY TO STDOUT writes here
+  std::function<QueryResult(const ast::Select&)> runSelect;  // COPY (query) TO / COPY table TO
+  std::function<void(const std::string&)> progress;          // notices on long loads
+};
+
+QueryResult executeCopy(const ast::CopyStmt& stmt, const CopyContext& ctx);
+
+}  // namespace hyrax
