@@ -2,14 +2,32 @@
 # Installs what hyrax needs on Debian 12 (bookworm), only what is missing. Idempotent.
 set -euo pipefail
 packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev
-          libboost-program-options-dev catch2 libpqxx-dev libedit-dev)
+          libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
-echo "setup: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# tpchgen-cli (dbgen-identical TPC-H data) for the TPC-H tests and bench, into .tools/ of this
+# checkout: a prebuilt wheel from PyPI where there is one, else built from crates.io.
+tools="$(cd "$(dirname "$0")/.." && pwd)/.tools"
+if [ ! -x "$tools/bin/tpchgen-cli" ]; then
+  echo "setup: installing tpchgen-cli into $tools"
+  mkdir -p "$tools/bin"
+  if python3 -m pip install -q --disable-pip-version-check --target "$tools/tpchgen" tpchgen-cli 2>/dev/null &&
+     [ -x "$tools/tpchgen/bin/tpchgen-cli" ]; then
+    ln -sf "$tools/tpchgen/bin/tpchgen-cli" "$tools/bin/tpchgen-cli"
+  elif command -v cargo >/dev/null; then
+    cargo install -q --root "$tools" tpchgen-cli
+  else
+    echo "setup: cannot install tpchgen-cli (no wheel for this platform and no cargo)" >&2
+    exit 1
+  fi
+fi

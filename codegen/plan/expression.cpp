@@ -99,6 +99,10 @@ std::string toString(const Expr& e) {
     }
     case ExprKind::Cast: return "CAST(" + toString(*e.args[0]) + " AS " + e.type.name() + ")";
     case ExprKind::Concat: return "(" + toString(*e.args[0]) + " || " + toString(*e.args[1]) + ")";
+    case ExprKind::Extract: {
+      const char* f = e.field == DateField::Year ? "YEAR" : e.field == DateField::Month ? "MONTH" : "DAY";
+      return std::string("EXTRACT(") + f + " FROM " + toString(*e.args[0]) + ")";
+    }
   }
   return "?";
 }
@@ -122,6 +126,9 @@ bool sameExpr(const Expr& a, const Expr& b) {
       break;
     case ExprKind::Compare:
       if (a.cmp != b.cmp) return false;
+      break;
+    case ExprKind::Extract:
+      if (a.field != b.field) return false;
       break;
     default:
       if (a.negated != b.negated || a.hasElse != b.hasElse) return false;

@@ -28,7 +28,10 @@ enum class ExprKind : uint8_t {
   Case,      // WHEN args[0] THEN args[1] ... [ELSE args[last]] (hasElse)
   Cast,      // args[0] as `type`
   Concat,    // args[0] || args[1] (strings)
+  Extract,   // EXTRACT(field FROM args[0]) of a DATE
 };
+
+enum class DateField : uint8_t { Year, Month, Day };
 
 enum class ArithOp : uint8_t { Add, Sub, Mul, Div, Mod };
 enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -43,6 +46,7 @@ struct Expr {
   CmpOp cmp = CmpOp::Eq;
   bool negated = false;  // IsNull, Like, InList
   bool hasElse = false;  // Case
+  DateField field = DateField::Year;  // Extract
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}

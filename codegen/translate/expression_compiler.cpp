@@ -104,6 +104,14 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
     case ExprKind::Case: return caseExpr(e);
     case ExprKind::Cast: return cast(compile(*e.args[0]), e.type);
     case ExprKind::Concat: return concat(e);
+    case ExprKind::Extract: {
+      SqlValue d = compile(*e.args[0]);
+      SqlValue r;
+      r.type = e.type;
+      r.v = cg_.call("hyrax_rt_date_part", {d.v, cg_.c32(static_cast<int32_t>(e.field))});
+      r.null = d.null;
+      return r;
+    }
   }
   throw Error(sqlstate::InternalError, "codegen: unknown expression kind");
 }

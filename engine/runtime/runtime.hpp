@@ -66,6 +66,9 @@ void* hyrax_rt_buf_row(hyrax::RowBuffer* b, uint64_t i);  // i-th row in the cur
 // Stable sort by a generated comparator (negative/zero/positive, like memcmp).
 void hyrax_rt_buf_sort(hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*));
 
+// ---- dates ----
+int32_t hyrax_rt_date_part(int32_t days, int32_t field);  // field: 0 year, 1 month, 2 day
+
 // ---- hashing ----
 uint64_t hyrax_rt_hash_string(uint64_t lo, uint64_t hi);
 

@@ -5,6 +5,7 @@
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
+#include "engine/types/text_format.hpp"
 
 using namespace hyrax;
 
@@ -25,6 +26,13 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
 int32_t hyrax_rt_check_cancel(QueryContext* ctx) {
   if (!ctx->cancelled()) return 0;
   return hyrax_rt_error(ctx, HYRAX_ERR_CANCELLED);
+}
+
+int32_t hyrax_rt_date_part(int32_t days, int32_t field) {
+  int32_t y;
+  uint32_t m, d;
+  text::civilFromDays(days, y, m, d);
+  return field == 0 ? y : field == 1 ? static_cast<int32_t>(m) : static_cast<int32_t>(d);
 }
 
 uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }

@@ -89,6 +89,7 @@ class Parser {
     if (accept("insert")) return insert(pos);
     if (accept("explain")) return explain(pos);
     if (accept("copy")) return copy(pos);
+    if (is("with")) throw Error(sqlstate::FeatureNotSupported, "WITH queries are not supported yet", pos);
     syntaxError();
   }
 
@@ -679,6 +680,30 @@ class Parser {
     }
     if (!atIdentifier()) syntaxError();
     std::string name = identifier();
+    if ((name == "extract" || name == "substring") && is("(")) {
+      // The standard's keyword forms: EXTRACT(field FROM x), SUBSTRING(x FROM a [FOR b]).
+      size_t save = i_;
+      expect("(");
+      auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+      f->name = name;
+      if (name == "extract" && atIdentifier() && ahead(1).is("from")) {
+        f->unit = identifier();
+        expect("from");
+        f->args.push_back(expr());
+        expect(")");
+        return f;
+      }
+      if (name == "substring") {
+        f->args.push_back(expr());
+        if (accept("from")) {
+          f->args.push_back(expr());
+          if (accept("for")) f->args.push_back(expr());
+          expect(")");
+          return f;
+        }
+      }
+      i_ = save;  // an ordinary call: substring(x, a, b)
+    }
     if (accept("(")) {
       auto f = std::make_unique<Expr>(ExprKind::Function, pos);
       f->name = name;

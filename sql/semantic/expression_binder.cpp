@@ -183,6 +183,26 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     }
     return bindAggregate(e, clause);
   }
+  if (e.name == "extract" && !e.unit.empty() && e.args.size() == 1) {
+    ExprPtr arg = bindExpr(*e.args[0], clause);
+    plan::DateField field;
+    if (e.unit == "year") field = plan::DateField::Year;
+    else if (e.unit == "month") field = plan::DateField::Month;
+    else if (e.unit == "day") field = plan::DateField::Day;
+    else throw Error(sqlstate::FeatureNotSupported, "EXTRACT(" + e.unit + " FROM ...) is not supported yet", e.pos);
+    if (arg->type.id != TypeId::Date && arg->type.id != TypeId::Null)
+      throw Error(sqlstate::UndefinedFunction, "function extract(" + e.unit + " from " + arg->type.name() + ") does not exist",
+                  e.pos);
+    auto x = std::make_unique<Expr>(ExprKind::Extract, SqlType::int32(arg->type.nullable), e.pos);
+    x->field = field;
+    x->args.push_back(std::move(arg));
+    return x;
+  }
+  // SQL-92 scalar functions that are planned (issue 3) say so instead of "does not exist".
+  static const char* const kPlanned[] = {"substring", "position", "upper", "lower", "trim", "char_length",
+                                         "character_length", "length", "coalesce", "nullif", "abs", "round"};
+  for (const char* f : kPlanned)
+    if (e.name == f) throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "() is not supported yet", e.pos);
   throw Error(sqlstate::UndefinedFunction, "function " + e.name + "() does not exist", e.pos);
 }
 

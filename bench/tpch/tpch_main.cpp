@@ -1,0 +1,186 @@
+// hyrax-bench tpch: makes TPC-H data with tpchgen-cli when missing, loads it with COPY, runs the
+// 22 queries, checks each answer, and prints compile and execute times per query.
+//   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--json] [--data DIR] [--test]
+// --test (what ctest runs): exit non-zero when a query gives a wrong answer or fails with anything
+// but "not supported yet" (0A000); queries that need unimplemented SQL are reported, not hidden.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/tpch/answer_check.hpp"
+#include "engine/catalog/catalog.hpp"
+#include "engine/storage/table.hpp"
+#include "sql/api/database.hpp"
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+using namespace hyrax;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char* kTables[] = {"region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"};
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string sfName(double sf) {
+  std::ostringstream os;
+  os << sf;
+  return os.str();
+}
+
+void makeData(const fs::path& dir, double sf) {
+  if (fs::exists(dir / "lineitem.tbl")) return;
+  fs::create_directories(dir);
+  fs::path tool = fs::path(HYRAX_SOURCE_DIR) / ".tools/bin/tpchgen-cli";
+  std::string exe = fs::exists(tool) ? tool.string() : "tpchgen-cli";
+  std::string cmd = exe + " -s " + sfName(sf) + " --output-dir '" + dir.string() + "' >/dev/null";
+  std::fprintf(stderr, "generating TPC-H SF %s into %s\n", sfName(sf).c_str(), dir.c_str());
+  if (std::system(cmd.c_str()) != 0 || !fs::exists(dir / "lineitem.tbl"))
+    throw std::runtime_error("tpchgen-cli failed (run scripts/setup.sh to install it): " + cmd);
+}
+
+struct QueryRun {
+  int number = 0;
+  std::string status;  // ok, FAIL (wrong answer), unsupported, error
+  std::string detail;
+  uint64_t rows = 0;
+  double compileMs = 0, executeMs = 0;
+};
+
+int tpch(int argc, char** argv) {
+  double sf = 1;
+  int only = 0, repeat = 1;
+  std::string dataRoot = std::string(HYRAX_BINARY_DIR) + "/tpch-data";
+  po::options_description desc("usage: hyrax-bench tpch [options]\nOptions");
+  desc.add_options()("help,h", "show this help")("sf", po::value(&sf), "scale factor (default 1)")(
+      "query", po::value(&only), "run only query N")("repeat", po::value(&repeat), "report the best of R runs")(
+      "json", "machine-readable output")("data", po::value(&dataRoot), "where generated data is kept")(
+      "test", "exit non-zero on a wrong answer or an unexpected error");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, desc), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const bool json = vm.count("json") > 0;
+  const fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpch";
+  const fs::path data = fs::path(dataRoot) / ("sf" + sfName(sf));
+  const fs::path answers = src / "answers" / ("sf" + sfName(sf));
+  makeData(data, sf);
+
+  Database db;
+  Connection con(db);
+  con.executeScript(readFile(src / "schema.sql"));
+  auto loadStart = Clock::now();
+  uint64_t loadedRows = 0;
+  uint64_t loadedBytes = 0;
+  for (const char* t : kTables) {
+    fs::path file = data / (std::string(t) + ".tbl");
+    loadedBytes += fs::file_size(file);
+    QueryResult r = con.execute("COPY " + std::string(t) + " FROM '" + file.string() + "' (DELIMITER '|')");
+    loadedRows += db.catalog().findTable(t)->rowCount();
+  }
+  double loadMs = std::chrono::duration<double, std::milli>(Clock::now() - loadStart).count();
+  if (!json)
+    std::printf("TPC-H SF %s: %llu rows (%.0f MB) loaded in %.0f ms, %.0f rows/s\n\n", sfName(sf).c_str(),
+                static_cast<unsigned long long>(loadedRows), loadedBytes / 1048576.0, loadMs, loadedRows / (loadMs / 1000));
+
+  std::vector<QueryRun> runs;
+  for (int q = 1; q <= 22; ++q) {
+    if (only && q != only) continue;
+    char name[16];
+    std::snprintf(name, sizeof(name), "q%02d", q);
+    QueryRun run;
+    run.number = q;
+    std::string sql = readFile(src / "queries" / (std::string(name) + ".sql"));
+    run.compileMs = run.executeMs = 1e300;
+    try {
+      for (int i = 0; i < repeat; ++i) {
+        QueryResult r = con.execute(sql);
+        run.rows = r.rowCount();
+        run.compileMs = std::min(run.compileMs, r.times.codegen + r.times.optimize + r.times.machineCode);
+        run.executeMs = std::min(run.executeMs, r.times.execute);
+        if (i == 0) run.detail = bench::checkAnswer(r, (answers / (std::string(name) + ".csv")).string());
+      }
+      run.status = run.detail.empty() ? "ok" : "FAIL";
+    } catch (const Error& e) {
+      run.status = e.sqlstate() == "0A000" ? "unsupported" : "error";
+      run.detail = e.sqlstate() + ": " + e.message();
+      run.compileMs = run.executeMs = 0;
+    }
+    runs.push_back(run);
+  }
+
+  int ok = 0, wrong = 0, unsupported = 0;
+  double logCompile = 0, logExecute = 0;
+  for (auto& r : runs) {
+    ok += r.status == "ok";
+    unsupported += r.status == "unsupported";
+    wrong += r.status == "FAIL" || r.status == "error";
+    if (r.status == "ok") {
+      logCompile += std::log(std::max(r.compileMs, 1e-3));
+      logExecute += std::log(std::max(r.executeMs, 1e-3));
+    }
+  }
+  double geoCompile = ok ? std::exp(logCompile / ok) : 0, geoExecute = ok ? std::exp(logExecute / ok) : 0;
+  if (json) {
+    std::printf("{\"sf\": %s, \"load_ms\": %.1f, \"queries\": [", sfName(sf).c_str(), loadMs);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      auto& r = runs[i];
+      std::string detail;
+      for (char c : r.detail) detail += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+      std::printf("%s\n {\"query\": %d, \"status\": \"%s\", \"rows\": %llu, \"compile_ms\": %.3f, \"execute_ms\": %.3f, \"detail\": \"%s\"}",
+                  i ? "," : "", r.number, r.status.c_str(), static_cast<unsigned long long>(r.rows), r.compileMs, r.executeMs,
+                  detail.c_str());
+    }
+    std::printf("\n], \"ok\": %d, \"geomean_compile_ms\": %.3f, \"geomean_execute_ms\": %.3f}\n", ok, geoCompile, geoExecute);
+  } else {
+    std::printf("%-6s %12s %12s %8s  %s\n", "query", "compile ms", "execute ms", "rows", "result");
+    for (auto& r : runs)
+      std::printf("Q%-5d %12.2f %12.2f %8llu  %s%s%s\n", r.number, r.compileMs, r.executeMs,
+                  static_cast<unsigned long long>(r.rows), r.status.c_str(), r.detail.empty() ? "" : ": ",
+                  r.detail.c_str());
+    std::printf("\n%d ok, %d unsupported, %d wrong or failed; geometric mean over the ok queries: compile %.2f ms, "
+                "execute %.2f ms\n",
+                ok, unsupported, wrong, geoCompile, geoExecute);
+  }
+  if (vm.count("test")) return wrong == 0 ? 0 : 1;
+  return wrong == 0 && unsupported == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << "usage: hyrax-bench <benchmark> [options]\nbenchmarks:\n  tpch   the 22 TPC-H queries, checked "
+                 "against reference answers (hyrax-bench tpch --help)\n";
+    return argc < 2 ? 2 : 0;
+  }
+  try {
+    if (std::string(argv[1]) == "tpch") return tpch(argc - 1, argv + 1);
+    std::cerr << "hyrax-bench: unknown benchmark " << argv[1] << "\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "hyrax-bench: " << e.sqlstate() << ": " << e.message() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "hyrax-bench: " << e.what() << "\n";
+  }
+  return 1;
+}
