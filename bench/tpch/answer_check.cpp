@@ -53,7 +53,7 @@ std::string checkAnswer(const QueryResult& r, const std::string& answerPath) {
     if (row >= r.rowCount()) return std::to_string(r.rowCount()) + " rows, expected more";
     auto want = split(line);
     for (uint32_t c = 0; c < columns; ++c) {
-      std::string got = r.isNull(row, c) ? "" : r.text(row, c);
+      std::string got = r.isNull(row, c) ? "NULL" : r.text(row, c);  // as the answers write it
       if (!sameValue(got, want[c]))
         return "row " + std::to_string(row + 1) + ", column " + r.columns()[c].name + ": got " + got + ", expected " +
                want[c];

@@ -22,6 +22,7 @@ ExprPtr Expr::clone() const {
   e->cmp = cmp;
   e->negated = negated;
   e->hasElse = hasElse;
+  e->field = field;
   for (auto& a : args) e->args.push_back(a->clone());
   return e;
 }

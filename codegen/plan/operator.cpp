@@ -21,10 +21,32 @@ std::vector<const IU*> Map::produced() const {
 }
 
 std::vector<const IU*> HashJoin::produced() const {
-  auto r = child(0)->produced();
-  auto p = child(1)->produced();
-  r.insert(r.end(), p.begin(), p.end());
+  auto r = child(1)->produced();
+  switch (kind) {
+    case JoinKind::Inner: {
+      auto b = child(0)->produced();
+      r.insert(r.end(), b.begin(), b.end());
+      break;
+    }
+    case JoinKind::LeftOuter:
+      for (auto& c : outerColumns) r.push_back(c.outer);
+      break;
+    case JoinKind::Mark: r.push_back(mark); break;
+    case JoinKind::Semi:
+    case JoinKind::Anti: break;
+  }
   return r;
+}
+
+const char* toString(JoinKind k) {
+  switch (k) {
+    case JoinKind::Inner: return "HashJoin";
+    case JoinKind::LeftOuter: return "HashLeftOuterJoin";
+    case JoinKind::Semi: return "HashSemiJoin";
+    case JoinKind::Anti: return "HashAntiJoin";
+    case JoinKind::Mark: return "HashMarkJoin";
+  }
+  return "?";
 }
 
 std::vector<const IU*> Aggregate::produced() const {
@@ -64,6 +86,39 @@ SqlType aggregateResultType(AggFunc f, const SqlType& arg) {
   return arg;
 }
 
+void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
+  auto visit = [&](ExprPtr& e) {
+    if (e) fn(e);
+  };
+  switch (op.kind) {
+    case OpKind::TableScan: break;
+    case OpKind::Values:
+      for (auto& row : static_cast<Values&>(op).rows)
+        for (auto& e : row) visit(e);
+      break;
+    case OpKind::Filter: visit(static_cast<Filter&>(op).predicate); break;
+    case OpKind::Map:
+      for (auto& c : static_cast<Map&>(op).computed) visit(c.expr);
+      break;
+    case OpKind::HashJoin: {
+      auto& j = static_cast<HashJoin&>(op);
+      for (auto& k : j.keys) visit(k.build), visit(k.probe);
+      visit(j.residual);
+      break;
+    }
+    case OpKind::Aggregate: {
+      auto& a = static_cast<Aggregate&>(op);
+      for (auto& g : a.groups) visit(g.expr);
+      for (auto& g : a.aggregates) visit(g.arg);
+      break;
+    }
+    case OpKind::Sort:
+      for (auto& k : static_cast<Sort&>(op).keys) visit(k.expr);
+      break;
+    case OpKind::Limit: break;
+  }
+}
+
 uint32_t numberOperators(Operator& root) {
   uint32_t next = 0;
   auto visit = [&](auto& self, Operator& op) -> void {
@@ -94,7 +149,8 @@ std::string describe(const Operator& op) {
     }
     case OpKind::HashJoin: {
       auto& j = static_cast<const HashJoin&>(op);
-      std::string r = "HashJoin";
+      std::string r = toString(j.kind);
+      if (j.kind == JoinKind::Mark) r += " " + j.mark->name;
       for (size_t i = 0; i < j.keys.size(); ++i)
         r += (i ? " AND " : " ") + toString(*j.keys[i].build) + " = " + toString(*j.keys[i].probe);
       if (j.residual) r += " [residual " + toString(*j.residual) + "]";

@@ -2,6 +2,7 @@
 // Physical operators: codegen's input. sql/'s planner builds these trees; the optimizer rewrites
 // them; codegen/translate turns each into a translator with produce()/consume().
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,13 +68,37 @@ struct Map : Operator {
   std::vector<const IU*> produced() const override;
 };
 
-// Inner equi-join: builds a hash table on children[0] (build side), probes with children[1].
+// The join kinds a HashJoin implements. All but Inner preserve the probe side (children[1]): each
+// probe row leaves the join once (Semi, Anti, Mark) or at least once (LeftOuter).
+enum class JoinKind : uint8_t {
+  Inner,
+  LeftOuter,  // unmatched probe rows get NULL build columns (the `outerColumns`)
+  Semi,       // probe rows with a match (EXISTS, IN)
+  Anti,       // probe rows without one (NOT EXISTS)
+  Mark,       // every probe row, with `mark` := whether it matched, in three-valued logic: TRUE if
+              // the condition is TRUE for some build row, else NULL if it is NULL for some, else FALSE
+};
+const char* toString(JoinKind k);
+
+// Equi-join: builds a hash table on children[0] (build side), probes with children[1]; `keys`
+// and `residual` together are the join condition.
 struct HashJoin : Operator {
   struct Key {
     ExprPtr build, probe;  // same type on both sides
   };
   std::vector<Key> keys;
   ExprPtr residual;  // further join condition, may be null
+  JoinKind kind = JoinKind::Inner;
+  // LeftOuter: each build-side IU the query reads above the join, and the nullable IU the join
+  // outputs for it (NULL for unmatched probe rows).
+  struct OuterColumn {
+    const IU* inner;
+    const IU* outer;
+  };
+  std::vector<OuterColumn> outerColumns;
+  const IU* mark = nullptr;  // Mark: BOOLEAN, nullable unless the condition can only be TRUE/FALSE
+  // LeftOuter for a scalar subquery: a second match for one probe row is an error (21000).
+  bool singleMatch = false;
   HashJoin() : Operator(OpKind::HashJoin) {}
   std::vector<const IU*> produced() const override;
 };
@@ -131,6 +156,9 @@ struct QueryPlan {
   std::vector<std::string> outputNames;
   uint32_t operatorCount = 0;
 };
+
+// Calls `fn` on each expression the operator itself holds (not those of its children).
+void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn);
 
 // Numbers operators (Operator::id) in pre-order; returns the count.
 uint32_t numberOperators(Operator& root);

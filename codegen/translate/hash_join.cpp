@@ -1,7 +1,10 @@
-// Inner hash join: the build side (children[0]) ends its pipeline by inserting its rows into a
-// chained hash table; the probe side (children[1]) looks each row up and continues the pipeline
-// for every match. Entries hold the build keys and every build IU the plan reads later.
+// Hash join of every kind: the build side (children[0]) ends its pipeline by inserting its rows
+// into a chained hash table; the probe side (children[1]) looks each row up and continues the
+// pipeline for every match (Inner, LeftOuter), for its first match (Semi), when nothing matched
+// (Anti), or once with the match's truth value (Mark). LeftOuter also passes on unmatched rows
+// with NULL build columns. Entries hold the build keys and every build IU the plan reads later.
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/runtime.hpp"
 
 namespace hyrax::codegen {
 
@@ -59,39 +62,143 @@ void HashJoinTranslator::build() {
     insert();
 }
 
+llvm::Value* HashJoinTranslator::keysEqual(llvm::Value* entry, const Keys& probeKeys) {
+  auto& b = cg_.b;
+  llvm::Value* eq = cg_.cTrue();
+  for (size_t i = 0; i < probeKeys.values.size(); ++i) {
+    SqlValue stored = layout_.load(cg_, entry, keyFields_[i]);
+    SqlValue probeKey = probeKeys.values[i];
+    probeKey.null = nullptr;  // the caller has ruled NULL keys out
+    eq = b.CreateAnd(eq, q_.expr.compare(plan::CmpOp::Eq, stored, probeKey));
+  }
+  return eq;
+}
+
+void HashJoinTranslator::loadPayload(llvm::Value* entry) {
+  for (size_t i = 0; i < payload_.size(); ++i) q_.values[payload_[i]] = layout_.load(cg_, entry, payloadFields_[i]);
+}
+
 void HashJoinTranslator::probe() {
   auto& j = static_cast<const plan::HashJoin&>(op_);
   auto& b = cg_.b;
-  auto [keys, anyNull, h] = this->keys(false);
-  auto lookup = [&] {
-    llvm::Value* head = q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), h);
-    cg_.ForChain(head, [&](llvm::Value* entry) {
-      cg_.cancelPoint();  // chains of equal keys (or a cross product's one chain) can be long
-      llvm::Value* match = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h);
-      cg_.If(match, [&] {
-        llvm::Value* eq = cg_.cTrue();
-        for (size_t i = 0; i < keys.size(); ++i) {
-          SqlValue stored = layout_.load(cg_, entry, keyFields_[i]);
-          SqlValue probeKey = keys[i];
-          probeKey.null = nullptr;
-          eq = b.CreateAnd(eq, q_.expr.compare(plan::CmpOp::Eq, stored, probeKey));
-        }
-        cg_.If(eq, [&] {
-          for (size_t i = 0; i < payload_.size(); ++i) q_.values[payload_[i]] = layout_.load(cg_, entry, payloadFields_[i]);
-          if (j.residual) {
-            SqlValue r = q_.expr.compile(*j.residual);
-            cg_.If(q_.expr.isTrue(r), [&] { emit(); });
-          } else {
-            emit();
-          }
-        });
-      });
-    });
+  Keys keys = this->keys(false);
+  // Entries of the probe row's chain whose hash and keys equal the row's; `body` sees each with
+  // the build row's values loaded.
+  auto chainHead = [&] { return q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), keys.hash); };
+  auto candidate = [&](llvm::Value* entry) {
+    cg_.cancelPoint();  // chains of equal keys (or a cross product's one chain) can be long
+    return b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), keys.hash);
   };
-  if (anyNull)
-    cg_.If(b.CreateNot(anyNull), lookup);
-  else
-    lookup();
+  auto residual = [&]() -> SqlValue {
+    if (j.residual) return q_.expr.compile(*j.residual);
+    SqlValue t;
+    t.type = SqlType::boolean(false);
+    t.v = cg_.cTrue();
+    return t;
+  };
+  // Runs `lookup` for probe rows whose keys are all non-NULL, `noKeys` for the others (a NULL key
+  // equals nothing).
+  auto withKeys = [&](const std::function<void()>& lookup, const std::function<void()>& noKeys) {
+    if (keys.anyNull)
+      cg_.If(b.CreateNot(keys.anyNull), lookup, noKeys);
+    else
+      lookup();
+  };
+
+  switch (j.kind) {
+    case plan::JoinKind::Inner:
+      withKeys([&] {
+        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
+          cg_.If(candidate(entry), [&] {
+            cg_.If(keysEqual(entry, keys), [&] {
+              loadPayload(entry);
+              cg_.If(q_.expr.isTrue(residual()), [&] { emit(); });
+            });
+          });
+        });
+      }, {});
+      return;
+
+    case plan::JoinKind::LeftOuter: {
+      llvm::AllocaInst* found = cg_.local(cg_.i1(), "found");
+      b.CreateStore(cg_.cFalse(), found);
+      auto emitWith = [&](llvm::Value* entry) {  // entry nullptr: the NULL-extended row
+        for (auto& c : j.outerColumns) {
+          SqlValue v;
+          if (entry) {
+            v = q_.values.at(c.inner);
+            if (!v.null) v.null = cg_.cFalse();
+          } else {
+            v.type = c.inner->type;
+            v.v = llvm::Constant::getNullValue(cg_.payloadType(v.type));
+            if (v.type.isString()) v.hi = cg_.c64(0);
+            v.null = cg_.cTrue();
+          }
+          v.type.nullable = true;
+          q_.values[c.outer] = v;
+        }
+        emit();
+      };
+      withKeys([&] {
+        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
+          cg_.If(candidate(entry), [&] {
+            cg_.If(keysEqual(entry, keys), [&] {
+              loadPayload(entry);
+              cg_.If(q_.expr.isTrue(residual()), [&] {
+                if (j.singleMatch) cg_.raiseIf(b.CreateLoad(cg_.i1(), found), HYRAX_ERR_SUBQUERY_ROWS);
+                b.CreateStore(cg_.cTrue(), found);
+                emitWith(entry);
+              });
+            });
+          });
+        });
+      }, {});
+      cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), found)), [&] { emitWith(nullptr); });
+      return;
+    }
+
+    case plan::JoinKind::Semi:
+    case plan::JoinKind::Anti:
+    case plan::JoinKind::Mark: {
+      // The walk stops at the first build row for which the condition is TRUE; a Mark join
+      // also notes whether it was NULL for some.
+      llvm::AllocaInst* found = cg_.local(cg_.i1(), "found");
+      llvm::AllocaInst* sawNull = cg_.local(cg_.i1(), "saw_null");
+      b.CreateStore(cg_.cFalse(), found);
+      b.CreateStore(cg_.cFalse(), sawNull);
+      withKeys([&] {
+        llvm::Value* hit = cg_.FindInChain(chainHead(), [&](llvm::Value* entry) {
+          llvm::AllocaInst* match = cg_.local(cg_.i1(), "match");
+          b.CreateStore(cg_.cFalse(), match);
+          cg_.If(candidate(entry), [&] {
+            cg_.If(keysEqual(entry, keys), [&] {
+              loadPayload(entry);
+              SqlValue r = residual();
+              b.CreateStore(q_.expr.isTrue(r), match);
+              if (j.kind == plan::JoinKind::Mark && r.null)
+                b.CreateStore(b.CreateOr(b.CreateLoad(cg_.i1(), sawNull), r.null), sawNull);
+            });
+          });
+          return b.CreateLoad(cg_.i1(), match);
+        });
+        b.CreateStore(b.CreateIsNotNull(hit), found);
+      }, {});
+      llvm::Value* matched = b.CreateLoad(cg_.i1(), found);
+      if (j.kind == plan::JoinKind::Semi) {
+        cg_.If(matched, [&] { emit(); });
+      } else if (j.kind == plan::JoinKind::Anti) {
+        cg_.If(b.CreateNot(matched), [&] { emit(); });
+      } else {
+        SqlValue m;
+        m.type = j.mark->type;
+        m.v = matched;
+        if (j.mark->type.nullable) m.null = b.CreateAnd(b.CreateNot(matched), b.CreateLoad(cg_.i1(), sawNull));
+        q_.values[j.mark] = m;
+        emit();
+      }
+      return;
+    }
+  }
 }
 
 }  // namespace hyrax::codegen

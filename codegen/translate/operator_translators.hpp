@@ -58,6 +58,9 @@ class HashJoinTranslator : public Translator {
     llvm::Value* hash = nullptr;
   };
   Keys keys(bool buildSide);
+  // Whether a chain entry's keys equal the probe row's (non-NULL) keys; i1.
+  llvm::Value* keysEqual(llvm::Value* entry, const Keys& probeKeys);
+  void loadPayload(llvm::Value* entry);  // the build row's IUs from its entry
   void build();
   void probe();
   uint32_t slot_ = 0;

@@ -23,6 +23,7 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_STRING_TOO_LONG = 3,    // 22001
   HYRAX_ERR_CANCELLED = 4,          // 57014
   HYRAX_ERR_NULL_VIOLATION = 5,     // 23502
+  HYRAX_ERR_SUBQUERY_ROWS = 6,      // 21000 a scalar subquery yielded more than one row
 };
 
 extern "C" {

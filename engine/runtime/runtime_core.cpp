@@ -18,6 +18,9 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
     case HYRAX_ERR_STRING_TOO_LONG: ctx->setError(sqlstate::StringTooLong, "value too long for type"); break;
     case HYRAX_ERR_CANCELLED: ctx->setError(sqlstate::QueryCanceled, "canceling statement due to user request"); break;
     case HYRAX_ERR_NULL_VIOLATION: ctx->setError(sqlstate::NotNullViolation, "null value violates not-null constraint"); break;
+    case HYRAX_ERR_SUBQUERY_ROWS:
+      ctx->setError(sqlstate::CardinalityViolation, "more than one row returned by a subquery used as an expression");
+      break;
     default: ctx->setError(sqlstate::InternalError, "runtime error " + std::to_string(code));
   }
   return 1;

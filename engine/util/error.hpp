@@ -40,6 +40,7 @@ inline constexpr const char* CannotCoerce = "42846";
 inline constexpr const char* InvalidRowCount = "2201W";
 inline constexpr const char* OutOfMemory = "53200";
 inline constexpr const char* InvalidParameter = "22023";
+inline constexpr const char* CardinalityViolation = "21000";
 }  // namespace sqlstate
 
 struct SourcePos {

@@ -11,31 +11,16 @@ using namespace plan;
 
 namespace {
 
-void collectUsed(const Operator& op, std::unordered_set<const IU*>& used) {
-  auto add = [&](const ExprPtr& e) {
-    if (!e) return;
+void collectUsed(Operator& op, std::unordered_set<const IU*>& used) {
+  forEachExpr(op, [&](ExprPtr& e) {
     std::vector<const IU*> ius;
     e->collectIUs(ius);
     used.insert(ius.begin(), ius.end());
-  };
-  switch (op.kind) {
-    case OpKind::Filter: add(static_cast<const Filter&>(op).predicate); break;
-    case OpKind::Map:
-      for (auto& c : static_cast<const Map&>(op).computed) add(c.expr);
-      break;
-    case OpKind::HashJoin:
-      add(static_cast<const HashJoin&>(op).residual);
-      for (auto& k : static_cast<const HashJoin&>(op).keys) add(k.build), add(k.probe);
-      break;
-    case OpKind::Aggregate:
-      for (auto& g : static_cast<const Aggregate&>(op).groups) add(g.expr);
-      for (auto& a : static_cast<const Aggregate&>(op).aggregates) add(a.arg);
-      break;
-    case OpKind::Sort:
-      for (auto& k : static_cast<const Sort&>(op).keys) add(k.expr);
-      break;
-    default: break;
-  }
+  });
+  // Operators above have been visited: an outer column they read needs its build column.
+  if (op.kind == OpKind::HashJoin)
+    for (auto& c : static_cast<HashJoin&>(op).outerColumns)
+      if (used.count(c.outer)) used.insert(c.inner);
   for (auto& c : op.children) collectUsed(*c, used);
 }
 
@@ -47,6 +32,10 @@ void prune(Operator& op, const std::unordered_set<const IU*>& used) {
   if (op.kind == OpKind::Map) {
     auto& comp = static_cast<Map&>(op).computed;
     comp.erase(std::remove_if(comp.begin(), comp.end(), [&](auto& c) { return !used.count(c.iu); }), comp.end());
+  }
+  if (op.kind == OpKind::HashJoin) {
+    auto& outer = static_cast<HashJoin&>(op).outerColumns;
+    outer.erase(std::remove_if(outer.begin(), outer.end(), [&](auto& c) { return !used.count(c.outer); }), outer.end());
   }
   for (auto& c : op.children) prune(*c, used);
 }

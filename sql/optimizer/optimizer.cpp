@@ -10,32 +10,7 @@ namespace hyrax::sql {
 using namespace plan;
 
 void foldPlanConstants(Operator& op) {
-  auto fold = [](ExprPtr& e) {
-    if (e) e = foldConstants(std::move(e));
-  };
-  switch (op.kind) {
-    case OpKind::Filter: fold(static_cast<Filter&>(op).predicate); break;
-    case OpKind::Map:
-      for (auto& c : static_cast<Map&>(op).computed) fold(c.expr);
-      break;
-    case OpKind::HashJoin: {
-      auto& j = static_cast<HashJoin&>(op);
-      fold(j.residual);
-      for (auto& k : j.keys) fold(k.build), fold(k.probe);
-      break;
-    }
-    case OpKind::Aggregate: {
-      auto& a = static_cast<Aggregate&>(op);
-      for (auto& g : a.groups) fold(g.expr);
-      for (auto& g : a.aggregates) fold(g.arg);
-      break;
-    }
-    case OpKind::Values:
-      for (auto& row : static_cast<Values&>(op).rows)
-        for (auto& e : row) fold(e);
-      break;
-    default: break;
-  }
+  forEachExpr(op, [](ExprPtr& e) { e = foldConstants(std::move(e)); });
   for (auto& c : op.children) foldPlanConstants(*c);
 }
 
@@ -75,10 +50,19 @@ void estimateCardinalities(Operator& op) {
     case OpKind::HashJoin: {
       auto& j = static_cast<HashJoin&>(op);
       double l = op.child(0)->estimatedRows, r = op.child(1)->estimatedRows;
-      // With keys: each probe row finds about one partner (key/foreign-key joins); without: all.
-      double rows = j.keys.empty() ? l * r : std::max(l, r);
-      if (j.residual) rows *= selectivity(*j.residual);
-      op.estimatedRows = rows;
+      switch (j.kind) {
+        case JoinKind::Inner: {
+          // With keys: each probe row finds about one partner (key/foreign-key joins); without: all.
+          double rows = j.keys.empty() ? l * r : std::max(l, r);
+          if (j.residual) rows *= selectivity(*j.residual);
+          op.estimatedRows = rows;
+          break;
+        }
+        case JoinKind::LeftOuter:
+        case JoinKind::Mark: op.estimatedRows = r; break;  // each probe row once (or about once)
+        case JoinKind::Semi:
+        case JoinKind::Anti: op.estimatedRows = r * 0.5; break;
+      }
       break;
     }
     case OpKind::Aggregate: {
@@ -100,6 +84,7 @@ void chooseBuildSides(Operator& op) {
   for (auto& c : op.children) chooseBuildSides(*c);
   if (op.kind != OpKind::HashJoin) return;
   auto& j = static_cast<HashJoin&>(op);
+  if (j.kind != JoinKind::Inner) return;  // the others must probe with the side they preserve
   // The hash table holds the build side: make it the smaller input.
   if (op.child(0)->estimatedRows > op.child(1)->estimatedRows) {
     std::swap(op.children[0], op.children[1]);
@@ -109,6 +94,7 @@ void chooseBuildSides(Operator& op) {
 
 void optimize(QueryPlan& plan) {
   foldPlanConstants(*plan.root);
+  simplifyMarkJoins(plan.root);
   plan.root = pushDownPredicates(std::move(plan.root));
   foldPlanConstants(*plan.root);
   pruneColumns(plan);

@@ -1,10 +1,11 @@
 #pragma once
 // The rule-based optimizer, run on every query plan the binder makes:
 //   1. constant folding in every expression,
-//   2. predicate pushdown: WHERE/ON conjuncts move down to the operators that can evaluate them;
+//   2. mark joins (EXISTS, IN) whose mark is a WHERE conjunct become semi and anti joins,
+//   3. predicate pushdown: WHERE/ON conjuncts move down to the operators that can evaluate them;
 //      equalities between the two sides of a join become its hash keys (equi-join detection),
-//   3. column pruning: scans read only the columns the query uses,
-//   4. cardinality estimates for each operator, and the smaller input of each hash join as its
+//   4. column pruning: scans read only the columns the query uses,
+//   5. cardinality estimates for each operator, and the smaller input of each hash join as its
 //      build side.
 #include "codegen/plan/operator.hpp"
 
@@ -18,6 +19,7 @@ void estimateCardinalities(plan::Operator& op);
 void chooseBuildSides(plan::Operator& op);
 void foldPlanConstants(plan::Operator& op);
 void pruneColumns(plan::QueryPlan& plan);
+void simplifyMarkJoins(plan::OperatorPtr& op);
 
 // Splits a condition into its AND-ed parts; joins parts back into one condition.
 void splitConjuncts(plan::ExprPtr e, std::vector<plan::ExprPtr>& out);

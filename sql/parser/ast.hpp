@@ -36,6 +36,7 @@ enum class ExprKind : uint8_t {
   Function,   // name(args) / name(DISTINCT args) / count(*) (star)
   Exists,     // EXISTS (subquery)
   Subquery,   // (subquery) as a scalar
+  Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`
 };
 
 struct Expr {

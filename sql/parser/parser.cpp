@@ -502,7 +502,19 @@ class Parser {
       for (const char* op : ops) {
         if (is(op)) {
           ++i_;
-          e = binary(std::string(op) == "!=" ? "<>" : op, std::move(e), concatExpr(), p);
+          std::string sym = std::string(op) == "!=" ? "<>" : op;
+          if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && ahead(2).is("select")) {
+            auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
+            q->op = sym;
+            q->unit = is("all") ? "all" : "any";
+            i_ += 2;
+            q->args.push_back(std::move(e));
+            q->subquery = select();
+            expect(")");
+            e = std::move(q);
+          } else {
+            e = binary(sym.c_str(), std::move(e), concatExpr(), p);
+          }
           matched = true;
           break;
         }
@@ -766,6 +778,10 @@ std::string defaultColumnName(const Expr& e) {
     case ExprKind::Cast: return defaultColumnName(*e.args[0]);
     case ExprKind::Case: return "case";
     case ExprKind::Exists: return "exists";
+    case ExprKind::Subquery:  // PostgreSQL names it after the subquery's column
+      if (e.subquery->items.size() == 1)
+        return e.subquery->items[0].alias.empty() ? defaultColumnName(*e.subquery->items[0].expr) : e.subquery->items[0].alias;
+      return "?column?";
     default: return "?column?";
   }
 }

@@ -79,14 +79,42 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       return op;
     }
     case ast::TableRef::Kind::Join: {
-      if (ref.joinType != ast::JoinType::Inner && ref.joinType != ast::JoinType::Cross)
-        throw Error(sqlstate::FeatureNotSupported, "outer joins are not supported yet", ref.pos);
+      if (ref.joinType == ast::JoinType::Full)
+        throw Error(sqlstate::FeatureNotSupported, "FULL OUTER JOIN is not supported yet", ref.pos);
+      size_t leftScope = scope_.size();
+      OperatorPtr left = bindTableRef(*ref.left);
+      size_t rightScope = scope_.size();
+      OperatorPtr right = bindTableRef(*ref.right);
       auto join = std::make_unique<plan::HashJoin>();
-      join->children.push_back(bindTableRef(*ref.left));
-      join->children.push_back(bindTableRef(*ref.right));
-      OperatorPtr op = std::move(join);
-      if (ref.on) op = addFilter(std::move(op), *ref.on, Clause::On, "JOIN/ON");
-      return op;
+      if (ref.joinType == ast::JoinType::Inner || ref.joinType == ast::JoinType::Cross) {
+        join->children.push_back(std::move(left));
+        join->children.push_back(std::move(right));
+        OperatorPtr op = std::move(join);
+        if (ref.on) op = addFilter(std::move(op), *ref.on, Clause::On, "JOIN/ON");
+        return op;
+      }
+      // LEFT (RIGHT) JOIN: the right (left) side is the build side; the other side's rows all
+      // come out. The ON condition reads the build side's own IUs; above the join, its columns
+      // are the join's nullable copies.
+      const bool leftPreserved = ref.joinType == ast::JoinType::Left;
+      join->kind = plan::JoinKind::LeftOuter;
+      join->children.push_back(leftPreserved ? std::move(right) : std::move(left));
+      join->children.push_back(leftPreserved ? std::move(left) : std::move(right));
+      if (ref.on) {
+        plan::OperatorPtr* saved = input_;
+        input_ = nullptr;  // a subquery in ON would need its own join below this one
+        join->residual = bindExpr(*ref.on, Clause::On);
+        input_ = saved;
+        requireBoolean(*join->residual, "JOIN/ON");
+      }
+      size_t from = leftPreserved ? rightScope : leftScope, to = leftPreserved ? scope_.size() : rightScope;
+      for (size_t i = from; i < to; ++i)
+        for (auto& [name, iu] : scope_[i].columns) {
+          const plan::IU* outer = plan_.ius.make(iu->type.withNullable(true), iu->name);
+          join->outerColumns.push_back({iu, outer});
+          iu = outer;
+        }
+      return join;
     }
   }
   throw Error(sqlstate::InternalError, "unknown FROM entry", ref.pos);
@@ -94,7 +122,10 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
 
 OperatorPtr SelectBinder::addFilter(OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name) {
   auto f = std::make_unique<plan::Filter>();
+  plan::OperatorPtr* saved = input_;
+  input_ = &op;  // subqueries in the condition join onto its input
   f->predicate = bindExpr(cond, clause);
+  input_ = saved;
   if (f->predicate->kind == plan::ExprKind::Constant && f->predicate->type.isString())
     f->predicate = castTo(std::move(f->predicate), SqlType::boolean());
   requireBoolean(*f->predicate, name);
@@ -176,7 +207,8 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
     op = addFilter(std::move(op), *s.having, Clause::Having, "HAVING");
   }
 
-  // ---- select list ----
+  // ---- select list (and ORDER BY): their subqueries join onto `op` ----
+  input_ = &op;
   auto map = std::make_unique<plan::Map>();
   std::vector<const plan::IU*> out;
   std::vector<const ast::Expr*> sourceExprs;
@@ -256,6 +288,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
     k.nullsFirst = o.nullsFirst < 0 ? o.descending : o.nullsFirst == 1;
     keys.push_back(std::move(k));
   }
+  input_ = nullptr;
   if (!map->computed.empty()) {
     map->children.push_back(std::move(op));
     op = std::move(map);

@@ -23,7 +23,6 @@ bool containsAggregate(const ast::Expr& e) {
   return false;
 }
 
-namespace {
 const char* clauseName(Clause c) {
   switch (c) {
     case Clause::Where: return "WHERE";
@@ -31,10 +30,10 @@ const char* clauseName(Clause c) {
     case Clause::GroupBy: return "GROUP BY";
     case Clause::Values: return "VALUES";
     case Clause::Limit: return "LIMIT";
+    case Clause::AggregateArg: return "aggregate arguments";
     default: return "this context";
   }
 }
-}  // namespace
 
 ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
   bool aboveAggregation = aggregate_ && (clause == Clause::Select || clause == Clause::Having || clause == Clause::OrderBy);
@@ -85,9 +84,12 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
     if (e.star || e.args.size() != 1)
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + " takes exactly one argument", e.pos);
     plan::Aggregate* saved = aggregate_;
+    plan::OperatorPtr* savedInput = input_;
     aggregate_ = nullptr;  // the argument is evaluated below the aggregation
+    input_ = nullptr;
     arg = bindExpr(*e.args[0], Clause::AggregateArg);
     aggregate_ = saved;
+    input_ = savedInput;
     func = e.name == "count" ? plan::AggFunc::Count
            : e.name == "sum" ? plan::AggFunc::Sum
            : e.name == "avg" ? plan::AggFunc::Avg
@@ -109,17 +111,21 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   return Expr::column(iu, e.pos);
 }
 
-ExprPtr SelectBinder::bindColumn(const ast::Expr& e) {
+const plan::IU* SelectBinder::findColumn(const ast::Expr& e, bool innermost) const {
   const plan::IU* found = nullptr;
   if (!e.table.empty()) {
     const ScopeEntry* entry = nullptr;
     for (auto& s : scope_)
       if (s.alias == e.table) entry = &s;
-    if (!entry) throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + e.table + "\"", e.pos);
+    if (!entry) {
+      if (outer_) return outer_->findColumn(e, false);
+      if (innermost) throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + e.table + "\"", e.pos);
+      return nullptr;
+    }
     for (auto& [name, iu] : entry->columns)
       if (name == e.name) found = iu;
     if (!found) throw Error(sqlstate::UndefinedColumn, "column " + e.table + "." + e.name + " does not exist", e.pos);
-    return Expr::column(found, e.pos);
+    return found;
   }
   for (auto& s : scope_) {
     for (auto& [name, iu] : s.columns) {
@@ -128,7 +134,17 @@ ExprPtr SelectBinder::bindColumn(const ast::Expr& e) {
       found = iu;
     }
   }
-  if (!found) throw Error(sqlstate::UndefinedColumn, "column \"" + e.name + "\" does not exist", e.pos);
+  if (!found && outer_) return outer_->findColumn(e, false);  // a correlated reference
+  return found;
+}
+
+ExprPtr SelectBinder::bindColumn(const ast::Expr& e) {
+  const plan::IU* found = findColumn(e, true);
+  if (!found) {
+    if (!e.table.empty())
+      throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + e.table + "\"", e.pos);
+    throw Error(sqlstate::UndefinedColumn, "column \"" + e.name + "\" does not exist", e.pos);
+  }
   return Expr::column(found, e.pos);
 }
 
@@ -296,7 +312,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::InSelect:
     case ast::ExprKind::Exists:
     case ast::ExprKind::Subquery:
-      throw Error(sqlstate::FeatureNotSupported, "subqueries in expressions are not supported yet", e.pos);
+    case ast::ExprKind::Quantified: return bindSubquery(e, clause);
   }
   throw Error(sqlstate::InternalError, "unknown expression", e.pos);
 }

@@ -22,10 +22,13 @@ struct ScopeEntry {
 
 // Where an expression stands decides what it may contain.
 enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit };
+const char* clauseName(Clause c);  // "WHERE", "GROUP BY" ... for error messages
 
 class SelectBinder {
  public:
-  SelectBinder(Catalog& catalog, plan::QueryPlan& plan) : catalog_(catalog), plan_(plan) {}
+  // `outer`: the SELECT a subquery stands in, whose names it may use (correlation).
+  SelectBinder(Catalog& catalog, plan::QueryPlan& plan, SelectBinder* outer = nullptr)
+      : catalog_(catalog), plan_(plan), outer_(outer) {}
 
   // Binds the whole SELECT; returns its operator tree, output IUs and names.
   plan::OperatorPtr bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
@@ -41,6 +44,13 @@ class SelectBinder {
 
   plan::ExprPtr bindPlain(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindColumn(const ast::Expr& e);
+  // The IU a column name means here, else in the enclosing SELECTs; nullptr when none has it
+  // (`innermost`: the unqualified search starts here, so a missing table is reported here).
+  const plan::IU* findColumn(const ast::Expr& e, bool innermost) const;
+  // Subqueries in expressions (subquery_binder.cpp): each becomes a join onto *input_, the
+  // operator the current clause reads, and the expression reads the join's result.
+  plan::ExprPtr bindSubquery(const ast::Expr& e, Clause clause);
+  plan::OperatorPtr bindNested(const ast::Select& s, std::vector<const plan::IU*>& out);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
@@ -49,6 +59,8 @@ class SelectBinder {
 
   Catalog& catalog_;
   plan::QueryPlan& plan_;
+  SelectBinder* outer_ = nullptr;
+  plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
   bool probing_ = false;                  // binding only to compare with GROUP BY expressions

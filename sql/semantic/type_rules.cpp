@@ -144,6 +144,18 @@ ExprPtr makeArith(plan::ArithOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
     };
     a = asDecimal(std::move(a));
     b = asDecimal(std::move(b));
+    if (op == plan::ArithOp::Mul) {
+      // A constant's trailing zeros only widen the product's scale (x * 0.0001000000): drop them.
+      for (ExprPtr* c : {&a, &b}) {
+        Expr& k = **c;
+        if (k.kind != ExprKind::Constant || k.value.isNull()) continue;
+        int64_t v = k.value.asInt();
+        uint8_t scale = k.type.scale, prec = k.type.precision;
+        while (scale > 0 && v % 10 == 0) v /= 10, --scale, --prec;
+        prec = std::max(prec, static_cast<uint8_t>(std::max<int>(1, scale)));
+        *c = Expr::constant(Value::decimal(v, prec, scale), k.pos);
+      }
+    }
     int sa = a->type.scale, sb = b->type.scale;
     int scale = op == plan::ArithOp::Mul ? sa + sb : std::max({6, sa, sb});
     if (scale > SqlType::kMaxDecimalPrecision)
