@@ -23,6 +23,7 @@ ExprPtr Expr::clone() const {
   e->negated = negated;
   e->hasElse = hasElse;
   e->field = field;
+  e->func = func;
   for (auto& a : args) e->args.push_back(a->clone());
   return e;
 }
@@ -104,6 +105,25 @@ std::string toString(const Expr& e) {
       const char* f = e.field == DateField::Year ? "YEAR" : e.field == DateField::Month ? "MONTH" : "DAY";
       return std::string("EXTRACT(") + f + " FROM " + toString(*e.args[0]) + ")";
     }
+    case ExprKind::Call: {
+      std::string s = std::string(toString(e.func)) + "(";
+      for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + toString(*e.args[i]);
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+const char* toString(ScalarFunc f) {
+  switch (f) {
+    case ScalarFunc::Substring: return "substring";
+    case ScalarFunc::Upper: return "upper";
+    case ScalarFunc::Lower: return "lower";
+    case ScalarFunc::CharLength: return "char_length";
+    case ScalarFunc::Position: return "position";
+    case ScalarFunc::TrimBoth: return "btrim";
+    case ScalarFunc::TrimLeading: return "ltrim";
+    case ScalarFunc::TrimTrailing: return "rtrim";
   }
   return "?";
 }
@@ -130,6 +150,9 @@ bool sameExpr(const Expr& a, const Expr& b) {
       break;
     case ExprKind::Extract:
       if (a.field != b.field) return false;
+      break;
+    case ExprKind::Call:
+      if (a.func != b.func) return false;
       break;
     default:
       if (a.negated != b.negated || a.hasElse != b.hasElse) return false;

@@ -29,7 +29,22 @@ enum class ExprKind : uint8_t {
   Cast,      // args[0] as `type`
   Concat,    // args[0] || args[1] (strings)
   Extract,   // EXTRACT(field FROM args[0]) of a DATE
+  Call,      // scalar function `func` of args; NULL when any argument is NULL
 };
+
+// Scalar functions compiled as calls into the runtime (strings.cpp). Positions and lengths count
+// characters (UTF-8 code points), as SQL does.
+enum class ScalarFunc : uint8_t {
+  Substring,    // (s, start BIGINT [, count BIGINT])
+  Upper,        // (s)
+  Lower,        // (s)
+  CharLength,   // (s) -> INTEGER
+  Position,     // (needle, s) -> INTEGER, 0 when absent
+  TrimBoth,     // (s, characters)
+  TrimLeading,  // (s, characters)
+  TrimTrailing, // (s, characters)
+};
+const char* toString(ScalarFunc f);
 
 enum class DateField : uint8_t { Year, Month, Day };
 
@@ -47,6 +62,7 @@ struct Expr {
   bool negated = false;  // IsNull, Like, InList
   bool hasElse = false;  // Case
   DateField field = DateField::Year;  // Extract
+  ScalarFunc func = ScalarFunc::Substring;  // Call
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}

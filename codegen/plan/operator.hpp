@@ -122,6 +122,7 @@ struct Aggregate : Operator {
     AggFunc func;
     ExprPtr arg;  // null for count(*)
     const IU* iu; // output
+    bool distinct = false;  // f(DISTINCT arg): the binder rewrites it into two aggregations
   };
   std::vector<Group> groups;
   std::vector<Agg> aggregates;

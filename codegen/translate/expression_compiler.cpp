@@ -104,6 +104,7 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
     case ExprKind::Case: return caseExpr(e);
     case ExprKind::Cast: return cast(compile(*e.args[0]), e.type);
     case ExprKind::Concat: return concat(e);
+    case ExprKind::Call: return call(e);
     case ExprKind::Extract: {
       SqlValue d = compile(*e.args[0]);
       SqlValue r;
@@ -255,6 +256,72 @@ SqlValue ExprCompiler::compareExpr(const plan::Expr& e) {
     r.v = compare(e.cmp, a, c);
   }
   r.null = anyNull({&a, &c});
+  return r;
+}
+
+}  // namespace hyrax::codegen
+
+namespace hyrax::codegen {
+
+SqlValue ExprCompiler::call(const plan::Expr& e) {
+  std::vector<SqlValue> args;
+  llvm::Value* null = nullptr;
+  for (auto& a : e.args) {
+    args.push_back(compile(*a));
+    null = orNull(null, args.back().type.id == TypeId::Null ? cg_.cTrue() : args.back().null);
+  }
+  SqlValue r;
+  r.type = e.type;
+  r.null = null;
+  // Runtime calls see only non-NULL arguments: the result of a NULL row is thrown away anyway.
+  auto s = [&](size_t i) { return safeString(args[i]); };
+  auto stringResult = [&](const std::function<void(llvm::Value*)>& callWithOut) {
+    auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "str");
+    b_.CreateStore(cg_.c64(0), out);
+    b_.CreateStore(cg_.c64(0), cg_.gep(out, 8));
+    if (null)
+      cg_.If(b_.CreateNot(null), [&] { callWithOut(out); });
+    else
+      callWithOut(out);
+    r.v = b_.CreateLoad(cg_.i64(), out);
+    r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+  };
+  switch (e.func) {
+    case plan::ScalarFunc::Substring:
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        cg_.checkStatus(cg_.call("hyrax_rt_substring", {cg_.queryContext(), lo, hi, args[1].v, args[2].v, out}));
+      });
+      break;
+    case plan::ScalarFunc::Upper:
+    case plan::ScalarFunc::Lower:
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        cg_.call("hyrax_rt_str_case", {cg_.queryContext(), lo, hi, cg_.c32(e.func == plan::ScalarFunc::Upper), out});
+      });
+      break;
+    case plan::ScalarFunc::TrimBoth:
+    case plan::ScalarFunc::TrimLeading:
+    case plan::ScalarFunc::TrimTrailing:
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        auto [clo, chi] = s(1);
+        bool leading = e.func != plan::ScalarFunc::TrimTrailing, trailing = e.func != plan::ScalarFunc::TrimLeading;
+        cg_.call("hyrax_rt_trim", {lo, hi, clo, chi, cg_.c32(leading), cg_.c32(trailing), out});
+      });
+      break;
+    case plan::ScalarFunc::CharLength: {
+      auto [lo, hi] = s(0);
+      r.v = cg_.call("hyrax_rt_char_length", {lo, hi});
+      break;
+    }
+    case plan::ScalarFunc::Position: {
+      auto [nlo, nhi] = s(0);
+      auto [lo, hi] = s(1);
+      r.v = cg_.call("hyrax_rt_position", {nlo, nhi, lo, hi});
+      break;
+    }
+  }
   return r;
 }
 

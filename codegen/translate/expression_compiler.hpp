@@ -45,6 +45,7 @@ class ExprCompiler {
   SqlValue caseExpr(const plan::Expr& e);
   SqlValue like(const plan::Expr& e);
   SqlValue concat(const plan::Expr& e);
+  SqlValue call(const plan::Expr& e);  // plan::ScalarFunc, in the runtime
   // Integer op with overflow check (Add/Sub/Mul); raises 22003 unless `null`.
   llvm::Value* checkedOp(plan::ArithOp op, llvm::Value* a, llvm::Value* b, llvm::Value* null);
   // String halves with NULLs replaced by the empty string, safe to hand to the runtime.

@@ -24,6 +24,7 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_CANCELLED = 4,          // 57014
   HYRAX_ERR_NULL_VIOLATION = 5,     // 23502
   HYRAX_ERR_SUBQUERY_ROWS = 6,      // 21000 a scalar subquery yielded more than one row
+  HYRAX_ERR_SUBSTRING_LENGTH = 7,   // 22011 negative substring length
 };
 
 extern "C" {
@@ -84,6 +85,13 @@ void hyrax_rt_str_concat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, u
                          uint64_t* out);
 
 // ---- casts that go through text or need 128-bit arithmetic; status 0 = ok ----
+// Scalar string functions (plan::ScalarFunc); results that are new strings live in the arena.
+int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t start, int64_t count,
+                           uint64_t* out);  // count < 0 and !hasCount: to the end
+void hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
+int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
+int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
+void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);
 int32_t hyrax_rt_cast_str_to_decimal(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t precision,
                                      int32_t scale, int64_t* out);

@@ -21,6 +21,9 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
     case HYRAX_ERR_SUBQUERY_ROWS:
       ctx->setError(sqlstate::CardinalityViolation, "more than one row returned by a subquery used as an expression");
       break;
+    case HYRAX_ERR_SUBSTRING_LENGTH:
+      ctx->setError(sqlstate::SubstringError, "negative substring length not allowed");
+      break;
     default: ctx->setError(sqlstate::InternalError, "runtime error " + std::to_string(code));
   }
   return 1;

@@ -41,6 +41,7 @@ inline constexpr const char* InvalidRowCount = "2201W";
 inline constexpr const char* OutOfMemory = "53200";
 inline constexpr const char* InvalidParameter = "22023";
 inline constexpr const char* CardinalityViolation = "21000";
+inline constexpr const char* SubstringError = "22011";
 }  // namespace sqlstate
 
 struct SourcePos {

@@ -116,6 +116,7 @@ QueryResult runSelect(const ast::Select& select, Catalog& catalog, const std::at
   for (auto& c : chunks) n += c->rowCount();
   QueryResult r(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
   r.keepAlive(std::shared_ptr<QueryContext>(std::move(ex.ctx)));
+  r.keepAlive(std::shared_ptr<codegen::CompiledQuery>(std::move(ex.compiled)));  // its string constants
   r.times = times;
   return r;
 }

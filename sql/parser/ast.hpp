@@ -94,8 +94,11 @@ struct OrderItem {
   int nullsFirst = -1;  // -1: default (NULLS LAST for ASC, FIRST for DESC), 0: LAST, 1: FIRST
 };
 
+struct CommonTableExpr;
+
 struct Select {
   SourcePos pos;
+  std::vector<CommonTableExpr> with;  // WITH name [(columns)] AS (query), ...
   bool distinct = false;
   std::vector<SelectItem> items;
   std::vector<TableRefPtr> from;  // comma-separated entries
@@ -105,6 +108,14 @@ struct Select {
   std::vector<OrderItem> orderBy;
   ExprPtr limit;   // null: none
   ExprPtr offset;  // null: none
+};
+
+// WITH's named queries: visible in the whole SELECT they precede, subqueries included.
+struct CommonTableExpr {
+  std::string name;
+  std::vector<std::string> columns;
+  std::unique_ptr<Select> query;
+  SourcePos pos;
 };
 
 // ---- statements ----

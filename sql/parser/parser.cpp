@@ -79,7 +79,7 @@ class Parser {
   StatementPtr parseStatementBody() {
     DepthGuard g(*this);
     SourcePos pos = cur().pos;
-    if (is("select") || is("(")) {
+    if (atQuery() || is("(")) {
       auto s = std::make_unique<SelectStmt>(pos);
       s->select = select();
       return s;
@@ -89,7 +89,6 @@ class Parser {
     if (accept("insert")) return insert(pos);
     if (accept("explain")) return explain(pos);
     if (accept("copy")) return copy(pos);
-    if (is("with")) throw Error(sqlstate::FeatureNotSupported, "WITH queries are not supported yet", pos);
     syntaxError();
   }
 
@@ -283,7 +282,7 @@ class Parser {
     auto ins = std::make_unique<InsertStmt>(pos);
     ins->tablePos = cur().pos;
     ins->table = identifier();
-    if (is("(") && !ahead(1).is("select")) {
+    if (is("(") && !atQuery(1)) {
       expect("(");
       do {
         ins->columnPos.push_back(cur().pos);
@@ -300,7 +299,7 @@ class Parser {
         expect(")");
         ins->values.push_back(std::move(row));
       } while (accept(","));
-    } else if (is("select") || is("(")) {
+    } else if (atQuery() || is("(")) {
       ins->select = select();
     } else {
       syntaxError();
@@ -309,8 +308,36 @@ class Parser {
   }
 
   // ---- SELECT ----
+  // Does a query (SELECT or WITH ... SELECT) start `k` tokens ahead?
+  bool atQuery(size_t k = 0) const { return ahead(k).is("select") || ahead(k).is("with"); }
+
   std::unique_ptr<Select> select() {
     DepthGuard g(*this);
+    if (is("with")) {
+      SourcePos withPos = cur().pos;
+      ++i_;
+      if (is("recursive")) throw Error(sqlstate::FeatureNotSupported, "WITH RECURSIVE is not supported yet", withPos);
+      std::vector<CommonTableExpr> ctes;
+      do {
+        CommonTableExpr c;
+        c.pos = cur().pos;
+        c.name = identifier();
+        if (accept("(")) {
+          do c.columns.push_back(identifier());
+          while (accept(","));
+          expect(")");
+        }
+        expect("as");
+        expect("(");
+        c.query = select();
+        expect(")");
+        ctes.push_back(std::move(c));
+      } while (accept(","));
+      auto s = select();
+      for (auto& c : s->with) ctes.push_back(std::move(c));
+      s->with = std::move(ctes);
+      return s;
+    }
     if (accept("(")) {
       auto s = select();
       expect(")");
@@ -423,7 +450,7 @@ class Parser {
     DepthGuard g(*this);
     SourcePos pos = cur().pos;
     TableRefPtr r;
-    if (is("(") && (ahead(1).is("select") || ahead(1).is("("))) {
+    if (is("(") && (atQuery(1) || ahead(1).is("("))) {
       expect("(");
       r = std::make_unique<TableRef>(TableRef::Kind::Subquery, pos);
       r->subquery = select();
@@ -503,7 +530,7 @@ class Parser {
         if (is(op)) {
           ++i_;
           std::string sym = std::string(op) == "!=" ? "<>" : op;
-          if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && ahead(2).is("select")) {
+          if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && atQuery(2)) {
             auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
             q->op = sym;
             q->unit = is("all") ? "all" : "any";
@@ -544,7 +571,7 @@ class Parser {
       } else if (accept("in")) {
         expect("(");
         std::unique_ptr<Expr> in;
-        if (is("select")) {
+        if (atQuery()) {
           in = std::make_unique<Expr>(ExprKind::InSelect, p);
           in->args.push_back(std::move(e));
           in->subquery = select();
@@ -637,7 +664,7 @@ class Parser {
       default: break;
     }
     if (accept("(")) {
-      if (is("select")) {
+      if (atQuery()) {
         auto e = std::make_unique<Expr>(ExprKind::Subquery, pos);
         e->subquery = select();
         expect(")");
@@ -715,6 +742,39 @@ class Parser {
         }
       }
       i_ = save;  // an ordinary call: substring(x, a, b)
+    }
+    if (name == "position" && is("(")) {  // POSITION(needle IN s)
+      size_t save = i_;
+      expect("(");
+      auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+      f->name = name;
+      f->args.push_back(concatExpr());
+      if (accept("in")) {
+        f->args.push_back(expr());
+        expect(")");
+        return f;
+      }
+      i_ = save;
+    }
+    if (name == "trim" && is("(")) {  // TRIM([LEADING|TRAILING|BOTH] [characters] [FROM] s)
+      expect("(");
+      auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+      f->name = name;
+      f->unit = accept("leading") ? "leading" : accept("trailing") ? "trailing" : (accept("both"), "both");
+      if (accept("from")) {
+        f->args.push_back(expr());
+      } else {
+        ExprPtr first = expr();
+        if (accept("from")) {
+          f->args.push_back(expr());
+          f->args.push_back(std::move(first));  // args: s, characters
+        } else {
+          f->args.push_back(std::move(first));
+          if (accept(",")) f->args.push_back(expr());  // trim(s, characters)
+        }
+      }
+      expect(")");
+      return f;
     }
     if (accept("(")) {
       auto f = std::make_unique<Expr>(ExprKind::Function, pos);

@@ -42,6 +42,19 @@ TableDefinition bindCreateTable(const ast::CreateTableStmt& stmt) {
 OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
   switch (ref.kind) {
     case ast::TableRef::Kind::Table: {
+      // A WITH query of this SELECT or an enclosing one hides a table of the same name.
+      for (SelectBinder* b = this; b; b = b->parent_) {
+        if (!b->with_) continue;
+        for (auto& cte : *b->with_) {
+          // Without RECURSIVE a WITH query does not see itself: the name means what it meant outside.
+          if (cte.name != ref.name || b->expanding_.count(&cte)) continue;
+          b->expanding_.insert(&cte);
+          OperatorPtr op = bindDerived(*cte.query, b, ref.alias.empty() ? ref.name : ref.alias,
+                                       ref.columnAliases.empty() ? cte.columns : ref.columnAliases, ref.pos);
+          b->expanding_.erase(&cte);
+          return op;
+        }
+      }
       Table* t = catalog_.findTable(ref.name);
       if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
       auto scan = std::make_unique<plan::TableScan>();
@@ -64,20 +77,9 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       scope_.push_back(std::move(entry));
       return scan;
     }
-    case ast::TableRef::Kind::Subquery: {
+    case ast::TableRef::Kind::Subquery:
       if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
-      SelectBinder inner(catalog_, plan_);
-      std::vector<const plan::IU*> out;
-      std::vector<std::string> names;
-      OperatorPtr op = inner.bind(*ref.subquery, out, names);
-      ScopeEntry entry{ref.alias, {}};
-      if (ref.columnAliases.size() > out.size())
-        throw Error(sqlstate::InvalidColumnReference, "too many column aliases for \"" + ref.alias + "\"", ref.pos);
-      for (size_t i = 0; i < out.size(); ++i)
-        entry.columns.push_back({i < ref.columnAliases.size() ? ref.columnAliases[i] : names[i], out[i]});
-      scope_.push_back(std::move(entry));
-      return op;
-    }
+      return bindDerived(*ref.subquery, this, ref.alias, ref.columnAliases, ref.pos);
     case ast::TableRef::Kind::Join: {
       if (ref.joinType == ast::JoinType::Full)
         throw Error(sqlstate::FeatureNotSupported, "FULL OUTER JOIN is not supported yet", ref.pos);
@@ -118,6 +120,54 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
     }
   }
   throw Error(sqlstate::InternalError, "unknown FROM entry", ref.pos);
+}
+
+OperatorPtr SelectBinder::bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
+                                      const std::vector<std::string>& columnAliases, SourcePos pos) {
+  for (auto& s : scope_)
+    if (s.alias == alias) throw Error(sqlstate::DuplicateAlias, "table name \"" + alias + "\" specified more than once", pos);
+  SelectBinder inner(catalog_, plan_);  // not correlated: SQL-92 has no LATERAL
+  inner.parent_ = parent;
+  std::vector<const plan::IU*> out;
+  std::vector<std::string> names;
+  OperatorPtr op = inner.bind(query, out, names);
+  ScopeEntry entry{alias, {}};
+  if (columnAliases.size() > out.size())
+    throw Error(sqlstate::InvalidColumnReference, "too many column aliases for \"" + alias + "\"", pos);
+  for (size_t i = 0; i < out.size(); ++i)
+    entry.columns.push_back({i < columnAliases.size() ? columnAliases[i] : names[i], out[i]});
+  scope_.push_back(std::move(entry));
+  return op;
+}
+
+void SelectBinder::splitDistinctAggregates(plan::Aggregate& agg) {
+  const plan::Aggregate::Agg* first = nullptr;
+  for (auto& a : agg.aggregates) {
+    if (!a.distinct) continue;
+    if (first && !plan::sameExpr(*first->arg, *a.arg))
+      throw Error(sqlstate::FeatureNotSupported, "aggregates over DISTINCT values of different expressions are not supported yet");
+    first = &a;
+  }
+  if (!first) return;
+  for (auto& a : agg.aggregates)
+    if (!a.distinct && a.func != plan::AggFunc::Min && a.func != plan::AggFunc::Max)  // min/max ignore duplicates
+      throw Error(sqlstate::FeatureNotSupported, "DISTINCT and plain aggregates in one query are not supported yet");
+  // f(DISTINCT x) GROUP BY g  =  f(x) GROUP BY g over (GROUP BY g, x): the inner aggregation
+  // removes the duplicates.
+  auto inner = std::make_unique<plan::Aggregate>();
+  for (auto& g : agg.groups) {
+    const plan::IU* iu = plan_.ius.make(g.expr->type, g.iu->name);
+    inner->groups.push_back({iu, std::move(g.expr)});
+    g.expr = Expr::column(iu);
+  }
+  const plan::IU* x = plan_.ius.make(first->arg->type, "distinct");
+  inner->groups.push_back({x, first->arg->clone()});
+  for (auto& a : agg.aggregates) {
+    a.arg = Expr::column(x);
+    a.distinct = false;
+  }
+  inner->children.push_back(std::move(agg.children[0]));
+  agg.children[0] = std::move(inner);
 }
 
 OperatorPtr SelectBinder::addFilter(OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name) {
@@ -165,6 +215,13 @@ uint64_t SelectBinder::bindCount(const ast::Expr& e, const char* what) {
 }
 
 OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names) {
+  if (!s.with.empty()) {
+    for (size_t i = 0; i < s.with.size(); ++i)
+      for (size_t k = 0; k < i; ++k)
+        if (s.with[k].name == s.with[i].name)
+          throw Error(sqlstate::DuplicateAlias, "WITH query name \"" + s.with[i].name + "\" specified more than once", s.with[i].pos);
+    with_ = &s.with;
+  }
   OperatorPtr op = bindFrom(s);
   if (s.where) op = addFilter(std::move(op), *s.where, Clause::Where, "WHERE");
 
@@ -289,6 +346,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
     keys.push_back(std::move(k));
   }
   input_ = nullptr;
+  if (aggregate_) splitDistinctAggregates(*aggregate_);
   if (!map->computed.empty()) {
     map->children.push_back(std::move(op));
     op = std::move(map);

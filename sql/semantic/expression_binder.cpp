@@ -74,8 +74,7 @@ std::optional<ExprPtr> SelectBinder::matchGroup(const ast::Expr& e) {
 ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   if (clause == Clause::AggregateArg)
     throw Error(sqlstate::GroupingError, "aggregate function calls cannot be nested", e.pos);
-  if (e.distinct)
-    throw Error(sqlstate::FeatureNotSupported, e.name + "(DISTINCT ...) is not supported yet", e.pos);
+  if (e.distinct && e.star) throw Error(sqlstate::SyntaxError, "count(DISTINCT *) is not valid", e.pos);
   plan::AggFunc func;
   ExprPtr arg;
   if (e.name == "count" && e.star) {
@@ -103,11 +102,11 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   }
   // The same aggregate twice is computed once.
   for (auto& a : aggregate_->aggregates)
-    if (a.func == func && ((!a.arg && !arg) || (a.arg && arg && plan::sameExpr(*a.arg, *arg))))
+    if (a.func == func && a.distinct == e.distinct && ((!a.arg && !arg) || (a.arg && arg && plan::sameExpr(*a.arg, *arg))))
       return Expr::column(a.iu, e.pos);
   SqlType t = plan::aggregateResultType(func, arg ? arg->type : SqlType::int64());
   const plan::IU* iu = plan_.ius.make(t, e.name);
-  aggregate_->aggregates.push_back({func, std::move(arg), iu});
+  aggregate_->aggregates.push_back({func, std::move(arg), iu, e.distinct});
   return Expr::column(iu, e.pos);
 }
 
@@ -214,9 +213,9 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     x->args.push_back(std::move(arg));
     return x;
   }
-  // SQL-92 scalar functions that are planned (issue 3) say so instead of "does not exist".
-  static const char* const kPlanned[] = {"substring", "position", "upper", "lower", "trim", "char_length",
-                                         "character_length", "length", "coalesce", "nullif", "abs", "round"};
+  if (ExprPtr f = bindScalarFunction(e, clause)) return f;
+  // SQL functions that are planned say so instead of "does not exist".
+  static const char* const kPlanned[] = {"round", "floor", "ceil", "ceiling", "mod", "power", "sqrt"};
   for (const char* f : kPlanned)
     if (e.name == f) throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "() is not supported yet", e.pos);
   throw Error(sqlstate::UndefinedFunction, "function " + e.name + "() does not exist", e.pos);

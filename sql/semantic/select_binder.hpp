@@ -2,6 +2,7 @@
 // Internal to the binder: the state of binding one SELECT (its scope, its aggregation) and the
 // expression binder that works in it.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ class SelectBinder {
  public:
   // `outer`: the SELECT a subquery stands in, whose names it may use (correlation).
   SelectBinder(Catalog& catalog, plan::QueryPlan& plan, SelectBinder* outer = nullptr)
-      : catalog_(catalog), plan_(plan), outer_(outer) {}
+      : catalog_(catalog), plan_(plan), outer_(outer), parent_(outer) {}
 
   // Binds the whole SELECT; returns its operator tree, output IUs and names.
   plan::OperatorPtr bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
@@ -39,7 +40,12 @@ class SelectBinder {
  private:
   plan::OperatorPtr bindFrom(const ast::Select& s);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
+  // A derived table (subquery in FROM or a WITH query) under `alias`, its columns renamed.
+  plan::OperatorPtr bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
+                                const std::vector<std::string>& columnAliases, SourcePos pos);
   plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
+  // Rewrites f(DISTINCT x) into an aggregation over a duplicate-free inner one.
+  void splitDistinctAggregates(plan::Aggregate& agg);
   uint64_t bindCount(const ast::Expr& e, const char* what);
 
   plan::ExprPtr bindPlain(const ast::Expr& e, Clause clause);
@@ -54,12 +60,17 @@ class SelectBinder {
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
+  // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
+  plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
   // After GROUP BY: an expression equal to a grouping expression reads the group's IU.
   std::optional<plan::ExprPtr> matchGroup(const ast::Expr& e);
 
   Catalog& catalog_;
   plan::QueryPlan& plan_;
-  SelectBinder* outer_ = nullptr;
+  SelectBinder* outer_ = nullptr;   // for correlated names: the SELECT a subquery stands in
+  SelectBinder* parent_ = nullptr;  // for WITH names: the enclosing SELECT (also of derived tables)
+  const std::vector<ast::CommonTableExpr>* with_ = nullptr;  // this SELECT's WITH list
+  std::set<const ast::CommonTableExpr*> expanding_;       // of with_, those being bound now
   plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation

@@ -1,0 +1,132 @@
+// Binding of SQL's scalar functions. String functions become plan Calls into the runtime;
+// COALESCE, NULLIF and ABS are spelled out as the CASE expressions the standard defines them by,
+// so code generation needs nothing new for them.
+#include <climits>
+
+#include "sql/semantic/select_binder.hpp"
+#include "sql/semantic/type_rules.hpp"
+
+namespace hyrax::sql {
+
+using plan::Expr;
+using plan::ExprKind;
+using plan::ExprPtr;
+using plan::ScalarFunc;
+
+namespace {
+
+[[noreturn]] void noFunction(const ast::Expr& e, const std::vector<ExprPtr>& args) {
+  std::string sig;
+  for (size_t i = 0; i < args.size(); ++i) sig += (i ? ", " : "") + args[i]->type.name();
+  throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + sig + ") does not exist", e.pos);
+}
+
+ExprPtr call(ScalarFunc f, SqlType result, std::vector<ExprPtr> args, SourcePos pos) {
+  bool nullable = false;
+  for (auto& a : args) nullable = nullable || a->type.nullable || a->type.isNull();
+  auto x = std::make_unique<Expr>(ExprKind::Call, result.withNullable(nullable), pos);
+  x->func = f;
+  x->args = std::move(args);
+  return x;
+}
+
+ExprPtr isNotNull(const ExprPtr& e) { return makeIsNull(e->clone(), true, e->pos); }
+
+}  // namespace
+
+ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
+  static const char* const kNames[] = {"substring", "upper",  "lower", "char_length", "character_length",
+                                       "length",    "position", "trim", "btrim",       "ltrim",
+                                       "rtrim",     "coalesce", "nullif", "abs"};
+  bool known = false;
+  for (const char* n : kNames) known = known || e.name == n;
+  if (!known) return nullptr;
+  if (e.star || e.distinct) throw Error(sqlstate::SyntaxError, e.name + "(*) / " + e.name + "(DISTINCT ...) is not valid", e.pos);
+  std::vector<ExprPtr> args;
+  for (auto& a : e.args) args.push_back(bindExpr(*a, clause));
+  auto count = [&](size_t lo, size_t hi) {
+    if (args.size() < lo || args.size() > hi) noFunction(e, args);
+  };
+  // String arguments: any string type, or an untyped NULL.
+  auto str = [&](size_t i) {
+    if (args[i]->type.isNull()) args[i] = castTo(std::move(args[i]), SqlType::text());
+    if (!args[i]->type.isString()) noFunction(e, args);
+  };
+  auto integer = [&](size_t i) {
+    if (args[i]->type.isNull()) args[i] = castTo(std::move(args[i]), SqlType::int64());
+    if (!args[i]->type.isInteger()) noFunction(e, args);
+    args[i] = castTo(std::move(args[i]), SqlType::int64(args[i]->type.nullable));
+  };
+
+  if (e.name == "substring") {
+    count(2, 3);
+    str(0);
+    integer(1);
+    if (args.size() == 3)
+      integer(2);
+    else
+      args.push_back(Expr::constant(Value::int64(INT64_MIN)));  // no FOR: to the end
+    return call(ScalarFunc::Substring, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "upper" || e.name == "lower") {
+    count(1, 1);
+    str(0);
+    return call(e.name == "upper" ? ScalarFunc::Upper : ScalarFunc::Lower, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "char_length" || e.name == "character_length" || e.name == "length") {
+    count(1, 1);
+    str(0);
+    return call(ScalarFunc::CharLength, SqlType::int32(), std::move(args), e.pos);
+  }
+  if (e.name == "position") {
+    count(2, 2);
+    str(0);
+    str(1);
+    return call(ScalarFunc::Position, SqlType::int32(), std::move(args), e.pos);
+  }
+  if (e.name == "trim" || e.name == "btrim" || e.name == "ltrim" || e.name == "rtrim") {
+    count(1, 2);
+    str(0);
+    if (args.size() == 2)
+      str(1);
+    else
+      args.push_back(Expr::constant(Value::string(" ")));
+    ScalarFunc f = ScalarFunc::TrimBoth;
+    if (e.name == "ltrim" || e.unit == "leading") f = ScalarFunc::TrimLeading;
+    if (e.name == "rtrim" || e.unit == "trailing") f = ScalarFunc::TrimTrailing;
+    return call(f, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "coalesce") {
+    if (args.empty()) noFunction(e, args);
+    // CASE WHEN a IS NOT NULL THEN a WHEN b IS NOT NULL THEN b ... ELSE last END
+    std::vector<ExprPtr> arms;
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      arms.push_back(isNotNull(args[i]));
+      arms.push_back(std::move(args[i]));
+    }
+    arms.push_back(std::move(args.back()));
+    return makeCase(std::move(arms), true, e.pos);
+  }
+  if (e.name == "nullif") {
+    count(2, 2);
+    // CASE WHEN a = b THEN NULL ELSE a END
+    std::vector<ExprPtr> arms;
+    arms.push_back(makeCompare(plan::CmpOp::Eq, args[0]->clone(), std::move(args[1]), e.pos));
+    auto null = Expr::constant(Value());
+    null->type = args[0]->type.withNullable(true);
+    arms.push_back(std::move(null));
+    arms.push_back(std::move(args[0]));
+    return makeCase(std::move(arms), true, e.pos);
+  }
+  // abs: CASE WHEN x < 0 THEN -x ELSE x END
+  count(1, 1);
+  if (args[0]->type.isNull()) args[0] = castTo(std::move(args[0]), SqlType::int32());
+  if (!args[0]->type.isNumeric()) noFunction(e, args);
+  std::vector<ExprPtr> arms;
+  arms.push_back(makeCompare(plan::CmpOp::Lt, args[0]->clone(), Expr::constant(Value::int32(0)), e.pos));
+  arms.push_back(makeNegate(args[0]->clone(), e.pos));
+  arms.push_back(std::move(args[0]));
+  return makeCase(std::move(arms), true, e.pos);
+}
+
+}  // namespace hyrax::sql
