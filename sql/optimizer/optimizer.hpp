@@ -24,5 +24,8 @@ void simplifyMarkJoins(plan::OperatorPtr& op);
 // Splits a condition into its AND-ed parts; joins parts back into one condition.
 void splitConjuncts(plan::ExprPtr e, std::vector<plan::ExprPtr>& out);
 plan::ExprPtr conjunction(std::vector<plan::ExprPtr> parts);
+// (a AND b) OR (a AND c) -> a AND (b OR c), so a join key repeated in every branch of an OR
+// (TPC-H Q19) becomes a conjunct the pushdown can use.
+plan::ExprPtr factorCommonConjuncts(plan::ExprPtr e);
 
 }  // namespace hyrax::sql

@@ -18,6 +18,57 @@ void splitConjuncts(ExprPtr e, std::vector<ExprPtr>& out) {
   }
 }
 
+ExprPtr factorCommonConjuncts(ExprPtr e) {
+  if (e->kind != ExprKind::Or || e->args.size() < 2) return e;
+  std::vector<ExprPtr> disjuncts;  // ((a OR b) OR c) as written: a, b, c
+  auto flatten = [&](auto& self, ExprPtr x) -> void {
+    if (x->kind != ExprKind::Or) return disjuncts.push_back(std::move(x));
+    for (auto& a : x->args) self(self, std::move(a));
+  };
+  flatten(flatten, std::move(e));
+  std::vector<std::vector<ExprPtr>> branches;
+  for (auto& a : disjuncts) {
+    branches.emplace_back();
+    splitConjuncts(std::move(a), branches.back());
+  }
+  auto holds = [](const std::vector<ExprPtr>& branch, const Expr& c) {
+    for (auto& x : branch)
+      if (x && sameExpr(*x, c)) return true;
+    return false;
+  };
+  std::vector<ExprPtr> common;
+  for (auto& c : branches[0]) {
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; ++b) everywhere = holds(branches[b], *c);
+    if (!everywhere) continue;
+    for (size_t b = 1; b < branches.size(); ++b)  // drop one copy from each other branch
+      for (auto& x : branches[b])
+        if (x && sameExpr(*x, *c)) {
+          x.reset();
+          break;
+        }
+    common.push_back(std::move(c));
+  }
+  // (a AND b) OR (a AND c) = a AND (b OR c), in three-valued logic too (it distributes). A branch
+  // left empty is TRUE, and so is the whole disjunction.
+  bool someBranchEmpty = false;
+  auto disjunction = std::make_unique<Expr>(ExprKind::Or, SqlType::boolean(false), branches[0][0] ? branches[0][0]->pos : SourcePos{});
+  for (auto& branch : branches) {
+    std::vector<ExprPtr> rest;
+    for (auto& x : branch)
+      if (x) rest.push_back(std::move(x));
+    if (rest.empty()) {
+      someBranchEmpty = true;
+      continue;
+    }
+    ExprPtr c = conjunction(std::move(rest));
+    disjunction->type.nullable = disjunction->type.nullable || c->type.nullable;
+    disjunction->args.push_back(std::move(c));
+  }
+  if (!someBranchEmpty) common.push_back(disjunction->args.size() == 1 ? std::move(disjunction->args[0]) : std::move(disjunction));
+  return conjunction(std::move(common));
+}
+
 ExprPtr conjunction(std::vector<ExprPtr> parts) {
   if (parts.empty()) return nullptr;
   if (parts.size() == 1) return std::move(parts[0]);
@@ -101,7 +152,9 @@ OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds) {
   switch (op->kind) {
     case OpKind::Filter: {
       auto* f = static_cast<Filter*>(op.get());
-      splitConjuncts(std::move(f->predicate), preds);
+      std::vector<ExprPtr> parts;
+      splitConjuncts(std::move(f->predicate), parts);
+      for (auto& p : parts) splitConjuncts(factorCommonConjuncts(std::move(p)), preds);
       return push(std::move(op->children[0]), std::move(preds));
     }
     case OpKind::Map: {
