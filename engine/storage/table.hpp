@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/storage/statistics.hpp"
 #include "engine/types/sql_type.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/value.hpp"
@@ -55,6 +56,10 @@ class Table {
 
   StringHeap& heap() { return *heap_; }
 
+  // The optimizer's statistics (statistics.hpp), or nullptr before the first ANALYZE / COPY.
+  const TableStatistics* statistics() const { return stats_.get(); }
+  void setStatistics(TableStatistics s) { stats_ = std::make_shared<const TableStatistics>(std::move(s)); }
+
  private:
   struct Chunk;
   std::string name_;
@@ -63,6 +68,7 @@ class Table {
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::unique_ptr<StringHeap> heap_;
   uint64_t rows_ = 0;
+  std::shared_ptr<const TableStatistics> stats_;
 };
 
 }  // namespace hyrax

@@ -30,6 +30,7 @@ struct StringRef {
   static StringRef make(const char* data, uint32_t n) {
     StringRef s;
     s.len = n;
+    if (n == 0) return s;  // `data` may be null then
     std::memcpy(s.prefix, data, n < 4 ? n : 4);
     if (n <= kInlineMax) {
       if (n > 4) std::memcpy(s.u.rest, data + 4, n - 4);

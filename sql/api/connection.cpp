@@ -191,6 +191,19 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
         if (catalog.findTable(n)) catalog.dropTable(n);
       return QueryResult({}, {}, "DROP TABLE");
     }
+    case ast::StmtKind::Analyze: {
+      auto& a = static_cast<const ast::AnalyzeStmt&>(*stmt);
+      std::vector<Table*> targets;
+      if (!a.table.empty()) {
+        Table* t = catalog.findTable(a.table);
+        if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + a.table + "\" does not exist", a.tablePos);
+        targets.push_back(t);
+      } else {
+        for (const Table* t : catalog.tables()) targets.push_back(catalog.findTable(t->name()));
+      }
+      for (Table* t : targets) t->setStatistics(gatherStatistics(*t));
+      return QueryResult({}, {}, "ANALYZE");
+    }
     case ast::StmtKind::Select:
       return runSelect(*static_cast<const ast::SelectStmt&>(*stmt).select, catalog, &cancel_, times);
     case ast::StmtKind::Copy: {

@@ -5,8 +5,9 @@
 //   3. predicate pushdown: WHERE/ON conjuncts move down to the operators that can evaluate them;
 //      equalities between the two sides of a join become its hash keys (equi-join detection),
 //   4. column pruning: scans read only the columns the query uses,
-//   5. cardinality estimates for each operator, and the smaller input of each hash join as its
-//      build side.
+//   5. cardinality estimates for each operator from table statistics (cardinality.hpp),
+//   6. join order: dynamic programming over each region of inner joins (join_order.cpp), and the
+//      smaller input of each hash join as its build side.
 #include "codegen/plan/operator.hpp"
 
 namespace hyrax::sql {
@@ -20,6 +21,9 @@ void chooseBuildSides(plan::Operator& op);
 void foldPlanConstants(plan::Operator& op);
 void pruneColumns(plan::QueryPlan& plan);
 void simplifyMarkJoins(plan::OperatorPtr& op);
+class CardinalityModel;
+// Reorders each tree of inner joins by dynamic programming over its join graph (join_order.cpp).
+void orderJoins(plan::OperatorPtr& op, CardinalityModel& model);
 
 // Splits a condition into its AND-ed parts; joins parts back into one condition.
 void splitConjuncts(plan::ExprPtr e, std::vector<plan::ExprPtr>& out);

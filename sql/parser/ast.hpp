@@ -119,7 +119,7 @@ struct CommonTableExpr {
 };
 
 // ---- statements ----
-enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain, Copy };
+enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze };
 
 struct Statement {
   StmtKind kind;
@@ -179,6 +179,13 @@ struct CopyOption {
   std::string name;   // lower case: format, delimiter, header, null, quote, escape
   std::string value;  // as written (FORMAT csv -> "csv"; HEADER alone -> "true")
   SourcePos pos;
+};
+
+// ANALYZE [table]: gathers the optimizer's statistics (of every table when none is named).
+struct AnalyzeStmt : Statement {
+  std::string table;
+  SourcePos tablePos;
+  explicit AnalyzeStmt(SourcePos p) : Statement(StmtKind::Analyze, p) {}
 };
 
 struct CopyStmt : Statement {

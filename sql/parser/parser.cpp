@@ -89,6 +89,14 @@ class Parser {
     if (accept("insert")) return insert(pos);
     if (accept("explain")) return explain(pos);
     if (accept("copy")) return copy(pos);
+    if (accept("analyze")) {
+      auto a = std::make_unique<AnalyzeStmt>(pos);
+      if (atIdentifier()) {
+        a->tablePos = cur().pos;
+        a->table = identifier();
+      }
+      return a;
+    }
     syntaxError();
   }
 

@@ -1,0 +1,149 @@
+#include "engine/storage/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/storage/table.hpp"
+#include "engine/types/string_ref.hpp"
+
+namespace hyrax {
+
+namespace {
+
+uint64_t mix(uint64_t x) {  // a 64-bit finalizer: every input bit moves every output bit
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDULL;
+  x ^= x >> 33;
+  x *= 0xC4CEB9FE1A85EC53ULL;
+  return x ^ (x >> 33);
+}
+
+uint64_t hashBytes(const char* p, uint32_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = mix(h ^ w);
+  }
+  if (i < n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p + i, n - i);
+    h = mix(h ^ w);
+  }
+  return h;
+}
+
+// HyperLogLog with 2^12 registers.
+class DistinctCounter {
+ public:
+  void add(uint64_t h) {
+    uint32_t idx = static_cast<uint32_t>(h >> (64 - kBits));
+    uint64_t rest = h << kBits;
+    uint8_t rank = rest == 0 ? static_cast<uint8_t>(64 - kBits + 1) : static_cast<uint8_t>(__builtin_clzll(rest) + 1);
+    regs_[idx] = std::max(regs_[idx], rank);
+  }
+  double estimate() const {
+    const double m = kRegisters;
+    double sum = 0;
+    uint32_t zeros = 0;
+    for (uint8_t r : regs_) {
+      sum += std::ldexp(1.0, -r);
+      zeros += r == 0;
+    }
+    double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+    if (e <= 2.5 * m && zeros) e = m * std::log(m / zeros);  // small ranges: linear counting
+    return e;
+  }
+
+ private:
+  static constexpr uint32_t kBits = 12, kRegisters = 1u << kBits;
+  std::vector<uint8_t> regs_ = std::vector<uint8_t>(kRegisters, 0);
+};
+
+double numeric(const SqlType& t, const char* p) {
+  switch (t.id) {
+    case TypeId::Bool:
+    case TypeId::Int16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return t.id == TypeId::Bool ? static_cast<uint8_t>(*p) : v;
+    }
+    case TypeId::Int32:
+    case TypeId::Date: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case TypeId::Int64:
+    case TypeId::Decimal: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case TypeId::Float32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case TypeId::Float64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+TableStatistics gatherStatistics(const Table& table) {
+  auto& t = const_cast<Table&>(table);  // chunk accessors are non-const; nothing is written
+  TableStatistics s;
+  s.rows = t.rowCount();
+  for (uint32_t c = 0; c < t.columns().size(); ++c) {
+    const SqlType& type = t.columns()[c].type;
+    const uint32_t width = type.byteWidth();
+    DistinctCounter distinct;
+    uint64_t nulls = 0;
+    ColumnStatistics cs;
+    cs.hasRange = type.isNumeric() || type.id == TypeId::Date;
+    cs.min = INFINITY;
+    cs.max = -INFINITY;
+    for (uint32_t k = 0; k < t.chunkCount(); ++k) {
+      const char* data = static_cast<const char*>(t.columnData(k, c));
+      const uint8_t* nullBits = t.nullBitmap(k, c);
+      const uint32_t n = t.chunkRows(k);
+      for (uint32_t r = 0; r < n; ++r) {
+        if (nullBits && (nullBits[r >> 3] >> (r & 7) & 1)) {
+          ++nulls;
+          continue;
+        }
+        const char* p = data + static_cast<size_t>(r) * width;
+        if (type.isString()) {
+          StringRef sr;
+          std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
+          distinct.add(hashBytes(sr.data(), sr.len));
+        } else {
+          uint64_t bits = 0;
+          std::memcpy(&bits, p, width);
+          distinct.add(mix(bits));
+          if (cs.hasRange) {
+            double v = numeric(type, p);
+            cs.min = std::min(cs.min, v);
+            cs.max = std::max(cs.max, v);
+          }
+        }
+      }
+    }
+    uint64_t nonNull = s.rows - nulls;
+    cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(distinct.estimate())));
+    cs.nullFraction = s.rows ? static_cast<double>(nulls) / static_cast<double>(s.rows) : 0;
+    if (nonNull == 0) cs.hasRange = false;
+    s.columns.push_back(cs);
+  }
+  return s;
+}
+
+}  // namespace hyrax

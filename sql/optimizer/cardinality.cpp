@@ -1,0 +1,185 @@
+#include "sql/optimizer/cardinality.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/storage/table.hpp"
+
+namespace hyrax::sql {
+
+using namespace plan;
+
+CardinalityModel::CardinalityModel(Operator& root) {
+  auto visit = [&](auto& self, Operator& op) -> void {
+    if (op.kind == OpKind::TableScan) {
+      auto& s = static_cast<TableScan&>(op);
+      if (const TableStatistics* ts = s.table->statistics())
+        for (auto& c : s.columns)
+          if (c.index < ts->columns.size()) columns_[c.iu] = &ts->columns[c.index];
+    }
+    for (auto& c : op.children) self(self, *c);
+  };
+  visit(visit, root);
+}
+
+const ColumnStatistics* CardinalityModel::stats(const Expr& e) const {
+  const Expr* x = &e;
+  while (x->kind == ExprKind::Cast) x = x->args[0].get();  // casts keep the number of values
+  if (x->kind != ExprKind::Column) return nullptr;
+  auto it = columns_.find(x->iu);
+  return it == columns_.end() ? nullptr : it->second;
+}
+
+double CardinalityModel::distinct(const Expr& e, double rows) const {
+  double d = rows;
+  if (const ColumnStatistics* s = stats(e)) {
+    d = s->distinct;
+  } else if (e.kind == ExprKind::Column) {
+    auto it = groupCounts_.find(e.iu);
+    if (it != groupCounts_.end()) d = it->second;
+  }
+  return std::max(1.0, std::min(d, rows));
+}
+
+namespace {
+
+// A constant's value on the scale statistics use (integers, days, unscaled DECIMAL).
+bool numericConstant(const Expr& e, double& v) {
+  if (e.kind != ExprKind::Constant || e.value.isNull()) return false;
+  const SqlType& t = e.value.type();
+  if (t.isInteger() || t.id == TypeId::Date || t.id == TypeId::Decimal) {
+    v = static_cast<double>(e.value.asInt());
+    return true;
+  }
+  if (t.isFloat()) {
+    v = e.value.asDouble();
+    return true;
+  }
+  return false;
+}
+
+CmpOp mirrored(CmpOp op) {  // c op x  ==  x mirrored(op) c
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Gt;
+    case CmpOp::Le: return CmpOp::Ge;
+    case CmpOp::Gt: return CmpOp::Lt;
+    case CmpOp::Ge: return CmpOp::Le;
+    default: return op;
+  }
+}
+
+}  // namespace
+
+double CardinalityModel::selectivity(const Expr& e) const {
+  switch (e.kind) {
+    case ExprKind::And: {
+      double s = 1;
+      for (auto& a : e.args) s *= selectivity(*a);
+      return s;
+    }
+    case ExprKind::Or: {
+      double none = 1;
+      for (auto& a : e.args) none *= 1 - selectivity(*a);
+      return 1 - none;
+    }
+    case ExprKind::Not: return 1 - selectivity(*e.args[0]);
+    case ExprKind::Compare: {
+      const Expr* col = e.args[0].get();
+      const Expr* other = e.args[1].get();
+      CmpOp op = e.cmp;
+      if (!stats(*col) && stats(*other)) {
+        std::swap(col, other);
+        op = mirrored(op);
+      }
+      const ColumnStatistics* s = stats(*col);
+      if (op == CmpOp::Eq || op == CmpOp::Ne) {
+        double eq = 0.1;
+        if (s) {
+          const ColumnStatistics* t = stats(*other);
+          eq = (1 - s->nullFraction) / std::max(1.0, t ? std::max(s->distinct, t->distinct) : s->distinct);
+        }
+        return op == CmpOp::Eq ? eq : 1 - eq;
+      }
+      double c;
+      if (s && s->hasRange && numericConstant(*other, c) && s->max > s->min) {
+        double below = std::clamp((c - s->min) / (s->max - s->min), 0.0, 1.0);
+        double frac = op == CmpOp::Lt || op == CmpOp::Le ? below : 1 - below;
+        return std::max(frac * (1 - s->nullFraction), 1e-4);
+      }
+      return 0.33;
+    }
+    case ExprKind::IsNull: {
+      const ColumnStatistics* s = stats(*e.args[0]);
+      double n = s ? s->nullFraction : 0.05;
+      return e.negated ? 1 - n : n;
+    }
+    case ExprKind::InList: {
+      const ColumnStatistics* s = stats(*e.args[0]);
+      double per = s ? 1 / std::max(1.0, s->distinct) : 0.1;
+      double in = std::min(1.0, per * static_cast<double>(e.args.size() - 1));
+      return e.negated ? 1 - in : in;
+    }
+    case ExprKind::Like: return e.negated ? 0.9 : 0.1;
+    case ExprKind::Constant: return !e.value.isNull() && e.value.asBool() ? 1.0 : 0.0;
+    default: return 0.5;
+  }
+}
+
+double CardinalityModel::joinRows(double l, double r, const std::vector<HashJoin::Key>& keys, const Expr* residual) const {
+  // Each key: |L||R| / max(distinct on each side) (containment of the smaller value set).
+  double rows = l * r;
+  for (auto& k : keys) rows /= std::max(distinct(*k.build, l), distinct(*k.probe, r));
+  if (residual) rows *= selectivity(*residual);
+  return std::max(rows, 1.0);
+}
+
+void CardinalityModel::estimate(Operator& op) {
+  for (auto& c : op.children) estimate(*c);
+  switch (op.kind) {
+    case OpKind::TableScan: op.estimatedRows = static_cast<double>(static_cast<TableScan&>(op).table->rowCount()); break;
+    case OpKind::Values: op.estimatedRows = static_cast<double>(static_cast<Values&>(op).rows.size()); break;
+    case OpKind::Filter:
+      op.estimatedRows = std::max(1.0, op.child()->estimatedRows * selectivity(*static_cast<Filter&>(op).predicate));
+      break;
+    case OpKind::Map:
+    case OpKind::Sort: op.estimatedRows = op.child()->estimatedRows; break;
+    case OpKind::HashJoin: {
+      auto& j = static_cast<HashJoin&>(op);
+      double b = op.child(0)->estimatedRows, p = op.child(1)->estimatedRows;
+      switch (j.kind) {
+        case JoinKind::Inner: op.estimatedRows = joinRows(b, p, j.keys, j.residual.get()); break;
+        case JoinKind::LeftOuter: op.estimatedRows = std::max(p, joinRows(b, p, j.keys, j.residual.get())); break;
+        case JoinKind::Mark: op.estimatedRows = p; break;
+        case JoinKind::Semi:
+        case JoinKind::Anti: {
+          // The probe rows whose key value the build side has (its share of the key's values).
+          double share = 0.5;
+          if (!j.keys.empty()) {
+            double db = distinct(*j.keys[0].build, b), dp = distinct(*j.keys[0].probe, p);
+            share = std::min(1.0, db / dp);
+          }
+          op.estimatedRows = std::max(1.0, p * (j.kind == JoinKind::Semi ? share : 1 - share));
+          break;
+        }
+      }
+      break;
+    }
+    case OpKind::Aggregate: {
+      auto& a = static_cast<Aggregate&>(op);
+      double in = op.child()->estimatedRows;
+      double groups = 1;
+      for (auto& g : a.groups) groups *= distinct(*g.expr, in);
+      op.estimatedRows = a.groups.empty() ? 1 : std::max(1.0, std::min(in, groups));
+      for (auto& g : a.groups) groupCounts_[g.iu] = distinct(*g.expr, in);
+      break;
+    }
+    case OpKind::Limit: {
+      auto& l = static_cast<Limit&>(op);
+      double in = std::max(0.0, op.child()->estimatedRows - static_cast<double>(l.offset));
+      op.estimatedRows = l.limit == UINT64_MAX ? in : std::min(in, static_cast<double>(l.limit));
+      break;
+    }
+  }
+}
+
+}  // namespace hyrax::sql
