@@ -13,6 +13,7 @@ CardinalityModel::CardinalityModel(Operator& root) {
   auto visit = [&](auto& self, Operator& op) -> void {
     if (op.kind == OpKind::TableScan) {
       auto& s = static_cast<TableScan&>(op);
+      for (auto& c : s.columns) scanned_[c.iu] = {&s, c.index};
       if (const TableStatistics* ts = s.table->statistics())
         for (auto& c : s.columns)
           if (c.index < ts->columns.size()) columns_[c.iu] = &ts->columns[c.index];
@@ -125,10 +126,40 @@ double CardinalityModel::selectivity(const Expr& e) const {
   }
 }
 
+double CardinalityModel::uniqueTableRows(const std::vector<const Expr*>& keys) const {
+  const TableScan* scan = nullptr;
+  std::vector<uint32_t> cols;
+  for (const Expr* k : keys) {
+    while (k->kind == ExprKind::Cast) k = k->args[0].get();
+    if (k->kind != ExprKind::Column) continue;
+    auto it = scanned_.find(k->iu);
+    if (it == scanned_.end() || (scan && scan != it->second.scan)) continue;
+    scan = it->second.scan;
+    cols.push_back(it->second.index);
+  }
+  if (!scan || scan->table->primaryKey().empty()) return 0;
+  for (uint32_t pk : scan->table->primaryKey())
+    if (std::find(cols.begin(), cols.end(), pk) == cols.end()) return 0;
+  return static_cast<double>(scan->table->rowCount());
+}
+
+double CardinalityModel::joinDivisor(const std::vector<const Expr*>& a, double ra, const std::vector<const Expr*>& b,
+                                     double rb) const {
+  double ua = uniqueTableRows(a), ub = uniqueTableRows(b);
+  if (ua || ub) return std::max(1.0, std::max(ua, ub));
+  // Independent keys, each by containment of the smaller value set in the larger.
+  double d = 1;
+  for (size_t i = 0; i < a.size(); ++i) d *= std::max(distinct(*a[i], ra), distinct(*b[i], rb));
+  return std::max(1.0, std::min(d, std::max(ra, rb)));
+}
+
 double CardinalityModel::joinRows(double l, double r, const std::vector<HashJoin::Key>& keys, const Expr* residual) const {
-  // Each key: |L||R| / max(distinct on each side) (containment of the smaller value set).
   double rows = l * r;
-  for (auto& k : keys) rows /= std::max(distinct(*k.build, l), distinct(*k.probe, r));
+  if (!keys.empty()) {
+    std::vector<const Expr*> a, b;
+    for (auto& k : keys) a.push_back(k.build.get()), b.push_back(k.probe.get());
+    rows /= joinDivisor(a, l, b, r);
+  }
   if (residual) rows *= selectivity(*residual);
   return std::max(rows, 1.0);
 }

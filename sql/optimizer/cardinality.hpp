@@ -18,6 +18,12 @@ class CardinalityModel {
   double selectivity(const plan::Expr& e) const;
   // Distinct values of an expression over `rows` input rows (capped by them).
   double distinct(const plan::Expr& e, double rows) const;
+  // What the rows of a join are divided by, for equalities a[i] = b[i] between inputs of ra and
+  // rb rows: the rows of a's table when a covers its primary key (a foreign-key join: each b row
+  // finds its one partner, if the filters on a's table kept it), else the product of the larger
+  // distinct counts, at most the larger input.
+  double joinDivisor(const std::vector<const plan::Expr*>& a, double ra, const std::vector<const plan::Expr*>& b,
+                     double rb) const;
   // Rows of an inner equi-join of inputs with l and r rows under `keys` and `residual`.
   double joinRows(double l, double r, const std::vector<plan::HashJoin::Key>& keys, const plan::Expr* residual) const;
   // Sets estimatedRows of the operator and everything below it.
@@ -25,7 +31,14 @@ class CardinalityModel {
 
  private:
   const ColumnStatistics* stats(const plan::Expr& e) const;  // for a plain column read
+  // The table rows when the expressions are columns of one scanned table covering its primary key.
+  double uniqueTableRows(const std::vector<const plan::Expr*>& keys) const;
   std::unordered_map<const plan::IU*, const ColumnStatistics*> columns_;
+  struct ScannedColumn {
+    const plan::TableScan* scan;
+    uint32_t index;
+  };
+  std::unordered_map<const plan::IU*, ScannedColumn> scanned_;
   std::unordered_map<const plan::IU*, double> groupCounts_;  // IUs of GROUP BY outputs: their groups
 };
 

@@ -8,6 +8,7 @@
 // anything else as the join's residual.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -123,15 +124,21 @@ class Planner {
     double rows = 1;
     for (size_t i = 0; i < r_.leaves.size(); ++i)
       if (s & (1u << i)) rows *= std::max(1.0, r_.leaves[i]->estimatedRows);
+    // Equalities between the same two leaves (a composite key) divide together.
+    std::map<std::pair<Mask, Mask>, std::pair<std::vector<const Expr*>, std::vector<const Expr*>>> pairs;
     for (auto& c : r_.conds) {
       if (!c.expr || (c.leaves & s) != c.leaves || popcount(c.leaves) < 2) continue;
       if (c.equi) {
-        double dl = model_.distinct(*c.expr->args[0], leafRows(c.left)), dr = model_.distinct(*c.expr->args[1], leafRows(c.right));
-        rows /= std::max(dl, dr);
+        bool swap = c.left > c.right;
+        auto& [a, b] = pairs[{swap ? c.right : c.left, swap ? c.left : c.right}];
+        a.push_back(c.expr->args[swap ? 1 : 0].get());
+        b.push_back(c.expr->args[swap ? 0 : 1].get());
       } else {
         rows *= model_.selectivity(*c.expr);
       }
     }
+    for (auto& [masks, sides] : pairs)
+      rows /= model_.joinDivisor(sides.first, leafRows(masks.first), sides.second, leafRows(masks.second));
     rows = std::max(rows, 1.0);
     rows_[s] = rows;
     return rows;
