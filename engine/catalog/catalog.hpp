@@ -1,5 +1,5 @@
 #pragma once
-// The catalog: tables by name. Names are stored as the binder normalised them (unquoted
+// The catalog: tables and views by name (one namespace). Names are stored as the binder normalised them (unquoted
 // identifiers lower-cased, quoted ones exact), so lookups here are exact.
 #include <map>
 #include <memory>
@@ -19,8 +19,21 @@ class Catalog {
   Table* findTable(const std::string& name) const;  // nullptr when missing
   std::vector<const Table*> tables() const;         // sorted by name
 
+  // A view is its query's text (re-parsed wherever it is used) and its column names (empty: the
+  // query's own).
+  struct View {
+    std::string sql;
+    std::vector<std::string> columns;
+  };
+  // Throws Error 42P07 when the name is taken.
+  void createView(const std::string& name, View view);
+  void dropView(const std::string& name);         // Throws Error 42P01 when missing
+  const View* findView(const std::string& name) const;  // nullptr when missing
+  std::vector<std::string> views() const;         // names, sorted
+
  private:
   std::map<std::string, std::unique_ptr<Table>> tables_;
+  std::map<std::string, View> views_;
 };
 
 }  // namespace hyrax

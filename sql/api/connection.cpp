@@ -183,13 +183,32 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
     }
     case ast::StmtKind::DropTable: {
       auto& d = static_cast<const ast::DropTableStmt&>(*stmt);
+      auto exists = [&](const std::string& n) { return d.view ? catalog.findView(n) != nullptr : catalog.findTable(n) != nullptr; };
       // Check every name first: a failed DROP drops nothing.
       for (size_t i = 0; i < d.names.size(); ++i)
-        if (!catalog.findTable(d.names[i]) && !d.ifExists)
-          throw Error(sqlstate::UndefinedTable, "table \"" + d.names[i] + "\" does not exist", d.namePos[i]);
-      for (auto& n : d.names)
-        if (catalog.findTable(n)) catalog.dropTable(n);
-      return QueryResult({}, {}, "DROP TABLE");
+        if (!exists(d.names[i]) && !d.ifExists)
+          throw Error(sqlstate::UndefinedTable, std::string(d.view ? "view" : "table") + " \"" + d.names[i] + "\" does not exist",
+                      d.namePos[i]);
+      for (auto& n : d.names) {
+        if (!exists(n)) continue;
+        if (d.view)
+          catalog.dropView(n);
+        else
+          catalog.dropTable(n);
+      }
+      return QueryResult({}, {}, d.view ? "DROP VIEW" : "DROP TABLE");
+    }
+    case ast::StmtKind::CreateView: {
+      auto& v = static_cast<const ast::CreateViewStmt&>(*stmt);
+      if (catalog.findTable(v.name) || catalog.findView(v.name))
+        throw Error(sqlstate::DuplicateTable, "relation \"" + v.name + "\" already exists", v.namePos);
+      // Bound once now, so a view that could not be used is never created.
+      plan::QueryPlan p;
+      sql::Binder(catalog).bindSelect(*v.query, p);
+      if (v.columns.size() > p.output.size())
+        throw Error(sqlstate::InvalidColumnReference, "CREATE VIEW specifies more column names than columns", v.namePos);
+      catalog.createView(v.name, {v.text, v.columns});
+      return QueryResult({}, {}, "CREATE VIEW");
     }
     case ast::StmtKind::Analyze: {
       auto& a = static_cast<const ast::AnalyzeStmt&>(*stmt);

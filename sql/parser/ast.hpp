@@ -119,7 +119,7 @@ struct CommonTableExpr {
 };
 
 // ---- statements ----
-enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze };
+enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView };
 
 struct Statement {
   StmtKind kind;
@@ -150,10 +150,11 @@ struct CreateTableStmt : Statement {
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
 };
 
-struct DropTableStmt : Statement {
+struct DropTableStmt : Statement {  // DROP TABLE and DROP VIEW
   std::vector<std::string> names;
   std::vector<SourcePos> namePos;
   bool ifExists = false;
+  bool view = false;
   explicit DropTableStmt(SourcePos p) : Statement(StmtKind::DropTable, p) {}
 };
 
@@ -179,6 +180,16 @@ struct CopyOption {
   std::string name;   // lower case: format, delimiter, header, null, quote, escape
   std::string value;  // as written (FORMAT csv -> "csv"; HEADER alone -> "true")
   SourcePos pos;
+};
+
+// CREATE VIEW name [(columns)] AS query: the query's text is what the catalog keeps.
+struct CreateViewStmt : Statement {
+  std::string name;
+  SourcePos namePos;
+  std::vector<std::string> columns;
+  std::unique_ptr<Select> query;
+  std::string text;
+  explicit CreateViewStmt(SourcePos p) : Statement(StmtKind::CreateView, p) {}
 };
 
 // ANALYZE [table]: gathers the optimizer's statistics (of every table when none is named).

@@ -227,6 +227,21 @@ class Parser {
   }
 
   StatementPtr createTable(SourcePos pos) {
+    if (accept("view")) {
+      auto v = std::make_unique<CreateViewStmt>(pos);
+      v->namePos = cur().pos;
+      v->name = identifier();
+      if (accept("(")) {
+        do v->columns.push_back(identifier());
+        while (accept(","));
+        expect(")");
+      }
+      expect("as");
+      size_t from = i_;
+      v->query = select();
+      for (size_t k = from; k < i_; ++k) v->text += (k > from ? " " : "") + t_[k].raw;
+      return v;
+    }
     expect("table");
     auto c = std::make_unique<CreateTableStmt>(pos);
     if (accept("if")) {
@@ -272,8 +287,9 @@ class Parser {
   }
 
   StatementPtr dropTable(SourcePos pos) {
-    expect("table");
     auto d = std::make_unique<DropTableStmt>(pos);
+    if (!accept("view")) expect("table");
+    else d->view = true;
     if (accept("if")) {
       expect("exists");
       d->ifExists = true;

@@ -55,6 +55,23 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
           return op;
         }
       }
+      if (const Catalog::View* view = catalog_.findView(ref.name)) {
+        // A view is its query, parsed again here and bound like a derived table.
+        ast::StatementPtr parsed;
+        try {
+          parsed = parseStatement(view->sql);
+        } catch (Error& err) {
+          throw Error(err.sqlstate(), "in view \"" + ref.name + "\": " + err.message(), ref.pos);
+        }
+        const auto& query = *static_cast<const ast::SelectStmt&>(*parsed).select;
+        try {
+          return bindDerived(query, nullptr, ref.alias.empty() ? ref.name : ref.alias,
+                             ref.columnAliases.empty() ? view->columns : ref.columnAliases, ref.pos);
+        } catch (Error& err) {
+          if (err.sqlstate() == sqlstate::TooComplex) throw;
+          throw Error(err.sqlstate(), "in view \"" + ref.name + "\": " + err.message(), ref.pos);
+        }
+      }
       Table* t = catalog_.findTable(ref.name);
       if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
       auto scan = std::make_unique<plan::TableScan>();
@@ -128,6 +145,8 @@ OperatorPtr SelectBinder::bindDerived(const ast::Select& query, SelectBinder* pa
     if (s.alias == alias) throw Error(sqlstate::DuplicateAlias, "table name \"" + alias + "\" specified more than once", pos);
   SelectBinder inner(catalog_, plan_);  // not correlated: SQL-92 has no LATERAL
   inner.parent_ = parent;
+  inner.depth_ = depth_ + 1;  // views in views (a view may outlive what it was made from)
+  if (inner.depth_ > 64) throw Error(sqlstate::TooComplex, "views or derived tables nested too deeply", pos);
   std::vector<const plan::IU*> out;
   std::vector<std::string> names;
   OperatorPtr op = inner.bind(query, out, names);

@@ -71,6 +71,7 @@ class SelectBinder {
   SelectBinder* parent_ = nullptr;  // for WITH names: the enclosing SELECT (also of derived tables)
   const std::vector<ast::CommonTableExpr>* with_ = nullptr;  // this SELECT's WITH list
   std::set<const ast::CommonTableExpr*> expanding_;       // of with_, those being bound now
+  int depth_ = 0;                                          // derived tables and views around this one
   plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
