@@ -115,7 +115,8 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
     case OpKind::Sort:
       for (auto& k : static_cast<Sort&>(op).keys) visit(k.expr);
       break;
-    case OpKind::Limit: break;
+    case OpKind::Limit:
+    case OpKind::UnionAll: break;
   }
 }
 
@@ -175,6 +176,7 @@ std::string describe(const Operator& op) {
         r += " " + toString(*k.expr) + (k.descending ? " DESC" : "") + (k.nullsFirst ? " NULLS FIRST" : "");
       return r;
     }
+    case OpKind::UnionAll: return "UnionAll";
     case OpKind::Limit: {
       auto& l = static_cast<const Limit&>(op);
       std::string r = "Limit";

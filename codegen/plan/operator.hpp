@@ -15,7 +15,7 @@ class Table;
 
 namespace hyrax::plan {
 
-enum class OpKind : uint8_t { TableScan, Values, Filter, Map, HashJoin, Aggregate, Sort, Limit };
+enum class OpKind : uint8_t { TableScan, Values, Filter, Map, HashJoin, Aggregate, Sort, Limit, UnionAll };
 
 struct Operator {
   OpKind kind;
@@ -147,6 +147,15 @@ struct Limit : Operator {
   uint64_t offset = 0;
   Limit() : Operator(OpKind::Limit) {}
   std::vector<const IU*> produced() const override { return child()->produced(); }
+};
+
+// The rows of every child, one after another (UNION ALL; UNION, INTERSECT and EXCEPT aggregate
+// over it). Output column i is inputs[c][i] of child c.
+struct UnionAll : Operator {
+  std::vector<const IU*> columns;
+  std::vector<std::vector<const IU*>> inputs;  // per child, same types as `columns`
+  UnionAll() : Operator(OpKind::UnionAll) {}
+  std::vector<const IU*> produced() const override { return columns; }
 };
 
 // A query ready for code generation: the operator tree and the IUs of the result, in order.

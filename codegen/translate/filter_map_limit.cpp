@@ -1,4 +1,4 @@
-// Operators that stay inside a pipeline: Filter, Map and Limit.
+// Operators that stay inside a pipeline: Filter, Map, Limit and UnionAll.
 #include "codegen/translate/operator_translators.hpp"
 
 namespace hyrax::codegen {
@@ -15,6 +15,18 @@ void MapTranslator::consume(Translator&) {
     SqlValue v = q_.expr.compile(*c.expr);
     v.type.nullable = c.iu->type.nullable;
     q_.values[c.iu] = v;
+  }
+  emit();
+}
+
+void UnionAllTranslator::consume(Translator& from) {
+  auto& u = static_cast<const plan::UnionAll&>(op_);
+  size_t c = 0;
+  while (children[c].get() != &from) ++c;
+  for (size_t i = 0; i < u.columns.size(); ++i) {
+    SqlValue v = q_.values.at(u.inputs[c][i]);
+    v.type.nullable = u.columns[i]->type.nullable;
+    q_.values[u.columns[i]] = v;
   }
   emit();
 }

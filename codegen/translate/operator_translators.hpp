@@ -34,6 +34,16 @@ class MapTranslator : public Translator {
   void consume(Translator& from) override;
 };
 
+// UNION ALL: each child's pipeline continues into the parent with its values as the outputs.
+class UnionAllTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override {
+    for (auto& c : children) c->produce();
+  }
+  void consume(Translator& from) override;
+};
+
 class LimitTranslator : public Translator {
  public:
   using Translator::Translator;

@@ -204,6 +204,10 @@ void CardinalityModel::estimate(Operator& op) {
       for (auto& g : a.groups) groupCounts_[g.iu] = distinct(*g.expr, in);
       break;
     }
+    case OpKind::UnionAll:
+      op.estimatedRows = 0;
+      for (auto& c : op.children) op.estimatedRows += c->estimatedRows;
+      break;
     case OpKind::Limit: {
       auto& l = static_cast<Limit&>(op);
       double in = std::max(0.0, op.child()->estimatedRows - static_cast<double>(l.offset));

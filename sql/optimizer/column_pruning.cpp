@@ -17,6 +17,8 @@ void collectUsed(Operator& op, std::unordered_set<const IU*>& used) {
     e->collectIUs(ius);
     used.insert(ius.begin(), ius.end());
   });
+  if (op.kind == OpKind::UnionAll)  // every column of every input, to keep rows whole
+    for (auto& in : static_cast<UnionAll&>(op).inputs) used.insert(in.begin(), in.end());
   // Operators above have been visited: an outer column they read needs its build column.
   if (op.kind == OpKind::HashJoin)
     for (auto& c : static_cast<HashJoin&>(op).outerColumns)

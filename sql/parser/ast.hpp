@@ -96,8 +96,16 @@ struct OrderItem {
 
 struct CommonTableExpr;
 
+enum class SetOp : uint8_t { None, Union, Intersect, Except };
+
+// One SELECT, or (setOp != None) a set operation of two queries; either may carry ORDER BY and
+// LIMIT/OFFSET. A set operation has no select list, FROM, WHERE or grouping of its own.
 struct Select {
   SourcePos pos;
+  SetOp setOp = SetOp::None;
+  bool setAll = false;  // UNION ALL ...
+  std::unique_ptr<Select> left, right;
+  bool parenthesized = false;  // written in parentheses (keeps its own ORDER BY / LIMIT)
   std::vector<CommonTableExpr> with;  // WITH name [(columns)] AS (query), ...
   bool distinct = false;
   std::vector<SelectItem> items;

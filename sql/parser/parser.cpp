@@ -1,5 +1,6 @@
 #include "sql/parser/parser.hpp"
 
+#include <functional>
 #include <set>
 
 #include "sql/parser/lexer.hpp"
@@ -362,15 +363,81 @@ class Parser {
       s->with = std::move(ctes);
       return s;
     }
+    auto s = setExpression();
+    if (is("order") || is("limit") || is("offset") || is("fetch")) {
+      if (s->parenthesized && (!s->orderBy.empty() || s->limit || s->offset)) {
+        // (SELECT ... LIMIT n) ORDER BY ...: the outer clauses apply to the inner result.
+        auto outer = std::make_unique<Select>();
+        outer->pos = s->pos;
+        SelectItem all;
+        all.pos = s->pos;
+        all.expr = std::make_unique<Expr>(ExprKind::Star, s->pos);
+        outer->items.push_back(std::move(all));
+        auto ref = std::make_unique<TableRef>(TableRef::Kind::Subquery, s->pos);
+        ref->alias = "unnamed_subquery";
+        ref->subquery = std::move(s);
+        outer->from.push_back(std::move(ref));
+        s = std::move(outer);
+      }
+      orderAndLimit(*s);
+    }
+    return s;
+  }
+
+  // UNION and EXCEPT (left to right) of INTERSECT terms, which bind tighter.
+  std::unique_ptr<Select> setExpression() {
+    auto l = intersectTerm();
+    while (is("union") || is("except")) {
+      SetOp op = accept("union") ? SetOp::Union : (expect("except"), SetOp::Except);
+      l = setOperation(op, std::move(l), [&] { return intersectTerm(); });
+    }
+    return l;
+  }
+
+  std::unique_ptr<Select> intersectTerm() {
+    auto l = queryPrimary();
+    while (accept("intersect")) l = setOperation(SetOp::Intersect, std::move(l), [&] { return queryPrimary(); });
+    return l;
+  }
+
+  std::unique_ptr<Select> setOperation(SetOp op, std::unique_ptr<Select> l, const std::function<std::unique_ptr<Select>()>& next) {
+    DepthGuard g(*this);
+    auto s = std::make_unique<Select>();
+    s->pos = l->pos;
+    s->setOp = op;
+    s->setAll = accept("all");
+    if (!s->setAll) accept("distinct");
+    // ORDER BY / LIMIT written before UNION belong in parentheses.
+    if (!l->parenthesized && (!l->orderBy.empty() || l->limit || l->offset)) syntaxError();
+    s->left = std::move(l);
+    s->right = next();
+    // ORDER BY / LIMIT after the last operand belong to the whole operation.
+    if (!s->right->parenthesized) {
+      s->orderBy = std::move(s->right->orderBy);
+      s->right->orderBy.clear();
+      s->limit = std::move(s->right->limit);
+      s->offset = std::move(s->right->offset);
+    }
+    return s;
+  }
+
+  std::unique_ptr<Select> queryPrimary() {
+    DepthGuard g(*this);
     if (accept("(")) {
       auto s = select();
       expect(")");
+      s->parenthesized = true;
       return s;
     }
+    return selectCore();
+  }
+
+  // SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ..., and ORDER BY / LIMIT when a set
+  // operation does not follow (the caller moves them to it otherwise).
+  std::unique_ptr<Select> selectCore() {
     auto s = std::make_unique<Select>();
     s->pos = cur().pos;
-    expect("select");
-    if (accept("distinct")) s->distinct = true;
+    expect("select");    if (accept("distinct")) s->distinct = true;
     else accept("all");
     do {
       SelectItem item;
@@ -400,6 +467,12 @@ class Parser {
       while (accept(","));
     }
     if (accept("having")) s->having = expr();
+    if (!is("union") && !is("except") && !is("intersect")) orderAndLimit(*s);
+    return s;
+  }
+
+  void orderAndLimit(Select& sel) {
+    Select* s = &sel;
     if (accept("order")) {
       expect("by");
       do {
@@ -428,7 +501,6 @@ class Parser {
         expect("only");
       }
     }
-    return s;
   }
 
   ExprPtr literalOne() {

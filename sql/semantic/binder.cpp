@@ -241,6 +241,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
           throw Error(sqlstate::DuplicateAlias, "WITH query name \"" + s.with[i].name + "\" specified more than once", s.with[i].pos);
     with_ = &s.with;
   }
+  if (s.setOp != ast::SetOp::None) return bindSetOperation(s, output, names);
   OperatorPtr op = bindFrom(s);
   if (s.where) op = addFilter(std::move(op), *s.where, Clause::Where, "WHERE");
 
@@ -325,21 +326,8 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
   // ---- ORDER BY: positions, output names, or expressions ----
   std::vector<plan::SortKey> keys;
   for (auto& o : s.orderBy) {
-    const plan::IU* iu = nullptr;
     const ast::Expr& e = *o.expr;
-    if (e.kind == ast::ExprKind::Integer) {
-      size_t n = e.text.size() > 9 ? 0 : std::stoul(e.text);
-      if (n < 1 || n > out.size())
-        throw Error(sqlstate::InvalidColumnReference, "ORDER BY position " + e.text + " is not in select list", e.pos);
-      iu = out[n - 1];
-    } else if (e.kind == ast::ExprKind::Column && e.table.empty()) {
-      for (size_t i = 0; i < names.size(); ++i) {
-        if (names[i] != e.name) continue;
-        if (iu && iu != out[i])
-          throw Error(sqlstate::AmbiguousColumn, "ORDER BY \"" + e.name + "\" is ambiguous", e.pos);
-        iu = out[i];
-      }
-    }
+    const plan::IU* iu = orderByOutput(e, out, names);
     if (!iu) {
       ExprPtr x = bindExpr(e, Clause::OrderBy);
       for (size_t i = 0; i < out.size() && !iu; ++i) {
@@ -389,15 +377,36 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
     sort->children.push_back(std::move(op));
     op = std::move(sort);
   }
-  if (s.limit || s.offset) {
-    auto l = std::make_unique<plan::Limit>();
-    if (s.limit) l->limit = bindCount(*s.limit, "LIMIT");
-    if (s.offset) l->offset = bindCount(*s.offset, "OFFSET");
-    l->children.push_back(std::move(op));
-    op = std::move(l);
-  }
+  op = addLimit(std::move(op), s);
   output = std::move(out);
   return op;
+}
+
+const plan::IU* SelectBinder::orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
+                                            const std::vector<std::string>& names) {
+  const plan::IU* iu = nullptr;
+  if (e.kind == ast::ExprKind::Integer) {
+    size_t n = e.text.size() > 9 ? 0 : std::stoul(e.text);
+    if (n < 1 || n > out.size())
+      throw Error(sqlstate::InvalidColumnReference, "ORDER BY position " + e.text + " is not in select list", e.pos);
+    iu = out[n - 1];
+  } else if (e.kind == ast::ExprKind::Column && e.table.empty()) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] != e.name) continue;
+      if (iu && iu != out[i]) throw Error(sqlstate::AmbiguousColumn, "ORDER BY \"" + e.name + "\" is ambiguous", e.pos);
+      iu = out[i];
+    }
+  }
+  return iu;
+}
+
+OperatorPtr SelectBinder::addLimit(OperatorPtr op, const ast::Select& s) {
+  if (!s.limit && !s.offset) return op;
+  auto l = std::make_unique<plan::Limit>();
+  if (s.limit) l->limit = bindCount(*s.limit, "LIMIT");
+  if (s.offset) l->offset = bindCount(*s.offset, "OFFSET");
+  l->children.push_back(std::move(op));
+  return l;
 }
 
 void Binder::bindSelect(const ast::Select& select, plan::QueryPlan& out) {

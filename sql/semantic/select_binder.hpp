@@ -39,6 +39,9 @@ class SelectBinder {
 
  private:
   plan::OperatorPtr bindFrom(const ast::Select& s);
+  // UNION / INTERSECT / EXCEPT with their ORDER BY and LIMIT (set_operation_binder.cpp).
+  plan::OperatorPtr bindSetOperation(const ast::Select& s, std::vector<const plan::IU*>& output,
+                                     std::vector<std::string>& names);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
   // A derived table (subquery in FROM or a WITH query) under `alias`, its columns renamed.
   plan::OperatorPtr bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
@@ -46,6 +49,10 @@ class SelectBinder {
   plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
   // Rewrites f(DISTINCT x) into an aggregation over a duplicate-free inner one.
   void splitDistinctAggregates(plan::Aggregate& agg);
+  // An ORDER BY item that names an output column or its position; nullptr for other expressions.
+  const plan::IU* orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
+                                const std::vector<std::string>& names);
+  plan::OperatorPtr addLimit(plan::OperatorPtr op, const ast::Select& s);  // LIMIT / OFFSET if any
   uint64_t bindCount(const ast::Expr& e, const char* what);
 
   plan::ExprPtr bindPlain(const ast::Expr& e, Clause clause);
