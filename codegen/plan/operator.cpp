@@ -31,6 +31,10 @@ std::vector<const IU*> HashJoin::produced() const {
     case JoinKind::LeftOuter:
       for (auto& c : outerColumns) r.push_back(c.outer);
       break;
+    case JoinKind::FullOuter:
+      r.clear();
+      for (auto& c : outerColumns) r.push_back(c.outer);
+      break;
     case JoinKind::Mark: r.push_back(mark); break;
     case JoinKind::Semi:
     case JoinKind::Anti: break;
@@ -42,6 +46,7 @@ const char* toString(JoinKind k) {
   switch (k) {
     case JoinKind::Inner: return "HashJoin";
     case JoinKind::LeftOuter: return "HashLeftOuterJoin";
+    case JoinKind::FullOuter: return "HashFullOuterJoin";
     case JoinKind::Semi: return "HashSemiJoin";
     case JoinKind::Anti: return "HashAntiJoin";
     case JoinKind::Mark: return "HashMarkJoin";

@@ -69,10 +69,11 @@ struct Map : Operator {
 };
 
 // The join kinds a HashJoin implements. All but Inner preserve the probe side (children[1]): each
-// probe row leaves the join once (Semi, Anti, Mark) or at least once (LeftOuter).
+// probe row leaves the join once (Semi, Anti, Mark) or at least once (LeftOuter, FullOuter).
 enum class JoinKind : uint8_t {
   Inner,
   LeftOuter,  // unmatched probe rows get NULL build columns (the `outerColumns`)
+  FullOuter,  // also unmatched build rows, with NULL probe columns, after the probe
   Semi,       // probe rows with a match (EXISTS, IN)
   Anti,       // probe rows without one (NOT EXISTS)
   Mark,       // every probe row, with `mark` := whether it matched, in three-valued logic: TRUE if
@@ -90,7 +91,7 @@ struct HashJoin : Operator {
   ExprPtr residual;  // further join condition, may be null
   JoinKind kind = JoinKind::Inner;
   // LeftOuter: each build-side IU the query reads above the join, and the nullable IU the join
-  // outputs for it (NULL for unmatched probe rows).
+  // outputs for it (NULL for unmatched probe rows). FullOuter: the same for both sides.
   struct OuterColumn {
     const IU* inner;
     const IU* outer;

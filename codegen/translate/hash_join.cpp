@@ -2,7 +2,11 @@
 // into a chained hash table; the probe side (children[1]) looks each row up and continues the
 // pipeline for every match (Inner, LeftOuter), for its first match (Semi), when nothing matched
 // (Anti), or once with the match's truth value (Mark). LeftOuter also passes on unmatched rows
-// with NULL build columns. Entries hold the build keys and every build IU the plan reads later.
+// with NULL build columns; FullOuter then scans the hash table for build rows no probe row
+// matched (entries carry a flag: 0 unmatched, 1 matched, 2 a NULL key that can never match).
+// Entries hold the build keys and every build IU the plan reads later.
+#include <algorithm>
+
 #include "codegen/translate/operator_translators.hpp"
 #include "engine/runtime/runtime.hpp"
 
@@ -13,6 +17,31 @@ HashJoinTranslator::HashJoinTranslator(const plan::Operator& op, QueryTranslator
   for (auto& k : j.keys) keyFields_.push_back(layout_.add(k.build->type.withNullable(false)));
   payload_ = j.child(0)->produced();
   for (auto* iu : payload_) payloadFields_.push_back(layout_.add(iu->type));
+  if (j.kind == plan::JoinKind::FullOuter) matchedField_ = layout_.add(SqlType::int16(false));
+}
+
+llvm::Value* HashJoinTranslator::matchedFlag(llvm::Value* entry) {
+  return cg_.gep(entry, layout_.offset(*matchedField_));
+}
+
+void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
+  auto& j = static_cast<const plan::HashJoin&>(op_);
+  for (auto& c : j.outerColumns) {
+    bool ofBuild = std::find(payload_.begin(), payload_.end(), c.inner) != payload_.end();
+    if (ofBuild != buildSide) continue;
+    SqlValue v;
+    if (present) {
+      v = q_.values.at(c.inner);
+      if (!v.null) v.null = cg_.cFalse();
+    } else {
+      v.type = c.inner->type;
+      v.v = llvm::Constant::getNullValue(cg_.payloadType(v.type));
+      if (v.type.isString()) v.hi = cg_.c64(0);
+      v.null = cg_.cTrue();
+    }
+    v.type.nullable = true;
+    q_.values[c.outer] = v;
+  }
 }
 
 void HashJoinTranslator::produce() {
@@ -23,6 +52,24 @@ void HashJoinTranslator::produce() {
   });
   children[0]->produce();
   children[1]->produce();
+  if (!matchedField_) return;
+  // FULL: the build rows no probe row matched, with NULL probe columns.
+  auto& b = cg_.b;
+  q_.beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot_});
+  llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
+  llvm::Value* n = cg_.call("hyrax_rt_ht_count", {ht});
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
+    cg_.cancelPoint();
+    llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {ht, i});
+    cg_.If(b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(1)), [&] {
+      loadPayload(entry);
+      setOuterColumns(true, true);
+      setOuterColumns(false, false);
+      emit();
+    });
+  });
+  q_.endPipeline();
 }
 
 void HashJoinTranslator::consume(Translator& from) {
@@ -54,9 +101,11 @@ void HashJoinTranslator::build() {
     llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
     for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, keyFields_[i], keys[i]);
     for (size_t i = 0; i < payload_.size(); ++i) layout_.store(cg_, entry, payloadFields_[i], q_.values.at(payload_[i]));
+    if (matchedField_)
+      b.CreateStore(anyNull ? b.CreateSelect(anyNull, b.getInt16(2), b.getInt16(0)) : b.getInt16(0), matchedFlag(entry));
   };
-  // A NULL key never equals anything: such rows cannot join.
-  if (anyNull)
+  // A NULL key never equals anything: such rows cannot join (but a FULL join outputs them).
+  if (anyNull && !matchedField_)
     cg_.If(b.CreateNot(anyNull), insert);
   else
     insert();
@@ -119,34 +168,27 @@ void HashJoinTranslator::probe() {
       }, {});
       return;
 
-    case plan::JoinKind::LeftOuter: {
+    case plan::JoinKind::LeftOuter:
+    case plan::JoinKind::FullOuter: {
       llvm::AllocaInst* found = cg_.local(cg_.i1(), "found");
       b.CreateStore(cg_.cFalse(), found);
       auto emitWith = [&](llvm::Value* entry) {  // entry nullptr: the NULL-extended row
-        for (auto& c : j.outerColumns) {
-          SqlValue v;
-          if (entry) {
-            v = q_.values.at(c.inner);
-            if (!v.null) v.null = cg_.cFalse();
-          } else {
-            v.type = c.inner->type;
-            v.v = llvm::Constant::getNullValue(cg_.payloadType(v.type));
-            if (v.type.isString()) v.hi = cg_.c64(0);
-            v.null = cg_.cTrue();
-          }
-          v.type.nullable = true;
-          q_.values[c.outer] = v;
-        }
+        setOuterColumns(true, entry != nullptr);
+        setOuterColumns(false, true);
         emit();
       };
       withKeys([&] {
         cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
-          cg_.If(candidate(entry), [&] {
+          llvm::Value* isCandidate = candidate(entry);
+          if (matchedField_)  // entries of NULL keys match nothing
+            isCandidate = b.CreateAnd(isCandidate, b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), b.getInt16(2)));
+          cg_.If(isCandidate, [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
               cg_.If(q_.expr.isTrue(residual()), [&] {
                 if (j.singleMatch) cg_.raiseIf(b.CreateLoad(cg_.i1(), found), HYRAX_ERR_SUBQUERY_ROWS);
                 b.CreateStore(cg_.cTrue(), found);
+                if (matchedField_) b.CreateStore(b.getInt16(1), matchedFlag(entry));
                 emitWith(entry);
               });
             });

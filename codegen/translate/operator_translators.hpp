@@ -71,6 +71,9 @@ class HashJoinTranslator : public Translator {
   // Whether a chain entry's keys equal the probe row's (non-NULL) keys; i1.
   llvm::Value* keysEqual(llvm::Value* entry, const Keys& probeKeys);
   void loadPayload(llvm::Value* entry);  // the build row's IUs from its entry
+  // Outer joins: the join's nullable copies of one side's columns, from its values or NULL.
+  void setOuterColumns(bool buildSide, bool present);
+  llvm::Value* matchedFlag(llvm::Value* entry);  // FullOuter: the entry's i16 match flag
   void build();
   void probe();
   uint32_t slot_ = 0;
@@ -78,6 +81,7 @@ class HashJoinTranslator : public Translator {
   std::vector<uint32_t> keyFields_;
   std::vector<const plan::IU*> payload_;
   std::vector<uint32_t> payloadFields_;
+  std::optional<uint32_t> matchedField_;  // FullOuter only
 };
 
 class AggregateTranslator : public Translator {

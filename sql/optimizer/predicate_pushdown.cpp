@@ -135,7 +135,7 @@ OperatorPtr pushIntoOuterJoin(OperatorPtr op, std::vector<ExprPtr> preds) {
   std::vector<ExprPtr> own;
   if (j->residual) splitConjuncts(std::move(j->residual), own);
   for (auto& p : own) {
-    if (coveredBy(*p, build))
+    if (coveredBy(*p, build) && j->kind != JoinKind::FullOuter)  // a full join keeps every build row
       toBuild.push_back(std::move(p));
     else if (j->kind == JoinKind::Semi && coveredBy(*p, probe))
       toProbe.push_back(std::move(p));

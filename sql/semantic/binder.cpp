@@ -98,8 +98,6 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
       return bindDerived(*ref.subquery, this, ref.alias, ref.columnAliases, ref.pos);
     case ast::TableRef::Kind::Join: {
-      if (ref.joinType == ast::JoinType::Full)
-        throw Error(sqlstate::FeatureNotSupported, "FULL OUTER JOIN is not supported yet", ref.pos);
       size_t leftScope = scope_.size();
       OperatorPtr left = bindTableRef(*ref.left);
       size_t rightScope = scope_.size();
@@ -113,10 +111,11 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         return op;
       }
       // LEFT (RIGHT) JOIN: the right (left) side is the build side; the other side's rows all
-      // come out. The ON condition reads the build side's own IUs; above the join, its columns
-      // are the join's nullable copies.
-      const bool leftPreserved = ref.joinType == ast::JoinType::Left;
-      join->kind = plan::JoinKind::LeftOuter;
+      // come out. FULL: the right side is the build side, and both sides' rows all come out. The
+      // ON condition reads the inputs' own IUs; above the join, the columns of a side whose rows
+      // may be missing are the join's nullable copies.
+      const bool leftPreserved = ref.joinType != ast::JoinType::Right;
+      join->kind = ref.joinType == ast::JoinType::Full ? plan::JoinKind::FullOuter : plan::JoinKind::LeftOuter;
       join->children.push_back(leftPreserved ? std::move(right) : std::move(left));
       join->children.push_back(leftPreserved ? std::move(left) : std::move(right));
       if (ref.on) {
@@ -127,6 +126,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         requireBoolean(*join->residual, "JOIN/ON");
       }
       size_t from = leftPreserved ? rightScope : leftScope, to = leftPreserved ? scope_.size() : rightScope;
+      if (join->kind == plan::JoinKind::FullOuter) from = leftScope, to = scope_.size();
       for (size_t i = from; i < to; ++i)
         for (auto& [name, iu] : scope_[i].columns) {
           const plan::IU* outer = plan_.ius.make(iu->type.withNullable(true), iu->name);

@@ -86,7 +86,8 @@ void pullCorrelated(OperatorPtr& op, const IUSetT& outer, std::vector<ExprPtr>& 
         if (j.residual) j.residual = split(std::move(j.residual));
         pullCorrelated(op->children[0], outer, pulled);
       }
-      pullCorrelated(op->children[1], outer, pulled);  // the probe side's IUs pass every join
+      if (j.kind != JoinKind::FullOuter)  // the probe side's IUs pass every other join
+        pullCorrelated(op->children[1], outer, pulled);
       return;
     }
     default: return;
