@@ -153,13 +153,7 @@ void AggregateTranslator::produce() {
     q_.endPipeline();
   }
 
-  q_.beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot_});
-  llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
-  llvm::Value* n = cg_.call("hyrax_rt_ht_count", {ht});
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
-    cg_.cancelPoint();
-    llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {ht, i});
+  q_.hashTablePipeline(slot_, [&](llvm::Value* entry) {
     for (size_t g = 0; g < a.groups.size(); ++g) q_.values[a.groups[g].iu] = layout_.load(cg_, entry, groupFields_[g]);
     for (size_t k = 0; k < a.aggregates.size(); ++k) {
       auto& agg = a.aggregates[k];
@@ -194,7 +188,6 @@ void AggregateTranslator::produce() {
     }
     emit();
   });
-  q_.endPipeline();
 }
 
 }  // namespace hyrax::codegen

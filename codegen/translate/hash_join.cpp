@@ -55,13 +55,7 @@ void HashJoinTranslator::produce() {
   if (!matchedField_) return;
   // FULL: the build rows no probe row matched, with NULL probe columns.
   auto& b = cg_.b;
-  q_.beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot_});
-  llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
-  llvm::Value* n = cg_.call("hyrax_rt_ht_count", {ht});
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
-    cg_.cancelPoint();
-    llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {ht, i});
+  q_.hashTablePipeline(slot_, [&](llvm::Value* entry) {
     cg_.If(b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(1)), [&] {
       loadPayload(entry);
       setOuterColumns(true, true);
@@ -69,7 +63,6 @@ void HashJoinTranslator::produce() {
       emit();
     });
   });
-  q_.endPipeline();
 }
 
 void HashJoinTranslator::consume(Translator& from) {

@@ -41,6 +41,19 @@ void QueryTranslator::beginPipeline(PipelineInfo info) {
   pipelines_.push_back(std::move(info));
 }
 
+void QueryTranslator::hashTablePipeline(uint32_t slot, const std::function<void(llvm::Value*)>& body) {
+  auto& b = cg.b;
+  beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot});
+  llvm::Value* ht = cg.loadPtr(cg.stateSlot(slot));
+  llvm::Value* n = cg.call("hyrax_rt_ht_count", {ht});
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg.arg(3), n), cg.arg(3), n);
+  cg.ForRange(cg.arg(2), end, [&](llvm::Value* i) {
+    cg.cancelPoint();
+    body(cg.call("hyrax_rt_ht_entry", {ht, i}));
+  });
+  endPipeline();
+}
+
 void QueryTranslator::endPipeline() {
   cg.endFunction();
   values.clear();  // IU values live in one pipeline's registers only

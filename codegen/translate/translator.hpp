@@ -73,6 +73,9 @@ class QueryTranslator {
 
   void beginPipeline(PipelineInfo info);
   void endPipeline();
+  // A whole pipeline over the entries of the hash table in state slot `slot` (a morsel of them
+  // per call), with `body` generating what happens to each entry.
+  void hashTablePipeline(uint32_t slot, const std::function<void(llvm::Value* entry)>& body);
   const std::vector<PipelineInfo>& pipelines() const { return pipelines_; }
 
   // The translator tree for an operator tree.
