@@ -124,6 +124,7 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::TrimBoth: return "btrim";
     case ScalarFunc::TrimLeading: return "ltrim";
     case ScalarFunc::TrimTrailing: return "rtrim";
+    case ScalarFunc::AddMonths: return "add_months";
   }
   return "?";
 }

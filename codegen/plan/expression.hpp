@@ -43,6 +43,7 @@ enum class ScalarFunc : uint8_t {
   TrimBoth,     // (s, characters)
   TrimLeading,  // (s, characters)
   TrimTrailing, // (s, characters)
+  AddMonths,    // (date, months INTEGER) -> DATE
 };
 const char* toString(ScalarFunc f);
 

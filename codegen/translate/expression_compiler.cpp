@@ -315,6 +315,9 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = cg_.call("hyrax_rt_char_length", {lo, hi});
       break;
     }
+    case plan::ScalarFunc::AddMonths:
+      r.v = cg_.call("hyrax_rt_add_months", {args[0].v, args[1].v});
+      break;
     case plan::ScalarFunc::Position: {
       auto [nlo, nhi] = s(0);
       auto [lo, hi] = s(1);

@@ -38,6 +38,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_substring, A::I32, A::Ptr, A::I64, A::I64, A::I64, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_str_case, A::Void, A::Ptr, A::I64, A::I64, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_char_length, A::I32, A::I64, A::I64),
+    HYRAX_FN(hyrax_rt_add_months, A::I32, A::I32, A::I32),
     HYRAX_FN(hyrax_rt_position, A::I32, A::I64, A::I64, A::I64, A::I64),
     HYRAX_FN(hyrax_rt_trim, A::Void, A::I64, A::I64, A::I64, A::I64, A::I32, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_cast_str_to_int, A::I32, A::Ptr, A::I64, A::I64, A::I32, A::Ptr),

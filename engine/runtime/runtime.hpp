@@ -90,6 +90,7 @@ int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, i
                            uint64_t* out);  // count < 0 and !hasCount: to the end
 void hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
+int32_t hyrax_rt_add_months(int32_t days, int32_t months);
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);

@@ -41,6 +41,8 @@ int32_t hyrax_rt_date_part(int32_t days, int32_t field) {
   return field == 0 ? y : field == 1 ? static_cast<int32_t>(m) : static_cast<int32_t>(d);
 }
 
+int32_t hyrax_rt_add_months(int32_t days, int32_t months) { return text::addMonths(days, months); }
+
 uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
 uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }
 void* hyrax_rt_table_column(Table* t, uint32_t chunk, uint32_t column) { return t->columnData(chunk, column); }

@@ -201,6 +201,19 @@ std::string formatShortest(F f) {
 std::string formatDouble(double d) { return formatShortest(d); }
 std::string formatFloat(float f) { return formatShortest(f); }
 
+int32_t addMonths(int32_t days, int32_t months) {
+  int32_t y;
+  uint32_t m, d;
+  civilFromDays(days, y, m, d);
+  int64_t total = static_cast<int64_t>(y) * 12 + (m - 1) + months;
+  int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
+  auto nm = static_cast<uint32_t>(total - ny * 12 + 1);
+  static const uint32_t mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0;
+  uint32_t last = mdays[nm - 1] + (nm == 2 && leap);
+  return daysFromCivil(static_cast<int32_t>(ny), nm, d < last ? d : last);
+}
+
 std::string formatDate(int32_t days) {
   int32_t y;
   uint32_t m, d;

@@ -26,6 +26,9 @@ std::string formatDate(int32_t days);                      // "1998-12-01"
 // Calendar helpers (proleptic Gregorian).
 int32_t daysFromCivil(int32_t y, uint32_t m, uint32_t d);
 void civilFromDays(int32_t days, int32_t& y, uint32_t& m, uint32_t& d);
+// The date `months` months later (earlier if negative); a day past the new month's end becomes
+// its last day (Jan 31 + 1 month = Feb 28/29), as in PostgreSQL.
+int32_t addMonths(int32_t days, int32_t months);
 
 // 10^n for n in [0,18].
 int64_t pow10(unsigned n);

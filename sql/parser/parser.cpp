@@ -789,7 +789,10 @@ class Parser {
         auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
         e->type = SqlType::null();
         e->text = t_[i_++].text;
-        if (cur().kind == TokenKind::Identifier && (is("day") || is("month") || is("year"))) e->unit = t_[i_++].text;
+        if (cur().kind == TokenKind::Identifier && (is("day") || is("month") || is("year"))) {
+          e->unit = t_[i_++].text;
+          if (is("(") && ahead(1).kind == TokenKind::Integer && ahead(2).is(")")) i_ += 3;  // DAY (3): a precision
+        }
         return e;
       }
       if (accept("case")) return caseExpr(pos);

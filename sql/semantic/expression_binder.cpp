@@ -183,7 +183,7 @@ ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
           throw;
         }
       }
-      throw Error(sqlstate::FeatureNotSupported, "INTERVAL literals are not supported yet", e.pos);
+      throw Error(sqlstate::FeatureNotSupported, "an INTERVAL can only be added to or subtracted from a date yet", e.pos);
     default: break;
   }
   throw Error(sqlstate::InternalError, "not a literal", e.pos);
@@ -252,6 +252,9 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
         args.push_back(sub(1));
         return makeLogic(op == "AND" ? ExprKind::And : ExprKind::Or, std::move(args), e.pos);
       }
+      auto isInterval = [](const ast::Expr& x) { return x.kind == ast::ExprKind::TypedLiteral && x.type.isNull(); };
+      if ((op == "+" || op == "-") && isInterval(*e.args[1])) return addInterval(sub(0), *e.args[1], op == "-", e.pos);
+      if (op == "+" && isInterval(*e.args[0])) return addInterval(sub(1), *e.args[0], false, e.pos);
       ExprPtr a = sub(0), b = sub(1);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
       static const std::pair<const char*, plan::ArithOp> arith[] = {{"+", plan::ArithOp::Add}, {"-", plan::ArithOp::Sub},

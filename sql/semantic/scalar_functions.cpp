@@ -3,6 +3,8 @@
 // so code generation needs nothing new for them.
 #include <climits>
 
+#include "engine/types/text_format.hpp"
+#include "sql/optimizer/constant_folding.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -127,6 +129,35 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   arms.push_back(makeNegate(args[0]->clone(), e.pos));
   arms.push_back(std::move(args[0]));
   return makeCase(std::move(arms), true, e.pos);
+}
+
+ExprPtr SelectBinder::addInterval(ExprPtr date, const ast::Expr& interval, bool subtract, SourcePos pos) {
+  // The quantity: an integer, optionally signed ('-3').
+  std::string t = interval.text;
+  size_t b = t.find_first_not_of(' '), e = t.find_last_not_of(' ');
+  t = b == std::string::npos ? "" : t.substr(b, e - b + 1);
+  size_t digits = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  if (t.size() == digits || t.size() - digits > 9 || t.find_first_not_of("0123456789", digits) != std::string::npos)
+    throw Error(sqlstate::InvalidDatetime, "invalid input syntax for type interval: \"" + interval.text + "\"", interval.pos);
+  int64_t n = std::stoll(t);
+  if (subtract) n = -n;
+  if (interval.unit.empty())
+    throw Error(sqlstate::FeatureNotSupported, "INTERVAL needs a unit (DAY, MONTH or YEAR)", interval.pos);
+  if (date->kind == ExprKind::Constant && date->type.isString()) date = castTo(std::move(date), SqlType::date(false));
+  if (date->type.id != TypeId::Date && !date->type.isNull())
+    throw Error(sqlstate::UndefinedFunction,
+                "operator does not exist: " + date->type.name() + (subtract ? " - " : " + ") + "interval", pos);
+  if (interval.unit == "day")
+    return makeArith(plan::ArithOp::Add, std::move(date), Expr::constant(Value::int32(static_cast<int32_t>(n))), pos);
+  int64_t months = interval.unit == "year" ? n * 12 : n;
+  std::vector<ExprPtr> args;
+  args.push_back(foldConstants(std::move(date)));
+  if (args[0]->kind == ExprKind::Constant) {  // folded here: the runtime call would run per row
+    if (args[0]->value.isNull()) return std::move(args[0]);
+    return Expr::constant(Value::date(text::addMonths(static_cast<int32_t>(args[0]->value.asInt()), static_cast<int32_t>(months))), pos);
+  }
+  args.push_back(Expr::constant(Value::int32(static_cast<int32_t>(months))));
+  return call(ScalarFunc::AddMonths, SqlType::date(), std::move(args), pos);
 }
 
 }  // namespace hyrax::sql
