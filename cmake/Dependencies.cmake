@@ -1,5 +1,6 @@
 # The one place that finds every external dependency. All come from Debian 12's packages:
 #   llvm-19-dev libfmt-dev libboost-dev libboost-program-options-dev catch2 libpqxx-dev libedit-dev
+#   libsqlite3-dev (and postgresql-15, whose server the TPC-H bench starts as a peer)
 # LLVM's version file accepts only an exact major.minor, so look in llvm-19's folder and check the major.
 find_package(LLVM CONFIG REQUIRED PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
 if(NOT LLVM_VERSION_MAJOR EQUAL 19)
@@ -18,4 +19,5 @@ find_package(Catch2 2 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBEDIT REQUIRED IMPORTED_TARGET libedit)
 pkg_check_modules(LIBPQXX REQUIRED IMPORTED_TARGET libpqxx)
+find_package(SQLite3 REQUIRED)  # the TPC-H bench's SQLite peer
 find_package(Threads REQUIRED)

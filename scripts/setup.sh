@@ -2,7 +2,8 @@
 # Installs what hyrax needs on Debian 12 (bookworm), only what is missing. Idempotent.
 set -euo pipefail
 packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev
-          libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip)
+          libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip libsqlite3-dev
+          postgresql-15)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
