@@ -159,20 +159,20 @@ OperatorPtr SelectBinder::bindDerived(const ast::Select& query, SelectBinder* pa
   return op;
 }
 
-void SelectBinder::splitDistinctAggregates(plan::Aggregate& agg) {
+void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& agg) {
   const plan::Aggregate::Agg* first = nullptr;
   for (auto& a : agg.aggregates) {
     if (!a.distinct) continue;
     if (first && !plan::sameExpr(*first->arg, *a.arg))
-      throw Error(sqlstate::FeatureNotSupported, "aggregates over DISTINCT values of different expressions are not supported yet");
+      throw Error(sqlstate::FeatureNotSupported, "aggregates over DISTINCT values of different expressions are not supported yet",
+                  a.arg->pos);
     first = &a;
   }
   if (!first) return;
-  for (auto& a : agg.aggregates)
-    if (!a.distinct && a.func != plan::AggFunc::Min && a.func != plan::AggFunc::Max)  // min/max ignore duplicates
-      throw Error(sqlstate::FeatureNotSupported, "DISTINCT and plain aggregates in one query are not supported yet");
   // f(DISTINCT x) GROUP BY g  =  f(x) GROUP BY g over (GROUP BY g, x): the inner aggregation
-  // removes the duplicates.
+  // removes the duplicates. Plain aggregates beside it are computed in two steps: partial
+  // results per (g, x) inside, combined per g outside (counts and sums add up, min of mins, max
+  // of maxes; avg is the sum of sums over the sum of counts, computed above the aggregation).
   auto inner = std::make_unique<plan::Aggregate>();
   for (auto& g : agg.groups) {
     const plan::IU* iu = plan_.ius.make(g.expr->type, g.iu->name);
@@ -181,12 +181,55 @@ void SelectBinder::splitDistinctAggregates(plan::Aggregate& agg) {
   }
   const plan::IU* x = plan_.ius.make(first->arg->type, "distinct");
   inner->groups.push_back({x, first->arg->clone()});
+  auto partial = [&](plan::AggFunc f, const ExprPtr& arg) {
+    SqlType t = plan::aggregateResultType(f, arg ? arg->type : SqlType::int64());
+    const plan::IU* iu = plan_.ius.make(t, plan::toString(f));
+    inner->aggregates.push_back({f, arg ? arg->clone() : nullptr, iu});
+    return iu;
+  };
+  auto averages = std::make_unique<plan::Map>();
+  std::vector<plan::Aggregate::Agg> combined;
   for (auto& a : agg.aggregates) {
-    a.arg = Expr::column(x);
-    a.distinct = false;
+    if (a.distinct) {
+      combined.push_back({a.func, Expr::column(x), a.iu});
+      continue;
+    }
+    switch (a.func) {
+      case plan::AggFunc::CountStar:
+      case plan::AggFunc::Count:
+        // The outer groups are never empty, so this sum is never NULL, as a count must not be.
+        combined.push_back({plan::AggFunc::Sum, Expr::column(partial(a.func, a.arg)), a.iu});
+        break;
+      case plan::AggFunc::Sum:
+      case plan::AggFunc::Min:
+      case plan::AggFunc::Max: combined.push_back({a.func, Expr::column(partial(a.func, a.arg)), a.iu}); break;
+      case plan::AggFunc::Avg: {
+        const plan::IU* sum = partial(plan::AggFunc::Sum, a.arg);
+        const plan::IU* count = partial(plan::AggFunc::Count, a.arg);
+        const plan::IU* sums = plan_.ius.make(plan::aggregateResultType(plan::AggFunc::Sum, sum->type), "sum");
+        const plan::IU* counts = plan_.ius.make(SqlType::int64(true), "count");
+        combined.push_back({plan::AggFunc::Sum, Expr::column(sum), sums});
+        combined.push_back({plan::AggFunc::Sum, Expr::column(count), counts});
+        // avg's own type: integers and DECIMALs divide as DECIMAL (scale max(6, s)), floats as floats.
+        ExprPtr num = Expr::column(sums);
+        if (sums->type.isInteger()) num = castTo(std::move(num), SqlType::decimal(18, 0, true));
+        ExprPtr den = Expr::column(counts);
+        if (!num->type.isFloat()) den = castTo(std::move(den), SqlType::decimal(18, 0, true));
+        ExprPtr avg = makeArith(plan::ArithOp::Div, std::move(num), std::move(den), a.arg->pos);
+        averages->computed.push_back({a.iu, castTo(std::move(avg), a.iu->type)});
+        break;
+      }
+    }
   }
+  agg.aggregates = std::move(combined);
   inner->children.push_back(std::move(agg.children[0]));
   agg.children[0] = std::move(inner);
+  if (averages->computed.empty()) return;
+  // The averages sit right above the aggregation, below whatever reads them.
+  OperatorPtr* owner = &root;
+  while (owner->get() != &agg) owner = &(*owner)->children[(*owner)->kind == plan::OpKind::HashJoin ? 1 : 0];
+  averages->children.push_back(std::move(*owner));
+  *owner = std::move(averages);
 }
 
 OperatorPtr SelectBinder::addFilter(OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name) {
@@ -353,7 +396,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
     keys.push_back(std::move(k));
   }
   input_ = nullptr;
-  if (aggregate_) splitDistinctAggregates(*aggregate_);
+  if (aggregate_) splitDistinctAggregates(op, *aggregate_);
   if (!map->computed.empty()) {
     map->children.push_back(std::move(op));
     op = std::move(map);
