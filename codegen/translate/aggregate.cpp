@@ -1,6 +1,8 @@
 // Hash aggregation. consume() finds or inserts the row's group in a chained hash table and
 // updates the aggregate states in place; produce() then runs a pipeline over the groups. GROUP BY
 // treats NULLs as one group. Without GROUP BY there is exactly one group, even for empty input.
+#include <algorithm>
+
 #include "codegen/translate/operator_translators.hpp"
 
 #include <llvm/IR/Intrinsics.h>
@@ -140,7 +142,8 @@ void AggregateTranslator::produce() {
   auto& b = cg_.b;
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
-    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size())}),
+    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()),
+                                                      cg_.c64(static_cast<int64_t>(std::min(op_.estimatedRows, 1e12)))}),
                       cg_.stateSlot(slot_));
   });
   children[0]->produce();

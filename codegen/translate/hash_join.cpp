@@ -47,7 +47,8 @@ void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
 void HashJoinTranslator::produce() {
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
-    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size())}),
+    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()),
+                                                      cg_.c64(static_cast<int64_t>(std::min(op_.child(0)->estimatedRows, 1e12)))}),
                       cg_.stateSlot(slot_));
   });
   children[0]->produce();

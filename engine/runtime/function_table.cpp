@@ -21,7 +21,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_result_view, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_result_flush, A::Void, A::Ptr),
     HYRAX_FN(hyrax_rt_date_part, A::I32, A::I32, A::I32),
-    HYRAX_FN(hyrax_rt_ht_create, A::Ptr, A::Ptr, A::I32),
+    HYRAX_FN(hyrax_rt_ht_create, A::Ptr, A::Ptr, A::I32, A::I64),
     HYRAX_FN(hyrax_rt_ht_insert, A::Ptr, A::Ptr, A::I64),
     HYRAX_FN(hyrax_rt_ht_count, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_ht_entry, A::Ptr, A::Ptr, A::I64),

@@ -18,7 +18,13 @@ inline constexpr uint64_t kHashBucketMultiplier = 0x9E3779B97F4A7C15ULL;
 
 class HashTable {
  public:
-  explicit HashTable(uint32_t entrySize) : entries_(entrySize < 16 ? 16 : entrySize), buckets_(1024, nullptr) {
+  // `expected`: the optimizer's estimate of the entries; the directory starts at that size (at
+  // most 4M buckets, so a wild estimate costs little) instead of doubling its way up.
+  explicit HashTable(uint32_t entrySize, uint64_t expected = 0) : entries_(entrySize < 16 ? 16 : entrySize) {
+    uint64_t n = 1024;
+    while (n < expected && n < (1u << 22)) n *= 2;
+    buckets_.assign(n, nullptr);
+    dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
     dir_.buckets = buckets_.data();
   }
 

@@ -28,8 +28,8 @@ void QueryContext::setError(const char* sqlstate, std::string message) {
   errorMessage_ = std::move(message);
 }
 
-HashTable* QueryContext::newHashTable(uint32_t entrySize) {
-  hashTables_.push_back(std::make_unique<HashTable>(entrySize));
+HashTable* QueryContext::newHashTable(uint32_t entrySize, uint64_t expectedEntries) {
+  hashTables_.push_back(std::make_unique<HashTable>(entrySize, expectedEntries));
   return hashTables_.back().get();
 }
 

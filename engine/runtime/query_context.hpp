@@ -37,7 +37,7 @@ class QueryContext {
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
   Arena& arena() { return arena_; }
-  HashTable* newHashTable(uint32_t entrySize);
+  HashTable* newHashTable(uint32_t entrySize, uint64_t expectedEntries = 0);
   RowBuffer* newRowBuffer(uint32_t rowSize);
 
   // Results: the chunk generated code currently writes into, and the full ones before it.

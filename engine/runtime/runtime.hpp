@@ -55,7 +55,7 @@ void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
 // Lookups are inlined by the generated code: a HashTable starts with a HashDirectory
 // {void** buckets; uint64_t shift}, and the chain of hash h starts at
 // buckets[(h * kHashBucketMultiplier) >> shift] (hash_table.hpp).
-hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize);
+hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize, uint64_t expectedEntries);
 void* hyrax_rt_ht_insert(hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
 uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);
 void* hyrax_rt_ht_entry(hyrax::HashTable* ht, uint64_t i);      // i-th inserted entry

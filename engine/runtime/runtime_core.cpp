@@ -51,7 +51,9 @@ uint8_t* hyrax_rt_table_nulls(Table* t, uint32_t chunk, uint32_t column) { retur
 ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) { return ctx->currentResult(); }
 void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }
 
-HashTable* hyrax_rt_ht_create(QueryContext* ctx, uint32_t entrySize) { return ctx->newHashTable(entrySize); }
+HashTable* hyrax_rt_ht_create(QueryContext* ctx, uint32_t entrySize, uint64_t expected) {
+  return ctx->newHashTable(entrySize, expected);
+}
 void* hyrax_rt_ht_insert(HashTable* ht, uint64_t hash) { return ht->insert(hash); }
 uint64_t hyrax_rt_ht_count(HashTable* ht) { return ht->count(); }
 void* hyrax_rt_ht_entry(HashTable* ht, uint64_t i) { return ht->entry(i); }

@@ -1,6 +1,9 @@
 #include "engine/storage/statistics.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
 #include <cmath>
 #include <cstring>
 
@@ -98,51 +101,70 @@ double numeric(const SqlType& t, const char* p) {
 
 }  // namespace
 
+namespace {
+
+ColumnStatistics columnStatistics(Table& t, uint32_t c) {
+  const SqlType& type = t.columns()[c].type;
+  const uint32_t width = type.byteWidth();
+  const uint64_t rows = t.rowCount();
+  DistinctCounter distinct;
+  uint64_t nulls = 0;
+  ColumnStatistics cs;
+  cs.hasRange = type.isNumeric() || type.id == TypeId::Date;
+  cs.min = INFINITY;
+  cs.max = -INFINITY;
+  for (uint32_t k = 0; k < t.chunkCount(); ++k) {
+    const char* data = static_cast<const char*>(t.columnData(k, c));
+    const uint8_t* nullBits = t.nullBitmap(k, c);
+    const uint32_t n = t.chunkRows(k);
+    for (uint32_t r = 0; r < n; ++r) {
+      if (nullBits && (nullBits[r >> 3] >> (r & 7) & 1)) {
+        ++nulls;
+        continue;
+      }
+      const char* p = data + static_cast<size_t>(r) * width;
+      if (type.isString()) {
+        StringRef sr;
+        std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
+        distinct.add(hashBytes(sr.data(), sr.len));
+      } else {
+        uint64_t bits = 0;
+        std::memcpy(&bits, p, width);
+        distinct.add(mix(bits));
+        if (cs.hasRange) {
+          double v = numeric(type, p);
+          cs.min = std::min(cs.min, v);
+          cs.max = std::max(cs.max, v);
+        }
+      }
+    }
+  }
+  uint64_t nonNull = rows - nulls;
+  cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(distinct.estimate())));
+  cs.nullFraction = rows ? static_cast<double>(nulls) / static_cast<double>(rows) : 0;
+  if (nonNull == 0) cs.hasRange = false;
+  return cs;
+}
+
+}  // namespace
+
 TableStatistics gatherStatistics(const Table& table) {
   auto& t = const_cast<Table&>(table);  // chunk accessors are non-const; nothing is written
   TableStatistics s;
   s.rows = t.rowCount();
-  for (uint32_t c = 0; c < t.columns().size(); ++c) {
-    const SqlType& type = t.columns()[c].type;
-    const uint32_t width = type.byteWidth();
-    DistinctCounter distinct;
-    uint64_t nulls = 0;
-    ColumnStatistics cs;
-    cs.hasRange = type.isNumeric() || type.id == TypeId::Date;
-    cs.min = INFINITY;
-    cs.max = -INFINITY;
-    for (uint32_t k = 0; k < t.chunkCount(); ++k) {
-      const char* data = static_cast<const char*>(t.columnData(k, c));
-      const uint8_t* nullBits = t.nullBitmap(k, c);
-      const uint32_t n = t.chunkRows(k);
-      for (uint32_t r = 0; r < n; ++r) {
-        if (nullBits && (nullBits[r >> 3] >> (r & 7) & 1)) {
-          ++nulls;
-          continue;
-        }
-        const char* p = data + static_cast<size_t>(r) * width;
-        if (type.isString()) {
-          StringRef sr;
-          std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
-          distinct.add(hashBytes(sr.data(), sr.len));
-        } else {
-          uint64_t bits = 0;
-          std::memcpy(&bits, p, width);
-          distinct.add(mix(bits));
-          if (cs.hasRange) {
-            double v = numeric(type, p);
-            cs.min = std::min(cs.min, v);
-            cs.max = std::max(cs.max, v);
-          }
-        }
-      }
-    }
-    uint64_t nonNull = s.rows - nulls;
-    cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(distinct.estimate())));
-    cs.nullFraction = s.rows ? static_cast<double>(nulls) / static_cast<double>(s.rows) : 0;
-    if (nonNull == 0) cs.hasRange = false;
-    s.columns.push_back(cs);
-  }
+  const auto columns = static_cast<uint32_t>(t.columns().size());
+  s.columns.resize(columns);
+  // Columns are independent and only read: one thread per core takes the next column.
+  std::atomic<uint32_t> next{0};
+  auto work = [&] {
+    for (uint32_t c; (c = next.fetch_add(1)) < columns;) s.columns[c] = columnStatistics(t, c);
+  };
+  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), columns));
+  if (s.rows < 100000) threads = 1;  // not worth a thread
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
   return s;
 }
 

@@ -28,13 +28,20 @@ TEST_CASE("LIKE matches SQL patterns without exponential backtracking") {
   CHECK(like("a%c", "a\\%c"));
   CHECK_FALSE(like("abc", "a\\%c"));
   CHECK(like("special requests are here", "%special%requests%"));
+  // The segment matcher (no '_', no escapes): order, overlap of prefix and suffix, empty segments.
+  CHECK_FALSE(like("requests before special", "%special%requests%"));
+  CHECK(like("abcab", "ab%ab"));
+  CHECK_FALSE(like("ab", "ab%ab"));
+  CHECK_FALSE(like("aba", "ab%ba"));
+  CHECK(like("xaybz", "x%%a%y%z"));
+  CHECK_FALSE(like("xaybz", "x%b%a%z"));
   std::string s(5000, 'a');
   CHECK_FALSE(like(s.c_str(), "%a%a%a%a%a%a%a%a%b"));
 }
 
 TEST_CASE("hash tables chain colliding hashes and number entries in insertion order") {
   QueryContext ctx;
-  HashTable* ht = hyrax_rt_ht_create(&ctx, 24);
+  HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 0);  // no size hint: it grows as entries come
   for (uint64_t i = 0; i < 100000; ++i) {
     auto* e = static_cast<char*>(hyrax_rt_ht_insert(ht, i % 1000));
     std::memcpy(e + 16, &i, 8);
@@ -55,6 +62,12 @@ TEST_CASE("hash tables chain colliding hashes and number entries in insertion or
     found += h == 7;
   }
   CHECK(found == 100);
+  // Sized for the optimizer's estimate, it holds the same entries the same way.
+  HashTable* sized = hyrax_rt_ht_create(&ctx, 24, 50000);
+  for (uint64_t i = 0; i < 100000; ++i) hyrax_rt_ht_insert(sized, i % 1000);
+  auto* sdir = reinterpret_cast<const HashDirectory*>(sized);
+  CHECK(sdir->buckets[(7 * kHashBucketMultiplier) >> sdir->shift] == sized->lookup(7));
+  CHECK(hyrax_rt_ht_count(sized) == 100000);
 }
 
 TEST_CASE("row buffers sort stably with a comparator") {
