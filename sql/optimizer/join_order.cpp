@@ -253,7 +253,51 @@ class Planner {
   std::unordered_map<Mask, Entry> greedyBest_;
 };
 
+bool readsOnly(const std::vector<const Expr*>& exprs, const std::unordered_set<const IU*>& allowed,
+               const std::unordered_set<const IU*>& ignored) {
+  for (const Expr* e : exprs) {
+    std::vector<const IU*> used;
+    e->collectIUs(used);
+    for (auto* iu : used)
+      if (!ignored.count(iu) && !allowed.count(iu)) return false;
+  }
+  return true;
+}
+
+std::unordered_set<const IU*> producedBy(const Operator& op) {
+  auto v = op.produced();
+  return {v.begin(), v.end()};
+}
+
 }  // namespace
+
+void sinkSemiJoins(OperatorPtr& op, CardinalityModel& model) {
+  for (auto& c : op->children) sinkSemiJoins(c, model);
+  if (op->kind != OpKind::HashJoin) return;
+  auto& j = static_cast<HashJoin&>(*op);
+  if (j.kind != JoinKind::Semi && j.kind != JoinKind::Anti) return;
+  Operator* inner = op->child(1);
+  if (!isInnerJoin(*inner)) return;
+  // Only a join that drops most rows is worth doing early, on the larger input.
+  if (op->estimatedRows > 0.5 * inner->estimatedRows) return;
+  std::vector<const Expr*> reads;
+  for (auto& k : j.keys) reads.push_back(k.probe.get());
+  if (j.residual) reads.push_back(j.residual.get());
+  auto build = producedBy(*op->child(0));
+  for (int side = 0; side < 2; ++side) {
+    if (!readsOnly(reads, producedBy(*inner->child(side)), build)) continue;
+    // semi(inner(a, b)) -> inner(semi(a), b): the semi join filters the input its condition reads.
+    OperatorPtr semi = std::move(op);
+    OperatorPtr join = std::move(semi->children[1]);
+    semi->children[1] = std::move(join->children[side]);
+    model.estimate(*semi);
+    sinkSemiJoins(semi, model);
+    join->children[side] = std::move(semi);
+    model.estimate(*join);
+    op = std::move(join);
+    return;
+  }
+}
 
 void orderJoins(OperatorPtr& op, CardinalityModel& model) {
   if (!isInnerJoin(*op)) {

@@ -37,6 +37,7 @@ void optimize(QueryPlan& plan) {
   pruneColumns(plan);
   CardinalityModel model(*plan.root);
   model.estimate(*plan.root);
+  sinkSemiJoins(plan.root, model);
   orderJoins(plan.root, model);
   model.estimate(*plan.root);
   chooseBuildSides(*plan.root);
