@@ -38,6 +38,8 @@ std::vector<const IU*> HashJoin::produced() const {
     case JoinKind::Mark: r.push_back(mark); break;
     case JoinKind::Semi:
     case JoinKind::Anti: break;
+    case JoinKind::RightSemi:
+    case JoinKind::RightAnti: r = child(0)->produced(); break;
   }
   return r;
 }
@@ -50,6 +52,8 @@ const char* toString(JoinKind k) {
     case JoinKind::Semi: return "HashSemiJoin";
     case JoinKind::Anti: return "HashAntiJoin";
     case JoinKind::Mark: return "HashMarkJoin";
+    case JoinKind::RightSemi: return "HashRightSemiJoin";
+    case JoinKind::RightAnti: return "HashRightAntiJoin";
   }
   return "?";
 }

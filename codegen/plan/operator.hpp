@@ -78,6 +78,9 @@ enum class JoinKind : uint8_t {
   Anti,       // probe rows without one (NOT EXISTS)
   Mark,       // every probe row, with `mark` := whether it matched, in three-valued logic: TRUE if
               // the condition is TRUE for some build row, else NULL if it is NULL for some, else FALSE
+  RightSemi,  // Semi and Anti with the sides swapped, preserving the build side: the probe marks
+  RightAnti,  // the entries it matches, then a scan of the hash table emits the marked (unmarked)
+              // ones. The optimizer uses them when the preserved side is much the smaller.
 };
 const char* toString(JoinKind k);
 

@@ -17,7 +17,8 @@ HashJoinTranslator::HashJoinTranslator(const plan::Operator& op, QueryTranslator
   for (auto& k : j.keys) keyFields_.push_back(layout_.add(k.build->type.withNullable(false)));
   payload_ = j.child(0)->produced();
   for (auto* iu : payload_) payloadFields_.push_back(layout_.add(iu->type));
-  if (j.kind == plan::JoinKind::FullOuter) matchedField_ = layout_.add(SqlType::int16(false));
+  if (j.kind == plan::JoinKind::FullOuter || j.kind == plan::JoinKind::RightSemi || j.kind == plan::JoinKind::RightAnti)
+    matchedField_ = layout_.add(SqlType::int16(false));
 }
 
 llvm::Value* HashJoinTranslator::matchedFlag(llvm::Value* entry) {
@@ -54,10 +55,13 @@ void HashJoinTranslator::produce() {
   children[0]->produce();
   children[1]->produce();
   if (!matchedField_) return;
-  // FULL: the build rows no probe row matched, with NULL probe columns.
+  // FULL: the build rows no probe row matched, with NULL probe columns. RightSemi: the matched
+  // build rows; RightAnti: the others.
   auto& b = cg_.b;
+  auto kind = static_cast<const plan::HashJoin&>(op_).kind;
   q_.hashTablePipeline(slot_, [&](llvm::Value* entry) {
-    cg_.If(b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(1)), [&] {
+    llvm::Value* matched = b.CreateICmpEQ(b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(1));
+    cg_.If(kind == plan::JoinKind::RightSemi ? matched : b.CreateNot(matched), [&] {
       loadPayload(entry);
       setOuterColumns(true, true);
       setOuterColumns(false, false);
@@ -192,6 +196,23 @@ void HashJoinTranslator::probe() {
       cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), found)), [&] { emitWith(nullptr); });
       return;
     }
+
+    case plan::JoinKind::RightSemi:
+    case plan::JoinKind::RightAnti:
+      // Marks the entries this row matches; they come out after the probe.
+      withKeys([&] {
+        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
+          llvm::Value* flag = matchedFlag(entry);
+          llvm::Value* open = b.CreateICmpEQ(b.CreateLoad(cg_.i16(), flag), b.getInt16(0));  // not NULL-keyed, not yet marked
+          cg_.If(b.CreateAnd(candidate(entry), open), [&] {
+            cg_.If(keysEqual(entry, keys), [&] {
+              loadPayload(entry);
+              cg_.If(q_.expr.isTrue(residual()), [&] { b.CreateStore(b.getInt16(1), flag); });
+            });
+          });
+        });
+      }, {});
+      return;
 
     case plan::JoinKind::Semi:
     case plan::JoinKind::Anti:

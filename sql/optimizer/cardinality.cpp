@@ -182,6 +182,8 @@ void CardinalityModel::estimate(Operator& op) {
         case JoinKind::LeftOuter: op.estimatedRows = std::max(p, joinRows(b, p, j.keys, j.residual.get())); break;
         case JoinKind::FullOuter: op.estimatedRows = std::max({b, p, joinRows(b, p, j.keys, j.residual.get())}); break;
         case JoinKind::Mark: op.estimatedRows = p; break;
+        case JoinKind::RightSemi:
+        case JoinKind::RightAnti: op.estimatedRows = b * 0.5; break;  // (made after estimation)
         case JoinKind::Semi:
         case JoinKind::Anti: {
           // The probe rows whose key value the build side has (its share of the key's values).
