@@ -140,6 +140,25 @@ bool Session::describe(const std::string& name) {
       out() << buf;
     }
     out() << "(" << cat.tables().size() << (cat.tables().size() == 1 ? " table)\n" : " tables)\n");
+    auto views = cat.views();
+    if (!views.empty()) {
+      out() << "\n        List of views\n name                 | query\n----------------------+------------------------------\n";
+      for (auto& v : views) {
+        char buf[256];
+        std::snprintf(buf, sizeof(buf), " %-20s | ", v.c_str());
+        out() << buf << cat.findView(v)->sql << "\n";
+      }
+    }
+    return true;
+  }
+  if (const Catalog::View* v = cat.findView(name)) {
+    out() << "View \"" << name << "\"";
+    if (!v->columns.empty()) {
+      out() << " (";
+      for (size_t i = 0; i < v->columns.size(); ++i) out() << (i ? ", " : "") << v->columns[i];
+      out() << ")";
+    }
+    out() << "\n AS " << v->sql << "\n";
     return true;
   }
   const Table* t = cat.findTable(name);
@@ -173,7 +192,7 @@ bool Session::metaCommand(const std::string& line) {
     out() << "hyrax shell commands:\n"
              "  \\q                 quit\n"
              "  \\?                 this help\n"
-             "  \\d [TABLE]         list tables, or describe one\n"
+             "  \\d [NAME]          list tables and views, or describe one\n"
              "  \\i FILE            run the statements in FILE\n"
              "  \\o [FILE]          send query output to FILE (or back to standard output)\n"
              "  \\timing [on|off]   show how long each statement takes\n"

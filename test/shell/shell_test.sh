@@ -40,6 +40,9 @@ check "exit code on success" "0" "$?"
 out=$(printf 'CREATE TABLE items (id INTEGER NOT NULL, name VARCHAR(10), PRIMARY KEY (id));\n\\d items\n' | "$hyrax")
 check "describe table" $'CREATE TABLE\nTable "items" (0 rows)\n column               | type                 | nullable | key\n----------------------+----------------------+----------+-----\n id                   | INTEGER              | no       | PK\n name                 | VARCHAR(10)          | yes      | ' "$out"
 
+out=$(printf 'CREATE TABLE t2 (a INTEGER);\nCREATE VIEW v2 (x) AS SELECT a FROM t2 WHERE a > 1;\n\\d v2\n\\d\n' | "$hyrax")
+check "describe view" $'CREATE TABLE\nCREATE VIEW\nView "v2" (x)\n AS SELECT a FROM t2 WHERE a > 1\n        List of tables\n name                 | columns | rows\n----------------------+---------+-----------\n t2                   |       1 |         0\n(1 table)\n\n        List of views\n name                 | query\n----------------------+------------------------------\n v2                   | SELECT a FROM t2 WHERE a > 1' "$out"
+
 out=$(printf '\\o %s/out.txt\nSELECT 7 AS seven;\n\\o\n\\i %s/script.sql\n' "$tmp" "$tmp" | "$hyrax" --csv)
 check "\\o and \\i" $'CREATE TABLE\nINSERT 0 2\nsum\n3' "$out"
 check "\\o file contents" $'seven\n7' "$(cat "$tmp/out.txt")"
