@@ -135,7 +135,10 @@ OperatorPtr pushIntoOuterJoin(OperatorPtr op, std::vector<ExprPtr> preds) {
   std::vector<ExprPtr> own;
   if (j->residual) splitConjuncts(std::move(j->residual), own);
   for (auto& p : own) {
-    if (coveredBy(*p, build) && j->kind != JoinKind::FullOuter)  // a full join keeps every build row
+    // A full join keeps every build row; a mark that can be NULL must see a NULL condition (NULL
+    // IN (...) is NULL, not FALSE, when the subquery has rows).
+    bool keepsBuildRows = j->kind == JoinKind::FullOuter || (j->kind == JoinKind::Mark && j->mark->type.nullable);
+    if (coveredBy(*p, build) && !keepsBuildRows)
       toBuild.push_back(std::move(p));
     else if (j->kind == JoinKind::Semi && coveredBy(*p, probe))
       toProbe.push_back(std::move(p));

@@ -175,6 +175,18 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (!exists && out.size() != 1)
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
   const IUSetT outer = freeIUs(*sub);
+  if (!exists) {
+    // A bare outer column as the subquery's value (SELECT (SELECT t.a)) is read by no operator
+    // inside, so freeIUs cannot see it.
+    IUSetT inside;
+    auto visit = [&](auto& self, plan::Operator& op) -> void {
+      for (auto* iu : op.produced()) inside.insert(iu);
+      for (auto& c : op.children) self(self, *c);
+    };
+    visit(visit, *sub);
+    if (!inside.count(out[0]))
+      throw Error(sqlstate::FeatureNotSupported, "a subquery whose value is an outer column is not supported yet", e.pos);
+  }
 
   auto join = std::make_unique<HashJoin>();
   std::vector<ExprPtr> conds;
