@@ -75,6 +75,19 @@ class Parser {
     }
     ~DepthGuard() { --p.depth_; }
   };
+  // Loops that wrap their left operand again and again (a + b + c ..., a UNION b UNION c ...,
+  // joins) build trees as deep as they are long without recursing here: each step counts against
+  // the same bound, so the tree stays shallow enough for the recursive passes after parsing.
+  struct ChainGuard {
+    Parser& p;
+    uint32_t n = 0;
+    explicit ChainGuard(Parser& parser) : p(parser) {}
+    void step() {
+      if (++n + p.depth_ > kMaxParseDepth)
+        throw Error(sqlstate::TooComplex, "statement too complex: nesting exceeds " + std::to_string(kMaxParseDepth) + " levels",
+                    p.cur().pos);
+    }
+  };
 
   // ---- statements ----
   StatementPtr parseStatementBody() {
@@ -387,7 +400,9 @@ class Parser {
   // UNION and EXCEPT (left to right) of INTERSECT terms, which bind tighter.
   std::unique_ptr<Select> setExpression() {
     auto l = intersectTerm();
+    ChainGuard chain(*this);
     while (is("union") || is("except")) {
+      chain.step();
       SetOp op = accept("union") ? SetOp::Union : (expect("except"), SetOp::Except);
       l = setOperation(op, std::move(l), [&] { return intersectTerm(); });
     }
@@ -396,7 +411,11 @@ class Parser {
 
   std::unique_ptr<Select> intersectTerm() {
     auto l = queryPrimary();
-    while (accept("intersect")) l = setOperation(SetOp::Intersect, std::move(l), [&] { return queryPrimary(); });
+    ChainGuard chain(*this);
+    while (accept("intersect")) {
+      chain.step();
+      l = setOperation(SetOp::Intersect, std::move(l), [&] { return queryPrimary(); });
+    }
     return l;
   }
 
@@ -511,7 +530,9 @@ class Parser {
 
   TableRefPtr tableRef() {
     TableRefPtr left = tablePrimary();
+    ChainGuard chain(*this);
     while (true) {
+      chain.step();
       SourcePos pos = cur().pos;
       JoinType jt;
       if (accept("cross")) {
@@ -586,7 +607,9 @@ class Parser {
 
   ExprPtr orExpr() {
     ExprPtr e = andExpr();
+    ChainGuard chain(*this);
     while (is("or")) {
+      chain.step();
       SourcePos p = cur().pos;
       ++i_;
       e = binary("OR", std::move(e), andExpr(), p);
@@ -596,7 +619,9 @@ class Parser {
 
   ExprPtr andExpr() {
     ExprPtr e = notExpr();
+    ChainGuard chain(*this);
     while (is("and")) {
+      chain.step();
       SourcePos p = cur().pos;
       ++i_;
       e = binary("AND", std::move(e), notExpr(), p);
@@ -618,7 +643,9 @@ class Parser {
 
   ExprPtr comparison() {
     ExprPtr e = concatExpr();
+    ChainGuard chain(*this);
     while (true) {
+      chain.step();
       SourcePos p = cur().pos;
       static const char* ops[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
       bool matched = false;
@@ -695,7 +722,9 @@ class Parser {
 
   ExprPtr concatExpr() {
     ExprPtr e = additive();
+    ChainGuard chain(*this);
     while (is("||")) {
+      chain.step();
       SourcePos p = cur().pos;
       ++i_;
       e = binary("||", std::move(e), additive(), p);
@@ -705,7 +734,9 @@ class Parser {
 
   ExprPtr additive() {
     ExprPtr e = multiplicative();
+    ChainGuard chain(*this);
     while (is("+") || is("-")) {
+      chain.step();
       SourcePos p = cur().pos;
       std::string op = t_[i_++].text;
       e = binary(op == "+" ? "+" : "-", std::move(e), multiplicative(), p);
@@ -715,7 +746,9 @@ class Parser {
 
   ExprPtr multiplicative() {
     ExprPtr e = unary();
+    ChainGuard chain(*this);
     while (is("*") || is("/") || is("%")) {
+      chain.step();
       SourcePos p = cur().pos;
       std::string op = t_[i_++].text;
       e = binary(op == "*" ? "*" : op == "/" ? "/" : "%", std::move(e), unary(), p);
@@ -732,7 +765,9 @@ class Parser {
       return e;
     }
     ExprPtr e = primary();
+    ChainGuard chain(*this);
     while (is("::")) {
+      chain.step();
       SourcePos p = cur().pos;
       ++i_;
       auto c = std::make_unique<Expr>(ExprKind::Cast, p);
