@@ -1,5 +1,6 @@
 #include "codegen/jit/jit.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -111,6 +112,8 @@ void configureModule(llvm::Module& m, const std::string& triple) {
 // their time in the inliner, loop passes and repeated InstCombine runs that gain nothing here.
 // Fast: registers instead of allocas plus a cleanup, for statements that touch few rows.
 // Full: adds redundancy elimination, loop-invariant code motion and strength reduction, for scans.
+constexpr size_t kHugeFunction = 20000;  // instructions
+
 void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
   if (level == OptLevel::None) return;
   llvm::LoopAnalysisManager lam;
@@ -125,6 +128,17 @@ void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+  // Some passes grow faster than linearly with a function's size: a statement that generates a
+  // huge function (a CASE of thousands of arms) gets registers for its locals and nothing more,
+  // so it compiles in seconds, not minutes.
+  size_t largest = 0;
+  for (auto& f : m) largest = std::max(largest, static_cast<size_t>(f.getInstructionCount()));
+  if (largest > kHugeFunction) {
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    mpm.run(m, mam);
+    return;
+  }
   fpm.addPass(llvm::EarlyCSEPass());
   fpm.addPass(llvm::InstCombinePass());
   fpm.addPass(llvm::SimplifyCFGPass());

@@ -183,22 +183,29 @@ SqlValue ExprCompiler::caseExpr(const plan::Expr& e) {
     if (hiSlot) b_.CreateStore(v.hi ? v.hi : cg_.c64(0), hiSlot);
     b_.CreateStore(v.type.id == TypeId::Null ? cg_.cTrue() : (v.null ? v.null : cg_.cFalse()), nullSlot);
   };
+  // A chain of tests, one block each, generated in a loop (a CASE may have thousands of arms).
   size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
-  std::function<void(size_t)> arm = [&](size_t i) {
-    if (i == pairs) {
-      if (e.hasElse) {
-        assign(compile(*e.args.back()));
-      } else {
-        b_.CreateStore(llvm::Constant::getNullValue(cg_.payloadType(t)), vSlot);
-        if (hiSlot) b_.CreateStore(cg_.c64(0), hiSlot);
-        b_.CreateStore(cg_.cTrue(), nullSlot);
-      }
-      return;
-    }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* done = llvm::BasicBlock::Create(b_.getContext(), "case_done", fn);
+  for (size_t i = 0; i < pairs; ++i) {
     SqlValue cond = compile(*e.args[2 * i]);
-    cg_.If(isTrue(cond), [&] { assign(compile(*e.args[2 * i + 1])); }, [&] { arm(i + 1); });
-  };
-  arm(0);
+    auto* then = llvm::BasicBlock::Create(b_.getContext(), "case_then", fn);
+    auto* next = llvm::BasicBlock::Create(b_.getContext(), "case_next", fn);
+    b_.CreateCondBr(isTrue(cond), then, next);
+    b_.SetInsertPoint(then);
+    assign(compile(*e.args[2 * i + 1]));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(next);
+  }
+  if (e.hasElse) {
+    assign(compile(*e.args.back()));
+  } else {
+    b_.CreateStore(llvm::Constant::getNullValue(cg_.payloadType(t)), vSlot);
+    if (hiSlot) b_.CreateStore(cg_.c64(0), hiSlot);
+    b_.CreateStore(cg_.cTrue(), nullSlot);
+  }
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
   SqlValue r;
   r.type = t;
   r.v = b_.CreateLoad(cg_.payloadType(t), vSlot);
