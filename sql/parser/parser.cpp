@@ -476,8 +476,11 @@ class Parser {
       s->items.push_back(std::move(item));
     } while (accept(","));
     if (accept("from")) {
-      do s->from.push_back(tableRef());
-      while (accept(","));
+      ChainGuard chain(*this);  // the binder joins the entries left-deep
+      do {
+        chain.step();
+        s->from.push_back(tableRef());
+      } while (accept(","));
     }
     if (accept("where")) s->where = expr();
     if (accept("group")) {
