@@ -125,6 +125,13 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::TrimLeading: return "ltrim";
     case ScalarFunc::TrimTrailing: return "rtrim";
     case ScalarFunc::AddMonths: return "add_months";
+    case ScalarFunc::RoundDouble: return "round";
+    case ScalarFunc::FloorDouble:
+    case ScalarFunc::FloorDecimal: return "floor";
+    case ScalarFunc::CeilDouble:
+    case ScalarFunc::CeilDecimal: return "ceil";
+    case ScalarFunc::Sqrt: return "sqrt";
+    case ScalarFunc::Power: return "power";
   }
   return "?";
 }

@@ -44,6 +44,13 @@ enum class ScalarFunc : uint8_t {
   TrimLeading,  // (s, characters)
   TrimTrailing, // (s, characters)
   AddMonths,    // (date, months INTEGER) -> DATE
+  RoundDouble,  // (x DOUBLE, digits INTEGER) -> DOUBLE
+  FloorDouble,  // (x DOUBLE) -> DOUBLE
+  CeilDouble,   // (x DOUBLE) -> DOUBLE
+  FloorDecimal, // (x DECIMAL(p,s)) -> DECIMAL(18,0)
+  CeilDecimal,  // (x DECIMAL(p,s)) -> DECIMAL(18,0)
+  Sqrt,         // (x DOUBLE) -> DOUBLE; 2201F for a negative x
+  Power,        // (x DOUBLE, y DOUBLE) -> DOUBLE
 };
 const char* toString(ScalarFunc f);
 

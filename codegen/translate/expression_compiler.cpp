@@ -325,6 +325,28 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
     case plan::ScalarFunc::AddMonths:
       r.v = cg_.call("hyrax_rt_add_months", {args[0].v, args[1].v});
       break;
+    case plan::ScalarFunc::RoundDouble: r.v = cg_.call("hyrax_rt_round_double", {args[0].v, args[1].v}); break;
+    case plan::ScalarFunc::FloorDouble:
+    case plan::ScalarFunc::CeilDouble:
+      r.v = cg_.call("hyrax_rt_floor_double", {args[0].v, cg_.c32(e.func == plan::ScalarFunc::CeilDouble)});
+      break;
+    case plan::ScalarFunc::FloorDecimal:
+    case plan::ScalarFunc::CeilDecimal:
+      r.v = cg_.call("hyrax_rt_decimal_floor",
+                     {args[0].v, cg_.c32(args[0].type.scale), cg_.c32(e.func == plan::ScalarFunc::CeilDecimal)});
+      break;
+    case plan::ScalarFunc::Power: r.v = cg_.call("hyrax_rt_power", {args[0].v, args[1].v}); break;
+    case plan::ScalarFunc::Sqrt: {
+      auto* out = cg_.local(cg_.f64(), "sqrt");
+      b_.CreateStore(llvm::ConstantFP::get(cg_.f64(), 0.0), out);
+      auto body = [&] { cg_.checkStatus(cg_.call("hyrax_rt_sqrt", {cg_.queryContext(), args[0].v, out})); };
+      if (null)
+        cg_.If(b_.CreateNot(null), body);
+      else
+        body();
+      r.v = b_.CreateLoad(cg_.f64(), out);
+      break;
+    }
     case plan::ScalarFunc::Position: {
       auto [nlo, nhi] = s(0);
       auto [lo, hi] = s(1);

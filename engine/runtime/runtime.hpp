@@ -25,6 +25,7 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_NULL_VIOLATION = 5,     // 23502
   HYRAX_ERR_SUBQUERY_ROWS = 6,      // 21000 a scalar subquery yielded more than one row
   HYRAX_ERR_SUBSTRING_LENGTH = 7,   // 22011 negative substring length
+  HYRAX_ERR_NEGATIVE_SQRT = 8,      // 2201F square root of a negative number
 };
 
 extern "C" {
@@ -91,6 +92,12 @@ int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, i
 void hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
 int32_t hyrax_rt_add_months(int32_t days, int32_t months);
+// Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER).
+double hyrax_rt_round_double(double x, int32_t digits);
+double hyrax_rt_floor_double(double x, int32_t ceil);
+int64_t hyrax_rt_decimal_floor(int64_t scaled, int32_t scale, int32_t ceil);  // -> scale 0
+int32_t hyrax_rt_sqrt(hyrax::QueryContext* ctx, double x, double* out);
+double hyrax_rt_power(double x, double y);
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);

@@ -2,6 +2,8 @@
 #include <algorithm>
 
 #include "engine/runtime/hash_table.hpp"
+#include <cmath>
+
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
@@ -20,6 +22,9 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
     case HYRAX_ERR_NULL_VIOLATION: ctx->setError(sqlstate::NotNullViolation, "null value violates not-null constraint"); break;
     case HYRAX_ERR_SUBQUERY_ROWS:
       ctx->setError(sqlstate::CardinalityViolation, "more than one row returned by a subquery used as an expression");
+      break;
+    case HYRAX_ERR_NEGATIVE_SQRT:
+      ctx->setError(sqlstate::InvalidArgumentForPower, "cannot take square root of a negative number");
       break;
     case HYRAX_ERR_SUBSTRING_LENGTH:
       ctx->setError(sqlstate::SubstringError, "negative substring length not allowed");
@@ -42,6 +47,24 @@ int32_t hyrax_rt_date_part(int32_t days, int32_t field) {
 }
 
 int32_t hyrax_rt_add_months(int32_t days, int32_t months) { return text::addMonths(days, months); }
+
+double hyrax_rt_round_double(double x, int32_t digits) {
+  double f = std::pow(10.0, digits);
+  return std::nearbyint(x * f) / f;  // ties to even, as PostgreSQL rounds DOUBLE PRECISION
+}
+double hyrax_rt_floor_double(double x, int32_t ceil) { return ceil ? std::ceil(x) : std::floor(x); }
+int64_t hyrax_rt_decimal_floor(int64_t scaled, int32_t scale, int32_t ceil) {
+  int64_t f = text::pow10(static_cast<unsigned>(scale));
+  int64_t q = scaled / f, r = scaled % f;  // q truncates toward zero
+  if (r != 0 && (ceil ? r > 0 : r < 0)) q += ceil ? 1 : -1;
+  return q;
+}
+int32_t hyrax_rt_sqrt(QueryContext* ctx, double x, double* out) {
+  if (x < 0) return hyrax_rt_error(ctx, HYRAX_ERR_NEGATIVE_SQRT);
+  *out = std::sqrt(x);
+  return 0;
+}
+double hyrax_rt_power(double x, double y) { return std::pow(x, y); }
 
 uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
 uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }

@@ -42,6 +42,7 @@ inline constexpr const char* OutOfMemory = "53200";
 inline constexpr const char* InvalidParameter = "22023";
 inline constexpr const char* CardinalityViolation = "21000";
 inline constexpr const char* SubstringError = "22011";
+inline constexpr const char* InvalidArgumentForPower = "2201F";
 }  // namespace sqlstate
 
 struct SourcePos {

@@ -214,10 +214,6 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     return x;
   }
   if (ExprPtr f = bindScalarFunction(e, clause)) return f;
-  // SQL functions that are planned say so instead of "does not exist".
-  static const char* const kPlanned[] = {"round", "floor", "ceil", "ceiling", "mod", "power", "sqrt"};
-  for (const char* f : kPlanned)
-    if (e.name == f) throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "() is not supported yet", e.pos);
   throw Error(sqlstate::UndefinedFunction, "function " + e.name + "() does not exist", e.pos);
 }
 

@@ -39,7 +39,8 @@ ExprPtr isNotNull(const ExprPtr& e) { return makeIsNull(e->clone(), true, e->pos
 ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   static const char* const kNames[] = {"substring", "upper",  "lower", "char_length", "character_length",
                                        "length",    "position", "trim", "btrim",       "ltrim",
-                                       "rtrim",     "coalesce", "nullif", "abs"};
+                                       "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
+                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -119,6 +120,57 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     arms.push_back(std::move(null));
     arms.push_back(std::move(args[0]));
     return makeCase(std::move(arms), true, e.pos);
+  }
+  auto numeric = [&](size_t i) {
+    if (args[i]->type.isNull()) args[i] = castTo(std::move(args[i]), SqlType::int32());
+    if (!args[i]->type.isNumeric()) noFunction(e, args);
+  };
+  auto toDouble = [&](size_t i) {
+    numeric(i);
+    args[i] = castTo(std::move(args[i]), SqlType::float64(args[i]->type.nullable));
+  };
+  if (e.name == "mod") {
+    count(2, 2);
+    numeric(0);
+    numeric(1);
+    return makeArith(plan::ArithOp::Mod, std::move(args[0]), std::move(args[1]), e.pos);
+  }
+  if (e.name == "sqrt" || e.name == "power") {
+    count(e.name == "sqrt" ? 1 : 2, e.name == "sqrt" ? 1 : 2);
+    for (size_t i = 0; i < args.size(); ++i) toDouble(i);
+    return call(e.name == "sqrt" ? ScalarFunc::Sqrt : ScalarFunc::Power, SqlType::float64(), std::move(args), e.pos);
+  }
+  if (e.name == "round") {
+    count(1, 2);
+    numeric(0);
+    int64_t digits = 0;
+    if (args.size() == 2) {
+      ExprPtr d = foldConstants(std::move(args[1]));
+      if (d->kind != ExprKind::Constant || !d->type.isInteger() || d->value.isNull() || d->value.asInt() < 0 ||
+          d->value.asInt() > 18)
+        throw Error(sqlstate::FeatureNotSupported, "round(x, n) takes n as an integer constant from 0 to 18", e.args[1]->pos);
+      digits = d->value.asInt();
+      args.pop_back();
+    }
+    const SqlType& t = args[0]->type;
+    if (t.isInteger()) return std::move(args[0]);
+    if (t.id == TypeId::Decimal)  // the cast rounds half away from zero
+      return digits >= t.scale ? std::move(args[0])
+                               : castTo(std::move(args[0]), SqlType::decimal(18, static_cast<uint8_t>(digits), t.nullable));
+    toDouble(0);
+    args.push_back(Expr::constant(Value::int32(static_cast<int32_t>(digits))));
+    return call(ScalarFunc::RoundDouble, SqlType::float64(), std::move(args), e.pos);
+  }
+  if (e.name == "floor" || e.name == "ceil" || e.name == "ceiling") {
+    count(1, 1);
+    numeric(0);
+    bool ceil = e.name != "floor";
+    const SqlType& t = args[0]->type;
+    if (t.isInteger()) return std::move(args[0]);
+    if (t.id == TypeId::Decimal)
+      return call(ceil ? ScalarFunc::CeilDecimal : ScalarFunc::FloorDecimal, SqlType::decimal(18, 0), std::move(args), e.pos);
+    toDouble(0);
+    return call(ceil ? ScalarFunc::CeilDouble : ScalarFunc::FloorDouble, SqlType::float64(), std::move(args), e.pos);
   }
   // abs: CASE WHEN x < 0 THEN -x ELSE x END
   count(1, 1);
