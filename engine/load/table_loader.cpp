@@ -1,8 +1,14 @@
 #include "engine/load/table_loader.hpp"
 
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "engine/storage/table.hpp"
+#include "engine/types/string_ref.hpp"
 #include "engine/types/text_format.hpp"
 #include "engine/util/error.hpp"
 
@@ -74,22 +80,70 @@ std::string where(const LoadTarget& target, const DelimitedReader& reader) {
 
 }  // namespace
 
-uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader,
-                     const std::function<void(const LoadProgress&)>& progress) {
-  Table& table = *target.table;
-  const auto& cols = table.columns();
-  std::vector<bool> listed(cols.size(), false);
-  for (uint32_t c : target.columns) listed[c] = true;
-  for (size_t c = 0; c < cols.size(); ++c)
-    if (!listed[c] && !cols[c].type.nullable)
-      throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
-                                                  table.name() + "\" violates not-null constraint");
+namespace {
+
+// Parsed rows handed from the parsing thread to the appending one.
+struct Batch {
+  static constexpr uint32_t kRows = 4096;
+  // 16 bytes per field, in the column's physical representation; only the bytes a value uses are
+  // written, and only those are read (NULLs not at all), so nothing needs clearing.
+  std::unique_ptr<uint64_t[]> values;
+  std::unique_ptr<uint8_t[]> nulls;
+  std::string strings;           // the characters of strings too long to live in their 16 bytes
+  std::vector<std::pair<size_t, size_t>> longStrings;  // (value index, offset in `strings`)
+  uint32_t rows = 0;
+  uint64_t bytesRead = 0;
+  std::exception_ptr error;  // parsing stopped here; the rows before it are complete
+  bool last = false;
+};
+
+// A bounded queue between the two threads.
+class BatchQueue {
+ public:
+  // false when the consumer has stopped (the producer should too).
+  bool push(Batch b) {
+    std::unique_lock<std::mutex> lock(m_);
+    notFull_.wait(lock, [&] { return q_.size() < kDepth || stopped_; });
+    if (stopped_) return false;
+    q_.push_back(std::move(b));
+    notEmpty_.notify_one();
+    return true;
+  }
+  Batch pop() {
+    std::unique_lock<std::mutex> lock(m_);
+    notEmpty_.wait(lock, [&] { return !q_.empty(); });
+    Batch b = std::move(q_.front());
+    q_.pop_front();
+    notFull_.notify_one();
+    return b;
+  }
+  void stop() {
+    std::lock_guard<std::mutex> lock(m_);
+    stopped_ = true;
+    notFull_.notify_all();
+  }
+
+ private:
+  static constexpr size_t kDepth = 4;
+  std::mutex m_;
+  std::condition_variable notEmpty_, notFull_;
+  std::deque<Batch> q_;
+  bool stopped_ = false;
+};
+
+// The parsing side: splits records and converts each field to its column's representation, with
+// the same checks and messages as a single-threaded load.
+void parseRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader, BatchQueue& queue) {
+  const auto& cols = target.table->columns();
   const size_t n = target.columns.size();
-  const uint64_t before = table.rowCount();
-  uint64_t added = 0;
   std::vector<DelimitedReader::Field> fields;
-  uint64_t value[2];
-  const uint64_t zero[2] = {0, 0};
+  Batch batch;
+  auto fresh = [&] {
+    batch = Batch{};
+    batch.values.reset(new uint64_t[Batch::kRows * n * 2]);
+    batch.nulls.reset(new uint8_t[Batch::kRows * n]);
+  };
+  fresh();
   try {
     if (skipHeader) reader.next(fields);
     while (reader.next(fields)) {
@@ -100,40 +154,97 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
       if (fields.size() > n)
         throw Error(sqlstate::BadCopyFormat, where(target, reader) + ", column " +
                                                  std::to_string(fields[n].column) + ": extra data after last expected column");
-      uint64_t row = table.beginRow();
       for (size_t i = 0; i < n; ++i) {
-        const uint32_t c = target.columns[i];
-        const ColumnDef& col = cols[c];
+        const ColumnDef& col = cols[target.columns[i]];
+        const size_t v = batch.rows * n + i, at = v * 2;
+        batch.nulls[v] = fields[i].null;
         if (fields[i].null) {
-          if (!col.type.nullable) {
-            table.truncate(row);  // this row is not complete; the catch below undoes the rest
+          if (!col.type.nullable)
             throw Error(sqlstate::NotNullViolation, where(target, reader) + ": null value in column \"" + col.name +
                                                         "\" violates not-null constraint");
-          }
-          table.setValue(row, c, zero, true);
           continue;
         }
         try {
-          parseField(fields[i].text, col.type, value);
+          parseField(fields[i].text, col.type, &batch.values[at]);
         } catch (const Error& e) {
           throw Error(e.sqlstate(), where(target, reader) + ", column " + std::to_string(fields[i].column) + " (" +
                                         col.name + "): " + e.message());
         }
-        table.setValue(row, c, value, false);
+        if (col.type.isString() && fields[i].text.size() > StringRef::kInlineMax) {
+          batch.longStrings.push_back({at, batch.strings.size()});
+          batch.strings.append(fields[i].text);
+        }
       }
-      for (size_t c = 0; c < cols.size(); ++c)
-        if (!listed[c]) table.setValue(row, static_cast<uint32_t>(c), zero, true);
-      ++added;
-      if (progress && added % kProgressEvery == 0) progress({added, reader.bytesRead()});
+      if (++batch.rows == Batch::kRows) {
+        batch.bytesRead = reader.bytesRead();
+        if (!queue.push(std::move(batch))) return;
+        fresh();
+      }
     }
   } catch (const Error& e) {
-    table.truncate(before);
-    if (e.message().rfind("COPY ", 0) == 0) throw;
-    throw Error(e.sqlstate(), where(target, reader) + ": " + e.message());
+    batch.error = e.message().rfind("COPY ", 0) == 0
+                      ? std::current_exception()
+                      : std::make_exception_ptr(Error(e.sqlstate(), where(target, reader) + ": " + e.message()));
   } catch (...) {
-    table.truncate(before);
+    batch.error = std::current_exception();
+  }
+  batch.bytesRead = reader.bytesRead();
+  batch.last = true;
+  queue.push(std::move(batch));
+}
+
+}  // namespace
+
+uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader,
+                     const std::function<void(const LoadProgress&)>& progress) {
+  Table& table = *target.table;
+  const auto& cols = table.columns();
+  std::vector<bool> listed(cols.size(), false);
+  for (uint32_t c : target.columns) listed[c] = true;
+  for (size_t c = 0; c < cols.size(); ++c)
+    if (!listed[c] && !cols[c].type.nullable)
+      throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
+                                                  table.name() + "\" violates not-null constraint");
+  // One thread reads and parses, this one appends: the two halves of the work overlap.
+  const size_t n = target.columns.size();
+  const uint64_t before = table.rowCount();
+  const uint64_t zero[2] = {0, 0};
+  uint64_t added = 0, nextReport = kProgressEvery;
+  BatchQueue queue;
+  std::thread parser([&] { parseRecords(target, reader, skipHeader, queue); });
+  try {
+    for (;;) {
+      Batch b = queue.pop();
+      for (auto& [index, offset] : b.longStrings) {  // point long strings at the batch's copy
+        StringRef r;
+        std::memcpy(static_cast<void*>(&r), &b.values[index], sizeof(r));
+        r = StringRef::make(b.strings.data() + offset, r.len);
+        std::memcpy(&b.values[index], &r, sizeof(r));
+      }
+      for (uint32_t row = 0; row < b.rows; ++row) {
+        uint64_t r = table.beginRow();
+        for (size_t i = 0; i < n; ++i) {
+          size_t v = row * n + i;
+          table.setValue(r, target.columns[i], &b.values[v * 2], b.nulls[v] != 0);
+        }
+        for (size_t c = 0; c < cols.size(); ++c)
+          if (!listed[c]) table.setValue(r, static_cast<uint32_t>(c), zero, true);
+      }
+      added += b.rows;
+      if (progress && added >= nextReport) {
+        progress({added, b.bytesRead});
+        nextReport += kProgressEvery;
+      }
+      if (b.error) std::rethrow_exception(b.error);
+      if (b.last) break;
+    }
+  } catch (...) {
+    queue.stop();
+    parser.join();
+    table.truncate(before);  // all or nothing
     throw;
   }
+  parser.join();
   if (progress && added >= kProgressEvery) progress({added, reader.bytesRead()});  // only long loads report
   return added;
 }
