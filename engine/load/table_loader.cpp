@@ -210,6 +210,11 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
   const uint64_t before = table.rowCount();
   const uint64_t zero[2] = {0, 0};
   uint64_t added = 0, nextReport = kProgressEvery;
+  // Statistics of a table loaded from empty are gathered from the values as they are appended,
+  // while the other thread parses; a table that had rows is scanned once afterwards.
+  std::vector<ColumnStatisticsBuilder> stats;
+  if (before == 0)
+    for (auto& c : cols) stats.emplace_back(c.type);
   BatchQueue queue;
   std::thread parser([&] { parseRecords(target, reader, skipHeader, queue); });
   try {
@@ -226,9 +231,13 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
         for (size_t i = 0; i < n; ++i) {
           size_t v = row * n + i;
           table.setValue(r, target.columns[i], &b.values[v * 2], b.nulls[v] != 0);
+          if (!stats.empty()) stats[target.columns[i]].add(&b.values[v * 2], b.nulls[v] != 0);
         }
         for (size_t c = 0; c < cols.size(); ++c)
-          if (!listed[c]) table.setValue(r, static_cast<uint32_t>(c), zero, true);
+          if (!listed[c]) {
+            table.setValue(r, static_cast<uint32_t>(c), zero, true);
+            if (!stats.empty()) stats[c].add(zero, true);
+          }
       }
       added += b.rows;
       if (progress && added >= nextReport) {
@@ -246,6 +255,14 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
   }
   parser.join();
   if (progress && added >= kProgressEvery) progress({added, reader.bytesRead()});  // only long loads report
+  if (stats.empty()) {
+    table.setStatistics(gatherStatistics(table));
+  } else {
+    TableStatistics ts;
+    ts.rows = table.rowCount();
+    for (auto& s : stats) ts.columns.push_back(s.finish(ts.rows));
+    table.setStatistics(std::move(ts));
+  }
   return added;
 }
 

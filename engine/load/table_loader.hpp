@@ -26,6 +26,7 @@ struct LoadTarget {
 // Appends every record and returns how many. On any error the table is truncated back to its
 // rows before the call and an Error names the source, line, field column and table column.
 // A record may end with one extra empty field (dbgen writes a delimiter after the last value).
+// Afterwards the table has fresh statistics (statistics.hpp).
 uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader,
                      const std::function<void(const LoadProgress&)>& progress = {});
 

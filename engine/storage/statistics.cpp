@@ -38,32 +38,7 @@ uint64_t hashBytes(const char* p, uint32_t n) {
   return h;
 }
 
-// HyperLogLog with 2^12 registers.
-class DistinctCounter {
- public:
-  void add(uint64_t h) {
-    uint32_t idx = static_cast<uint32_t>(h >> (64 - kBits));
-    uint64_t rest = h << kBits;
-    uint8_t rank = rest == 0 ? static_cast<uint8_t>(64 - kBits + 1) : static_cast<uint8_t>(__builtin_clzll(rest) + 1);
-    regs_[idx] = std::max(regs_[idx], rank);
-  }
-  double estimate() const {
-    const double m = kRegisters;
-    double sum = 0;
-    uint32_t zeros = 0;
-    for (uint8_t r : regs_) {
-      sum += std::ldexp(1.0, -r);
-      zeros += r == 0;
-    }
-    double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
-    if (e <= 2.5 * m && zeros) e = m * std::log(m / zeros);  // small ranges: linear counting
-    return e;
-  }
-
- private:
-  static constexpr uint32_t kBits = 12, kRegisters = 1u << kBits;
-  std::vector<uint8_t> regs_ = std::vector<uint8_t>(kRegisters, 0);
-};
+constexpr uint32_t kHllBits = 12, kHllRegisters = 1u << kHllBits;
 
 double numeric(const SqlType& t, const char* p) {
   switch (t.id) {
@@ -106,47 +81,71 @@ namespace {
 ColumnStatistics columnStatistics(Table& t, uint32_t c) {
   const SqlType& type = t.columns()[c].type;
   const uint32_t width = type.byteWidth();
-  const uint64_t rows = t.rowCount();
-  DistinctCounter distinct;
-  uint64_t nulls = 0;
-  ColumnStatistics cs;
-  cs.hasRange = type.isNumeric() || type.id == TypeId::Date;
-  cs.min = INFINITY;
-  cs.max = -INFINITY;
+  ColumnStatisticsBuilder builder(type);
   for (uint32_t k = 0; k < t.chunkCount(); ++k) {
     const char* data = static_cast<const char*>(t.columnData(k, c));
     const uint8_t* nullBits = t.nullBitmap(k, c);
     const uint32_t n = t.chunkRows(k);
-    for (uint32_t r = 0; r < n; ++r) {
-      if (nullBits && (nullBits[r >> 3] >> (r & 7) & 1)) {
-        ++nulls;
-        continue;
-      }
-      const char* p = data + static_cast<size_t>(r) * width;
-      if (type.isString()) {
-        StringRef sr;
-        std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
-        distinct.add(hashBytes(sr.data(), sr.len));
-      } else {
-        uint64_t bits = 0;
-        std::memcpy(&bits, p, width);
-        distinct.add(mix(bits));
-        if (cs.hasRange) {
-          double v = numeric(type, p);
-          cs.min = std::min(cs.min, v);
-          cs.max = std::max(cs.max, v);
-        }
-      }
-    }
+    for (uint32_t r = 0; r < n; ++r)
+      builder.add(data + static_cast<size_t>(r) * width, nullBits && (nullBits[r >> 3] >> (r & 7) & 1));
   }
-  uint64_t nonNull = rows - nulls;
-  cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(distinct.estimate())));
-  cs.nullFraction = rows ? static_cast<double>(nulls) / static_cast<double>(rows) : 0;
-  if (nonNull == 0) cs.hasRange = false;
-  return cs;
+  return builder.finish(t.rowCount());
 }
 
 }  // namespace
+
+ColumnStatisticsBuilder::ColumnStatisticsBuilder(const SqlType& type)
+    : type_(type), width_(type.byteWidth()), min_(INFINITY), max_(-INFINITY), registers_(kHllRegisters, 0) {}
+ColumnStatisticsBuilder::~ColumnStatisticsBuilder() = default;
+ColumnStatisticsBuilder::ColumnStatisticsBuilder(ColumnStatisticsBuilder&&) noexcept = default;
+
+void ColumnStatisticsBuilder::add(const void* value, bool isNull) {
+  if (isNull) {
+    ++nulls_;
+    return;
+  }
+  const char* p = static_cast<const char*>(value);
+  uint64_t h;
+  if (type_.isString()) {
+    StringRef sr;
+    std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
+    h = hashBytes(sr.data(), sr.len);
+  } else {
+    uint64_t bits = 0;
+    std::memcpy(&bits, p, width_);
+    h = mix(bits);
+    if (type_.isNumeric() || type_.id == TypeId::Date) {
+      double v = numeric(type_, p);
+      min_ = std::min(min_, v);
+      max_ = std::max(max_, v);
+    }
+  }
+  // HyperLogLog: the register named by the top bits keeps the longest run of leading zeros after.
+  uint32_t idx = static_cast<uint32_t>(h >> (64 - kHllBits));
+  uint64_t rest = h << kHllBits;
+  auto rank = static_cast<uint8_t>(rest == 0 ? 64 - kHllBits + 1 : __builtin_clzll(rest) + 1);
+  if (rank > registers_[idx]) registers_[idx] = rank;
+}
+
+ColumnStatistics ColumnStatisticsBuilder::finish(uint64_t rows) const {
+  const double m = kHllRegisters;
+  double sum = 0;
+  uint32_t zeros = 0;
+  for (uint8_t r : registers_) {
+    sum += std::ldexp(1.0, -r);
+    zeros += r == 0;
+  }
+  double estimate = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+  if (estimate <= 2.5 * m && zeros) estimate = m * std::log(m / zeros);  // small ranges: linear counting
+  ColumnStatistics cs;
+  uint64_t nonNull = rows - nulls_;
+  cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(estimate)));
+  cs.nullFraction = rows ? static_cast<double>(nulls_) / static_cast<double>(rows) : 0;
+  cs.hasRange = nonNull > 0 && (type_.isNumeric() || type_.id == TypeId::Date);
+  cs.min = min_;
+  cs.max = max_;
+  return cs;
+}
 
 TableStatistics gatherStatistics(const Table& table) {
   auto& t = const_cast<Table&>(table);  // chunk accessors are non-const; nothing is written

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/types/sql_type.hpp"
+
 namespace hyrax {
 
 class Table;
@@ -23,5 +25,24 @@ struct TableStatistics {
 };
 
 TableStatistics gatherStatistics(const Table& table);
+
+// One column's statistics, value by value (what gatherStatistics does for each column, and what
+// COPY does while it appends, so a load needs no second pass).
+class ColumnStatisticsBuilder {
+ public:
+  explicit ColumnStatisticsBuilder(const SqlType& type);
+  ~ColumnStatisticsBuilder();
+  ColumnStatisticsBuilder(ColumnStatisticsBuilder&&) noexcept;
+  // `value` points at the value in its physical representation (a StringRef for strings).
+  void add(const void* value, bool isNull);
+  ColumnStatistics finish(uint64_t rows) const;
+
+ private:
+  SqlType type_;
+  uint32_t width_;
+  uint64_t nulls_ = 0;
+  double min_, max_;
+  std::vector<uint8_t> registers_;  // HyperLogLog, 2^12 registers
+};
 
 }  // namespace hyrax

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -83,4 +84,32 @@ TEST_CASE("loading is all or nothing and reports the line and column") {
   }
   CHECK(t.rowCount() == 2);
   CHECK(t.getValue(1, 0).asInt() == 2);
+}
+
+TEST_CASE("a load leaves the statistics a full scan would gather") {
+  Table t("s", {{"k", SqlType::int32(false)}, {"name", SqlType::text(true)}, {"d", SqlType::date(true)},
+                {"unlisted", SqlType::int64(true)}});
+  std::string data;
+  for (int i = 0; i < 20000; ++i)
+    data += std::to_string(i % 1000) + "|" + (i % 7 ? "name-that-is-longer-than-twelve-" + std::to_string(i % 300) : "\\N") +
+            "|2020-01-" + std::to_string(1 + i % 28) + "\n";
+  CopyFormat f = CopyFormat::text();
+  f.delimiter = '|';
+  DelimitedReader r(trickle(data, 4096), f);
+  REQUIRE(loadRecords({&t, {0, 1, 2}, "s.tbl"}, r, false) == 20000);
+  REQUIRE(t.statistics() != nullptr);
+  TableStatistics during = *t.statistics(), after = gatherStatistics(t);
+  REQUIRE(during.rows == 20000);
+  for (size_t c = 0; c < 4; ++c) {
+    CHECK(during.columns[c].distinct == after.columns[c].distinct);
+    CHECK(during.columns[c].nullFraction == after.columns[c].nullFraction);
+    CHECK(during.columns[c].hasRange == after.columns[c].hasRange);
+    if (after.columns[c].hasRange) {
+      CHECK(during.columns[c].min == after.columns[c].min);
+      CHECK(during.columns[c].max == after.columns[c].max);
+    }
+  }
+  CHECK(std::abs(during.columns[0].distinct - 1000) < 50);  // HyperLogLog: within a few percent
+  CHECK(std::abs(during.columns[1].distinct - 300) < 15);
+  CHECK(during.columns[3].nullFraction == 1.0);
 }

@@ -127,8 +127,6 @@ QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& tabl
       ctx.progress("COPY " + table.name() + ": " + std::to_string(p.rows) + " rows, " + megabytes(p.bytes) + " read");
     };
   uint64_t n = loadRecords(target, reader, format.header, progress);
-  if (ctx.progress) ctx.progress("COPY " + table.name() + ": gathering statistics");
-  table.setStatistics(gatherStatistics(table));  // the optimizer's view of the new data
   return QueryResult({}, {}, "COPY " + std::to_string(n));
 }
 
