@@ -26,7 +26,8 @@ void collectUsed(Operator& op, std::unordered_set<const IU*>& used) {
   for (auto& c : op.children) collectUsed(*c, used);
 }
 
-void prune(Operator& op, const std::unordered_set<const IU*>& used) {
+void prune(OperatorPtr& ptr, const std::unordered_set<const IU*>& used) {
+  Operator& op = *ptr;
   if (op.kind == OpKind::TableScan) {
     auto& cols = static_cast<TableScan&>(op).columns;
     cols.erase(std::remove_if(cols.begin(), cols.end(), [&](auto& c) { return !used.count(c.iu); }), cols.end());
@@ -39,7 +40,8 @@ void prune(Operator& op, const std::unordered_set<const IU*>& used) {
     auto& outer = static_cast<HashJoin&>(op).outerColumns;
     outer.erase(std::remove_if(outer.begin(), outer.end(), [&](auto& c) { return !used.count(c.outer); }), outer.end());
   }
-  for (auto& c : op.children) prune(*c, used);
+  for (auto& c : op.children) prune(c, used);
+  if (op.kind == OpKind::Map && static_cast<Map&>(op).computed.empty()) ptr = std::move(op.children[0]);  // nothing left
 }
 
 }  // namespace
@@ -47,7 +49,7 @@ void prune(Operator& op, const std::unordered_set<const IU*>& used) {
 void pruneColumns(QueryPlan& plan) {
   std::unordered_set<const IU*> used(plan.output.begin(), plan.output.end());
   collectUsed(*plan.root, used);
-  prune(*plan.root, used);
+  prune(plan.root, used);
 }
 
 }  // namespace hyrax::sql
