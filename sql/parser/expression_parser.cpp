@@ -1,0 +1,369 @@
+// Expressions by precedence climbing, lowest precedence first (OR, AND, NOT, comparisons and
+// predicates, ||, + -, * / %, unary, primaries).
+#include "sql/parser/parser_internal.hpp"
+
+namespace hyrax::sqlparse {
+
+ExprPtr Parser::expr() {
+  DepthGuard g(*this);
+  return orExpr();
+}
+
+ExprPtr Parser::binary(const char* op, ExprPtr a, ExprPtr b, SourcePos pos) {
+  auto e = std::make_unique<Expr>(ExprKind::Binary, pos);
+  e->op = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+ExprPtr Parser::orExpr() {
+  ExprPtr e = andExpr();
+  ChainGuard chain(*this);
+  while (is("or")) {
+    chain.step();
+    SourcePos p = cur().pos;
+    ++i_;
+    e = binary("OR", std::move(e), andExpr(), p);
+  }
+  return e;
+}
+
+ExprPtr Parser::andExpr() {
+  ExprPtr e = notExpr();
+  ChainGuard chain(*this);
+  while (is("and")) {
+    chain.step();
+    SourcePos p = cur().pos;
+    ++i_;
+    e = binary("AND", std::move(e), notExpr(), p);
+  }
+  return e;
+}
+
+ExprPtr Parser::notExpr() {
+  DepthGuard g(*this);
+  if (is("not") && !ahead(1).is("exists")) {
+    auto e = std::make_unique<Expr>(ExprKind::Unary, cur().pos);
+    ++i_;
+    e->op = "NOT";
+    e->args.push_back(notExpr());
+    return e;
+  }
+  return comparison();
+}
+
+ExprPtr Parser::comparison() {
+  ExprPtr e = concatExpr();
+  ChainGuard chain(*this);
+  while (true) {
+    chain.step();
+    SourcePos p = cur().pos;
+    static const char* ops[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
+    bool matched = false;
+    for (const char* op : ops) {
+      if (is(op)) {
+        ++i_;
+        std::string sym = std::string(op) == "!=" ? "<>" : op;
+        if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && atQuery(2)) {
+          auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
+          q->op = sym;
+          q->unit = is("all") ? "all" : "any";
+          i_ += 2;
+          q->args.push_back(std::move(e));
+          q->subquery = select();
+          expect(")");
+          e = std::move(q);
+        } else {
+          e = binary(sym.c_str(), std::move(e), concatExpr(), p);
+        }
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    if (accept("is")) {
+      auto n = std::make_unique<Expr>(ExprKind::IsNull, p);
+      n->negated = accept("not");
+      expect("null");
+      n->args.push_back(std::move(e));
+      e = std::move(n);
+      continue;
+    }
+    bool negated = false;
+    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like"))) {
+      negated = true;
+      ++i_;
+    }
+    if (accept("between")) {
+      auto b = std::make_unique<Expr>(ExprKind::Between, p);
+      b->negated = negated;
+      b->args.push_back(std::move(e));
+      b->args.push_back(concatExpr());
+      expect("and");
+      b->args.push_back(concatExpr());
+      e = std::move(b);
+    } else if (accept("in")) {
+      expect("(");
+      std::unique_ptr<Expr> in;
+      if (atQuery()) {
+        in = std::make_unique<Expr>(ExprKind::InSelect, p);
+        in->args.push_back(std::move(e));
+        in->subquery = select();
+      } else {
+        in = std::make_unique<Expr>(ExprKind::InList, p);
+        in->args.push_back(std::move(e));
+        do in->args.push_back(expr());
+        while (accept(","));
+      }
+      in->negated = negated;
+      expect(")");
+      e = std::move(in);
+    } else if (accept("like")) {
+      auto l = std::make_unique<Expr>(ExprKind::Like, p);
+      l->negated = negated;
+      l->args.push_back(std::move(e));
+      l->args.push_back(concatExpr());
+      if (accept("escape")) l->args.push_back(concatExpr());
+      e = std::move(l);
+    } else {
+      return e;
+    }
+  }
+}
+
+ExprPtr Parser::concatExpr() {
+  ExprPtr e = additive();
+  ChainGuard chain(*this);
+  while (is("||")) {
+    chain.step();
+    SourcePos p = cur().pos;
+    ++i_;
+    e = binary("||", std::move(e), additive(), p);
+  }
+  return e;
+}
+
+ExprPtr Parser::additive() {
+  ExprPtr e = multiplicative();
+  ChainGuard chain(*this);
+  while (is("+") || is("-")) {
+    chain.step();
+    SourcePos p = cur().pos;
+    std::string op = t_[i_++].text;
+    e = binary(op == "+" ? "+" : "-", std::move(e), multiplicative(), p);
+  }
+  return e;
+}
+
+ExprPtr Parser::multiplicative() {
+  ExprPtr e = unary();
+  ChainGuard chain(*this);
+  while (is("*") || is("/") || is("%")) {
+    chain.step();
+    SourcePos p = cur().pos;
+    std::string op = t_[i_++].text;
+    e = binary(op == "*" ? "*" : op == "/" ? "/" : "%", std::move(e), unary(), p);
+  }
+  return e;
+}
+
+ExprPtr Parser::unary() {
+  DepthGuard g(*this);
+  if (is("-") || is("+")) {
+    auto e = std::make_unique<Expr>(ExprKind::Unary, cur().pos);
+    e->op = t_[i_++].text;
+    e->args.push_back(unary());
+    return e;
+  }
+  ExprPtr e = primary();
+  ChainGuard chain(*this);
+  while (is("::")) {
+    chain.step();
+    SourcePos p = cur().pos;
+    ++i_;
+    auto c = std::make_unique<Expr>(ExprKind::Cast, p);
+    c->type = typeName();
+    c->args.push_back(std::move(e));
+    e = std::move(c);
+  }
+  return e;
+}
+
+ExprPtr Parser::primary() {
+  const Token& t = cur();
+  SourcePos pos = t.pos;
+  auto literal = [&](ExprKind k) {
+    auto e = std::make_unique<Expr>(k, pos);
+    e->text = t_[i_++].text;
+    return e;
+  };
+  switch (t.kind) {
+    case TokenKind::Integer: return literal(ExprKind::Integer);
+    case TokenKind::Decimal: return literal(ExprKind::Decimal);
+    case TokenKind::Float: return literal(ExprKind::Float);
+    case TokenKind::String: return literal(ExprKind::String);
+    case TokenKind::End: syntaxError();
+    default: break;
+  }
+  if (accept("(")) {
+    if (atQuery()) {
+      auto e = std::make_unique<Expr>(ExprKind::Subquery, pos);
+      e->subquery = select();
+      expect(")");
+      return e;
+    }
+    ExprPtr e = expr();
+    expect(")");
+    return e;
+  }
+  if (t.kind == TokenKind::Identifier) {
+    if (accept("null")) return std::make_unique<Expr>(ExprKind::Null, pos);
+    if (is("true") || is("false")) {
+      auto e = std::make_unique<Expr>(ExprKind::Boolean, pos);
+      e->boolValue = t_[i_++].text == "true";
+      return e;
+    }
+    if (is("date") && ahead(1).kind == TokenKind::String) {
+      ++i_;
+      auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
+      e->type = SqlType::date(false);
+      e->text = t_[i_++].text;
+      return e;
+    }
+    if (is("interval") && ahead(1).kind == TokenKind::String) {
+      ++i_;
+      auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
+      e->type = SqlType::null();
+      e->text = t_[i_++].text;
+      if (cur().kind == TokenKind::Identifier && (is("day") || is("month") || is("year"))) {
+        e->unit = t_[i_++].text;
+        if (is("(") && ahead(1).kind == TokenKind::Integer && ahead(2).is(")")) i_ += 3;  // DAY (3): a precision
+      }
+      return e;
+    }
+    if (accept("case")) return caseExpr(pos);
+    if (is("cast") && ahead(1).is("(")) {
+      i_ += 2;
+      auto e = std::make_unique<Expr>(ExprKind::Cast, pos);
+      e->args.push_back(expr());
+      expect("as");
+      e->type = typeName();
+      expect(")");
+      return e;
+    }
+    if (is("exists") || (is("not") && ahead(1).is("exists"))) {
+      bool neg = accept("not");
+      expect("exists");
+      expect("(");
+      auto e = std::make_unique<Expr>(ExprKind::Exists, pos);
+      e->negated = neg;
+      e->subquery = select();
+      expect(")");
+      return e;
+    }
+  }
+  if (!atIdentifier()) syntaxError();
+  std::string name = identifier();
+  if ((name == "extract" || name == "substring") && is("(")) {
+    // The standard's keyword forms: EXTRACT(field FROM x), SUBSTRING(x FROM a [FOR b]).
+    size_t save = i_;
+    expect("(");
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = name;
+    if (name == "extract" && atIdentifier() && ahead(1).is("from")) {
+      f->unit = identifier();
+      expect("from");
+      f->args.push_back(expr());
+      expect(")");
+      return f;
+    }
+    if (name == "substring") {
+      f->args.push_back(expr());
+      if (accept("from")) {
+        f->args.push_back(expr());
+        if (accept("for")) f->args.push_back(expr());
+        expect(")");
+        return f;
+      }
+    }
+    i_ = save;  // an ordinary call: substring(x, a, b)
+  }
+  if (name == "position" && is("(")) {  // POSITION(needle IN s)
+    size_t save = i_;
+    expect("(");
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = name;
+    f->args.push_back(concatExpr());
+    if (accept("in")) {
+      f->args.push_back(expr());
+      expect(")");
+      return f;
+    }
+    i_ = save;
+  }
+  if (name == "trim" && is("(")) {  // TRIM([LEADING|TRAILING|BOTH] [characters] [FROM] s)
+    expect("(");
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = name;
+    f->unit = accept("leading") ? "leading" : accept("trailing") ? "trailing" : (accept("both"), "both");
+    if (accept("from")) {
+      f->args.push_back(expr());
+    } else {
+      ExprPtr first = expr();
+      if (accept("from")) {
+        f->args.push_back(expr());
+        f->args.push_back(std::move(first));  // args: s, characters
+      } else {
+        f->args.push_back(std::move(first));
+        if (accept(",")) f->args.push_back(expr());  // trim(s, characters)
+      }
+    }
+    expect(")");
+    return f;
+  }
+  if (accept("(")) {
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = name;
+    if (accept("*")) {
+      f->star = true;
+    } else if (!is(")")) {
+      if (accept("distinct")) f->distinct = true;
+      else accept("all");
+      do f->args.push_back(expr());
+      while (accept(","));
+    }
+    expect(")");
+    return f;
+  }
+  auto c = std::make_unique<Expr>(ExprKind::Column, pos);
+  if (accept(".")) {
+    c->table = name;
+    c->name = identifier();
+  } else {
+    c->name = name;
+  }
+  return c;
+}
+
+ExprPtr Parser::caseExpr(SourcePos pos) {
+  auto e = std::make_unique<Expr>(ExprKind::Case, pos);
+  if (!is("when")) {
+    e->hasOperand = true;
+    e->args.push_back(expr());
+  }
+  if (!is("when")) syntaxError();
+  while (accept("when")) {
+    e->args.push_back(expr());
+    expect("then");
+    e->args.push_back(expr());
+  }
+  if (accept("else")) {
+    e->hasElse = true;
+    e->args.push_back(expr());
+  }
+  expect("end");
+  return e;
+}
+
+}  // namespace hyrax::sqlparse

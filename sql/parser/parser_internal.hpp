@@ -1,0 +1,134 @@
+#pragma once
+// Internal to sql/parser: the recursive-descent parser, one class whose parts live in
+//   parser.cpp             statements (CREATE, DROP, INSERT, COPY, EXPLAIN, ANALYZE) and types,
+//   query_parser.cpp       queries: WITH, SELECT, set operations, ORDER BY/LIMIT, FROM and joins,
+//   expression_parser.cpp  expressions by precedence climbing, lowest precedence first.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sql/parser/ast.hpp"
+#include "sql/parser/lexer.hpp"
+#include "sql/parser/parser.hpp"
+
+namespace hyrax::sqlparse {
+
+using namespace hyrax::ast;
+
+// Words that cannot be a bare column or table alias (they continue the statement).
+bool isReserved(const std::string& word);
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+
+  StatementPtr statement() {
+    StatementPtr s = parseStatementBody();
+    accept(";");
+    if (cur().kind != TokenKind::End) syntaxError();
+    return s;
+  }
+
+ private:
+  // ---- token helpers ----
+  const Token& cur() const { return t_[i_]; }
+  const Token& ahead(size_t k) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
+  bool is(const char* w) const { return cur().is(w); }
+  bool accept(const char* w) {
+    if (!is(w)) return false;
+    ++i_;
+    return true;
+  }
+  void expect(const char* w) {
+    if (!accept(w)) syntaxError();
+  }
+  [[noreturn]] void syntaxError() const {
+    if (cur().kind == TokenKind::End) throw Error(sqlstate::SyntaxError, "syntax error at end of input", cur().pos);
+    const std::string& text = cur().raw;
+    throw Error(sqlstate::SyntaxError, "syntax error at or near \"" + text + "\"", cur().pos);
+  }
+  bool atIdentifier() const {
+    return cur().kind == TokenKind::QuotedIdentifier || (cur().kind == TokenKind::Identifier && !isReserved(cur().text));
+  }
+  std::string identifier() {
+    if (atIdentifier()) return t_[i_++].text;
+    syntaxError();
+  }
+  uint32_t unsignedNumber() {
+    if (cur().kind != TokenKind::Integer) syntaxError();
+    unsigned long v = std::stoul(cur().text.size() > 9 ? "4294967295" : cur().text);
+    ++i_;
+    return static_cast<uint32_t>(std::min<unsigned long>(v, UINT32_MAX));
+  }
+
+  [[noreturn]] void tooComplex() const {
+    throw Error(sqlstate::TooComplex, "statement too complex: nesting exceeds " + std::to_string(kMaxParseDepth) + " levels",
+                cur().pos);
+  }
+
+  // Bounds recursion: a hostile query gets 54001, not a stack overflow.
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxParseDepth) p.tooComplex();
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+  // Loops that wrap their left operand again and again (a + b + c ..., a UNION b UNION c ...,
+  // joins) build trees as deep as they are long without recursing here: each step counts against
+  // the same bound, so the tree stays shallow enough for the recursive passes after parsing.
+  struct ChainGuard {
+    Parser& p;
+    uint32_t n = 0;
+    explicit ChainGuard(Parser& parser) : p(parser) {}
+    void step() {
+      if (++n + p.depth_ > kMaxParseDepth) p.tooComplex();
+    }
+  };
+
+  // Does a query (SELECT or WITH ... SELECT) start `k` tokens ahead?
+  bool atQuery(size_t k = 0) const { return ahead(k).is("select") || ahead(k).is("with"); }
+
+  // ---- statements (parser.cpp) ----
+  StatementPtr parseStatementBody();
+  std::string stringLiteral();
+  StatementPtr copy(SourcePos pos);
+  StatementPtr explain(SourcePos pos);
+  SqlType typeName();
+  StatementPtr createTable(SourcePos pos);
+  StatementPtr dropTable(SourcePos pos);
+  StatementPtr insert(SourcePos pos);
+
+  // ---- queries (query_parser.cpp) ----
+  std::unique_ptr<Select> select();
+  std::unique_ptr<Select> setExpression();
+  std::unique_ptr<Select> intersectTerm();
+  std::unique_ptr<Select> setOperation(SetOp op, std::unique_ptr<Select> l,
+                                       const std::function<std::unique_ptr<Select>()>& next);
+  std::unique_ptr<Select> queryPrimary();
+  std::unique_ptr<Select> selectCore();
+  void orderAndLimit(Select& sel);
+  ExprPtr literalOne();
+  TableRefPtr tableRef();
+  TableRefPtr tablePrimary();
+
+  // ---- expressions (expression_parser.cpp) ----
+  ExprPtr expr();
+  ExprPtr binary(const char* op, ExprPtr a, ExprPtr b, SourcePos pos);
+  ExprPtr orExpr();
+  ExprPtr andExpr();
+  ExprPtr notExpr();
+  ExprPtr comparison();
+  ExprPtr concatExpr();
+  ExprPtr additive();
+  ExprPtr multiplicative();
+  ExprPtr unary();
+  ExprPtr primary();
+  ExprPtr caseExpr(SourcePos pos);
+
+  std::vector<Token> t_;
+  size_t i_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace hyrax::sqlparse
