@@ -21,8 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kTables[] = {"region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"};
-
 // The directory of initdb/pg_ctl: on PATH, else Debian's /usr/lib/postgresql/<version>/bin.
 std::string serverBin() {
   if (std::system("command -v pg_ctl >/dev/null 2>&1") == 0) return "";
@@ -79,7 +77,7 @@ class PostgresPeer : public Peer {
     pqxx::nontransaction tx(*con_);
     tx.exec(schema);
     auto start = Clock::now();
-    for (const char* t : kTables)
+    for (const char* t : kTpchTables)
       tx.exec("COPY " + std::string(t) + " FROM '" + fs::absolute(dataDir / (std::string(t) + ".tbl")).string() +
               "' WITH (DELIMITER '|')");
     tx.exec("VACUUM ANALYZE");

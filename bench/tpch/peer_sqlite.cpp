@@ -18,8 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kTables[] = {"region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"};
-
 std::string sqliteDialect(int query, std::string sql) {
   auto icase = std::regex::icase;
   sql = std::regex_replace(sql, std::regex(R"(CAST\('(\d{4}-\d{2}-\d{2})' AS date\))", icase), "'$1'");
@@ -49,7 +47,7 @@ class SqlitePeer : public Peer {
     exec(schemaSql);
     auto start = Clock::now();
     exec("BEGIN");
-    for (const char* t : kTables) {
+    for (const char* t : kTpchTables) {
       sqlite3_stmt* probe = nullptr;
       check(sqlite3_prepare_v2(db_, ("SELECT * FROM " + std::string(t)).c_str(), -1, &probe, nullptr));
       int columns = sqlite3_column_count(probe);

@@ -11,6 +11,10 @@
 
 namespace hyrax::bench {
 
+// The eight TPC-H tables, in an order their foreign keys allow loading.
+inline constexpr const char* kTpchTables[] = {"region", "nation", "part", "supplier", "partsupp", "customer", "orders",
+                                              "lineitem"};
+
 class Peer {
  public:
   virtual ~Peer() = default;

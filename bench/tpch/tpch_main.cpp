@@ -34,8 +34,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const char* kTables[] = {"region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"};
-
 std::string readFile(const fs::path& p) {
   std::ifstream in(p);
   if (!in) throw std::runtime_error("cannot read " + p.string());
@@ -68,6 +66,7 @@ struct PeerRun {
 
 struct QueryRun {
   int number = 0;
+  std::string sql;
   std::string status;  // ok, FAIL (wrong answer), unsupported, error
   std::string detail;
   uint64_t rows = 0;
@@ -102,7 +101,7 @@ void runPeers(const std::vector<std::string>& peers, double limit, double sf, co
       for (int i = 0; i < repeat && pr.problem.empty(); ++i) {
         try {
           uint64_t rows = 0;
-          pr.ms = std::min(pr.ms, peer->run(run.number, queryText(src, run.number), rows));
+          pr.ms = std::min(pr.ms, peer->run(run.number, run.sql, rows));
           if (rows != run.rows && run.status == "ok") pr.problem = std::to_string(rows) + " rows";
         } catch (const std::exception& e) {
           pr.problem = e.what();
@@ -145,7 +144,7 @@ int tpch(int argc, char** argv) {
   auto loadStart = Clock::now();
   uint64_t loadedRows = 0;
   uint64_t loadedBytes = 0;
-  for (const char* t : kTables) {
+  for (const char* t : bench::kTpchTables) {
     fs::path file = data / (std::string(t) + ".tbl");
     loadedBytes += fs::file_size(file);
     QueryResult r = con.execute("COPY " + std::string(t) + " FROM '" + file.string() + "' (DELIMITER '|')");
@@ -163,7 +162,8 @@ int tpch(int argc, char** argv) {
     std::snprintf(name, sizeof(name), "q%02d", q);
     QueryRun run;
     run.number = q;
-    std::string sql = queryText(src, q);
+    run.sql = queryText(src, q);
+    const std::string& sql = run.sql;
     run.compileMs = run.executeMs = 1e300;
     try {
       for (int i = 0; i < repeat; ++i) {

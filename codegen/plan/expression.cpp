@@ -33,6 +33,20 @@ void Expr::collectIUs(std::vector<const IU*>& out) const {
   for (auto& a : args) a->collectIUs(out);
 }
 
+bool readsOnly(const Expr& e, const IURefs& set) {
+  if (e.kind == ExprKind::Column && !set.count(e.iu)) return false;
+  for (auto& a : e.args)
+    if (!readsOnly(*a, set)) return false;
+  return true;
+}
+
+bool readsAny(const Expr& e, const IURefs& set) {
+  if (e.kind == ExprKind::Column && set.count(e.iu)) return true;
+  for (auto& a : e.args)
+    if (readsAny(*a, set)) return true;
+  return false;
+}
+
 const char* toString(ArithOp op) {
   switch (op) {
     case ArithOp::Add: return "+";

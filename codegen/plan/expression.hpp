@@ -86,6 +86,10 @@ struct Expr {
 
 using ExprPtr = std::unique_ptr<Expr>;
 
+// Does `e` read only IUs of `set` (constants read none)? Does it read any of them?
+bool readsOnly(const Expr& e, const IURefs& set);
+bool readsAny(const Expr& e, const IURefs& set);
+
 // "a + 1", "sum" ... for EXPLAIN.
 std::string toString(const Expr& e);
 const char* toString(ArithOp op);

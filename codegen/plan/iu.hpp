@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_set>
 
 #include "engine/types/sql_type.hpp"
 
@@ -28,5 +29,8 @@ class IUSet {
  private:
   std::deque<IU> ius_;
 };
+
+// A set of IUs (what an operator produces, what a condition may read).
+using IURefs = std::unordered_set<const IU*>;
 
 }  // namespace hyrax::plan

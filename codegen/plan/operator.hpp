@@ -27,6 +27,10 @@ struct Operator {
   virtual ~Operator() = default;
   // IUs this operator's output rows carry.
   virtual std::vector<const IU*> produced() const = 0;
+  IURefs producedSet() const {
+    auto v = produced();
+    return {v.begin(), v.end()};
+  }
   Operator* child(size_t i = 0) const { return children[i].get(); }
 };
 using OperatorPtr = std::unique_ptr<Operator>;

@@ -10,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "sql/optimizer/cardinality.hpp"
 #include "sql/optimizer/optimizer.hpp"
@@ -93,7 +92,7 @@ class Planner {
     if (n <= kMaxDpLeaves) {
       if (!dp(all, false)) dp(all, true);  // a disconnected graph needs cross products
     } else {
-      greedy(all);
+      greedy();
     }
     return build(all);
   }
@@ -181,7 +180,7 @@ class Planner {
     return best_[all].valid;
   }
 
-  void greedy(Mask all) {
+  void greedy() {
     // Too many leaves for DP: repeatedly join the two connected sets with the smallest result.
     std::vector<Mask> sets;
     for (size_t i = 0; i < r_.leaves.size(); ++i) sets.push_back(1u << i);
@@ -203,7 +202,6 @@ class Planner {
       sets[bi] = m;
       sets.erase(sets.begin() + static_cast<long>(bj));
     }
-    (void)all;
   }
 
   static size_t popcountIndex(Mask m) { return static_cast<size_t>(__builtin_ctz(m)); }
@@ -253,22 +251,6 @@ class Planner {
   std::unordered_map<Mask, Entry> greedyBest_;
 };
 
-bool readsOnly(const std::vector<const Expr*>& exprs, const std::unordered_set<const IU*>& allowed,
-               const std::unordered_set<const IU*>& ignored) {
-  for (const Expr* e : exprs) {
-    std::vector<const IU*> used;
-    e->collectIUs(used);
-    for (auto* iu : used)
-      if (!ignored.count(iu) && !allowed.count(iu)) return false;
-  }
-  return true;
-}
-
-std::unordered_set<const IU*> producedBy(const Operator& op) {
-  auto v = op.produced();
-  return {v.begin(), v.end()};
-}
-
 }  // namespace
 
 void sinkSemiJoins(OperatorPtr& op, CardinalityModel& model) {
@@ -283,9 +265,11 @@ void sinkSemiJoins(OperatorPtr& op, CardinalityModel& model) {
   std::vector<const Expr*> reads;
   for (auto& k : j.keys) reads.push_back(k.probe.get());
   if (j.residual) reads.push_back(j.residual.get());
-  auto build = producedBy(*op->child(0));
   for (int side = 0; side < 2; ++side) {
-    if (!readsOnly(reads, producedBy(*inner->child(side)), build)) continue;
+    // The condition may read the build side and this input, nothing of the other input.
+    IURefs allowed = inner->child(side)->producedSet();
+    for (auto* iu : op->child(0)->produced()) allowed.insert(iu);
+    if (!std::all_of(reads.begin(), reads.end(), [&](const Expr* e) { return readsOnly(*e, allowed); })) continue;
     // semi(inner(a, b)) -> inner(semi(a), b): the semi join filters the input its condition reads.
     OperatorPtr semi = std::move(op);
     OperatorPtr join = std::move(semi->children[1]);

@@ -15,25 +15,23 @@ void foldPlanConstants(Operator& op) {
   for (auto& c : op.children) foldPlanConstants(*c);
 }
 
-void estimateCardinalities(Operator& op) { CardinalityModel(op).estimate(op); }
-
 void chooseBuildSides(Operator& op) {
   for (auto& c : op.children) chooseBuildSides(*c);
   if (op.kind != OpKind::HashJoin) return;
   auto& j = static_cast<HashJoin&>(op);
-  if ((j.kind == JoinKind::Semi || j.kind == JoinKind::Anti) && op.child(0)->estimatedRows > 2 * op.child(1)->estimatedRows) {
-    // A big subquery side against few rows: build on the few, mark them from the many.
+  auto swapSides = [&] {
     std::swap(op.children[0], op.children[1]);
     for (auto& k : j.keys) std::swap(k.build, k.probe);
+  };
+  if ((j.kind == JoinKind::Semi || j.kind == JoinKind::Anti) && op.child(0)->estimatedRows > 2 * op.child(1)->estimatedRows) {
+    // A big subquery side against few rows: build on the few, mark them from the many.
+    swapSides();
     j.kind = j.kind == JoinKind::Semi ? JoinKind::RightSemi : JoinKind::RightAnti;
     return;
   }
   if (j.kind != JoinKind::Inner) return;  // the others must probe with the side they preserve
   // The hash table holds the build side: make it the smaller input.
-  if (op.child(0)->estimatedRows > op.child(1)->estimatedRows) {
-    std::swap(op.children[0], op.children[1]);
-    for (auto& k : j.keys) std::swap(k.build, k.probe);
-  }
+  if (op.child(0)->estimatedRows > op.child(1)->estimatedRows) swapSides();
 }
 
 void optimize(QueryPlan& plan) {

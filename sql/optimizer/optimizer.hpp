@@ -16,7 +16,6 @@ void optimize(plan::QueryPlan& plan);
 
 // Parts, exposed for tests.
 plan::OperatorPtr pushDownPredicates(plan::OperatorPtr op);
-void estimateCardinalities(plan::Operator& op);
 void chooseBuildSides(plan::Operator& op);
 void foldPlanConstants(plan::Operator& op);
 void pruneColumns(plan::QueryPlan& plan);

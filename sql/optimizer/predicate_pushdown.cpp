@@ -2,7 +2,6 @@
 // see them first (aggregation, sort, limit) or until no child provides all their columns; an
 // equality whose sides come from the two inputs of a join becomes a hash key.
 #include <algorithm>
-#include <unordered_set>
 
 #include "sql/optimizer/optimizer.hpp"
 
@@ -81,19 +80,6 @@ ExprPtr conjunction(std::vector<ExprPtr> parts) {
 
 namespace {
 
-using IUSetT = std::unordered_set<const IU*>;
-
-IUSetT producedSet(const Operator& op) {
-  auto v = op.produced();
-  return IUSetT(v.begin(), v.end());
-}
-
-bool coveredBy(const Expr& e, const IUSetT& set) {
-  std::vector<const IU*> used;
-  e.collectIUs(used);
-  return std::all_of(used.begin(), used.end(), [&](const IU* iu) { return set.count(iu) > 0; });
-}
-
 OperatorPtr withFilter(OperatorPtr op, std::vector<ExprPtr> preds) {
   if (preds.empty()) return op;
   auto f = std::make_unique<Filter>();
@@ -105,10 +91,10 @@ OperatorPtr withFilter(OperatorPtr op, std::vector<ExprPtr> preds) {
 // An equality between an expression of the build side and one of the probe side becomes a hash
 // key of the join (and leaves `p` empty). A Mark join whose mark can be NULL takes only keys that
 // cannot be NULL: its NULL comparisons must reach the residual, where they make the mark NULL.
-bool takeJoinKey(HashJoin& j, ExprPtr& p, const IUSetT& build, const IUSetT& probe) {
+bool takeJoinKey(HashJoin& j, ExprPtr& p, const IURefs& build, const IURefs& probe) {
   if (p->kind != ExprKind::Compare || p->cmp != CmpOp::Eq || !p->args[0]->type.sameAs(p->args[1]->type)) return false;
-  bool buildFirst = coveredBy(*p->args[0], build) && coveredBy(*p->args[1], probe);
-  bool probeFirst = coveredBy(*p->args[1], build) && coveredBy(*p->args[0], probe);
+  bool buildFirst = readsOnly(*p->args[0], build) && readsOnly(*p->args[1], probe);
+  bool probeFirst = readsOnly(*p->args[1], build) && readsOnly(*p->args[0], probe);
   if (!buildFirst && !probeFirst) return false;
   if (j.kind == JoinKind::Mark && j.mark->type.nullable && (p->args[0]->type.nullable || p->args[1]->type.nullable))
     return false;
@@ -129,18 +115,18 @@ OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds);
 // probe row that fails it must still come out (unmatched, or with its mark).
 OperatorPtr pushIntoOuterJoin(OperatorPtr op, std::vector<ExprPtr> preds) {
   auto* j = static_cast<HashJoin*>(op.get());
-  IUSetT build = producedSet(*op->child(0)), probe = producedSet(*op->child(1));
+  IURefs build = op->child(0)->producedSet(), probe = op->child(1)->producedSet();
   std::vector<ExprPtr> toProbe, above, toBuild, residual;
-  for (auto& p : preds) (coveredBy(*p, probe) ? toProbe : above).push_back(std::move(p));
+  for (auto& p : preds) (readsOnly(*p, probe) ? toProbe : above).push_back(std::move(p));
   std::vector<ExprPtr> own;
   if (j->residual) splitConjuncts(std::move(j->residual), own);
   for (auto& p : own) {
     // A full join keeps every build row; a mark that can be NULL must see a NULL condition (NULL
     // IN (...) is NULL, not FALSE, when the subquery has rows).
     bool keepsBuildRows = j->kind == JoinKind::FullOuter || (j->kind == JoinKind::Mark && j->mark->type.nullable);
-    if (coveredBy(*p, build) && !keepsBuildRows)
+    if (readsOnly(*p, build) && !keepsBuildRows)
       toBuild.push_back(std::move(p));
-    else if (j->kind == JoinKind::Semi && coveredBy(*p, probe))
+    else if (j->kind == JoinKind::Semi && readsOnly(*p, probe))
       toProbe.push_back(std::move(p));
     else if (!takeJoinKey(*j, p, build, probe))
       residual.push_back(std::move(p));
@@ -162,9 +148,9 @@ OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds) {
     }
     case OpKind::Map: {
       // Conditions that do not read the computed columns can go below the Map.
-      IUSetT below = producedSet(*op->child());
+      IURefs below = op->child()->producedSet();
       std::vector<ExprPtr> down, here;
-      for (auto& p : preds) (coveredBy(*p, below) ? down : here).push_back(std::move(p));
+      for (auto& p : preds) (readsOnly(*p, below) ? down : here).push_back(std::move(p));
       op->children[0] = push(std::move(op->children[0]), std::move(down));
       return withFilter(std::move(op), std::move(here));
     }
@@ -172,12 +158,12 @@ OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds) {
       auto* j = static_cast<HashJoin*>(op.get());
       if (j->kind != JoinKind::Inner) return pushIntoOuterJoin(std::move(op), std::move(preds));
       if (j->residual) splitConjuncts(std::move(j->residual), preds);
-      IUSetT left = producedSet(*op->child(0)), right = producedSet(*op->child(1));
+      IURefs left = op->child(0)->producedSet(), right = op->child(1)->producedSet();
       std::vector<ExprPtr> toLeft, toRight, residual;
       for (auto& p : preds) {
-        if (coveredBy(*p, left))
+        if (readsOnly(*p, left))
           toLeft.push_back(std::move(p));
-        else if (coveredBy(*p, right))
+        else if (readsOnly(*p, right))
           toRight.push_back(std::move(p));
         else if (!takeJoinKey(*j, p, left, right))
           residual.push_back(std::move(p));

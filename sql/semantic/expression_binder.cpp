@@ -23,6 +23,15 @@ bool containsAggregate(const ast::Expr& e) {
   return false;
 }
 
+std::optional<plan::CmpOp> comparisonOperator(const std::string& symbol) {
+  static const std::pair<const char*, plan::CmpOp> kOps[] = {{"=", plan::CmpOp::Eq}, {"<>", plan::CmpOp::Ne},
+                                                             {"<", plan::CmpOp::Lt}, {"<=", plan::CmpOp::Le},
+                                                             {">", plan::CmpOp::Gt}, {">=", plan::CmpOp::Ge}};
+  for (auto& [sym, op] : kOps)
+    if (symbol == sym) return op;
+  return std::nullopt;
+}
+
 const char* clauseName(Clause c) {
   switch (c) {
     case Clause::Where: return "WHERE";
@@ -258,11 +267,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
                                                                     {"%", plan::ArithOp::Mod}};
       for (auto& [sym, aop] : arith)
         if (op == sym) return makeArith(aop, std::move(a), std::move(b), e.pos);
-      static const std::pair<const char*, plan::CmpOp> cmp[] = {{"=", plan::CmpOp::Eq}, {"<>", plan::CmpOp::Ne},
-                                                                {"<", plan::CmpOp::Lt}, {"<=", plan::CmpOp::Le},
-                                                                {">", plan::CmpOp::Gt}, {">=", plan::CmpOp::Ge}};
-      for (auto& [sym, cop] : cmp)
-        if (op == sym) return makeCompare(cop, std::move(a), std::move(b), e.pos);
+      if (auto cop = comparisonOperator(op)) return makeCompare(*cop, std::move(a), std::move(b), e.pos);
       throw Error(sqlstate::InternalError, "unknown operator " + op, e.pos);
     }
     case ast::ExprKind::IsNull: return makeIsNull(sub(0), e.negated, e.pos);

@@ -24,6 +24,8 @@ struct ScopeEntry {
 // Where an expression stands decides what it may contain.
 enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit };
 const char* clauseName(Clause c);  // "WHERE", "GROUP BY" ... for error messages
+// The comparison an AST operator symbol ("=", "<>", "<" ...) stands for; nullopt for others.
+std::optional<plan::CmpOp> comparisonOperator(const std::string& symbol);
 
 class SelectBinder {
  public:

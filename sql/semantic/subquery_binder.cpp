@@ -10,8 +10,6 @@
 // and become the join condition. Under an aggregate (SELECT min(x) FROM t WHERE t.k = outer.k)
 // the correlated equalities become grouping keys instead, one group per outer value, and a
 // missing group reads as the aggregate of no rows (count 0: the "count bug").
-#include <unordered_set>
-
 #include "sql/optimizer/constant_folding.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/select_binder.hpp"
@@ -24,40 +22,40 @@ using plan::ExprKind;
 using plan::ExprPtr;
 using plan::HashJoin;
 using plan::IU;
+using plan::readsAny;
 using plan::JoinKind;
 using plan::OperatorPtr;
 using plan::OpKind;
 
 namespace {
 
-using IUSetT = std::unordered_set<const IU*>;
+using IUSetT = plan::IURefs;
 
-bool readsAny(const Expr& e, const IUSetT& set) {
-  std::vector<const IU*> used;
-  e.collectIUs(used);
-  for (auto* iu : used)
-    if (set.count(iu)) return true;
-  return false;
+// Every IU some operator of the tree produces (also those a join does not pass on).
+IUSetT producedInTree(plan::Operator& root) {
+  IUSetT produced;
+  auto visit = [&](auto& self, plan::Operator& op) -> void {
+    for (auto* iu : op.produced()) produced.insert(iu);
+    for (auto& c : op.children) self(self, *c);
+  };
+  visit(visit, root);
+  return produced;
 }
 
 // IUs the tree's expressions read that none of its operators produce: its outer references.
 IUSetT freeIUs(plan::Operator& root) {
-  IUSetT produced, read;
+  const IUSetT produced = producedInTree(root);
+  IUSetT free;
   auto visit = [&](auto& self, plan::Operator& op) -> void {
-    for (auto* iu : op.produced()) produced.insert(iu);
-    if (op.kind == OpKind::HashJoin)  // a join's build side is hidden above semi/anti/mark joins
-      for (auto* iu : op.child(0)->produced()) produced.insert(iu);
     plan::forEachExpr(op, [&](ExprPtr& e) {
       std::vector<const IU*> used;
       e->collectIUs(used);
-      read.insert(used.begin(), used.end());
+      for (auto* iu : used)
+        if (!produced.count(iu)) free.insert(iu);
     });
     for (auto& c : op.children) self(self, *c);
   };
   visit(visit, root);
-  IUSetT free;
-  for (auto* iu : read)
-    if (!produced.count(iu)) free.insert(iu);
   return free;
 }
 
@@ -92,15 +90,6 @@ void pullCorrelated(OperatorPtr& op, const IUSetT& outer, std::vector<ExprPtr>& 
     }
     default: return;
   }
-}
-
-plan::CmpOp cmpOp(const std::string& s) {
-  if (s == "=") return plan::CmpOp::Eq;
-  if (s == "<>") return plan::CmpOp::Ne;
-  if (s == "<") return plan::CmpOp::Lt;
-  if (s == "<=") return plan::CmpOp::Le;
-  if (s == ">") return plan::CmpOp::Gt;
-  return plan::CmpOp::Ge;
 }
 
 plan::CmpOp inverse(plan::CmpOp op) {  // NOT (a op b) == a inverse(op) b, for non-NULL a, b
@@ -178,12 +167,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (!exists) {
     // A bare outer column as the subquery's value (SELECT (SELECT t.a)) is read by no operator
     // inside, so freeIUs cannot see it.
-    IUSetT inside;
-    auto visit = [&](auto& self, plan::Operator& op) -> void {
-      for (auto* iu : op.produced()) inside.insert(iu);
-      for (auto& c : op.children) self(self, *c);
-    };
-    visit(visit, *sub);
+    IUSetT inside = producedInTree(*sub);
     if (!inside.count(out[0]))
       throw Error(sqlstate::FeatureNotSupported, "a subquery whose value is an outer column is not supported yet", e.pos);
   }
@@ -258,7 +242,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
       ExprPtr x = bindExpr(*e.args[0], clause);
       plan::CmpOp op = plan::CmpOp::Eq;
       if (e.kind == ast::ExprKind::Quantified) {
-        op = cmpOp(e.op);
+        op = *comparisonOperator(e.op);  // the parser makes only comparison symbols quantified
         if (e.unit == "all") {  // x op ALL (S) = NOT (x inverse(op) ANY (S))
           op = inverse(op);
           negate = true;
@@ -279,17 +263,11 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (!freeIUs(*sub).empty())
     throw Error(sqlstate::FeatureNotSupported, "this correlated subquery is not supported yet (outer columns used outside "
                                                "its WHERE, or under an aggregate or LIMIT)", e.pos);
-  IUSetT available;
-  for (auto* iu : (*input_)->produced()) available.insert(iu);
+  IUSetT available = (*input_)->producedSet();
   for (auto* iu : sub->produced()) available.insert(iu);
-  if (join->residual) {
-    std::vector<const IU*> used;
-    join->residual->collectIUs(used);
-    for (auto* iu : used)
-      if (!available.count(iu))
-        throw Error(sqlstate::FeatureNotSupported,
-                    std::string("a correlated subquery in ") + clauseName(clause) + " is not supported yet", e.pos);
-  }
+  if (join->residual && !plan::readsOnly(*join->residual, available))
+    throw Error(sqlstate::FeatureNotSupported,
+                std::string("a correlated subquery in ") + clauseName(clause) + " is not supported yet", e.pos);
   join->children.push_back(std::move(sub));
   join->children.push_back(std::move(*input_));
   *input_ = std::move(join);
