@@ -38,8 +38,11 @@ using OperatorPtr = std::unique_ptr<Operator>;
 struct TableScan : Operator {
   Table* table = nullptr;
   std::string alias;
+  // A column of this index is the row's number in the table (BIGINT): UPDATE and DELETE read it
+  // to know which rows to change.
+  static constexpr uint32_t kRowNumber = ~uint32_t{0};
   struct Column {
-    uint32_t index;  // column index in the table
+    uint32_t index;  // column index in the table, or kRowNumber
     const IU* iu;
   };
   std::vector<Column> columns;  // only the columns the query reads

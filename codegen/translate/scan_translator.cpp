@@ -22,6 +22,11 @@ void TableScanTranslator::produce() {
     llvm::Value* rows = b.CreateZExt(cg_.call("hyrax_rt_table_chunk_rows", {table, chunk}), cg_.i64());
     std::vector<llvm::Value*> data, nulls;
     for (auto& c : scan.columns) {
+      if (c.index == plan::TableScan::kRowNumber) {
+        data.push_back(nullptr);
+        nulls.push_back(nullptr);
+        continue;
+      }
       data.push_back(cg_.call("hyrax_rt_table_column", {table, chunk, cg_.c32(c.index)}));
       nulls.push_back(c.iu->type.nullable ? cg_.call("hyrax_rt_table_nulls", {table, chunk, cg_.c32(c.index)})
                                           : nullptr);
@@ -37,6 +42,13 @@ void TableScanTranslator::produce() {
       cg_.ForRange(first, last, [&](llvm::Value* row) {
         for (size_t i = 0; i < scan.columns.size(); ++i) {
           const SqlType& t = scan.columns[i].iu->type;
+          if (scan.columns[i].index == plan::TableScan::kRowNumber) {
+            SqlValue v;
+            v.v = b.CreateAdd(b.CreateMul(chunk64, cg_.c64(Table::kChunkRows)), row);
+            v.type = t;
+            q_.values[scan.columns[i].iu] = v;
+            continue;
+          }
           llvm::Value* addr = b.CreateGEP(cg_.i8(), data[i], b.CreateMul(row, cg_.c64(t.byteWidth())));
           SqlValue v = cg_.loadValue(addr, t);
           v.type = t;

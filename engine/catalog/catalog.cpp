@@ -22,6 +22,37 @@ Table* Catalog::findTable(const std::string& name) const {
   return it == tables_.end() ? nullptr : it->second.get();
 }
 
+std::unique_ptr<Table> Catalog::detachTable(const std::string& name) {
+  auto it = tables_.find(name);
+  if (it == tables_.end()) throw Error(sqlstate::UndefinedTable, "relation \"" + name + "\" does not exist");
+  std::unique_ptr<Table> t = std::move(it->second);
+  tables_.erase(it);
+  return t;
+}
+
+void Catalog::attachTable(std::unique_ptr<Table> table) {
+  std::string name = table->name();
+  tables_.emplace(std::move(name), std::move(table));
+}
+
+std::pair<Table*, Index*> Catalog::findIndex(const std::string& name) const {
+  for (auto& [n, t] : tables_)
+    if (Index* i = t->findIndex(name)) return {t.get(), i};
+  return {nullptr, nullptr};
+}
+
+bool Catalog::nameTaken(const std::string& name) const {
+  return tables_.count(name) || views_.count(name) || findIndex(name).second;
+}
+
+Catalog::View Catalog::detachView(const std::string& name) {
+  auto it = views_.find(name);
+  if (it == views_.end()) throw Error(sqlstate::UndefinedTable, "view \"" + name + "\" does not exist");
+  View v = std::move(it->second);
+  views_.erase(it);
+  return v;
+}
+
 void Catalog::createView(const std::string& name, View view) {
   if (tables_.count(name) || views_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
 
 namespace hyrax {
@@ -17,6 +18,13 @@ class Catalog {
   // Throws Error 42P01 when missing.
   void dropTable(const std::string& name);
   Table* findTable(const std::string& name) const;  // nullptr when missing
+  // Takes a table out of the catalog and puts it back (a DROP TABLE that may still roll back).
+  std::unique_ptr<Table> detachTable(const std::string& name);
+  void attachTable(std::unique_ptr<Table> table);
+  // The index of that name on any table; {nullptr, nullptr} when there is none. Index names share
+  // one namespace with tables and views, as in PostgreSQL.
+  std::pair<Table*, Index*> findIndex(const std::string& name) const;
+  bool nameTaken(const std::string& name) const;  // a table, view or index has it
   std::vector<const Table*> tables() const;         // sorted by name
 
   // A view is its query's text (re-parsed wherever it is used) and its column names (empty: the
@@ -28,6 +36,7 @@ class Catalog {
   // Throws Error 42P07 when the name is taken.
   void createView(const std::string& name, View view);
   void dropView(const std::string& name);         // Throws Error 42P01 when missing
+  View detachView(const std::string& name);       // Throws Error 42P01 when missing
   const View* findView(const std::string& name) const;  // nullptr when missing
   std::vector<std::string> views() const;         // names, sorted
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "engine/index/index.hpp"
 #include "engine/storage/string_heap.hpp"
 #include "engine/util/error.hpp"
 
@@ -63,7 +64,7 @@ uint64_t Table::beginRow() {
   return rows_++;
 }
 
-void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull) {
+void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString) {
   Chunk& c = *chunks_[row / kChunkRows];
   uint32_t r = static_cast<uint32_t>(row % kChunkRows);
   const SqlType& t = columns_[column].type;
@@ -73,7 +74,8 @@ void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull
     c.nulls[column][r >> 3] |= static_cast<uint8_t>(1u << (r & 7));
     return;
   }
-  if (t.isString()) {
+  if (c.nulls[column]) c.nulls[column][r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
+  if (t.isString() && copyString) {
     StringRef s;
     std::memcpy(static_cast<void*>(&s), src, sizeof(s));
     if (!s.isInline()) s = StringRef::make(heap_->add(s.data(), s.len), s.len);
@@ -81,6 +83,42 @@ void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull
   } else {
     std::memcpy(dst, src, t.byteWidth());
   }
+}
+
+const void* Table::valuePtr(uint64_t row, uint32_t column) const {
+  const Chunk& c = *chunks_[row / kChunkRows];
+  return static_cast<const char*>(c.data[column]) + (row % kChunkRows) * columns_[column].type.byteWidth();
+}
+
+bool Table::isNull(uint64_t row, uint32_t column) const {
+  const uint8_t* bitmap = chunks_[row / kChunkRows]->nulls[column];
+  uint32_t r = static_cast<uint32_t>(row % kChunkRows);
+  return bitmap && ((bitmap[r >> 3] >> (r & 7)) & 1);
+}
+
+void Table::copyRow(uint64_t from, uint64_t to) {
+  for (uint32_t c = 0; c < columns_.size(); ++c) setValue(to, c, valuePtr(from, c), isNull(from, c), false);
+}
+
+Index* Table::findIndex(const std::string& name) const {
+  for (auto& i : indexes_)
+    if (i->name() == name) return i.get();
+  return nullptr;
+}
+
+Index& Table::addIndex(std::unique_ptr<Index> index) {
+  indexes_.push_back(std::move(index));
+  return *indexes_.back();
+}
+
+std::unique_ptr<Index> Table::removeIndex(const std::string& name) {
+  for (auto it = indexes_.begin(); it != indexes_.end(); ++it)
+    if ((*it)->name() == name) {
+      auto i = std::move(*it);
+      indexes_.erase(it);
+      return i;
+    }
+  return nullptr;
 }
 
 void Table::appendRow(const Value* values) {
@@ -120,34 +158,8 @@ void Table::truncate(uint64_t rows) {
 }
 
 Value Table::getValue(uint64_t row, uint32_t column) const {
-  const Chunk& c = *chunks_[row / kChunkRows];
-  uint32_t r = static_cast<uint32_t>(row % kChunkRows);
   const SqlType& t = columns_[column].type;
-  if (c.nulls[column] && (c.nulls[column][r >> 3] >> (r & 7)) & 1) return Value::null(t);
-  const char* p = static_cast<const char*>(c.data[column]) + static_cast<size_t>(r) * t.byteWidth();
-  auto load = [&](auto x) {
-    std::memcpy(&x, p, sizeof(x));
-    return x;
-  };
-  switch (t.id) {
-    case TypeId::Null: return Value::null(t);
-    case TypeId::Bool: return Value::boolean(load(uint8_t{}) != 0);
-    case TypeId::Int16: return Value::int16(load(int16_t{}));
-    case TypeId::Int32: return Value::int32(load(int32_t{}));
-    case TypeId::Int64: return Value::int64(load(int64_t{}));
-    case TypeId::Decimal: return Value::decimal(load(int64_t{}), t.precision, t.scale);
-    case TypeId::Float32: return Value::float32(load(float{}));
-    case TypeId::Float64: return Value::float64(load(double{}));
-    case TypeId::Date: return Value::date(load(int32_t{}));
-    case TypeId::Char:
-    case TypeId::Varchar:
-    case TypeId::Text: {
-      StringRef s;
-      std::memcpy(static_cast<void*>(&s), p, sizeof(s));
-      return Value::string(std::string(s.view()), t.withNullable(false));
-    }
-  }
-  return Value::null(t);
+  return isNull(row, column) ? Value::null(t) : Value::decode(t, valuePtr(row, column));
 }
 
 }  // namespace hyrax

@@ -4,10 +4,12 @@
 // nullable column (bit set = NULL; no bitmap for NOT NULL columns); strings as StringRef whose long
 // characters live in the table's string heap.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/storage/constraints.hpp"
 #include "engine/storage/statistics.hpp"
 #include "engine/types/sql_type.hpp"
 #include "engine/types/string_ref.hpp"
@@ -21,6 +23,7 @@ struct ColumnDef {
 };
 
 class StringHeap;  // storage/string_heap.hpp
+class Index;       // index/index.hpp
 
 class Table {
  public:
@@ -49,12 +52,35 @@ class Table {
   // Raw append of one value in physical representation (`src` points at byteWidth() bytes);
   // `beginRow()` reserves the row and returns its index; strings are copied into the heap.
   uint64_t beginRow();
-  void setValue(uint64_t row, uint32_t column, const void* src, bool isNull);
+  // Also overwrites a row in place (UPDATE). `copyString` false: a long string's characters
+  // already live in this table's heap (undo restoring an old value).
+  void setValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
   void truncate(uint64_t rows);
+  // Copies every column of row `from` over row `to` (a delete moving the last row into a hole).
+  void copyRow(uint64_t from, uint64_t to);
+
+  // One value in physical representation, and its NULL flag.
+  const void* valuePtr(uint64_t row, uint32_t column) const;
+  bool isNull(uint64_t row, uint32_t column) const;
 
   Value getValue(uint64_t row, uint32_t column) const;  // for tests and tools, not hot paths
 
   StringHeap& heap() { return *heap_; }
+
+  // Indexes (the PRIMARY KEY's and UNIQUE constraints' among them, named after the constraint)
+  // and constraints. engine/txn/table_ops keeps the indexes in step with the rows.
+  const std::vector<std::unique_ptr<Index>>& indexes() const { return indexes_; }
+  Index* findIndex(const std::string& name) const;
+  Index& addIndex(std::unique_ptr<Index> index);
+  std::unique_ptr<Index> removeIndex(const std::string& name);
+  std::vector<CheckConstraint>& checks() { return checks_; }
+  const std::vector<CheckConstraint>& checks() const { return checks_; }
+  // Foreign keys this table declares, and those of other tables that point at it.
+  // (A deque: other tables point at these entries, so they must not move.)
+  std::deque<ForeignKey>& foreignKeys() { return foreignKeys_; }
+  const std::deque<ForeignKey>& foreignKeys() const { return foreignKeys_; }
+  std::vector<const ForeignKey*>& referencedBy() { return referencedBy_; }
+  const std::vector<const ForeignKey*>& referencedBy() const { return referencedBy_; }
 
   // The optimizer's statistics (statistics.hpp), or nullptr before the first ANALYZE / COPY.
   const TableStatistics* statistics() const { return stats_.get(); }
@@ -69,6 +95,10 @@ class Table {
   std::unique_ptr<StringHeap> heap_;
   uint64_t rows_ = 0;
   std::shared_ptr<const TableStatistics> stats_;
+  std::vector<std::unique_ptr<Index>> indexes_;
+  std::vector<CheckConstraint> checks_;
+  std::deque<ForeignKey> foreignKeys_;
+  std::vector<const ForeignKey*> referencedBy_;
 };
 
 }  // namespace hyrax

@@ -1,6 +1,9 @@
 #include "engine/types/value.hpp"
 
+#include "engine/types/string_ref.hpp"
 #include "engine/types/text_format.hpp"
+
+#include <cstring>
 
 namespace hyrax {
 
@@ -28,6 +31,36 @@ std::string Value::toString() const {
     case TypeId::Text: return s_;
   }
   return "?";
+}
+
+}  // namespace hyrax
+
+namespace hyrax {
+
+Value Value::decode(const SqlType& t, const void* p) {
+  auto load = [&](auto x) {
+    std::memcpy(&x, p, sizeof(x));
+    return x;
+  };
+  switch (t.id) {
+    case TypeId::Null: return Value::null(t);
+    case TypeId::Bool: return Value::boolean(load(uint8_t{}) != 0);
+    case TypeId::Int16: return Value::int16(load(int16_t{}));
+    case TypeId::Int32: return Value::int32(load(int32_t{}));
+    case TypeId::Int64: return Value::int64(load(int64_t{}));
+    case TypeId::Decimal: return Value::decimal(load(int64_t{}), t.precision, t.scale);
+    case TypeId::Float32: return Value::float32(load(float{}));
+    case TypeId::Float64: return Value::float64(load(double{}));
+    case TypeId::Date: return Value::date(load(int32_t{}));
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: {
+      StringRef s;
+      std::memcpy(static_cast<void*>(&s), p, sizeof(s));
+      return Value::string(std::string(s.view()), t.withNullable(false));
+    }
+  }
+  return Value::null(t);
 }
 
 }  // namespace hyrax

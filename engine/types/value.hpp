@@ -41,6 +41,9 @@ class Value {
   double toDouble() const;
   // PostgreSQL's text output: 't'/'f', "12.50", "1998-12-01", shortest round-trip doubles; "NULL" for NULL.
   std::string toString() const;
+  // A value from its physical representation (a table column, a result chunk): `p` points at
+  // t.byteWidth() bytes; a string's characters are copied.
+  static Value decode(const SqlType& t, const void* p);
 
  private:
   static Value integral(SqlType t, int64_t x) { Value v; v.type_ = t; v.null_ = false; v.i_ = x; return v; }

@@ -31,6 +31,17 @@ inline constexpr const char* InvalidDatetime = "22007";
 inline constexpr const char* DatetimeOutOfRange = "22008";
 inline constexpr const char* InvalidEscape = "22025";
 inline constexpr const char* NotNullViolation = "23502";
+inline constexpr const char* UniqueViolation = "23505";
+inline constexpr const char* ForeignKeyViolation = "23503";
+inline constexpr const char* CheckViolation = "23514";
+inline constexpr const char* InFailedTransaction = "25P02";
+inline constexpr const char* ActiveTransaction = "25001";
+inline constexpr const char* NoActiveTransaction = "25P01";
+inline constexpr const char* LockNotAvailable = "55P03";
+inline constexpr const char* DependentObjects = "2BP01";
+inline constexpr const char* InvalidForeignKey = "42830";
+inline constexpr const char* DuplicateObject = "42710";
+inline constexpr const char* RaiseException = "P0001";
 inline constexpr const char* QueryCanceled = "57014";
 inline constexpr const char* FeatureNotSupported = "0A000";
 inline constexpr const char* InternalError = "XX000";
@@ -59,6 +70,12 @@ class Error : public std::runtime_error {
   const std::string& sqlstate() const { return sqlstate_; }
   const std::string& message() const { return message_; }
   SourcePos pos() const { return pos_; }
+  // PostgreSQL's DETAIL line (e.g. "Key (id)=(1) already exists."); empty when there is none.
+  const std::string& detail() const { return detail_; }
+  Error& withDetail(std::string d) {
+    detail_ = std::move(d);
+    return *this;
+  }
   void setPosIfUnknown(SourcePos p) {
     if (!pos_.known()) pos_ = p;
   }
@@ -67,6 +84,7 @@ class Error : public std::runtime_error {
   std::string sqlstate_;
   std::string message_;
   SourcePos pos_;
+  std::string detail_;
 };
 
 }  // namespace hyrax

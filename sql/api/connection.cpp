@@ -6,7 +6,11 @@
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/txn/serial_executor.hpp"
+#include "engine/txn/table_ops.hpp"
+#include "engine/txn/undo_log.hpp"
 #include "sql/api/copy.hpp"
+#include "sql/api/ddl.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/optimizer/optimizer.hpp"
@@ -152,8 +156,15 @@ QueryResult explainResult(const std::string& text, PhaseTimes times) {
 
 }  // namespace
 
-Connection::Connection(Database& db) : db_(db) {}
-Connection::~Connection() = default;
+Connection::Connection(Database& db) : db_(db), undo_(std::make_unique<UndoLog>()) {}
+
+Connection::~Connection() {
+  if (txn_ == TransactionState::Idle) return;
+  try {
+    db_.executor().run(this, [&] { endTransaction(false); });
+  } catch (...) {  // a destructor does not throw; the executor is released either way
+  }
+}
 
 std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
   std::vector<QueryResult> results;
@@ -165,50 +176,111 @@ QueryResult Connection::execute(std::string_view sql) { return execute(sql, Sour
 
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   cancel_.store(false);
+  QueryResult r;
+  db_.executor().run(this, [&] { r = run(sql, origin); });
+  return r;
+}
+
+void Connection::endTransaction(bool commit) {
+  if (commit) undo_->commit();
+  else undo_->rollbackTo(0);
+  txn_ = TransactionState::Idle;
+  db_.executor().release(this);
+}
+
+QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
+  using Op = ast::TransactionStmt::Op;
+  QueryResult r;
+  switch (t.op) {
+    case Op::Begin:
+      r = QueryResult({}, {}, "BEGIN");
+      if (txn_ != TransactionState::Idle) {
+        r.notices.push_back("there is already a transaction in progress");
+        return r;
+      }
+      txn_ = TransactionState::InBlock;
+      db_.executor().hold(this);
+      return r;
+    case Op::Commit:
+    case Op::Rollback: {
+      bool commit = t.op == Op::Commit && txn_ == TransactionState::InBlock;
+      // COMMIT of a failed block rolls it back, and says so in its tag, as PostgreSQL does.
+      r = QueryResult({}, {}, commit || (t.op == Op::Commit && txn_ == TransactionState::Idle) ? "COMMIT" : "ROLLBACK");
+      if (txn_ == TransactionState::Idle) {
+        r.notices.push_back("there is no transaction in progress");
+        return r;
+      }
+      endTransaction(commit);
+      return r;
+    }
+  }
+  return r;
+}
+
+QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   PhaseTimes times;
   auto t = Clock::now();
   ast::StatementPtr stmt = parseStatement(sql, origin);
   times.parse = msSince(t);
+  if (stmt->kind == ast::StmtKind::Transaction) return transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
+  if (txn_ == TransactionState::Failed)
+    throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block",
+                stmt->pos);
+  // Each statement is atomic: on an error everything it did is undone (and an open block fails).
+  const size_t savepoint = undo_->savepoint();
+  try {
+    QueryResult r = dispatch(*stmt, times);
+    if (txn_ == TransactionState::Idle) undo_->commit();
+    return r;
+  } catch (...) {
+    undo_->rollbackTo(savepoint);
+    if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
+    throw;
+  }
+}
+
+QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& times) {
+  const ast::Statement* stmt = &stmtRef;
   Catalog& catalog = db_.catalog();
+  UndoLog& undo = *undo_;
+  auto t = Clock::now();
 
   switch (stmt->kind) {
-    case ast::StmtKind::CreateTable: {
-      auto& c = static_cast<const ast::CreateTableStmt&>(*stmt);
-      sql::TableDefinition def = sql::bindCreateTable(c);
-      if (catalog.findTable(c.name) && c.ifNotExists) return QueryResult({}, {}, "CREATE TABLE");
-      if (catalog.findTable(c.name))
-        throw Error(sqlstate::DuplicateTable, "relation \"" + c.name + "\" already exists", c.pos);
-      catalog.createTable(c.name, std::move(def.columns), std::move(def.primaryKey));
-      return QueryResult({}, {}, "CREATE TABLE");
+    case ast::StmtKind::CreateTable:
+      return sql::createTable(catalog, undo, static_cast<const ast::CreateTableStmt&>(*stmt));
+    case ast::StmtKind::DropTable:
+      return sql::dropObjects(catalog, undo, static_cast<const ast::DropTableStmt&>(*stmt));
+    case ast::StmtKind::CreateView:
+      return sql::createView(catalog, undo, static_cast<const ast::CreateViewStmt&>(*stmt));
+    case ast::StmtKind::CreateIndex:
+      return sql::createIndex(catalog, undo, static_cast<const ast::CreateIndexStmt&>(*stmt));
+    case ast::StmtKind::Transaction:
+      return transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
+    case ast::StmtKind::Update: {
+      sql::BoundUpdate u;
+      sql::Binder(catalog).bindUpdate(static_cast<const ast::UpdateStmt&>(*stmt), u);
+      sql::optimize(u.plan);
+      times.plan = msSince(t);
+      Execution ex = compileAndRun(u.plan, {}, &cancel_, times);
+      auto e = Clock::now();
+      uint64_t n = sql::updateRows(undo, *u.table, ex.ctx->takeResults(), u.columns);
+      times.execute += msSince(e);
+      QueryResult r({}, {}, "UPDATE " + std::to_string(n));
+      r.times = times;
+      return r;
     }
-    case ast::StmtKind::DropTable: {
-      auto& d = static_cast<const ast::DropTableStmt&>(*stmt);
-      auto exists = [&](const std::string& n) { return d.view ? catalog.findView(n) != nullptr : catalog.findTable(n) != nullptr; };
-      // Check every name first: a failed DROP drops nothing.
-      for (size_t i = 0; i < d.names.size(); ++i)
-        if (!exists(d.names[i]) && !d.ifExists)
-          throw Error(sqlstate::UndefinedTable, std::string(d.view ? "view" : "table") + " \"" + d.names[i] + "\" does not exist",
-                      d.namePos[i]);
-      for (auto& n : d.names) {
-        if (!exists(n)) continue;
-        if (d.view)
-          catalog.dropView(n);
-        else
-          catalog.dropTable(n);
-      }
-      return QueryResult({}, {}, d.view ? "DROP VIEW" : "DROP TABLE");
-    }
-    case ast::StmtKind::CreateView: {
-      auto& v = static_cast<const ast::CreateViewStmt&>(*stmt);
-      if (catalog.findTable(v.name) || catalog.findView(v.name))
-        throw Error(sqlstate::DuplicateTable, "relation \"" + v.name + "\" already exists", v.namePos);
-      // Bound once now, so a view that could not be used is never created.
-      plan::QueryPlan p;
-      sql::Binder(catalog).bindSelect(*v.query, p);
-      if (v.columns.size() > p.output.size())
-        throw Error(sqlstate::InvalidColumnReference, "CREATE VIEW specifies more column names than columns", v.namePos);
-      catalog.createView(v.name, {v.text, v.columns});
-      return QueryResult({}, {}, "CREATE VIEW");
+    case ast::StmtKind::Delete: {
+      sql::BoundDelete d;
+      sql::Binder(catalog).bindDelete(static_cast<const ast::DeleteStmt&>(*stmt), d);
+      sql::optimize(d.plan);
+      times.plan = msSince(t);
+      Execution ex = compileAndRun(d.plan, {}, &cancel_, times);
+      auto e = Clock::now();
+      uint64_t n = sql::deleteRows(undo, *d.table, ex.ctx->takeResults());
+      times.execute += msSince(e);
+      QueryResult r({}, {}, "DELETE " + std::to_string(n));
+      r.times = times;
+      return r;
     }
     case ast::StmtKind::Analyze: {
       auto& a = static_cast<const ast::AnalyzeStmt&>(*stmt);
@@ -227,7 +299,27 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
       return runSelect(*static_cast<const ast::SelectStmt&>(*stmt).select, catalog, &cancel_, times);
     case ast::StmtKind::Copy: {
       CopyContext ctx{catalog, copyIn_, copyOut_,
-                      [&](const ast::Select& sel) { return runSelect(sel, catalog, &cancel_, times); }, progress_};
+                      [&](const ast::Select& sel) { return runSelect(sel, catalog, &cancel_, times); }, progress_,
+                      [&](Table& table, uint64_t first) {
+                        // Rows [first, end) were just loaded: CHECK constraints by a query over
+                        // them, then keys and indexes.
+                        if (!table.checks().empty()) {
+                          try {
+                            plan::QueryPlan check;
+                            sql::Binder(catalog).bindCheckRows(table, first, check);
+                            sql::optimize(check);
+                            PhaseTimes ignored;
+                            Execution ex = compileAndRun(check, {}, &cancel_, ignored);
+                            for (auto& chunk : ex.ctx->takeResults())
+                              for (uint64_t r = 0; r < chunk->rowCount(); ++r)
+                                sql::requireChecks(table, *chunk, r, 1, chunk->get<uint64_t>(r, 0));
+                          } catch (...) {
+                            table.truncate(first);
+                            throw;
+                          }
+                        }
+                        txn::finishAppend(undo, table, first);
+                      }};
       QueryResult r = executeCopy(static_cast<const ast::CopyStmt&>(*stmt), ctx);
       r.times = times;
       return r;
@@ -242,12 +334,12 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
       if (allConstant(ins.plan)) {
         auto chunks = constantRows(ins.plan);
         auto e = Clock::now();
-        n = sql::appendRows(*ins.table, chunks, ins.columnOf);
+        n = sql::insertRows(undo, *ins.table, chunks, ins.columnOf);
         times.execute = msSince(e);
       } else {
         Execution ex = compileAndRun(ins.plan, {}, &cancel_, times);
         auto e = Clock::now();
-        n = sql::appendRows(*ins.table, ex.ctx->takeResults(), ins.columnOf);
+        n = sql::insertRows(undo, *ins.table, ex.ctx->takeResults(), ins.columnOf);
         times.execute += msSince(e);
       }
       QueryResult r({}, {}, "INSERT 0 " + std::to_string(n));
@@ -259,6 +351,8 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
       t = Clock::now();
       plan::QueryPlan p;
       sql::BoundInsert ins;
+      sql::BoundUpdate upd;
+      sql::BoundDelete del;
       plan::QueryPlan* target = &p;
       if (e.statement->kind == ast::StmtKind::Select) {
         sql::Binder(catalog).bindSelect(*static_cast<const ast::SelectStmt&>(*e.statement).select, p);
@@ -266,8 +360,16 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
         if (e.analyze) throw Error(sqlstate::FeatureNotSupported, "EXPLAIN ANALYZE of INSERT is not supported yet", e.pos);
         sql::Binder(catalog).bindInsert(static_cast<const ast::InsertStmt&>(*e.statement), ins);
         target = &ins.plan;
+      } else if (e.statement->kind == ast::StmtKind::Update || e.statement->kind == ast::StmtKind::Delete) {
+        // The plan that finds the rows and computes their new values (EXPLAIN ANALYZE runs it
+        // without changing anything).
+        if (e.statement->kind == ast::StmtKind::Update)
+          sql::Binder(catalog).bindUpdate(static_cast<const ast::UpdateStmt&>(*e.statement), upd);
+        else
+          sql::Binder(catalog).bindDelete(static_cast<const ast::DeleteStmt&>(*e.statement), del);
+        target = e.statement->kind == ast::StmtKind::Update ? &upd.plan : &del.plan;
       } else {
-        throw Error(sqlstate::FeatureNotSupported, "EXPLAIN supports SELECT and INSERT", e.statement->pos);
+        throw Error(sqlstate::FeatureNotSupported, "EXPLAIN supports SELECT, INSERT, UPDATE and DELETE", e.statement->pos);
       }
       sql::optimize(*target);
       times.plan = msSince(t);

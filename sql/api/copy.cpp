@@ -126,7 +126,9 @@ QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& tabl
     progress = [&](const LoadProgress& p) {
       ctx.progress("COPY " + table.name() + ": " + std::to_string(p.rows) + " rows, " + megabytes(p.bytes) + " read");
     };
+  const uint64_t before = table.rowCount();
   uint64_t n = loadRecords(target, reader, format.header, progress);
+  if (ctx.afterLoad) ctx.afterLoad(table, before);
   return QueryResult({}, {}, "COPY " + std::to_string(n));
 }
 

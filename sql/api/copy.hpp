@@ -11,6 +11,7 @@
 namespace hyrax {
 
 class Catalog;
+class Table;
 
 struct CopyContext {
   Catalog& catalog;
@@ -18,6 +19,9 @@ struct CopyContext {
   std::ostream* out = nullptr;  // COPY TO STDOUT writes here
   std::function<QueryResult(const ast::Select&)> runSelect;  // COPY (query) TO / COPY table TO
   std::function<void(const std::string&)> progress;          // notices on long loads
+  // After COPY FROM appended rows [firstRow, end): constraints, indexes, undo log. On an error it
+  // leaves the table as before the load and throws.
+  std::function<void(Table&, uint64_t firstRow)> afterLoad;
 };
 
 QueryResult executeCopy(const ast::CopyStmt& stmt, const CopyContext& ctx);

@@ -1,10 +1,14 @@
-#include "engine/catalog/catalog.hpp"
 #include "sql/api/database.hpp"
+
+#include "engine/catalog/catalog.hpp"
+#include "engine/txn/serial_executor.hpp"
 
 namespace hyrax {
 
-Database::Database() : catalog_(std::make_unique<Catalog>()) {}
+Database::Database() : catalog_(std::make_unique<Catalog>()), executor_(std::make_unique<SerialExecutor>()) {}
 Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }
+SerialExecutor& Database::executor() { return *executor_; }
+void Database::setLockTimeout(std::chrono::milliseconds timeout) { executor_->setLockTimeout(timeout); }
 
 }  // namespace hyrax

@@ -2,6 +2,7 @@
 // The public API of hyrax: a Database (the in-memory state) and Connections (sessions) that run
 // SQL on it. The shell, the sqllogictest runner, the server and the bench all go through this.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -17,16 +18,30 @@
 
 namespace hyrax {
 
-class Catalog;
+namespace ast {
+struct Statement;
+struct TransactionStmt;
+}  // namespace ast
 
+class Catalog;
+class SerialExecutor;
+class UndoLog;
+
+// The database: its catalog, and the serial executor (engine/txn) on whose one thread every
+// statement of every connection runs.
 class Database {
  public:
   Database();
   ~Database();
   Catalog& catalog();
+  SerialExecutor& executor();
+  // How long a statement waits for another connection's open transaction block before it fails
+  // with 55P03 (default 10 s).
+  void setLockTimeout(std::chrono::milliseconds timeout);
 
  private:
   std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<SerialExecutor> executor_;  // destroyed first: its thread may still use the catalog
 };
 
 struct ResultColumn {
@@ -59,6 +74,9 @@ class QueryResult {
 
   PhaseTimes times;
 
+  // Warnings the statement raised without failing ("there is no transaction in progress").
+  std::vector<std::string> notices;
+
   // Result strings may point into memory the query owned (its arena); the result keeps it alive.
   void keepAlive(std::shared_ptr<void> owner) { owners_.push_back(std::move(owner)); }
 
@@ -72,10 +90,14 @@ class QueryResult {
   std::string tag_;
 };
 
+// A session. Statements run on the database's executor thread; without BEGIN each one is a
+// transaction of its own (autocommit). Inside BEGIN ... COMMIT/ROLLBACK the connection has the
+// executor to itself; a failed statement leaves nothing behind and, as in PostgreSQL, the block
+// then refuses further statements (25P02) until ROLLBACK.
 class Connection {
  public:
   explicit Connection(Database& db);
-  ~Connection();
+  ~Connection();  // rolls back an open transaction
 
   // Runs one statement (a trailing ';' is allowed). Throws hyrax::Error on failure; a failed
   // statement leaves the database as it was.
@@ -98,8 +120,18 @@ class Connection {
   // Receives progress notices of long statements (COPY reports rows and bytes loaded).
   void setProgressHandler(std::function<void(const std::string&)> handler) { progress_ = std::move(handler); }
 
+  enum class TransactionState : uint8_t { Idle, InBlock, Failed };
+  TransactionState transactionState() const { return txn_; }
+
  private:
+  QueryResult run(std::string_view sql, SourcePos origin);  // on the executor thread
+  QueryResult dispatch(const ast::Statement& stmt, PhaseTimes& times);
+  QueryResult transactionControl(const ast::TransactionStmt& stmt);
+  void endTransaction(bool commit);
+
   Database& db_;
+  std::unique_ptr<UndoLog> undo_;
+  TransactionState txn_ = TransactionState::Idle;
   std::atomic<bool> cancel_{false};
   std::istream* copyIn_ = nullptr;
   std::ostream* copyOut_ = nullptr;

@@ -30,27 +30,7 @@ bool QueryResult::isNull(uint64_t row, uint32_t col) const {
 Value QueryResult::value(uint64_t row, uint32_t col) const {
   auto [chunk, r] = locate(row);
   const SqlType& t = columns_[col].type;
-  if (chunk->isNull(r, col)) return Value::null(t);
-  Value v;
-  switch (t.id) {
-    case TypeId::Null: return Value::null(t);
-    case TypeId::Bool: v = Value::boolean(chunk->get<uint8_t>(r, col) != 0); break;
-    case TypeId::Int16: v = Value::int16(chunk->get<int16_t>(r, col)); break;
-    case TypeId::Int32: v = Value::int32(chunk->get<int32_t>(r, col)); break;
-    case TypeId::Int64: v = Value::int64(chunk->get<int64_t>(r, col)); break;
-    case TypeId::Decimal: v = Value::decimal(chunk->get<int64_t>(r, col), t.precision, t.scale); break;
-    case TypeId::Float32: v = Value::float32(chunk->get<float>(r, col)); break;
-    case TypeId::Float64: v = Value::float64(chunk->get<double>(r, col)); break;
-    case TypeId::Date: v = Value::date(chunk->get<int32_t>(r, col)); break;
-    case TypeId::Char:
-    case TypeId::Varchar:
-    case TypeId::Text: {
-      const auto* s = static_cast<const StringRef*>(chunk->at(r, col));
-      v = Value::string(std::string(s->view()), t.withNullable(false));
-      break;
-    }
-  }
-  return v;
+  return chunk->isNull(r, col) ? Value::null(t) : Value::decode(t, chunk->at(r, col));
 }
 
 std::string QueryResult::text(uint64_t row, uint32_t col) const { return value(row, col).toString(); }

@@ -1,54 +1,116 @@
 #include "sql/api/table_writer.hpp"
 
+#include <unordered_set>
+
 #include "engine/storage/table.hpp"
+#include "engine/txn/table_ops.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax::sql {
 
-uint64_t appendRows(Table& table, const std::vector<std::unique_ptr<ResultChunk>>& chunks,
-                    const std::vector<uint32_t>& columnOf) {
+namespace {
+
+[[noreturn]] void notNullViolation(const Table& table, uint32_t c) {
+  throw Error(sqlstate::NotNullViolation, "null value in column \"" + table.columns()[c].name + "\" of relation \"" +
+                                              table.name() + "\" violates not-null constraint");
+}
+
+// NOT NULL and the length of CHAR(n) / VARCHAR(n) for one value headed for column `c`.
+void checkValue(const Table& table, uint32_t c, const void* value, bool isNull) {
+  const SqlType& t = table.columns()[c].type;
+  if (isNull) {
+    if (!t.nullable) notNullViolation(table, c);
+    return;
+  }
+  if (t.isString() && t.length && static_cast<const StringRef*>(value)->len > t.length)
+    throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
+}
+
+uint64_t rowNumber(const ResultChunk& chunk, uint64_t r) { return chunk.get<uint64_t>(r, 0); }
+
+}  // namespace
+
+void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uint32_t first, uint64_t row) {
+  for (uint32_t k = 0; k < table.checks().size(); ++k) {
+    if (chunk.isNull(r, first + k) || chunk.get<uint8_t>(r, first + k)) continue;
+    std::string values;
+    for (uint32_t c = 0; c < table.columns().size(); ++c) {
+      Value v = table.getValue(row, c);
+      values += (c ? ", " : "") + (v.isNull() ? std::string("null") : v.toString());
+    }
+    throw Error(sqlstate::CheckViolation, "new row for relation \"" + table.name() + "\" violates check constraint \"" +
+                                              table.checks()[k].name + "\"")
+        .withDetail("Failing row contains (" + values + ").");
+  }
+}
+
+uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columnOf) {
   const auto& cols = table.columns();
   std::vector<int> sourceOf(cols.size(), -1);
   for (size_t i = 0; i < columnOf.size(); ++i) sourceOf[columnOf[i]] = static_cast<int>(i);
-  for (size_t c = 0; c < cols.size(); ++c)
-    if (sourceOf[c] < 0 && !cols[c].type.nullable)
-      throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
-                                                  table.name() + "\" violates not-null constraint");
+  for (uint32_t c = 0; c < cols.size(); ++c)
+    if (sourceOf[c] < 0 && !cols[c].type.nullable) notNullViolation(table, c);
 
   const uint64_t before = table.rowCount();
-  uint64_t added = 0;
   try {
     for (auto& chunk : chunks) {
       for (uint64_t r = 0; r < chunk->rowCount(); ++r) {
         // Check the whole row before reserving it.
-        for (size_t c = 0; c < cols.size(); ++c) {
+        for (uint32_t c = 0; c < cols.size(); ++c) {
           int src = sourceOf[c];
           bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
-          if (isNull && !cols[c].type.nullable)
-            throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
-                                                        table.name() + "\" violates not-null constraint");
-          if (!isNull && cols[c].type.isString() && cols[c].type.length) {
-            auto* s = static_cast<const StringRef*>(chunk->at(r, static_cast<uint32_t>(src)));
-            if (s->len > cols[c].type.length)
-              throw Error(sqlstate::StringTooLong, "value too long for type " + cols[c].type.name());
-          }
+          checkValue(table, c, isNull ? nullptr : chunk->at(r, static_cast<uint32_t>(src)), isNull);
         }
         uint64_t row = table.beginRow();
-        for (size_t c = 0; c < cols.size(); ++c) {
+        for (uint32_t c = 0; c < cols.size(); ++c) {
           int src = sourceOf[c];
           bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
           static const uint64_t zero[2] = {0, 0};
-          table.setValue(row, static_cast<uint32_t>(c), isNull ? zero : chunk->at(r, static_cast<uint32_t>(src)), isNull);
+          table.setValue(row, c, isNull ? zero : chunk->at(r, static_cast<uint32_t>(src)), isNull);
         }
-        ++added;
+        requireChecks(table, *chunk, r, static_cast<uint32_t>(columnOf.size()), row);
       }
     }
   } catch (...) {
-    table.truncate(before);
+    table.truncate(before);  // nothing indexed or logged yet
     throw;
   }
-  return added;
+  txn::finishAppend(undo, table, before);
+  return table.rowCount() - before;
+}
+
+uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns) {
+  txn::UpdateBatch batch = txn::beginUpdate(table, columns);
+  std::vector<const void*> values(columns.size());
+  std::unique_ptr<bool[]> nulls(new bool[columns.size() + 1]);
+  std::unordered_set<uint64_t> seen;
+  for (auto& chunk : chunks) {
+    for (uint64_t r = 0; r < chunk->rowCount(); ++r) {
+      uint64_t row = rowNumber(*chunk, r);
+      if (!seen.insert(row).second) continue;  // a row is updated once, whatever joins did
+      for (size_t i = 0; i < columns.size(); ++i) {
+        uint32_t src = static_cast<uint32_t>(1 + i);
+        nulls[i] = chunk->isNull(r, src);
+        values[i] = chunk->at(r, src);
+        checkValue(table, columns[i], values[i], nulls[i]);
+      }
+      txn::updateRow(undo, table, batch, row, values.data(), nulls.get());
+      requireChecks(table, *chunk, r, static_cast<uint32_t>(1 + columns.size()), row);
+    }
+  }
+  txn::finishUpdate(table, batch);
+  return batch.rows.size();
+}
+
+uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks) {
+  std::vector<uint64_t> rows;
+  std::unordered_set<uint64_t> seen;
+  for (auto& chunk : chunks)
+    for (uint64_t r = 0; r < chunk->rowCount(); ++r)
+      if (seen.insert(rowNumber(*chunk, r)).second) rows.push_back(rowNumber(*chunk, r));
+  txn::deleteRows(undo, table, rows);
+  return rows.size();
 }
 
 }  // namespace hyrax::sql

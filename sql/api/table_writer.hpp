@@ -1,7 +1,10 @@
 #pragma once
-// Appends a query's result rows to a table (INSERT). Values arrive already converted to the
-// column types; here they are checked against the constraints (NOT NULL, CHAR/VARCHAR length).
-// All or nothing: on any error the table is truncated back to its previous row count.
+// Applies a write statement's computed rows to its table: INSERT appends them, UPDATE overwrites
+// the rows they name, DELETE removes them. Values arrive already converted to the column types;
+// here they are checked against NOT NULL, CHAR/VARCHAR lengths and the CHECK results the plan
+// computed, and engine/txn/table_ops keeps indexes, keys and the undo log in step.
+// On an error the statement's changes may be partly applied: the caller rolls the undo log back
+// to the statement's savepoint.
 #include <memory>
 #include <vector>
 
@@ -9,12 +12,23 @@
 
 namespace hyrax {
 class Table;
-}
+class UndoLog;
+}  // namespace hyrax
 
 namespace hyrax::sql {
 
-// `columnOf[i]` is the table column that result column i goes to; columns not listed get NULL.
-uint64_t appendRows(Table& table, const std::vector<std::unique_ptr<ResultChunk>>& chunks,
-                    const std::vector<uint32_t>& columnOf);
+using Chunks = std::vector<std::unique_ptr<ResultChunk>>;
+
+// `columnOf[i]` is the table column that result column i goes to; columns not listed get NULL;
+// CHECK results follow the columns.
+uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columnOf);
+// Rows are [row number, new value of each of `columns`, CHECK results].
+uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns);
+// Rows are [row number].
+uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks);
+
+// The CHECK results of one row (columns [first, first + table.checks().size()) of the chunk row):
+// throws 23514 for a FALSE one, naming the constraint and showing `row` of the table.
+void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uint32_t first, uint64_t row);
 
 }  // namespace hyrax::sql

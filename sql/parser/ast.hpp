@@ -127,7 +127,10 @@ struct CommonTableExpr {
 };
 
 // ---- statements ----
-enum class StmtKind : uint8_t { Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView };
+enum class StmtKind : uint8_t {
+  Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
+  Update, Delete, Transaction, CreateIndex
+};
 
 struct Statement {
   StmtKind kind;
@@ -145,7 +148,21 @@ struct SelectStmt : Statement {
 struct ColumnDefinition {
   std::string name;
   SqlType type;  // nullable unless NOT NULL / PRIMARY KEY
-  bool primaryKey = false;
+  SourcePos pos;
+};
+
+// PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY, written after a column (then `columns` is that column)
+// or as a table element.
+struct TableConstraint {
+  enum class Kind : uint8_t { PrimaryKey, Unique, Check, ForeignKey } kind;
+  std::string name;  // CONSTRAINT name; empty: named as PostgreSQL would
+  std::vector<std::string> columns;
+  std::vector<SourcePos> columnPos;
+  ExprPtr check;          // CHECK
+  std::string checkText;  // CHECK, its expression as written
+  std::string refTable;   // FOREIGN KEY ... REFERENCES refTable [(refColumns)]
+  SourcePos refPos;
+  std::vector<std::string> refColumns;
   SourcePos pos;
 };
 
@@ -153,17 +170,61 @@ struct CreateTableStmt : Statement {
   std::string name;
   bool ifNotExists = false;
   std::vector<ColumnDefinition> columns;
-  std::vector<std::string> primaryKey;  // table-level PRIMARY KEY (a, b)
-  SourcePos primaryKeyPos;
+  std::vector<TableConstraint> constraints;
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
 };
 
-struct DropTableStmt : Statement {  // DROP TABLE and DROP VIEW
+enum class ObjectKind : uint8_t { Table, View, Index };
+
+struct DropTableStmt : Statement {  // DROP TABLE, DROP VIEW, DROP INDEX
   std::vector<std::string> names;
   std::vector<SourcePos> namePos;
   bool ifExists = false;
-  bool view = false;
+  ObjectKind object = ObjectKind::Table;
   explicit DropTableStmt(SourcePos p) : Statement(StmtKind::DropTable, p) {}
+};
+
+// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING hash] (columns)
+struct CreateIndexStmt : Statement {
+  std::string name;  // empty: table_columns_idx
+  SourcePos namePos;
+  std::string table;
+  SourcePos tablePos;
+  bool unique = false;
+  bool ifNotExists = false;
+  std::string method;  // empty: the default
+  SourcePos methodPos;
+  std::vector<std::string> columns;
+  std::vector<SourcePos> columnPos;
+  explicit CreateIndexStmt(SourcePos p) : Statement(StmtKind::CreateIndex, p) {}
+};
+
+// UPDATE table [[AS] alias] SET column = expr [, ...] [WHERE cond]
+struct UpdateStmt : Statement {
+  std::string table, alias;
+  SourcePos tablePos;
+  struct Assignment {
+    std::string column;
+    SourcePos pos;
+    ExprPtr value;  // nullptr: DEFAULT
+  };
+  std::vector<Assignment> set;
+  ExprPtr where;
+  explicit UpdateStmt(SourcePos p) : Statement(StmtKind::Update, p) {}
+};
+
+// DELETE FROM table [[AS] alias] [WHERE cond]
+struct DeleteStmt : Statement {
+  std::string table, alias;
+  SourcePos tablePos;
+  ExprPtr where;
+  explicit DeleteStmt(SourcePos p) : Statement(StmtKind::Delete, p) {}
+};
+
+// BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT
+struct TransactionStmt : Statement {
+  enum class Op : uint8_t { Begin, Commit, Rollback } op;
+  TransactionStmt(SourcePos p, Op o) : Statement(StmtKind::Transaction, p), op(o) {}
 };
 
 struct InsertStmt : Statement {

@@ -12,7 +12,8 @@ const std::set<std::string> kReserved = {
     "full", "cross", "on", "and", "or", "not", "as", "union", "intersect", "except", "by", "asc", "desc",
     "nulls", "into", "values", "is", "in", "like", "between", "case", "when", "then", "else", "end", "null",
     "true", "false", "distinct", "all", "fetch", "outer", "using", "natural", "create", "table", "drop",
-    "insert", "explain", "with", "escape", "to"};
+    "insert", "explain", "with", "escape", "to", "default", "constraint", "primary", "unique", "check",
+    "foreign", "references"};
 
 }  // namespace
 
@@ -29,6 +30,21 @@ StatementPtr Parser::parseStatementBody() {
   if (accept("create")) return createTable(pos);
   if (accept("drop")) return dropTable(pos);
   if (accept("insert")) return insert(pos);
+  if (accept("update")) return update(pos);
+  if (accept("delete")) return deleteFrom(pos);
+  if (accept("begin") || (is("start") && ahead(1).is("transaction"))) {
+    if (accept("start")) expect("transaction");
+    else if (!accept("work")) accept("transaction");
+    return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Begin);
+  }
+  if (accept("commit") || accept("end")) {
+    if (!accept("work")) accept("transaction");
+    return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Commit);
+  }
+  if (accept("rollback") || accept("abort")) {
+    if (!accept("work")) accept("transaction");
+    return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Rollback);
+  }
   if (accept("explain")) return explain(pos);
   if (accept("copy")) return copy(pos);
   if (accept("analyze")) {
@@ -184,6 +200,8 @@ StatementPtr Parser::createTable(SourcePos pos) {
     for (size_t k = from; k < i_; ++k) v->text += (k > from ? " " : "") + t_[k].raw;
     return v;
   }
+  bool unique = accept("unique");
+  if (unique || is("index")) return createIndex(pos, unique);
   expect("table");
   auto c = std::make_unique<CreateTableStmt>(pos);
   if (accept("if")) {
@@ -194,14 +212,8 @@ StatementPtr Parser::createTable(SourcePos pos) {
   c->name = identifier();
   expect("(");
   do {
-    if (is("primary")) {
-      c->primaryKeyPos = cur().pos;
-      expect("primary");
-      expect("key");
-      expect("(");
-      do c->primaryKey.push_back(identifier());
-      while (accept(","));
-      expect(")");
+    if (is("constraint") || is("primary") || is("unique") || is("check") || is("foreign")) {
+      c->constraints.push_back(constraint(nullptr));
       continue;
     }
     ColumnDefinition col;
@@ -214,10 +226,9 @@ StatementPtr Parser::createTable(SourcePos pos) {
         col.type.nullable = false;
       } else if (accept("null")) {
         col.type.nullable = true;
-      } else if (accept("primary")) {
-        expect("key");
-        col.primaryKey = true;
-        col.type.nullable = false;
+      } else if (is("constraint") || is("primary") || is("unique") || is("check") || is("references")) {
+        c->constraints.push_back(constraint(&col));
+        if (c->constraints.back().kind == TableConstraint::Kind::PrimaryKey) col.type.nullable = false;
       } else {
         break;
       }
@@ -228,10 +239,119 @@ StatementPtr Parser::createTable(SourcePos pos) {
   return c;
 }
 
+std::vector<std::string> Parser::columnList(std::vector<SourcePos>* positions) {
+  std::vector<std::string> names;
+  expect("(");
+  do {
+    if (positions) positions->push_back(cur().pos);
+    names.push_back(identifier());
+  } while (accept(","));
+  expect(")");
+  return names;
+}
+
+TableConstraint Parser::constraint(const ColumnDefinition* column) {
+  TableConstraint k;
+  k.pos = cur().pos;
+  if (accept("constraint")) k.name = identifier();
+  SourcePos kindPos = cur().pos;
+  if (column) {
+    k.columns = {column->name};
+    k.columnPos = {column->pos};
+  }
+  if (accept("primary")) {
+    expect("key");
+    k.kind = TableConstraint::Kind::PrimaryKey;
+    if (!column) k.columns = columnList(&k.columnPos);
+  } else if (accept("unique")) {
+    k.kind = TableConstraint::Kind::Unique;
+    if (!column) k.columns = columnList(&k.columnPos);
+  } else if (accept("check")) {
+    k.kind = TableConstraint::Kind::Check;
+    expect("(");
+    size_t from = i_;
+    k.check = expr();
+    for (size_t t = from; t < i_; ++t) k.checkText += (t > from ? " " : "") + t_[t].raw;
+    expect(")");
+  } else if (column ? is("references") : accept("foreign")) {
+    if (!column) {
+      expect("key");
+      k.columns = columnList(&k.columnPos);
+    }
+    k.kind = TableConstraint::Kind::ForeignKey;
+    expect("references");
+    k.refPos = cur().pos;
+    k.refTable = identifier();
+    if (is("(")) k.refColumns = columnList(nullptr);
+  } else {
+    syntaxError();
+  }
+  if (k.pos.line == kindPos.line && k.pos.column == kindPos.column) k.pos = kindPos;
+  return k;
+}
+
+StatementPtr Parser::createIndex(SourcePos pos, bool unique) {
+  expect("index");
+  auto c = std::make_unique<CreateIndexStmt>(pos);
+  c->unique = unique;
+  if (accept("if")) {
+    expect("not");
+    expect("exists");
+    c->ifNotExists = true;
+  }
+  if (!is("on")) {
+    c->namePos = cur().pos;
+    c->name = identifier();
+  }
+  expect("on");
+  c->tablePos = cur().pos;
+  c->table = identifier();
+  if (accept("using")) {
+    c->methodPos = cur().pos;
+    c->method = identifier();
+  }
+  c->columns = columnList(&c->columnPos);
+  return c;
+}
+
+StatementPtr Parser::update(SourcePos pos) {
+  auto u = std::make_unique<UpdateStmt>(pos);
+  u->tablePos = cur().pos;
+  u->table = identifier();
+  if (accept("as")) u->alias = identifier();
+  else if (atIdentifier() && !is("set")) u->alias = identifier();
+  expect("set");
+  do {
+    UpdateStmt::Assignment a;
+    a.pos = cur().pos;
+    a.column = identifier();
+    if (accept(".")) {  // SET t.col = ... is not SQL; say so plainly
+      throw Error(sqlstate::SyntaxError, "column names in SET cannot be qualified", a.pos);
+    }
+    expect("=");
+    if (!accept("default")) a.value = expr();
+    u->set.push_back(std::move(a));
+  } while (accept(","));
+  if (accept("where")) u->where = expr();
+  return u;
+}
+
+StatementPtr Parser::deleteFrom(SourcePos pos) {
+  expect("from");
+  auto d = std::make_unique<DeleteStmt>(pos);
+  d->tablePos = cur().pos;
+  d->table = identifier();
+  if (accept("as")) d->alias = identifier();
+  else if (atIdentifier()) d->alias = identifier();
+  if (accept("where")) d->where = expr();
+  return d;
+}
+
 StatementPtr Parser::dropTable(SourcePos pos) {
   auto d = std::make_unique<DropTableStmt>(pos);
-  if (!accept("view")) expect("table");
-  else d->view = true;
+  if (accept("view")) d->object = ObjectKind::View;
+  else if (accept("index")) d->object = ObjectKind::Index;
+  else expect("table");
   if (accept("if")) {
     expect("exists");
     d->ifExists = true;

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to sql/parser: the recursive-descent parser, one class whose parts live in
-//   parser.cpp             statements (CREATE, DROP, INSERT, COPY, EXPLAIN, ANALYZE) and types,
+//   parser.cpp             statements (CREATE, DROP, INSERT, UPDATE, DELETE, transactions, COPY,
+//                          EXPLAIN, ANALYZE) and types,
 //   query_parser.cpp       queries: WITH, SELECT, set operations, ORDER BY/LIMIT, FROM and joins,
 //   expression_parser.cpp  expressions by precedence climbing, lowest precedence first.
 #include <functional>
@@ -98,6 +99,11 @@ class Parser {
   StatementPtr createTable(SourcePos pos);
   StatementPtr dropTable(SourcePos pos);
   StatementPtr insert(SourcePos pos);
+  StatementPtr update(SourcePos pos);
+  StatementPtr deleteFrom(SourcePos pos);
+  StatementPtr createIndex(SourcePos pos, bool unique);
+  TableConstraint constraint(const ColumnDefinition* column);  // column: written after it
+  std::vector<std::string> columnList(std::vector<SourcePos>* positions);  // (a, b, ...)
 
   // ---- queries (query_parser.cpp) ----
   std::unique_ptr<Select> select();

@@ -16,29 +16,6 @@ using plan::Expr;
 using plan::ExprPtr;
 using plan::OperatorPtr;
 
-TableDefinition bindCreateTable(const ast::CreateTableStmt& stmt) {
-  TableDefinition def;
-  std::set<std::string> seen;
-  for (auto& c : stmt.columns) {
-    if (!seen.insert(c.name).second)
-      throw Error(sqlstate::DuplicateColumn, "column \"" + c.name + "\" specified more than once", c.pos);
-    def.columns.push_back({c.name, c.type});
-    if (c.primaryKey) def.primaryKey.push_back(static_cast<uint32_t>(def.columns.size() - 1));
-  }
-  if (!stmt.primaryKey.empty()) {
-    if (!def.primaryKey.empty())
-      throw Error("42P16", "multiple primary keys for table \"" + stmt.name + "\" are not allowed", stmt.primaryKeyPos);
-    for (auto& name : stmt.primaryKey) {
-      auto it = std::find_if(def.columns.begin(), def.columns.end(), [&](auto& c) { return c.name == name; });
-      if (it == def.columns.end())
-        throw Error(sqlstate::UndefinedColumn, "column \"" + name + "\" named in key does not exist", stmt.primaryKeyPos);
-      it->type.nullable = false;  // key columns are NOT NULL
-      def.primaryKey.push_back(static_cast<uint32_t>(it - def.columns.begin()));
-    }
-  }
-  return def;
-}
-
 OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
   switch (ref.kind) {
     case ast::TableRef::Kind::Table: {
@@ -478,13 +455,7 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
     }
   }
   // Assignment: each value converts to its column's type.
-  auto assign = [&](ExprPtr e, uint32_t col, SourcePos pos) {
-    const SqlType& target = cols[col].type;
-    if (!castable(e->type, target))
-      throw Error(sqlstate::DatatypeMismatch, "column \"" + cols[col].name + "\" is of type " + target.name() +
-                                                  " but expression is of type " + e->type.name(), pos);
-    return castTo(std::move(e), target.withNullable(true));
-  };
+  auto assign = [&](ExprPtr e, uint32_t col, SourcePos pos) { return assignTo(std::move(e), cols[col], pos); };
   auto checkCount = [&](size_t n, SourcePos pos) {
     if (n > out.columnOf.size()) throw Error(sqlstate::SyntaxError, "INSERT has more expressions than target columns", pos);
     if (n < out.columnOf.size()) throw Error(sqlstate::SyntaxError, "INSERT has more target columns than expressions", pos);
@@ -525,6 +496,21 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
     out.plan.root = std::move(op);
   }
   for (auto* iu : out.plan.output) out.plan.outputNames.push_back(iu->name);
+  if (t->checks().empty()) return;
+  // CHECK constraints see the whole new row: columns the INSERT leaves out are NULL.
+  std::vector<const plan::IU*> row(cols.size(), nullptr);
+  for (size_t i = 0; i < out.columnOf.size(); ++i) row[out.columnOf[i]] = out.plan.output[i];
+  auto nulls = std::make_unique<plan::Map>();
+  for (uint32_t c = 0; c < cols.size(); ++c) {
+    if (row[c]) continue;
+    row[c] = out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name);
+    nulls->computed.push_back({row[c], Expr::constant(Value::null(cols[c].type.withNullable(true)))});
+  }
+  if (!nulls->computed.empty()) {
+    nulls->children.push_back(std::move(out.plan.root));
+    out.plan.root = std::move(nulls);
+  }
+  addCheckOutputs(catalog_, out.plan, *t, row);
 }
 
 }  // namespace hyrax::sql

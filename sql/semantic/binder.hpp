@@ -18,19 +18,58 @@ class Table;
 
 namespace hyrax::sql {
 
-// Column definitions and primary key of a CREATE TABLE, checked (duplicate names 42701, unknown
-// key columns 42703).
+// Column definitions and constraints of a CREATE TABLE, checked (duplicate names 42701, unknown
+// key columns 42703, CHECK expressions bound) and named as PostgreSQL names them (t_pkey,
+// t_a_key, t_a_check, t_a_fkey). Foreign keys are resolved by sql/api once the table exists (it
+// may reference itself).
 struct TableDefinition {
   std::vector<ColumnDef> columns;
   std::vector<uint32_t> primaryKey;
+  struct Key {
+    std::string name;
+    std::vector<uint32_t> columns;
+  };
+  std::vector<Key> keys;  // the PRIMARY KEY first, then UNIQUE constraints: each gets an index
+  std::vector<CheckConstraint> checks;
+  struct Reference {
+    std::string name;
+    std::vector<uint32_t> columns;
+    std::string table;
+    std::vector<std::string> refColumns;  // empty: the referenced table's primary key
+    SourcePos pos;
+  };
+  std::vector<Reference> references;
 };
-TableDefinition bindCreateTable(const ast::CreateTableStmt& stmt);
+TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& stmt);
+
+// Assignment of a value to a column (INSERT, UPDATE): the value converted to the column's type.
+plan::ExprPtr assignTo(plan::ExprPtr e, const ColumnDef& column, SourcePos pos);
+// A CHECK expression over a row whose column i is `values[i]`.
+plan::ExprPtr bindCheck(Catalog& catalog, plan::QueryPlan& plan, const std::vector<ColumnDef>& columns,
+                        const std::vector<const plan::IU*>& values, const ast::Expr& check);
+// Adds one BOOLEAN output per CHECK constraint of `table` to the plan, over the new rows'
+// `values` (one IU per table column). A row violates a constraint whose output is FALSE.
+void addCheckOutputs(Catalog& catalog, plan::QueryPlan& plan, const Table& table,
+                     const std::vector<const plan::IU*>& values);
 
 // A query whose output rows go into `table`: output column i goes to table column columnOf[i],
-// already converted to that column's type.
+// already converted to that column's type; then come the table's CHECK results.
 struct BoundInsert {
   Table* table = nullptr;
   std::vector<uint32_t> columnOf;
+  plan::QueryPlan plan;
+};
+
+// UPDATE: the plan's rows are [row number, the new value of each of `columns`, CHECK results].
+struct BoundUpdate {
+  Table* table = nullptr;
+  std::vector<uint32_t> columns;
+  plan::QueryPlan plan;
+};
+
+// DELETE: the plan's rows are the row numbers to delete.
+struct BoundDelete {
+  Table* table = nullptr;
   plan::QueryPlan plan;
 };
 
@@ -40,6 +79,10 @@ class Binder {
 
   void bindSelect(const ast::Select& select, plan::QueryPlan& out);
   void bindInsert(const ast::InsertStmt& stmt, BoundInsert& out);
+  void bindUpdate(const ast::UpdateStmt& stmt, BoundUpdate& out);  // dml_binder.cpp
+  void bindDelete(const ast::DeleteStmt& stmt, BoundDelete& out);
+  // [row number, CHECK results] of the rows from `firstRow` on (rows COPY just loaded).
+  void bindCheckRows(Table& table, uint64_t firstRow, plan::QueryPlan& out);
 
  private:
   Catalog& catalog_;

@@ -40,6 +40,7 @@ const char* clauseName(Clause c) {
     case Clause::Values: return "VALUES";
     case Clause::Limit: return "LIMIT";
     case Clause::AggregateArg: return "aggregate arguments";
+    case Clause::Check: return "check constraints";
     default: return "this context";
   }
 }

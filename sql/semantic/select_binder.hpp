@@ -11,6 +11,7 @@
 
 namespace hyrax {
 class Catalog;
+class Table;
 }
 
 namespace hyrax::sql {
@@ -22,7 +23,7 @@ struct ScopeEntry {
 };
 
 // Where an expression stands decides what it may contain.
-enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit };
+enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit, Check };
 const char* clauseName(Clause c);  // "WHERE", "GROUP BY" ... for error messages
 // The comparison an AST operator symbol ("=", "<>", "<" ...) stands for; nullopt for others.
 std::optional<plan::CmpOp> comparisonOperator(const std::string& symbol);
@@ -38,6 +39,15 @@ class SelectBinder {
 
   // Expressions (expression_binder.cpp).
   plan::ExprPtr bindExpr(const ast::Expr& e, Clause clause);
+
+  // UPDATE and DELETE (dml_binder.cpp): scans `table` as `alias`, every column (their IUs into
+  // `columns`) and the row number (`rowNumber`), filtered by `where`; the columns stay in scope.
+  plan::OperatorPtr bindTarget(Table& table, const std::string& alias, const ast::Expr* where,
+                               const plan::IU*& rowNumber, std::vector<const plan::IU*>& columns);
+  // An expression whose subqueries join onto `input` (SET values).
+  plan::ExprPtr bindOver(plan::OperatorPtr& input, const ast::Expr& e, Clause clause);
+  // Makes names visible (CHECK constraints see the new row's columns).
+  void addScope(ScopeEntry entry) { scope_.push_back(std::move(entry)); }
 
  private:
   plan::OperatorPtr bindFrom(const ast::Select& s);

@@ -154,6 +154,7 @@ OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*
 
 ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (probing_) throw Error(sqlstate::FeatureNotSupported, "subquery while matching GROUP BY", e.pos);
+  if (clause == Clause::Check) throw Error(sqlstate::FeatureNotSupported, "cannot use subquery in check constraint", e.pos);
   if (!input_)
     throw Error(sqlstate::FeatureNotSupported, std::string("subqueries in ") + clauseName(clause) + " are not supported yet",
                 e.pos);

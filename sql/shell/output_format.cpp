@@ -114,6 +114,7 @@ void printResult(std::ostream& out, const QueryResult& r, Format f) {
 
 void printError(std::ostream& out, const Error& e, const std::string& script) {
   out << "ERROR:  " << e.sqlstate() << ": " << e.message() << "\n";
+  if (!e.detail().empty()) out << "DETAIL:  " << e.detail() << "\n";
   if (!e.pos().known()) return;
   // The offending line, and a caret under the column (like psql).
   size_t start = 0;

@@ -88,6 +88,7 @@ bool Session::runStatement(const std::string& sql, const std::string& copyData) 
   con_.setCopyStreams(&data, &out());
   try {
     QueryResult r = con_.execute(sql);
+    for (auto& n : r.notices) std::cerr << "WARNING:  " << n << "\n";
     printResult(out(), r, format);
   } catch (const Error& e) {
     printError(std::cerr, e, sql);

@@ -65,7 +65,8 @@ TEST_CASE("statements: types, keys, EXPLAIN options, identifiers") {
   CHECK(ct.columns[0].type.scale == 2);
   CHECK_FALSE(ct.columns[0].type.nullable);
   CHECK(ct.columns[2].type.length == 1);
-  CHECK(ct.primaryKey == std::vector<std::string>{"a"});
+  REQUIRE(ct.constraints.size() == 1);
+  CHECK(ct.constraints[0].columns == std::vector<std::string>{"a"});
   auto x = parseStatement("EXPLAIN (ANALYZE, LLVM) SELECT 1");
   auto& ex = static_cast<ast::ExplainStmt&>(*x);
   CHECK(ex.analyze);

@@ -1,0 +1,117 @@
+#include "engine/index/index_key.hpp"
+
+#include <cstring>
+
+#include "engine/runtime/runtime.hpp"
+#include "engine/storage/table.hpp"
+#include "engine/types/string_ref.hpp"
+
+namespace hyrax {
+
+namespace {
+
+uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 33;
+  return h;
+}
+
+// Integers hash by value whatever their width, so a probe and a row agree.
+uint64_t hashValue(const SqlType& t, const void* p) {
+  switch (t.id) {
+    case TypeId::Bool: return mix(*static_cast<const uint8_t*>(p));
+    case TypeId::Int16: { int16_t x; std::memcpy(&x, p, 2); return mix(static_cast<uint64_t>(x)); }
+    case TypeId::Int32:
+    case TypeId::Date: { int32_t x; std::memcpy(&x, p, 4); return mix(static_cast<uint64_t>(static_cast<int64_t>(x))); }
+    case TypeId::Float32: { float x; std::memcpy(&x, p, 4); if (x == 0) x = 0; uint32_t b; std::memcpy(&b, &x, 4); return mix(b); }
+    case TypeId::Float64: { double x; std::memcpy(&x, p, 8); if (x == 0) x = 0; uint64_t b; std::memcpy(&b, &x, 8); return mix(b); }
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: { StringRef s; std::memcpy(static_cast<void*>(&s), p, 16); return hyrax_rt_hash_string(s.lo(), s.hi()); }
+    default: { int64_t x; std::memcpy(&x, p, 8); return mix(static_cast<uint64_t>(x)); }
+  }
+}
+
+template <typename T>
+int cmp3(const void* a, const void* b) {
+  T x, y;
+  std::memcpy(&x, a, sizeof(T));
+  std::memcpy(&y, b, sizeof(T));
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+int compareValue(const SqlType& t, const void* a, const void* b) {
+  switch (t.id) {
+    case TypeId::Bool: return cmp3<uint8_t>(a, b);
+    case TypeId::Int16: return cmp3<int16_t>(a, b);
+    case TypeId::Int32:
+    case TypeId::Date: return cmp3<int32_t>(a, b);
+    case TypeId::Float32: return cmp3<float>(a, b);
+    case TypeId::Float64: return cmp3<double>(a, b);
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: {
+      StringRef x, y;
+      std::memcpy(static_cast<void*>(&x), a, 16);
+      std::memcpy(static_cast<void*>(&y), b, 16);
+      int c = x.view().compare(y.view());
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default: return cmp3<int64_t>(a, b);
+  }
+}
+
+}  // namespace
+
+IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(table), columns_(std::move(columns)) {
+  for (uint32_t c : columns_) {
+    offsets_.push_back(probeBytes_);
+    probeBytes_ += table_.columns()[c].type.byteWidth();
+  }
+}
+
+const void* IndexKey::valueAt(uint64_t row, uint32_t k) const { return table_.valuePtr(row, columns_[k]); }
+
+bool IndexKey::rowHasNull(uint64_t row) const {
+  for (uint32_t c : columns_)
+    if (table_.isNull(row, c)) return true;
+  return false;
+}
+
+uint64_t IndexKey::hashRow(uint64_t row) const {
+  uint64_t h = 0x2545F4914F6CDD1DULL;
+  for (uint32_t k = 0; k < columns_.size(); ++k)
+    h = (h ^ hashValue(table_.columns()[columns_[k]].type, valueAt(row, k))) * 0x9E3779B97F4A7C15ULL;
+  return mix(h);
+}
+
+uint64_t IndexKey::hashProbe(const uint8_t* probe) const {
+  uint64_t h = 0x2545F4914F6CDD1DULL;
+  for (uint32_t k = 0; k < columns_.size(); ++k)
+    h = (h ^ hashValue(table_.columns()[columns_[k]].type, probe + offsets_[k])) * 0x9E3779B97F4A7C15ULL;
+  return mix(h);
+}
+
+bool IndexKey::rowsEqual(uint64_t a, uint64_t b) const {
+  for (uint32_t k = 0; k < columns_.size(); ++k)
+    if (compareValue(table_.columns()[columns_[k]].type, valueAt(a, k), valueAt(b, k)) != 0) return false;
+  return true;
+}
+
+bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe) const {
+  return compareRowToProbe(row, probe, static_cast<uint32_t>(columns_.size())) == 0;
+}
+
+int IndexKey::compareRowToProbe(uint64_t row, const uint8_t* probe, uint32_t prefixColumns) const {
+  for (uint32_t k = 0; k < prefixColumns; ++k)
+    if (int c = compareValue(table_.columns()[columns_[k]].type, valueAt(row, k), probe + offsets_[k])) return c;
+  return 0;
+}
+
+void IndexKey::writeProbe(uint64_t row, uint8_t* out) const {
+  for (uint32_t k = 0; k < columns_.size(); ++k)
+    std::memcpy(out + offsets_[k], valueAt(row, k), table_.columns()[columns_[k]].type.byteWidth());
+}
+
+}  // namespace hyrax

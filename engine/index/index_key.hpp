@@ -1,0 +1,38 @@
+#pragma once
+// How an index sees its key: the values of some of a table's columns, read from the table's rows
+// (an index stores row numbers only) or from a probe buffer. A probe key is the key columns'
+// physical values back to back, each `byteWidth()` bytes (strings as 16-byte StringRefs), the
+// same layout generated code writes before it calls an index operation.
+#include <cstdint>
+#include <vector>
+
+namespace hyrax {
+
+class Table;
+
+class IndexKey {
+ public:
+  IndexKey(const Table& table, std::vector<uint32_t> columns);
+
+  const std::vector<uint32_t>& columns() const { return columns_; }
+  uint32_t probeBytes() const { return probeBytes_; }
+
+  bool rowHasNull(uint64_t row) const;  // rows with a NULL key column are not indexed (SQL's UNIQUE)
+  uint64_t hashRow(uint64_t row) const;
+  uint64_t hashProbe(const uint8_t* probe) const;
+  bool rowsEqual(uint64_t a, uint64_t b) const;
+  bool rowEqualsProbe(uint64_t row, const uint8_t* probe) const;
+  // Three-way comparison of a row's key with a probe key on the first `prefixColumns` columns.
+  int compareRowToProbe(uint64_t row, const uint8_t* probe, uint32_t prefixColumns) const;
+  // Writes a row's key in probe layout (probeBytes() bytes).
+  void writeProbe(uint64_t row, uint8_t* out) const;
+
+ private:
+  const void* valueAt(uint64_t row, uint32_t keyColumn) const;
+  const Table& table_;
+  std::vector<uint32_t> columns_;
+  std::vector<uint32_t> offsets_;  // of each key column in a probe buffer
+  uint32_t probeBytes_ = 0;
+};
+
+}  // namespace hyrax

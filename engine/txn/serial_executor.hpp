@@ -1,0 +1,56 @@
+#pragma once
+// The serial OLTP executor: one thread runs every statement and transaction, one after another,
+// so transactions need no locks or latches (HyPer's model). Sessions (the shell's connection, the
+// server's, the bench's) submit work through run() and wait for it.
+//
+// A session with an open transaction block (BEGIN ... COMMIT) holds the executor: until it
+// releases it, only its own work runs, and other sessions' work waits in the queue, up to the lock
+// timeout, after which it fails with 55P03 without having run.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace hyrax {
+
+class SerialExecutor {
+ public:
+  SerialExecutor();
+  ~SerialExecutor();
+  SerialExecutor(const SerialExecutor&) = delete;
+  SerialExecutor& operator=(const SerialExecutor&) = delete;
+
+  // Runs `work` on the executor thread and returns when it is done; what it throws is rethrown
+  // here. Called from the executor thread itself (work that runs more work), it runs inline.
+  void run(const void* session, const std::function<void()>& work);
+
+  // From inside work: `session` keeps the executor after this work (BEGIN), or gives it back.
+  void hold(const void* session);
+  void release(const void* session);
+  bool heldBy(const void* session) const { return holder_ == session; }
+
+  void setLockTimeout(std::chrono::milliseconds t) { lockTimeout_ = t; }
+
+ private:
+  struct Task {
+    const void* session;
+    const std::function<void()>* work;
+    std::exception_ptr error;
+    bool started = false, done = false;
+  };
+  void loop();
+  bool runnable(const Task& t) const { return holder_ == nullptr || holder_ == t.session; }
+
+  std::mutex mutex_;
+  std::condition_variable workReady_, workDone_;
+  std::deque<Task*> queue_;
+  const void* holder_ = nullptr;  // written only on the executor thread
+  bool stopping_ = false;
+  std::chrono::milliseconds lockTimeout_{10'000};
+  std::thread thread_;
+};
+
+}  // namespace hyrax

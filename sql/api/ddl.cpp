@@ -1,0 +1,213 @@
+#include "sql/api/ddl.hpp"
+
+#include <algorithm>
+
+#include "engine/catalog/catalog.hpp"
+#include "engine/index/hash_index.hpp"
+#include "engine/txn/table_ops.hpp"
+#include "engine/txn/undo_log.hpp"
+#include "sql/semantic/binder.hpp"
+
+namespace hyrax::sql {
+
+namespace {
+
+// Physical types a foreign key may compare byte for byte with its referenced key.
+bool sameKeyType(const SqlType& a, const SqlType& b) {
+  if (a.isString() && b.isString()) return true;
+  if (a.id != b.id) return false;
+  return a.id != TypeId::Decimal || a.scale == b.scale;
+}
+
+void unlinkReferences(Table& t) {
+  for (auto& fk : t.foreignKeys()) {
+    auto& back = fk.referenced->referencedBy();
+    back.erase(std::remove(back.begin(), back.end(), &fk), back.end());
+  }
+}
+
+void linkReferences(Table& t) {
+  for (auto& fk : t.foreignKeys()) fk.referenced->referencedBy().push_back(&fk);
+}
+
+void addForeignKey(Catalog& catalog, Table& t, const TableDefinition::Reference& r) {
+  Table* ref = r.table == t.name() ? &t : catalog.findTable(r.table);
+  if (!ref) throw Error(sqlstate::UndefinedTable, "relation \"" + r.table + "\" does not exist", r.pos);
+  std::vector<uint32_t> refCols;
+  if (r.refColumns.empty()) {
+    if (ref->primaryKey().empty())
+      throw Error(sqlstate::InvalidForeignKey, "there is no primary key for referenced table \"" + ref->name() + "\"", r.pos);
+    refCols = ref->primaryKey();
+  } else {
+    for (auto& name : r.refColumns) {
+      auto& cols = ref->columns();
+      auto it = std::find_if(cols.begin(), cols.end(), [&](auto& c) { return c.name == name; });
+      if (it == cols.end())
+        throw Error(sqlstate::UndefinedColumn, "column \"" + name + "\" referenced in foreign key constraint does not exist", r.pos);
+      refCols.push_back(static_cast<uint32_t>(it - cols.begin()));
+    }
+  }
+  if (refCols.size() != r.columns.size())
+    throw Error(sqlstate::InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree", r.pos);
+  // The referenced columns must be a PRIMARY KEY or UNIQUE: its index finds referenced rows. Both
+  // sides are put in that index's column order, so lookups can use it.
+  const Index* key = nullptr;
+  for (auto& idx : ref->indexes()) {
+    if (!idx->unique() || idx->columns().size() != refCols.size()) continue;
+    if (std::is_permutation(refCols.begin(), refCols.end(), idx->columns().begin())) key = idx.get();
+  }
+  if (!key)
+    throw Error(sqlstate::InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"" +
+                                                 ref->name() + "\"", r.pos);
+  ForeignKey fk;
+  fk.name = r.name;
+  fk.referencing = &t;
+  fk.referenced = ref;
+  for (uint32_t c : key->columns()) {
+    size_t i = static_cast<size_t>(std::find(refCols.begin(), refCols.end(), c) - refCols.begin());
+    fk.columns.push_back(r.columns[i]);
+    fk.referencedColumns.push_back(c);
+    const ColumnDef& a = t.columns()[r.columns[i]];
+    const ColumnDef& b = ref->columns()[c];
+    if (!sameKeyType(a.type, b.type))
+      throw Error(sqlstate::DatatypeMismatch, "foreign key constraint \"" + r.name + "\" cannot be implemented", r.pos)
+          .withDetail("Key columns \"" + a.name + "\" and \"" + b.name + "\" are of incompatible types: " + a.type.name() +
+                      " and " + b.type.name() + ".");
+  }
+  t.foreignKeys().push_back(std::move(fk));
+}
+
+}  // namespace
+
+QueryResult createTable(Catalog& catalog, UndoLog& undo, const ast::CreateTableStmt& c) {
+  if (catalog.findTable(c.name) && c.ifNotExists) return QueryResult({}, {}, "CREATE TABLE");
+  if (catalog.nameTaken(c.name)) throw Error(sqlstate::DuplicateTable, "relation \"" + c.name + "\" already exists", c.pos);
+  TableDefinition def = bindCreateTable(catalog, c);
+  for (auto& k : def.keys)
+    if (catalog.nameTaken(k.name) || k.name == c.name)
+      throw Error(sqlstate::DuplicateTable, "relation \"" + k.name + "\" already exists", c.pos);
+  // Built aside and put into the catalog only when every constraint is in place.
+  auto table = std::make_unique<Table>(c.name, std::move(def.columns), std::move(def.primaryKey));
+  for (auto& k : def.keys) table->addIndex(std::make_unique<HashIndex>(k.name, *table, k.columns, true));
+  table->checks() = std::move(def.checks);
+  for (auto& r : def.references) addForeignKey(catalog, *table, r);
+  Table& t = *table;
+  linkReferences(t);
+  catalog.attachTable(std::move(table));
+  undo.logAction([&catalog, &t] {
+    unlinkReferences(t);
+    catalog.dropTable(t.name());
+  });
+  return QueryResult({}, {}, "CREATE TABLE");
+}
+
+QueryResult createView(Catalog& catalog, UndoLog& undo, const ast::CreateViewStmt& v) {
+  if (catalog.nameTaken(v.name)) throw Error(sqlstate::DuplicateTable, "relation \"" + v.name + "\" already exists", v.namePos);
+  // Bound once now, so a view that could not be used is never created.
+  plan::QueryPlan p;
+  Binder(catalog).bindSelect(*v.query, p);
+  if (v.columns.size() > p.output.size())
+    throw Error(sqlstate::InvalidColumnReference, "CREATE VIEW specifies more column names than columns", v.namePos);
+  catalog.createView(v.name, {v.text, v.columns});
+  undo.logAction([&catalog, name = v.name] { catalog.dropView(name); });
+  return QueryResult({}, {}, "CREATE VIEW");
+}
+
+QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexStmt& c) {
+  Table* t = catalog.findTable(c.table);
+  if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + c.table + "\" does not exist", c.tablePos);
+  if (!c.method.empty() && c.method != "hash")
+    throw Error(sqlstate::UndefinedObject, "access method \"" + c.method + "\" does not exist", c.methodPos);
+  std::vector<uint32_t> cols;
+  std::string name = c.name;
+  if (name.empty()) name = c.table;
+  for (size_t i = 0; i < c.columns.size(); ++i) {
+    auto& tc = t->columns();
+    auto it = std::find_if(tc.begin(), tc.end(), [&](auto& col) { return col.name == c.columns[i]; });
+    if (it == tc.end()) throw Error(sqlstate::UndefinedColumn, "column \"" + c.columns[i] + "\" does not exist", c.columnPos[i]);
+    cols.push_back(static_cast<uint32_t>(it - tc.begin()));
+    if (c.name.empty()) name += "_" + c.columns[i];
+  }
+  if (c.name.empty()) {
+    std::string base = name + "_idx";
+    name = base;
+    for (int i = 1; catalog.nameTaken(name); ++i) name = base + std::to_string(i);
+  }
+  if (catalog.nameTaken(name)) {
+    if (c.ifNotExists) return QueryResult({}, {}, "CREATE INDEX");
+    throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists", c.namePos.known() ? c.namePos : c.pos);
+  }
+  auto index = std::make_unique<HashIndex>(name, *t, cols, c.unique);
+  index->reserve(t->rowCount());
+  txn::buildIndex(*t, *index);
+  t->addIndex(std::move(index));
+  undo.logAction([t, name] { t->removeIndex(name); });
+  return QueryResult({}, {}, "CREATE INDEX");
+}
+
+QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& d) {
+  const char* what = d.object == ast::ObjectKind::View ? "view" : d.object == ast::ObjectKind::Index ? "index" : "table";
+  auto exists = [&](const std::string& n) {
+    switch (d.object) {
+      case ast::ObjectKind::View: return catalog.findView(n) != nullptr;
+      case ast::ObjectKind::Index: return catalog.findIndex(n).second != nullptr;
+      case ast::ObjectKind::Table: return catalog.findTable(n) != nullptr;
+    }
+    return false;
+  };
+  // Check every name first: a failed DROP drops nothing.
+  for (size_t i = 0; i < d.names.size(); ++i) {
+    const std::string& n = d.names[i];
+    if (!exists(n)) {
+      if (d.ifExists) continue;
+      throw Error(sqlstate::UndefinedTable, std::string(what) + " \"" + n + "\" does not exist", d.namePos[i]);
+    }
+    if (d.object == ast::ObjectKind::Table) {
+      for (const ForeignKey* fk : catalog.findTable(n)->referencedBy()) {
+        if (std::find(d.names.begin(), d.names.end(), fk->referencing->name()) != d.names.end()) continue;
+        throw Error(sqlstate::DependentObjects, "cannot drop table " + n + " because other objects depend on it", d.namePos[i])
+            .withDetail("constraint " + fk->name + " on table " + fk->referencing->name() + " depends on table " + n);
+      }
+    }
+    if (d.object == ast::ObjectKind::Index) {
+      auto [t, idx] = catalog.findIndex(n);
+      bool constraint = false;
+      for (auto& k : t->indexes()) constraint = constraint || (k.get() == idx && idx->unique() && t->primaryKey() == idx->columns());
+      for (const ForeignKey* fk : t->referencedBy()) constraint = constraint || fk->referencedColumns == idx->columns();
+      if (constraint)
+        throw Error(sqlstate::DependentObjects, "cannot drop index " + n + " because a constraint requires it", d.namePos[i]);
+    }
+  }
+  for (auto& n : d.names) {
+    if (!exists(n)) continue;
+    switch (d.object) {
+      case ast::ObjectKind::View: {
+        auto v = std::make_shared<Catalog::View>(catalog.detachView(n));
+        undo.logAction([&catalog, n, v] { catalog.createView(n, *v); });
+        break;
+      }
+      case ast::ObjectKind::Index: {
+        // Kept until the transaction ends: a ROLLBACK puts it back as it was (later writes to the
+        // table are undone before this entry is).
+        Table* t = catalog.findIndex(n).first;
+        auto kept = std::make_shared<std::unique_ptr<Index>>(t->removeIndex(n));
+        undo.logAction([t, kept] { t->addIndex(std::move(*kept)); });
+        break;
+      }
+      case ast::ObjectKind::Table: {
+        Table* t = catalog.findTable(n);
+        unlinkReferences(*t);
+        auto kept = std::make_shared<std::unique_ptr<Table>>(catalog.detachTable(n));
+        undo.logAction([&catalog, kept] {
+          linkReferences(**kept);
+          catalog.attachTable(std::move(*kept));
+        });
+        break;
+      }
+    }
+  }
+  std::string tag = std::string("DROP ") + (d.object == ast::ObjectKind::View ? "VIEW" : d.object == ast::ObjectKind::Index ? "INDEX" : "TABLE");
+  return QueryResult({}, {}, tag);
+}
+
+}  // namespace hyrax::sql

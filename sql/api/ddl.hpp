@@ -1,0 +1,20 @@
+#pragma once
+// Statements that change the catalog: CREATE/DROP TABLE, VIEW and INDEX. Each logs how to revert
+// itself in the transaction's undo log, so DDL inside BEGIN ... ROLLBACK is undone too; a dropped
+// table is kept until the transaction commits.
+#include "sql/api/database.hpp"
+#include "sql/parser/ast.hpp"
+
+namespace hyrax {
+class Catalog;
+class UndoLog;
+}  // namespace hyrax
+
+namespace hyrax::sql {
+
+QueryResult createTable(Catalog& catalog, UndoLog& undo, const ast::CreateTableStmt& stmt);
+QueryResult createView(Catalog& catalog, UndoLog& undo, const ast::CreateViewStmt& stmt);
+QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexStmt& stmt);
+QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt);  // tables, views, indexes
+
+}  // namespace hyrax::sql

@@ -1,0 +1,90 @@
+// CREATE TABLE: columns and constraints checked and named before anything is created.
+#include <algorithm>
+#include <set>
+
+#include "engine/catalog/catalog.hpp"
+#include "sql/semantic/binder.hpp"
+
+namespace hyrax::sql {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (auto& n : names) s += (s.empty() ? "" : "_") + n;
+  return s;
+}
+
+}  // namespace
+
+TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& stmt) {
+  TableDefinition def;
+  std::set<std::string> seen;
+  for (auto& c : stmt.columns) {
+    if (!seen.insert(c.name).second)
+      throw Error(sqlstate::DuplicateColumn, "column \"" + c.name + "\" specified more than once", c.pos);
+    def.columns.push_back({c.name, c.type});
+  }
+  auto columnIndexes = [&](const ast::TableConstraint& k) {
+    std::vector<uint32_t> idx;
+    for (size_t i = 0; i < k.columns.size(); ++i) {
+      auto it = std::find_if(def.columns.begin(), def.columns.end(), [&](auto& c) { return c.name == k.columns[i]; });
+      SourcePos pos = i < k.columnPos.size() ? k.columnPos[i] : k.pos;
+      if (it == def.columns.end())
+        throw Error(sqlstate::UndefinedColumn, "column \"" + k.columns[i] + "\" named in key does not exist", pos);
+      uint32_t c = static_cast<uint32_t>(it - def.columns.begin());
+      if (std::find(idx.begin(), idx.end(), c) != idx.end())
+        throw Error(sqlstate::DuplicateColumn, "column \"" + k.columns[i] + "\" appears twice in constraint", pos);
+      idx.push_back(c);
+    }
+    return idx;
+  };
+  std::set<std::string> names;  // constraint names must differ
+  auto name = [&](const ast::TableConstraint& k, std::string base) {
+    std::string n = k.name.empty() ? base : k.name;
+    for (int i = 1; k.name.empty() && names.count(n); ++i) n = base + std::to_string(i);
+    if (!names.insert(n).second)
+      throw Error(sqlstate::DuplicateObject, "constraint \"" + n + "\" for relation \"" + stmt.name + "\" already exists", k.pos);
+    return n;
+  };
+
+  // The primary key first (its index is the table's first), NOT NULL on its columns.
+  for (auto& k : stmt.constraints) {
+    if (k.kind != ast::TableConstraint::Kind::PrimaryKey) continue;
+    if (!def.primaryKey.empty())
+      throw Error("42P16", "multiple primary keys for table \"" + stmt.name + "\" are not allowed", k.pos);
+    def.primaryKey = columnIndexes(k);
+    for (uint32_t c : def.primaryKey) def.columns[c].type.nullable = false;
+    def.keys.push_back({name(k, stmt.name + "_pkey"), def.primaryKey});
+  }
+  plan::QueryPlan scratch;  // CHECK expressions are bound once here to catch errors now
+  std::vector<const plan::IU*> ius;
+  for (auto& c : def.columns) ius.push_back(scratch.ius.make(c.type, c.name));
+  for (auto& k : stmt.constraints) {
+    switch (k.kind) {
+      case ast::TableConstraint::Kind::PrimaryKey: break;
+      case ast::TableConstraint::Kind::Unique: {
+        std::vector<uint32_t> cols = columnIndexes(k);
+        bool same = false;  // UNIQUE on the key's columns adds nothing
+        for (auto& existing : def.keys) same = same || existing.columns == cols;
+        if (!same) def.keys.push_back({name(k, stmt.name + "_" + joined(k.columns) + "_key"), cols});
+        break;
+      }
+      case ast::TableConstraint::Kind::Check: {
+        bindCheck(catalog, scratch, def.columns, ius, *k.check);
+        def.checks.push_back({name(k, stmt.name + (k.columns.empty() ? "" : "_" + k.columns[0]) + "_check"), k.checkText});
+        break;
+      }
+      case ast::TableConstraint::Kind::ForeignKey: {
+        std::vector<uint32_t> cols = columnIndexes(k);
+        if (!k.refColumns.empty() && k.refColumns.size() != cols.size())
+          throw Error(sqlstate::InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree", k.refPos);
+        def.references.push_back({name(k, stmt.name + "_" + joined(k.columns) + "_fkey"), cols, k.refTable, k.refColumns, k.refPos});
+        break;
+      }
+    }
+  }
+  return def;
+}
+
+}  // namespace hyrax::sql
