@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
 
 namespace hyrax::plan {
@@ -100,7 +101,9 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
     if (e) fn(e);
   };
   switch (op.kind) {
-    case OpKind::TableScan: break;
+    case OpKind::TableScan:
+      for (auto& k : static_cast<TableScan&>(op).lookupKey) visit(k);
+      break;
     case OpKind::Values:
       for (auto& row : static_cast<Values&>(op).rows)
         for (auto& e : row) visit(e);
@@ -145,8 +148,13 @@ std::string describe(const Operator& op) {
   switch (op.kind) {
     case OpKind::TableScan: {
       auto& s = static_cast<const TableScan&>(op);
-      std::string r = "TableScan " + s.table->name();
+      std::string r = (s.index ? "IndexLookup " : "TableScan ") + s.table->name();
       if (!s.alias.empty() && s.alias != s.table->name()) r += " AS " + s.alias;
+      if (s.index) {
+        r += " USING " + s.index->name() + " (";
+        for (size_t i = 0; i < s.lookupKey.size(); ++i) r += (i ? ", " : "") + toString(*s.lookupKey[i]);
+        r += ")";
+      }
       return r;
     }
     case OpKind::Values:

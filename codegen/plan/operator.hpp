@@ -11,6 +11,7 @@
 
 namespace hyrax {
 class Table;
+class Index;
 }
 
 namespace hyrax::plan {
@@ -46,6 +47,11 @@ struct TableScan : Operator {
     const IU* iu;
   };
   std::vector<Column> columns;  // only the columns the query reads
+  // Set by the optimizer when an index finds the rows: instead of reading every row, the scan
+  // reads those whose key equals `lookupKey` (one expression per index column, of that column's
+  // type, evaluated once: constants and parameters).
+  const Index* index = nullptr;
+  std::vector<ExprPtr> lookupKey;
   TableScan() : Operator(OpKind::TableScan) {}
   std::vector<const IU*> produced() const override;
 };

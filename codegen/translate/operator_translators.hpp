@@ -11,6 +11,15 @@ class TableScanTranslator : public Translator {
   using Translator::Translator;
   void produce() override;
   void consume(Translator&) override {}
+
+ private:
+  void produceIndexLookup();
+  // The chunk's column arrays and NULL bitmaps (nullptr for the row number and NOT NULL columns).
+  void chunkColumns(llvm::Value* table, llvm::Value* chunk, std::vector<llvm::Value*>& data,
+                    std::vector<llvm::Value*>& nulls);
+  // Puts row `row` (of chunk `chunk64`) of every scanned column into its IU's value.
+  void loadRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
+               const std::vector<llvm::Value*>& nulls);
 };
 
 class ValuesTranslator : public Translator {

@@ -13,6 +13,7 @@ class QueryContext;
 class HashTable;
 class RowBuffer;
 class Table;
+class Index;
 struct ResultChunkView;
 }  // namespace hyrax
 
@@ -41,6 +42,12 @@ uint32_t hyrax_rt_table_chunks(hyrax::Table* t);
 uint32_t hyrax_rt_table_chunk_rows(hyrax::Table* t, uint32_t chunk);
 void* hyrax_rt_table_column(hyrax::Table* t, uint32_t chunk, uint32_t column);
 uint8_t* hyrax_rt_table_nulls(hyrax::Table* t, uint32_t chunk, uint32_t column);  // bitmap or nullptr
+
+// ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
+// The first row with that key, or ~0 (a unique index has at most one).
+uint64_t hyrax_rt_index_find(const hyrax::Index* index, const uint8_t* probe);
+// All rows with that key: their count; `*rows` points at them (in the query's arena).
+uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* probe, uint64_t** rows);
 
 // ---- results ----
 hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);

@@ -4,6 +4,7 @@
 #include "engine/runtime/hash_table.hpp"
 #include <cmath>
 
+#include "engine/index/index.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
@@ -70,6 +71,16 @@ uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
 uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }
 void* hyrax_rt_table_column(Table* t, uint32_t chunk, uint32_t column) { return t->columnData(chunk, column); }
 uint8_t* hyrax_rt_table_nulls(Table* t, uint32_t chunk, uint32_t column) { return t->nullBitmap(chunk, column); }
+
+uint64_t hyrax_rt_index_find(const Index* index, const uint8_t* probe) { return index->findFirst(probe); }
+uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const uint8_t* probe, uint64_t** rows) {
+  std::vector<uint64_t> found;
+  index->forEachEqual(probe, [&](uint64_t r) { found.push_back(r); });
+  auto* out = reinterpret_cast<uint64_t*>(ctx->arena().allocate(found.size() * sizeof(uint64_t) + 8));
+  std::copy(found.begin(), found.end(), out);
+  *rows = out;
+  return found.size();
+}
 
 ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) { return ctx->currentResult(); }
 void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }

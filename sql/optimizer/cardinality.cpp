@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
 
 namespace hyrax::sql {
@@ -167,7 +168,20 @@ double CardinalityModel::joinRows(double l, double r, const std::vector<HashJoin
 void CardinalityModel::estimate(Operator& op) {
   for (auto& c : op.children) estimate(*c);
   switch (op.kind) {
-    case OpKind::TableScan: op.estimatedRows = static_cast<double>(static_cast<TableScan&>(op).table->rowCount()); break;
+    case OpKind::TableScan: {
+      auto& scan = static_cast<TableScan&>(op);
+      double rows = static_cast<double>(scan.table->rowCount());
+      if (scan.index) {
+        // A unique key finds one row; otherwise the rows per distinct key.
+        double keys = 0;
+        if (const TableStatistics* ts = scan.table->statistics())
+          for (uint32_t c : scan.index->columns())
+            if (c < ts->columns.size() && ts->columns[c].distinct > 0) keys = std::max(keys, ts->columns[c].distinct);
+        rows = scan.index->unique() ? 1 : keys > 0 ? rows / keys : rows * 0.01;
+      }
+      op.estimatedRows = std::max(rows, 1.0);
+      break;
+    }
     case OpKind::Values: op.estimatedRows = static_cast<double>(static_cast<Values&>(op).rows.size()); break;
     case OpKind::Filter:
       op.estimatedRows = std::max(1.0, op.child()->estimatedRows * selectivity(*static_cast<Filter&>(op).predicate));

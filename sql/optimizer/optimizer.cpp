@@ -39,6 +39,7 @@ void optimize(QueryPlan& plan) {
   simplifyMarkJoins(plan.root);
   plan.root = pushDownPredicates(std::move(plan.root));
   foldPlanConstants(*plan.root);
+  selectIndexes(plan.root);
   pruneColumns(plan);
   CardinalityModel model(*plan.root);
   model.estimate(*plan.root);
