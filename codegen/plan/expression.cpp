@@ -24,6 +24,7 @@ ExprPtr Expr::clone() const {
   e->hasElse = hasElse;
   e->field = field;
   e->func = func;
+  e->param = param;
   for (auto& a : args) e->args.push_back(a->clone());
   return e;
 }
@@ -84,6 +85,7 @@ std::string joined(const Expr& e, const char* sep) {
 std::string toString(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Column: return e.iu->name;
+    case ExprKind::Parameter: return "$" + std::to_string(e.param + 1);
     case ExprKind::Constant:
       if (e.value.isNull()) return "NULL";
       if (e.type.isString()) return "'" + e.value.toString() + "'";
@@ -159,6 +161,9 @@ bool sameExpr(const Expr& a, const Expr& b) {
   switch (a.kind) {
     case ExprKind::Column:
       if (a.iu != b.iu) return false;
+      break;
+    case ExprKind::Parameter:
+      if (a.param != b.param) return false;
       break;
     case ExprKind::Constant:
       if (a.value.isNull() != b.value.isNull()) return false;

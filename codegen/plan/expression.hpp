@@ -30,6 +30,7 @@ enum class ExprKind : uint8_t {
   Concat,    // args[0] || args[1] (strings)
   Extract,   // EXTRACT(field FROM args[0]) of a DATE
   Call,      // scalar function `func` of args; NULL when any argument is NULL
+  Parameter, // $n of a prepared statement (`param` = n - 1), set before each run
 };
 
 // Scalar functions compiled as calls into the runtime (strings.cpp). Positions and lengths count
@@ -71,6 +72,7 @@ struct Expr {
   bool hasElse = false;  // Case
   DateField field = DateField::Year;  // Extract
   ScalarFunc func = ScalarFunc::Substring;  // Call
+  uint32_t param = 0;                       // Parameter
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}

@@ -177,6 +177,9 @@ struct UnionAll : Operator {
 
 // A query ready for code generation: the operator tree and the IUs of the result, in order.
 struct QueryPlan {
+  // Types of the parameters $1, $2 ... (prepared statements): declared, or inferred by the binder
+  // from where each is used; TypeId::Null while unknown.
+  std::vector<SqlType> parameters;
   IUSet ius;
   OperatorPtr root;
   std::vector<const IU*> output;

@@ -5,6 +5,7 @@
 namespace hyrax {
 
 Table& Catalog::createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey) {
+  bump();
   if (tables_.count(name) || views_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
   auto t = std::make_unique<Table>(name, std::move(columns), std::move(primaryKey));
@@ -14,6 +15,7 @@ Table& Catalog::createTable(std::string name, std::vector<ColumnDef> columns, st
 }
 
 void Catalog::dropTable(const std::string& name) {
+  bump();
   if (!tables_.erase(name)) throw Error(sqlstate::UndefinedTable, "relation \"" + name + "\" does not exist");
 }
 
@@ -23,6 +25,7 @@ Table* Catalog::findTable(const std::string& name) const {
 }
 
 std::unique_ptr<Table> Catalog::detachTable(const std::string& name) {
+  bump();
   auto it = tables_.find(name);
   if (it == tables_.end()) throw Error(sqlstate::UndefinedTable, "relation \"" + name + "\" does not exist");
   std::unique_ptr<Table> t = std::move(it->second);
@@ -31,6 +34,7 @@ std::unique_ptr<Table> Catalog::detachTable(const std::string& name) {
 }
 
 void Catalog::attachTable(std::unique_ptr<Table> table) {
+  bump();
   std::string name = table->name();
   tables_.emplace(std::move(name), std::move(table));
 }
@@ -46,6 +50,7 @@ bool Catalog::nameTaken(const std::string& name) const {
 }
 
 Catalog::View Catalog::detachView(const std::string& name) {
+  bump();
   auto it = views_.find(name);
   if (it == views_.end()) throw Error(sqlstate::UndefinedTable, "view \"" + name + "\" does not exist");
   View v = std::move(it->second);
@@ -54,12 +59,14 @@ Catalog::View Catalog::detachView(const std::string& name) {
 }
 
 void Catalog::createView(const std::string& name, View view) {
+  bump();
   if (tables_.count(name) || views_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
   views_.emplace(name, std::move(view));
 }
 
 void Catalog::dropView(const std::string& name) {
+  bump();
   if (!views_.erase(name)) throw Error(sqlstate::UndefinedTable, "view \"" + name + "\" does not exist");
 }
 

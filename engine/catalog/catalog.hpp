@@ -25,6 +25,11 @@ class Catalog {
   // one namespace with tables and views, as in PostgreSQL.
   std::pair<Table*, Index*> findIndex(const std::string& name) const;
   bool nameTaken(const std::string& name) const;  // a table, view or index has it
+
+  // Changes with every change of the schema (tables, views, indexes, constraints) and its undoing:
+  // compiled statements kept for later (PREPARE) are compiled again when it moved.
+  uint64_t version() const { return version_; }
+  void bump() { ++version_; }
   std::vector<const Table*> tables() const;         // sorted by name
 
   // A view is its query's text (re-parsed wherever it is used) and its column names (empty: the
@@ -43,6 +48,7 @@ class Catalog {
  private:
   std::map<std::string, std::unique_ptr<Table>> tables_;
   std::map<std::string, View> views_;
+  uint64_t version_ = 0;
 };
 
 }  // namespace hyrax

@@ -46,11 +46,16 @@ class QueryContext {
   std::vector<std::unique_ptr<ResultChunk>> takeResults();  // finishes the current chunk too
   const std::vector<SqlType>& resultTypes() const { return resultTypes_; }
 
+  // Values of a prepared statement's parameters, 24 bytes each (physical value, NULL byte at 16);
+  // strings point at characters the caller keeps alive for the run.
+  std::vector<uint8_t>& parameters() { return parameters_; }
+
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }
 
  private:
   std::string errorState_, errorMessage_;
+  std::vector<uint8_t> parameters_ = std::vector<uint8_t>(24);
   const std::atomic<bool>* cancel_;
   Arena arena_;
   std::vector<std::unique_ptr<HashTable>> hashTables_;

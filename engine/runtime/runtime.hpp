@@ -49,6 +49,9 @@ uint64_t hyrax_rt_index_find(const hyrax::Index* index, const uint8_t* probe);
 // All rows with that key: their count; `*rows` points at them (in the query's arena).
 uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* probe, uint64_t** rows);
 
+// ---- parameters of prepared statements: slots of 24 bytes (value, then a NULL byte at 16) ----
+const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);
+
 // ---- results ----
 hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);
 // The view's chunk is full: hand it over and make the view point at a fresh, empty chunk.

@@ -82,6 +82,8 @@ uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const ui
   return found.size();
 }
 
+const uint8_t* hyrax_rt_params(QueryContext* ctx) { return ctx->parameters().data(); }
+
 ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) { return ctx->currentResult(); }
 void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }
 

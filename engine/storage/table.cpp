@@ -131,20 +131,7 @@ void Table::appendRow(const Value* values) {
       continue;
     }
     uint8_t buf[16] = {};
-    switch (t.id) {
-      case TypeId::Bool: buf[0] = v.asBool(); break;
-      case TypeId::Int16: { int16_t x = static_cast<int16_t>(v.asInt()); std::memcpy(buf, &x, 2); break; }
-      case TypeId::Int32:
-      case TypeId::Date: { int32_t x = static_cast<int32_t>(v.asInt()); std::memcpy(buf, &x, 4); break; }
-      case TypeId::Int64:
-      case TypeId::Decimal: { int64_t x = v.asInt(); std::memcpy(buf, &x, 8); break; }
-      case TypeId::Float32: { float x = static_cast<float>(v.asDouble()); std::memcpy(buf, &x, 4); break; }
-      case TypeId::Float64: { double x = v.asDouble(); std::memcpy(buf, &x, 8); break; }
-      case TypeId::Char:
-      case TypeId::Varchar:
-      case TypeId::Text: { StringRef s = StringRef::make(v.asString()); std::memcpy(buf, &s, 16); break; }
-      case TypeId::Null: break;
-    }
+    v.encode(t, buf);
     setValue(row, c, buf, false);
   }
 }

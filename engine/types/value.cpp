@@ -37,6 +37,24 @@ std::string Value::toString() const {
 
 namespace hyrax {
 
+void Value::encode(const SqlType& t, void* dst) const {
+  auto store = [&](auto x) { std::memcpy(dst, &x, sizeof(x)); };
+  switch (t.id) {
+    case TypeId::Null: break;
+    case TypeId::Bool: store(static_cast<uint8_t>(asBool())); break;
+    case TypeId::Int16: store(static_cast<int16_t>(asInt())); break;
+    case TypeId::Int32:
+    case TypeId::Date: store(static_cast<int32_t>(asInt())); break;
+    case TypeId::Int64:
+    case TypeId::Decimal: store(asInt()); break;
+    case TypeId::Float32: store(static_cast<float>(asDouble())); break;
+    case TypeId::Float64: store(asDouble()); break;
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: store(StringRef::make(asString())); break;
+  }
+}
+
 Value Value::decode(const SqlType& t, const void* p) {
   auto load = [&](auto x) {
     std::memcpy(&x, p, sizeof(x));

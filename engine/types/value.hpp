@@ -44,6 +44,9 @@ class Value {
   // A value from its physical representation (a table column, a result chunk): `p` points at
   // t.byteWidth() bytes; a string's characters are copied.
   static Value decode(const SqlType& t, const void* p);
+  // The opposite: writes t.byteWidth() bytes (a non-NULL value already of type t). A string's
+  // StringRef points at this Value's characters, so the Value must outlive it.
+  void encode(const SqlType& t, void* dst) const;
 
  private:
   static Value integral(SqlType t, int64_t x) { Value v; v.type_ = t; v.null_ = false; v.i_ = x; return v; }

@@ -9,6 +9,7 @@
 #include "engine/txn/serial_executor.hpp"
 #include "engine/txn/table_ops.hpp"
 #include "engine/txn/undo_log.hpp"
+#include "sql/api/compiled_statement.hpp"
 #include "sql/api/copy.hpp"
 #include "sql/api/ddl.hpp"
 #include "sql/api/database.hpp"
@@ -21,109 +22,8 @@ namespace hyrax {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-std::vector<SqlType> outputTypes(const plan::QueryPlan& p) {
-  std::vector<SqlType> types;
-  for (auto* iu : p.output) types.push_back(iu->type);
-  return types;
-}
-
-// Long-running queries get the full LLVM pipeline; short ones the quick one (compile time
-// dominates them).
-bool worthFullOptimization(const plan::Operator& op) {
-  if (op.kind == plan::OpKind::TableScan && op.estimatedRows > 50'000) return true;
-  for (auto& c : op.children)
-    if (worthFullOptimization(*c)) return true;
-  return false;
-}
-
-struct Execution {
-  std::unique_ptr<codegen::CompiledQuery> compiled;
-  std::unique_ptr<QueryContext> ctx;
-};
-
-Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, const std::atomic<bool>* cancel,
-                        PhaseTimes& times, bool run = true) {
-  Execution ex;
-  opts.fullOptimization = worthFullOptimization(*p.root);
-  ex.compiled = codegen::compile(p, opts);
-  times.codegen = ex.compiled->stats().codegenMs;
-  times.optimize = ex.compiled->stats().optimizeMs;
-  times.machineCode = ex.compiled->stats().machineCodeMs;
-  ex.ctx = std::make_unique<QueryContext>(outputTypes(p), cancel);
-  if (run) {
-    auto t = Clock::now();
-    ex.compiled->run(*ex.ctx);
-    times.execute = msSince(t);
-  }
-  return ex;
-}
-
-// INSERT ... VALUES whose values are all constants after folding: no code to generate.
-std::vector<std::unique_ptr<ResultChunk>> constantRows(const plan::QueryPlan& p) {
-  std::vector<std::unique_ptr<ResultChunk>> chunks;
-  auto& values = static_cast<const plan::Values&>(*p.root);
-  std::vector<SqlType> types = outputTypes(p);
-  for (auto& row : values.rows) {
-    if (chunks.empty() || chunks.back()->rowCount() == ResultChunk::kCapacity)
-      chunks.push_back(std::make_unique<ResultChunk>(types));
-    ResultChunkView& v = chunks.back()->view();
-    uint64_t r = v.count++;
-    for (size_t c = 0; c < row.size(); ++c) {
-      const Value& val = row[c]->value;
-      const SqlType& t = types[c];
-      char* dst = static_cast<char*>(v.columns[c]) + r * t.byteWidth();
-      v.nulls[c][r] = val.isNull();
-      if (val.isNull()) {
-        std::memset(dst, 0, t.byteWidth());
-      } else if (t.isString()) {
-        StringRef s = StringRef::make(val.asString());
-        std::memcpy(dst, &s, sizeof(s));
-      } else if (t.isFloat()) {
-        if (t.id == TypeId::Float32) {
-          float f = static_cast<float>(val.asDouble());
-          std::memcpy(dst, &f, 4);
-        } else {
-          double d = val.asDouble();
-          std::memcpy(dst, &d, 8);
-        }
-      } else {
-        int64_t x = val.asInt();
-        std::memcpy(dst, &x, t.byteWidth());  // little-endian: the low bytes
-      }
-    }
-  }
-  return chunks;
-}
-
-bool allConstant(const plan::QueryPlan& p) {
-  if (p.root->kind != plan::OpKind::Values) return false;
-  for (auto& row : static_cast<const plan::Values&>(*p.root).rows)
-    for (auto& e : row)
-      if (e->kind != plan::ExprKind::Constant || !e->type.sameAs(e->value.type())) return false;
-  return true;
-}
-
-QueryResult runSelect(const ast::Select& select, Catalog& catalog, const std::atomic<bool>* cancel, PhaseTimes& times) {
-  auto t = Clock::now();
-  plan::QueryPlan p;
-  sql::Binder(catalog).bindSelect(select, p);
-  sql::optimize(p);
-  times.plan = msSince(t);
-  Execution ex = compileAndRun(p, {}, cancel, times);
-  std::vector<ResultColumn> cols;
-  for (size_t i = 0; i < p.output.size(); ++i) cols.push_back({p.outputNames[i], p.output[i]->type});
-  auto chunks = ex.ctx->takeResults();
-  uint64_t n = 0;
-  for (auto& c : chunks) n += c->rowCount();
-  QueryResult r(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
-  r.keepAlive(std::shared_ptr<QueryContext>(std::move(ex.ctx)));
-  r.keepAlive(std::shared_ptr<codegen::CompiledQuery>(std::move(ex.compiled)));  // its string constants
-  r.times = times;
-  return r;
-}
+using sql::Clock;
+using sql::msSince;
 
 QueryResult explainResult(const std::string& text, PhaseTimes times) {
   std::vector<SqlType> types{SqlType::text(false)};
@@ -155,6 +55,13 @@ QueryResult explainResult(const std::string& text, PhaseTimes times) {
 }
 
 }  // namespace
+
+// A prepared statement: its text's tree (to compile again when the schema changed) and the code.
+struct Connection::Prepared {
+  ast::StatementPtr statement;
+  std::vector<SqlType> declared;
+  std::unique_ptr<sql::CompiledStatement> compiled;
+};
 
 Connection::Connection(Database& db) : db_(db), undo_(std::make_unique<UndoLog>()) {}
 
@@ -217,6 +124,41 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
   return r;
 }
 
+QueryResult Connection::prepare(ast::PrepareStmt& p) {
+  if (prepared_.count(p.name)) throw Error("42P05", "prepared statement \"" + p.name + "\" already exists", p.pos);
+  auto entry = std::make_unique<Prepared>();
+  entry->declared = p.types;
+  PhaseTimes times;
+  entry->compiled = sql::compileStatement(db_.catalog(), *p.statement, p.types, times);
+  entry->statement = std::move(p.statement);
+  prepared_[p.name] = std::move(entry);
+  QueryResult r({}, {}, "PREPARE");
+  r.times = times;
+  return r;
+}
+
+QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& times) {
+  auto it = prepared_.find(e.name);
+  if (it == prepared_.end()) throw Error("26000", "prepared statement \"" + e.name + "\" does not exist", e.namePos);
+  Prepared& p = *it->second;
+  Catalog& catalog = db_.catalog();
+  if (p.compiled->catalogVersion != catalog.version())  // the schema changed: bind and compile again
+    p.compiled = sql::compileStatement(catalog, *p.statement, p.declared, times);
+  const auto& types = p.compiled->plan.parameters;
+  if (e.args.size() != types.size())
+    throw Error(sqlstate::SyntaxError, "wrong number of parameters for prepared statement \"" + e.name + "\"", e.pos)
+        .withDetail("Expected " + std::to_string(types.size()) + " parameters but got " + std::to_string(e.args.size()) + ".");
+  auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).bindConstants(e.args, types));
+  std::vector<uint8_t> slots(24 * std::max<size_t>(types.size(), 1), 0);
+  for (size_t i = 0; i < values->size(); ++i) {
+    if ((*values)[i].isNull()) slots[24 * i + 16] = 1;
+    else (*values)[i].encode(types[i], &slots[24 * i]);
+  }
+  QueryResult r = sql::runStatement(*p.compiled, *undo_, slots, &cancel_, times);
+  r.keepAlive(values);  // result strings may be parameter values
+  return r;
+}
+
 QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   PhaseTimes times;
   auto t = Clock::now();
@@ -229,7 +171,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   // Each statement is atomic: on an error everything it did is undone (and an open block fails).
   const size_t savepoint = undo_->savepoint();
   try {
-    QueryResult r = dispatch(*stmt, times);
+    QueryResult r = dispatch(stmt, times);
     if (txn_ == TransactionState::Idle) undo_->commit();
     return r;
   } catch (...) {
@@ -239,8 +181,8 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   }
 }
 
-QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& times) {
-  const ast::Statement* stmt = &stmtRef;
+QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) {
+  const ast::Statement* stmt = stmtPtr.get();
   Catalog& catalog = db_.catalog();
   UndoLog& undo = *undo_;
   auto t = Clock::now();
@@ -256,32 +198,6 @@ QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& time
       return sql::createIndex(catalog, undo, static_cast<const ast::CreateIndexStmt&>(*stmt));
     case ast::StmtKind::Transaction:
       return transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
-    case ast::StmtKind::Update: {
-      sql::BoundUpdate u;
-      sql::Binder(catalog).bindUpdate(static_cast<const ast::UpdateStmt&>(*stmt), u);
-      sql::optimize(u.plan);
-      times.plan = msSince(t);
-      Execution ex = compileAndRun(u.plan, {}, &cancel_, times);
-      auto e = Clock::now();
-      uint64_t n = sql::updateRows(undo, *u.table, ex.ctx->takeResults(), u.columns);
-      times.execute += msSince(e);
-      QueryResult r({}, {}, "UPDATE " + std::to_string(n));
-      r.times = times;
-      return r;
-    }
-    case ast::StmtKind::Delete: {
-      sql::BoundDelete d;
-      sql::Binder(catalog).bindDelete(static_cast<const ast::DeleteStmt&>(*stmt), d);
-      sql::optimize(d.plan);
-      times.plan = msSince(t);
-      Execution ex = compileAndRun(d.plan, {}, &cancel_, times);
-      auto e = Clock::now();
-      uint64_t n = sql::deleteRows(undo, *d.table, ex.ctx->takeResults());
-      times.execute += msSince(e);
-      QueryResult r({}, {}, "DELETE " + std::to_string(n));
-      r.times = times;
-      return r;
-    }
     case ast::StmtKind::Analyze: {
       auto& a = static_cast<const ast::AnalyzeStmt&>(*stmt);
       std::vector<Table*> targets;
@@ -296,10 +212,29 @@ QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& time
       return QueryResult({}, {}, "ANALYZE");
     }
     case ast::StmtKind::Select:
-      return runSelect(*static_cast<const ast::SelectStmt&>(*stmt).select, catalog, &cancel_, times);
+    case ast::StmtKind::Insert:
+    case ast::StmtKind::Update:
+    case ast::StmtKind::Delete: {
+      auto compiled = sql::compileStatement(catalog, *stmt, {}, times);
+      if (!compiled->plan.parameters.empty())
+        throw Error("42P02", "there is no parameter $1 (parameters need PREPARE and EXECUTE)", stmt->pos);
+      return sql::runStatement(*compiled, undo, {}, &cancel_, times);
+    }
+    case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));
+    case ast::StmtKind::Execute: return executePrepared(static_cast<const ast::ExecuteStmt&>(*stmt), times);
+    case ast::StmtKind::Deallocate: {
+      auto& d = static_cast<const ast::DeallocateStmt&>(*stmt);
+      if (d.name.empty()) prepared_.clear();
+      else if (!prepared_.erase(d.name))
+        throw Error("26000", "prepared statement \"" + d.name + "\" does not exist", d.namePos);
+      return QueryResult({}, {}, d.name.empty() ? "DEALLOCATE ALL" : "DEALLOCATE");
+    }
     case ast::StmtKind::Copy: {
       CopyContext ctx{catalog, copyIn_, copyOut_,
-                      [&](const ast::Select& sel) { return runSelect(sel, catalog, &cancel_, times); }, progress_,
+                      [&](const ast::Select& sel) {
+                        auto compiled = sql::compileQuery(catalog, sel, times);
+                        return sql::runStatement(*compiled, undo, {}, &cancel_, times);
+                      }, progress_,
                       [&](Table& table, uint64_t first) {
                         // Rows [first, end) were just loaded: CHECK constraints by a query over
                         // them, then keys and indexes.
@@ -309,7 +244,7 @@ QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& time
                             sql::Binder(catalog).bindCheckRows(table, first, check);
                             sql::optimize(check);
                             PhaseTimes ignored;
-                            Execution ex = compileAndRun(check, {}, &cancel_, ignored);
+                            sql::Execution ex = sql::compileAndRun(check, {}, &cancel_, ignored);
                             for (auto& chunk : ex.ctx->takeResults())
                               for (uint64_t r = 0; r < chunk->rowCount(); ++r)
                                 sql::requireChecks(table, *chunk, r, 1, chunk->get<uint64_t>(r, 0));
@@ -324,52 +259,26 @@ QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& time
       r.times = times;
       return r;
     }
-    case ast::StmtKind::Insert: {
-      t = Clock::now();
-      sql::BoundInsert ins;
-      sql::Binder(catalog).bindInsert(static_cast<const ast::InsertStmt&>(*stmt), ins);
-      sql::optimize(ins.plan);
-      times.plan = msSince(t);
-      uint64_t n;
-      if (allConstant(ins.plan)) {
-        auto chunks = constantRows(ins.plan);
-        auto e = Clock::now();
-        n = sql::insertRows(undo, *ins.table, chunks, ins.columnOf);
-        times.execute = msSince(e);
-      } else {
-        Execution ex = compileAndRun(ins.plan, {}, &cancel_, times);
-        auto e = Clock::now();
-        n = sql::insertRows(undo, *ins.table, ex.ctx->takeResults(), ins.columnOf);
-        times.execute += msSince(e);
-      }
-      QueryResult r({}, {}, "INSERT 0 " + std::to_string(n));
-      r.times = times;
-      return r;
-    }
     case ast::StmtKind::Explain: {
       auto& e = static_cast<const ast::ExplainStmt&>(*stmt);
       t = Clock::now();
-      plan::QueryPlan p;
-      sql::BoundInsert ins;
-      sql::BoundUpdate upd;
-      sql::BoundDelete del;
-      plan::QueryPlan* target = &p;
-      if (e.statement->kind == ast::StmtKind::Select) {
-        sql::Binder(catalog).bindSelect(*static_cast<const ast::SelectStmt&>(*e.statement).select, p);
-      } else if (e.statement->kind == ast::StmtKind::Insert) {
-        if (e.analyze) throw Error(sqlstate::FeatureNotSupported, "EXPLAIN ANALYZE of INSERT is not supported yet", e.pos);
-        sql::Binder(catalog).bindInsert(static_cast<const ast::InsertStmt&>(*e.statement), ins);
-        target = &ins.plan;
-      } else if (e.statement->kind == ast::StmtKind::Update || e.statement->kind == ast::StmtKind::Delete) {
+      sql::BoundWrite w;  // SELECT uses only its plan
+      plan::QueryPlan* target = &w.plan;
+      sql::Binder binder(catalog);
+      switch (e.statement->kind) {
+        case ast::StmtKind::Select:
+          binder.bindSelect(*static_cast<const ast::SelectStmt&>(*e.statement).select, w.plan);
+          break;
+        case ast::StmtKind::Insert:
+          if (e.analyze) throw Error(sqlstate::FeatureNotSupported, "EXPLAIN ANALYZE of INSERT is not supported yet", e.pos);
+          binder.bindInsert(static_cast<const ast::InsertStmt&>(*e.statement), w);
+          break;
         // The plan that finds the rows and computes their new values (EXPLAIN ANALYZE runs it
         // without changing anything).
-        if (e.statement->kind == ast::StmtKind::Update)
-          sql::Binder(catalog).bindUpdate(static_cast<const ast::UpdateStmt&>(*e.statement), upd);
-        else
-          sql::Binder(catalog).bindDelete(static_cast<const ast::DeleteStmt&>(*e.statement), del);
-        target = e.statement->kind == ast::StmtKind::Update ? &upd.plan : &del.plan;
-      } else {
-        throw Error(sqlstate::FeatureNotSupported, "EXPLAIN supports SELECT, INSERT, UPDATE and DELETE", e.statement->pos);
+        case ast::StmtKind::Update: binder.bindUpdate(static_cast<const ast::UpdateStmt&>(*e.statement), w); break;
+        case ast::StmtKind::Delete: binder.bindDelete(static_cast<const ast::DeleteStmt&>(*e.statement), w); break;
+        default:
+          throw Error(sqlstate::FeatureNotSupported, "EXPLAIN supports SELECT, INSERT, UPDATE and DELETE", e.statement->pos);
       }
       sql::optimize(*target);
       times.plan = msSince(t);
@@ -378,13 +287,13 @@ QueryResult Connection::dispatch(const ast::Statement& stmtRef, PhaseTimes& time
         codegen::CompileOptions opts;
         opts.keepIR = e.llvm;
         opts.keepAssembly = e.asm_;
-        Execution ex = compileAndRun(*target, opts, &cancel_, times, false);
+        sql::Execution ex = sql::compileAndRun(*target, opts, &cancel_, times, false);
         text = e.llvm ? ex.compiled->ir() : "";
         if (e.asm_) text += ex.compiled->assembly();
       } else if (e.analyze) {
         codegen::CompileOptions opts;
         opts.countRows = true;
-        Execution ex = compileAndRun(*target, opts, &cancel_, times);
+        sql::Execution ex = sql::compileAndRun(*target, opts, &cancel_, times);
         uint64_t rows = 0;
         for (auto& c : ex.ctx->takeResults()) rows += c->rowCount();
         text = plan::explain(*target, &ex.ctx->operatorCounters());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ namespace hyrax {
 namespace ast {
 struct Statement;
 struct TransactionStmt;
+struct PrepareStmt;
+struct ExecuteStmt;
 }  // namespace ast
 
 class Catalog;
@@ -125,13 +128,17 @@ class Connection {
 
  private:
   QueryResult run(std::string_view sql, SourcePos origin);  // on the executor thread
-  QueryResult dispatch(const ast::Statement& stmt, PhaseTimes& times);
+  QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
+  QueryResult prepare(ast::PrepareStmt& stmt);
+  QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
   QueryResult transactionControl(const ast::TransactionStmt& stmt);
   void endTransaction(bool commit);
 
   Database& db_;
   std::unique_ptr<UndoLog> undo_;
   TransactionState txn_ = TransactionState::Idle;
+  struct Prepared;  // connection.cpp
+  std::map<std::string, std::unique_ptr<Prepared>> prepared_;
   std::atomic<bool> cancel_{false};
   std::istream* copyIn_ = nullptr;
   std::ostream* copyOut_ = nullptr;

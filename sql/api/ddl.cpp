@@ -141,7 +141,11 @@ QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexS
   index->reserve(t->rowCount());
   txn::buildIndex(*t, *index);
   t->addIndex(std::move(index));
-  undo.logAction([t, name] { t->removeIndex(name); });
+  catalog.bump();
+  undo.logAction([&catalog, t, name] {
+    t->removeIndex(name);
+    catalog.bump();
+  });
   return QueryResult({}, {}, "CREATE INDEX");
 }
 
@@ -191,7 +195,11 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
         // table are undone before this entry is).
         Table* t = catalog.findIndex(n).first;
         auto kept = std::make_shared<std::unique_ptr<Index>>(t->removeIndex(n));
-        undo.logAction([t, kept] { t->addIndex(std::move(*kept)); });
+        catalog.bump();
+        undo.logAction([&catalog, t, kept] {
+          t->addIndex(std::move(*kept));
+          catalog.bump();
+        });
         break;
       }
       case ast::ObjectKind::Table: {

@@ -1,5 +1,5 @@
 // Index selection: a filter right above a table scan whose conjuncts fix every column of one of
-// the table's indexes to a value known before the scan runs (a constant) turns the scan into an
+// the table's indexes to a value known before the scan runs (a constant or a parameter) turns the scan into an
 // index lookup; the other conjuncts stay in the filter. A unique index wins over a non-unique
 // one, a longer key over a shorter one. (Range predicates wait for the ordered index.)
 #include <algorithm>
@@ -18,6 +18,7 @@ namespace {
 // a non-NULL constant that the column's type holds exactly (`smallint_col = 100000` finds nothing
 // and must not fail converting).
 ExprPtr keyValue(const Expr& other, const SqlType& t) {
+  if (other.kind == ExprKind::Parameter && other.type.sameAs(t)) return other.clone();  // known at run time
   if (other.kind != ExprKind::Constant || other.value.isNull()) return nullptr;
   const Value& v = other.value;
   const SqlType& vt = v.type();

@@ -37,6 +37,7 @@ enum class ExprKind : uint8_t {
   Exists,     // EXISTS (subquery)
   Subquery,   // (subquery) as a scalar
   Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`
+  Parameter,  // $n of a prepared statement: text holds n
 };
 
 struct Expr {
@@ -129,7 +130,7 @@ struct CommonTableExpr {
 // ---- statements ----
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
-  Update, Delete, Transaction, CreateIndex
+  Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate
 };
 
 struct Statement {
@@ -219,6 +220,28 @@ struct DeleteStmt : Statement {
   SourcePos tablePos;
   ExprPtr where;
   explicit DeleteStmt(SourcePos p) : Statement(StmtKind::Delete, p) {}
+};
+
+// PREPARE name [(types)] AS statement: compiled once, run by EXECUTE name [(values)].
+struct PrepareStmt : Statement {
+  std::string name;
+  std::vector<SqlType> types;  // declared types of $1, $2 ...; the others are inferred
+  StatementPtr statement;
+  explicit PrepareStmt(SourcePos p) : Statement(StmtKind::Prepare, p) {}
+};
+
+struct ExecuteStmt : Statement {
+  std::string name;
+  SourcePos namePos;
+  std::vector<ExprPtr> args;
+  explicit ExecuteStmt(SourcePos p) : Statement(StmtKind::Execute, p) {}
+};
+
+// DEALLOCATE [PREPARE] name | ALL
+struct DeallocateStmt : Statement {
+  std::string name;  // empty: ALL
+  SourcePos namePos;
+  explicit DeallocateStmt(SourcePos p) : Statement(StmtKind::Deallocate, p) {}
 };
 
 // BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT

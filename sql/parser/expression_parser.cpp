@@ -203,6 +203,7 @@ ExprPtr Parser::primary() {
     case TokenKind::Decimal: return literal(ExprKind::Decimal);
     case TokenKind::Float: return literal(ExprKind::Float);
     case TokenKind::String: return literal(ExprKind::String);
+    case TokenKind::Parameter: return literal(ExprKind::Parameter);
     case TokenKind::End: syntaxError();
     default: break;
   }

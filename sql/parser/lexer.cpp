@@ -134,6 +134,13 @@ class Lexer {
       if (identStart(peek())) fail("trailing junk after numeric literal", start);
       return {kind, t, start};
     }
+    if (c == '$' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
+      step();
+      std::string t;
+      while (std::isdigit(static_cast<unsigned char>(peek()))) t += peek(), step();
+      if (t.size() > 5 || std::stoul(t) < 1 || std::stoul(t) > 65535) fail("there is no parameter $" + t, start);
+      return {TokenKind::Parameter, t, start};
+    }
     static const char* twoChar[] = {"<>", "!=", "<=", ">=", "||", "::"};
     for (const char* op : twoChar) {
       if (c == op[0] && peek(1) == op[1]) {

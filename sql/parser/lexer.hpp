@@ -17,6 +17,7 @@ enum class TokenKind : uint8_t {
   Decimal,
   Float,
   String,
+  Parameter,  // $1, $2 ... (text holds the number)
   Operator,  // + - * / % = <> != < <= > >= || ( ) , . ; ::
   End,
 };

@@ -31,6 +31,39 @@ StatementPtr Parser::parseStatementBody() {
   if (accept("drop")) return dropTable(pos);
   if (accept("insert")) return insert(pos);
   if (accept("update")) return update(pos);
+  if (accept("prepare")) {
+    auto p = std::make_unique<PrepareStmt>(pos);
+    p->name = identifier();
+    if (accept("(")) {
+      do p->types.push_back(typeName());
+      while (accept(","));
+      expect(")");
+    }
+    expect("as");
+    p->statement = parseStatementBody();
+    auto k = p->statement->kind;
+    if (k != StmtKind::Select && k != StmtKind::Insert && k != StmtKind::Update && k != StmtKind::Delete)
+      throw Error(sqlstate::SyntaxError, "PREPARE takes SELECT, INSERT, UPDATE or DELETE", p->statement->pos);
+    return p;
+  }
+  if (accept("execute")) {
+    auto e = std::make_unique<ExecuteStmt>(pos);
+    e->namePos = cur().pos;
+    e->name = identifier();
+    if (accept("(")) {
+      do e->args.push_back(expr());
+      while (accept(","));
+      expect(")");
+    }
+    return e;
+  }
+  if (accept("deallocate")) {
+    auto d = std::make_unique<DeallocateStmt>(pos);
+    accept("prepare");
+    d->namePos = cur().pos;
+    if (!accept("all")) d->name = identifier();
+    return d;
+  }
   if (accept("delete")) return deleteFrom(pos);
   if (accept("begin") || (is("start") && ahead(1).is("transaction"))) {
     if (accept("start")) expect("transaction");

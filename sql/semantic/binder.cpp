@@ -432,15 +432,16 @@ OperatorPtr SelectBinder::addLimit(OperatorPtr op, const ast::Select& s) {
 void Binder::bindSelect(const ast::Select& select, plan::QueryPlan& out) {
   SelectBinder b(catalog_, out);
   out.root = b.bind(select, out.output, out.outputNames);
+  resolveParameters(out);
 }
 
-void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
+void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
   Table* t = catalog_.findTable(stmt.table);
   if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + stmt.table + "\" does not exist", stmt.tablePos);
   out.table = t;
   const auto& cols = t->columns();
   if (stmt.columns.empty()) {
-    for (uint32_t i = 0; i < cols.size(); ++i) out.columnOf.push_back(i);
+    for (uint32_t i = 0; i < cols.size(); ++i) out.columns.push_back(i);
   } else {
     for (size_t k = 0; k < stmt.columns.size(); ++k) {
       const std::string& name = stmt.columns[k];
@@ -449,25 +450,25 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
         throw Error(sqlstate::UndefinedColumn, "column \"" + name + "\" of relation \"" + stmt.table + "\" does not exist",
                     stmt.columnPos[k]);
       uint32_t idx = static_cast<uint32_t>(it - cols.begin());
-      if (std::find(out.columnOf.begin(), out.columnOf.end(), idx) != out.columnOf.end())
+      if (std::find(out.columns.begin(), out.columns.end(), idx) != out.columns.end())
         throw Error(sqlstate::DuplicateColumn, "column \"" + name + "\" specified more than once", stmt.columnPos[k]);
-      out.columnOf.push_back(idx);
+      out.columns.push_back(idx);
     }
   }
   // Assignment: each value converts to its column's type.
   auto assign = [&](ExprPtr e, uint32_t col, SourcePos pos) { return assignTo(std::move(e), cols[col], pos); };
   auto checkCount = [&](size_t n, SourcePos pos) {
-    if (n > out.columnOf.size()) throw Error(sqlstate::SyntaxError, "INSERT has more expressions than target columns", pos);
-    if (n < out.columnOf.size()) throw Error(sqlstate::SyntaxError, "INSERT has more target columns than expressions", pos);
+    if (n > out.columns.size()) throw Error(sqlstate::SyntaxError, "INSERT has more expressions than target columns", pos);
+    if (n < out.columns.size()) throw Error(sqlstate::SyntaxError, "INSERT has more target columns than expressions", pos);
   };
   if (!stmt.values.empty()) {
     auto values = std::make_unique<plan::Values>();
-    for (uint32_t c : out.columnOf) values->columns.push_back(out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name));
+    for (uint32_t c : out.columns) values->columns.push_back(out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name));
     SelectBinder b(catalog_, out.plan);
     for (auto& row : stmt.values) {
       checkCount(row.size(), row.empty() ? stmt.pos : row.back()->pos);
       std::vector<ExprPtr> bound;
-      for (size_t i = 0; i < row.size(); ++i) bound.push_back(assign(b.bindExpr(*row[i], Clause::Values), out.columnOf[i], row[i]->pos));
+      for (size_t i = 0; i < row.size(); ++i) bound.push_back(assign(b.bindExpr(*row[i], Clause::Values), out.columns[i], row[i]->pos));
       values->rows.push_back(std::move(bound));
     }
     out.plan.output = values->columns;
@@ -480,12 +481,12 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
     checkCount(selOut.size(), stmt.select->pos);
     auto map = std::make_unique<plan::Map>();
     for (size_t i = 0; i < selOut.size(); ++i) {
-      ExprPtr e = assign(Expr::column(selOut[i]), out.columnOf[i], stmt.select->pos);
+      ExprPtr e = assign(Expr::column(selOut[i]), out.columns[i], stmt.select->pos);
       if (e->kind == plan::ExprKind::Column) {
         out.plan.output.push_back(selOut[i]);
         continue;
       }
-      const plan::IU* iu = out.plan.ius.make(e->type, cols[out.columnOf[i]].name);
+      const plan::IU* iu = out.plan.ius.make(e->type, cols[out.columns[i]].name);
       map->computed.push_back({iu, std::move(e)});
       out.plan.output.push_back(iu);
     }
@@ -496,10 +497,11 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundInsert& out) {
     out.plan.root = std::move(op);
   }
   for (auto* iu : out.plan.output) out.plan.outputNames.push_back(iu->name);
+  resolveParameters(out.plan);
   if (t->checks().empty()) return;
   // CHECK constraints see the whole new row: columns the INSERT leaves out are NULL.
   std::vector<const plan::IU*> row(cols.size(), nullptr);
-  for (size_t i = 0; i < out.columnOf.size(); ++i) row[out.columnOf[i]] = out.plan.output[i];
+  for (size_t i = 0; i < out.columns.size(); ++i) row[out.columns[i]] = out.plan.output[i];
   auto nulls = std::make_unique<plan::Map>();
   for (uint32_t c = 0; c < cols.size(); ++c) {
     if (row[c]) continue;

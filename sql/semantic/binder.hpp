@@ -52,35 +52,34 @@ plan::ExprPtr bindCheck(Catalog& catalog, plan::QueryPlan& plan, const std::vect
 void addCheckOutputs(Catalog& catalog, plan::QueryPlan& plan, const Table& table,
                      const std::vector<const plan::IU*>& values);
 
-// A query whose output rows go into `table`: output column i goes to table column columnOf[i],
-// already converted to that column's type; then come the table's CHECK results.
-struct BoundInsert {
-  Table* table = nullptr;
-  std::vector<uint32_t> columnOf;
-  plan::QueryPlan plan;
-};
-
-// UPDATE: the plan's rows are [row number, the new value of each of `columns`, CHECK results].
-struct BoundUpdate {
+// A write statement: its target and the plan whose rows say what to write.
+//   INSERT  output i goes to table column columns[i], already of its type; then CHECK results
+//   UPDATE  [row number, the new value of each of `columns`, CHECK results]
+//   DELETE  [row number]
+struct BoundWrite {
   Table* table = nullptr;
   std::vector<uint32_t> columns;
   plan::QueryPlan plan;
 };
 
-// DELETE: the plan's rows are the row numbers to delete.
-struct BoundDelete {
-  Table* table = nullptr;
-  plan::QueryPlan plan;
-};
+// Gives parameters of unknown type the type of where they are used; 42P18 when that says
+// nothing (parameters.cpp). The binders of statements call it last.
+void resolveParameters(plan::QueryPlan& plan);
 
 class Binder {
  public:
   explicit Binder(Catalog& catalog) : catalog_(catalog) {}
 
+  // Each binds a statement into a plan; `out.plan.parameters` may hold the declared types of
+  // $1, $2 ... beforehand, and holds every parameter's type afterwards.
+
   void bindSelect(const ast::Select& select, plan::QueryPlan& out);
-  void bindInsert(const ast::InsertStmt& stmt, BoundInsert& out);
-  void bindUpdate(const ast::UpdateStmt& stmt, BoundUpdate& out);  // dml_binder.cpp
-  void bindDelete(const ast::DeleteStmt& stmt, BoundDelete& out);
+  void bindInsert(const ast::InsertStmt& stmt, BoundWrite& out);
+  void bindUpdate(const ast::UpdateStmt& stmt, BoundWrite& out);  // dml_binder.cpp
+  void bindDelete(const ast::DeleteStmt& stmt, BoundWrite& out);
+  // EXECUTE's arguments: constant expressions converted to the parameters' types (0A000 when one
+  // is not constant).
+  std::vector<Value> bindConstants(const std::vector<ast::ExprPtr>& exprs, const std::vector<SqlType>& types);
   // [row number, CHECK results] of the rows from `firstRow` on (rows COPY just loaded).
   void bindCheckRows(Table& table, uint64_t firstRow, plan::QueryPlan& out);
 

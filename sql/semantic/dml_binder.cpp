@@ -78,7 +78,7 @@ void addCheckOutputs(Catalog& catalog, plan::QueryPlan& plan, const Table& table
   plan.root = std::move(map);
 }
 
-void Binder::bindUpdate(const ast::UpdateStmt& stmt, BoundUpdate& out) {
+void Binder::bindUpdate(const ast::UpdateStmt& stmt, BoundWrite& out) {
   Table* t = catalog_.findTable(stmt.table);
   if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + stmt.table + "\" does not exist", stmt.tablePos);
   out.table = t;
@@ -113,10 +113,11 @@ void Binder::bindUpdate(const ast::UpdateStmt& stmt, BoundUpdate& out) {
   }
   map->children.push_back(std::move(op));
   out.plan.root = std::move(map);
+  resolveParameters(out.plan);
   addCheckOutputs(catalog_, out.plan, *t, newRow);
 }
 
-void Binder::bindDelete(const ast::DeleteStmt& stmt, BoundDelete& out) {
+void Binder::bindDelete(const ast::DeleteStmt& stmt, BoundWrite& out) {
   Table* t = catalog_.findTable(stmt.table);
   if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + stmt.table + "\" does not exist", stmt.tablePos);
   out.table = t;
@@ -126,6 +127,7 @@ void Binder::bindDelete(const ast::DeleteStmt& stmt, BoundDelete& out) {
   out.plan.root = b.bindTarget(*t, stmt.alias.empty() ? stmt.table : stmt.alias, stmt.where.get(), rowNumber, columns);
   out.plan.output.push_back(rowNumber);
   out.plan.outputNames.push_back("row_number");
+  resolveParameters(out.plan);
 }
 
 void Binder::bindCheckRows(Table& table, uint64_t firstRow, plan::QueryPlan& out) {

@@ -239,6 +239,15 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::Boolean:
     case ast::ExprKind::Null:
     case ast::ExprKind::TypedLiteral: return bindLiteral(e);
+    case ast::ExprKind::Parameter: {
+      // Typed as declared by PREPARE, else unknown (like NULL) until resolveParameters() gives
+      // it the type of where it is used.
+      uint32_t n = static_cast<uint32_t>(std::stoul(e.text)) - 1;
+      if (plan_.parameters.size() <= n) plan_.parameters.resize(n + 1, SqlType::null());
+      auto p = std::make_unique<Expr>(ExprKind::Parameter, plan_.parameters[n].withNullable(true), e.pos);
+      p->param = n;
+      return p;
+    }
     case ast::ExprKind::Unary: {
       ExprPtr a = sub(0);
       if (e.op == "NOT") {

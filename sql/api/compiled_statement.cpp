@@ -1,0 +1,172 @@
+#include "sql/api/compiled_statement.hpp"
+
+#include <cstring>
+
+#include "engine/catalog/catalog.hpp"
+#include "engine/types/string_ref.hpp"
+#include "sql/api/table_writer.hpp"
+#include "sql/optimizer/optimizer.hpp"
+#include "sql/semantic/binder.hpp"
+
+namespace hyrax::sql {
+
+namespace {
+
+std::vector<SqlType> outputTypes(const plan::QueryPlan& p) {
+  std::vector<SqlType> types;
+  for (auto* iu : p.output) types.push_back(iu->type);
+  return types;
+}
+
+// Long-running queries get the full LLVM pipeline; short ones the quick one (compile time
+// dominates them).
+bool worthFullOptimization(const plan::Operator& op) {
+  if (op.kind == plan::OpKind::TableScan && op.estimatedRows > 50'000) return true;
+  for (auto& c : op.children)
+    if (worthFullOptimization(*c)) return true;
+  return false;
+}
+
+}  // namespace
+
+Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, const std::atomic<bool>* cancel,
+                        PhaseTimes& times, bool run) {
+  Execution ex;
+  opts.fullOptimization = worthFullOptimization(*p.root);
+  ex.compiled = codegen::compile(p, opts);
+  times.codegen = ex.compiled->stats().codegenMs;
+  times.optimize = ex.compiled->stats().optimizeMs;
+  times.machineCode = ex.compiled->stats().machineCodeMs;
+  ex.ctx = std::make_unique<QueryContext>(outputTypes(p), cancel);
+  if (run) {
+    auto t = Clock::now();
+    ex.compiled->run(*ex.ctx);
+    times.execute = msSince(t);
+  }
+  return ex;
+}
+
+namespace {
+
+// INSERT ... VALUES whose values are all constants after folding: no code to generate.
+std::vector<std::unique_ptr<ResultChunk>> constantRows(const plan::QueryPlan& p) {
+  std::vector<std::unique_ptr<ResultChunk>> chunks;
+  auto& values = static_cast<const plan::Values&>(*p.root);
+  std::vector<SqlType> types = outputTypes(p);
+  for (auto& row : values.rows) {
+    if (chunks.empty() || chunks.back()->rowCount() == ResultChunk::kCapacity)
+      chunks.push_back(std::make_unique<ResultChunk>(types));
+    ResultChunkView& v = chunks.back()->view();
+    uint64_t r = v.count++;
+    for (size_t c = 0; c < row.size(); ++c) {
+      const Value& val = row[c]->value;
+      const SqlType& t = types[c];
+      char* dst = static_cast<char*>(v.columns[c]) + r * t.byteWidth();
+      v.nulls[c][r] = val.isNull();
+      std::memset(dst, 0, t.byteWidth());
+      if (!val.isNull()) val.encode(t, dst);
+    }
+  }
+  return chunks;
+}
+
+bool allConstant(const plan::QueryPlan& p) {
+  if (p.root->kind != plan::OpKind::Values) return false;
+  for (auto& row : static_cast<const plan::Values&>(*p.root).rows)
+    for (auto& e : row)
+      if (e->kind != plan::ExprKind::Constant || !e->type.sameAs(e->value.type())) return false;
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+std::unique_ptr<CompiledStatement> compile(Catalog& catalog, const ast::Statement* stmt, const ast::Select* query,
+                                           std::vector<SqlType> parameterTypes, PhaseTimes& times) {
+  auto t = Clock::now();
+  auto s = std::make_unique<CompiledStatement>();
+  s->kind = query ? ast::StmtKind::Select : stmt->kind;
+  s->catalogVersion = catalog.version();
+  s->plan.parameters = std::move(parameterTypes);
+  Binder binder(catalog);
+  switch (s->kind) {
+    case ast::StmtKind::Select:
+      binder.bindSelect(query ? *query : *static_cast<const ast::SelectStmt&>(*stmt).select, s->plan);
+      break;
+    case ast::StmtKind::Insert:
+    case ast::StmtKind::Update:
+    case ast::StmtKind::Delete: {
+      BoundWrite w;
+      w.plan.parameters = std::move(s->plan.parameters);
+      if (s->kind == ast::StmtKind::Insert) binder.bindInsert(static_cast<const ast::InsertStmt&>(*stmt), w);
+      else if (s->kind == ast::StmtKind::Update) binder.bindUpdate(static_cast<const ast::UpdateStmt&>(*stmt), w);
+      else binder.bindDelete(static_cast<const ast::DeleteStmt&>(*stmt), w);
+      s->plan = std::move(w.plan);
+      s->table = w.table;
+      s->columns = std::move(w.columns);
+      break;
+    }
+    default: throw Error(sqlstate::InternalError, "not a compilable statement");
+  }
+  optimize(s->plan);
+  times.plan = msSince(t);
+  if (s->kind == ast::StmtKind::Insert && allConstant(s->plan)) return s;
+  Execution ex = compileAndRun(s->plan, {}, nullptr, times, false);
+  s->compiled = std::move(ex.compiled);
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledStatement> compileStatement(Catalog& catalog, const ast::Statement& stmt,
+                                                    std::vector<SqlType> parameterTypes, PhaseTimes& times) {
+  return compile(catalog, &stmt, nullptr, std::move(parameterTypes), times);
+}
+
+std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Select& query, PhaseTimes& times) {
+  return compile(catalog, nullptr, &query, {}, times);
+}
+
+QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<uint8_t>& parameters,
+                         const std::atomic<bool>* cancel, PhaseTimes& times) {
+  auto t = Clock::now();
+  std::vector<std::unique_ptr<ResultChunk>> chunks;
+  std::shared_ptr<QueryContext> ctx;
+  if (s.compiled) {
+    ctx = std::make_shared<QueryContext>(outputTypes(s.plan), cancel);
+    if (!parameters.empty()) ctx->parameters() = parameters;
+    s.compiled->run(*ctx);
+    chunks = ctx->takeResults();
+  } else {
+    chunks = constantRows(s.plan);
+  }
+  QueryResult r;
+  switch (s.kind) {
+    case ast::StmtKind::Select: {
+      std::vector<ResultColumn> cols;
+      for (size_t i = 0; i < s.plan.output.size(); ++i) cols.push_back({s.plan.outputNames[i], s.plan.output[i]->type});
+      uint64_t n = 0;
+      for (auto& c : chunks) n += c->rowCount();
+      r = QueryResult(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
+      r.keepAlive(ctx);
+      r.keepAlive(s.compiled);  // its string constants
+      break;
+    }
+    case ast::StmtKind::Insert:
+      r = QueryResult({}, {}, "INSERT 0 " + std::to_string(insertRows(undo, *s.table, chunks, s.columns)));
+      break;
+    case ast::StmtKind::Update:
+      r = QueryResult({}, {}, "UPDATE " + std::to_string(updateRows(undo, *s.table, chunks, s.columns)));
+      break;
+    case ast::StmtKind::Delete:
+      r = QueryResult({}, {}, "DELETE " + std::to_string(deleteRows(undo, *s.table, chunks)));
+      break;
+    default: break;
+  }
+  times.execute = msSince(t);
+  r.times = times;
+  return r;
+}
+
+}  // namespace hyrax::sql

@@ -1,0 +1,57 @@
+#pragma once
+// A SELECT, INSERT, UPDATE or DELETE bound, optimized and compiled to machine code once, then run
+// as often as wanted with new parameter values: every such statement goes through here, a
+// prepared one (PREPARE / EXECUTE) just keeps it.
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "codegen/plan/operator.hpp"
+#include "codegen/translate/query_compiler.hpp"
+#include "engine/runtime/query_context.hpp"
+#include "sql/api/database.hpp"
+#include "sql/parser/ast.hpp"
+
+namespace hyrax {
+class Catalog;
+class UndoLog;
+}  // namespace hyrax
+
+namespace hyrax::sql {
+
+using Clock = std::chrono::steady_clock;
+inline double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct CompiledStatement {
+  ast::StmtKind kind = ast::StmtKind::Select;
+  plan::QueryPlan plan;  // plan.parameters: the type of each $n
+  Table* table = nullptr;         // INSERT, UPDATE, DELETE
+  std::vector<uint32_t> columns;  // INSERT: the column of each output; UPDATE: the SET columns
+  std::shared_ptr<codegen::CompiledQuery> compiled;  // null for INSERT of constant VALUES (results may
+                                                     // point at its string constants)
+  uint64_t catalogVersion = 0;    // the catalog it was compiled against (Catalog::version)
+};
+
+// Binds, optimizes and compiles `stmt` (of the four kinds above); `parameterTypes` are declared
+// types of $1, $2 ... (the rest are inferred). Fills parse-free phase times.
+std::unique_ptr<CompiledStatement> compileStatement(Catalog& catalog, const ast::Statement& stmt,
+                                                    std::vector<SqlType> parameterTypes, PhaseTimes& times);
+
+// The same for a query standing alone (COPY (query) TO).
+std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Select& query, PhaseTimes& times);
+
+// Runs it: a SELECT returns rows; the others change their table (logged in `undo`) and return the
+// count. `parameters` holds 24-byte slots, one per parameter (QueryContext::parameters).
+QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<uint8_t>& parameters,
+                         const std::atomic<bool>* cancel, PhaseTimes& times);
+
+// Compiles a plan (the full LLVM pipeline when it reads big tables) and, if `run`, runs it.
+struct Execution {
+  std::unique_ptr<codegen::CompiledQuery> compiled;
+  std::unique_ptr<QueryContext> ctx;
+};
+Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, const std::atomic<bool>* cancel,
+                        PhaseTimes& times, bool run = true);
+
+}  // namespace hyrax::sql
