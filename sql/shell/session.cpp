@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/index/index.hpp"
 #include "sql/parser/lexer.hpp"
 
 namespace hyrax::shell {
@@ -88,6 +89,7 @@ bool Session::runStatement(const std::string& sql, const std::string& copyData) 
   con_.setCopyStreams(&data, &out());
   try {
     QueryResult r = con_.execute(sql);
+    out().flush();  // the notice belongs after what came before it
     for (auto& n : r.notices) std::cerr << "WARNING:  " << n << "\n";
     printResult(out(), r, format);
   } catch (const Error& e) {
@@ -178,6 +180,27 @@ bool Session::describe(const std::string& name) {
                   c.type.nullable ? "yes" : "no", key ? "PK" : "");
     out() << buf;
   }
+  // Indexes and constraints, as psql lists them.
+  auto names = [](const Table& table, const std::vector<uint32_t>& cols) {
+    std::string r;
+    for (uint32_t c : cols) r += (r.empty() ? "" : ", ") + table.columns()[c].name;
+    return r;
+  };
+  if (!t->indexes().empty()) out() << "Indexes:\n";
+  for (auto& idx : t->indexes()) {
+    bool pk = idx->unique() && idx->columns() == t->primaryKey();
+    out() << "    \"" << idx->name() << "\" " << (pk ? "PRIMARY KEY, " : idx->unique() ? "UNIQUE, " : "") << "hash ("
+          << names(*t, idx->columns()) << ")\n";
+  }
+  if (!t->checks().empty()) out() << "Check constraints:\n";
+  for (auto& c : t->checks()) out() << "    \"" << c.name << "\" CHECK (" << c.sql << ")\n";
+  if (!t->foreignKeys().empty()) out() << "Foreign-key constraints:\n";
+  for (auto& fk : t->foreignKeys())
+    out() << "    \"" << fk.name << "\" FOREIGN KEY (" << names(*t, fk.columns) << ") REFERENCES "
+          << fk.referenced->name() << "(" << names(*fk.referenced, fk.referencedColumns) << ")\n";
+  if (!t->referencedBy().empty()) out() << "Referenced by:\n";
+  for (const ForeignKey* fk : t->referencedBy())
+    out() << "    TABLE \"" << fk->referencing->name() << "\" CONSTRAINT \"" << fk->name << "\"\n";
   return true;
 }
 

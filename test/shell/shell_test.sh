@@ -38,7 +38,13 @@ check "exit code on error" "1" "$code"
 check "exit code on success" "0" "$?"
 
 out=$(printf 'CREATE TABLE items (id INTEGER NOT NULL, name VARCHAR(10), PRIMARY KEY (id));\n\\d items\n' | "$hyrax")
-check "describe table" $'CREATE TABLE\nTable "items" (0 rows)\n column               | type                 | nullable | key\n----------------------+----------------------+----------+-----\n id                   | INTEGER              | no       | PK\n name                 | VARCHAR(10)          | yes      | ' "$out"
+check "describe table" $'CREATE TABLE\nTable "items" (0 rows)\n column               | type                 | nullable | key\n----------------------+----------------------+----------+-----\n id                   | INTEGER              | no       | PK\n name                 | VARCHAR(10)          | yes      | \nIndexes:\n    "items_pkey" PRIMARY KEY, hash (id)' "$out"
+
+out=$(printf 'CREATE TABLE d (id INT PRIMARY KEY, c CHAR(2) UNIQUE);\nCREATE TABLE e (id INT PRIMARY KEY, d INT REFERENCES d, CHECK (id > 0));\n\\d d\n' | "$hyrax" | tail -5)
+check "describe constraints" $'Indexes:\n    "d_pkey" PRIMARY KEY, hash (id)\n    "d_c_key" UNIQUE, hash (c)\nReferenced by:\n    TABLE "e" CONSTRAINT "e_d_fkey"' "$out"
+
+err=$("$hyrax" -c "COMMIT;" 2>&1 >/dev/null)
+check "warning outside a transaction" "WARNING:  there is no transaction in progress" "$err"
 
 out=$(printf 'CREATE TABLE t2 (a INTEGER);\nCREATE VIEW v2 (x) AS SELECT a FROM t2 WHERE a > 1;\n\\d v2\n\\d\n' | "$hyrax")
 check "describe view" $'CREATE TABLE\nCREATE VIEW\nView "v2" (x)\n AS SELECT a FROM t2 WHERE a > 1\n        List of tables\n name                 | columns | rows\n----------------------+---------+-----------\n t2                   |       1 |         0\n(1 table)\n\n        List of views\n name                 | query\n----------------------+------------------------------\n v2                   | SELECT a FROM t2 WHERE a > 1' "$out"
