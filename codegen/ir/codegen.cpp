@@ -43,6 +43,10 @@ static llvm::Type* abiType(CodeGen& cg, AbiType t) {
 }
 
 llvm::CallInst* CodeGen::call(const char* runtimeName, llvm::ArrayRef<llvm::Value*> args) {
+  return b.CreateCall(runtimeFunction(runtimeName), args);
+}
+
+llvm::Function* CodeGen::runtimeFunction(const char* runtimeName) {
   llvm::Function* f = module.getFunction(runtimeName);
   if (!f) {
     const RuntimeFunction* rf = findRuntimeFunction(runtimeName);
@@ -52,7 +56,15 @@ llvm::CallInst* CodeGen::call(const char* runtimeName, llvm::ArrayRef<llvm::Valu
     auto* ft = llvm::FunctionType::get(abiType(*this, rf->ret), params, false);
     f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, runtimeName, module);
   }
-  return b.CreateCall(f, args);
+  return f;
+}
+
+llvm::Value* CodeGen::parameterSlots() {
+  if (!parameterSlots_) {
+    llvm::IRBuilder<> ab(allocaBlock_);  // once, on entry: parameters do not change during a run
+    parameterSlots_ = ab.CreateCall(runtimeFunction("hyrax_rt_params"), {queryContext()});
+  }
+  return parameterSlots_;
 }
 
 llvm::Function* CodeGen::beginFunction(const std::string& name) {
@@ -63,6 +75,7 @@ llvm::Function* CodeGen::beginFunction(const std::string& name, llvm::FunctionTy
   fn_ = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, module);
   allocaBlock_ = llvm::BasicBlock::Create(ctx, "allocas", fn_);
   cancelBudget_ = nullptr;
+  parameterSlots_ = nullptr;
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn_);
   errorBlock_ = llvm::BasicBlock::Create(ctx, "error", fn_);
   b.SetInsertPoint(errorBlock_);

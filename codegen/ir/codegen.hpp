@@ -43,6 +43,9 @@ class CodeGen {
 
   // ---- runtime functions (declared on first use from engine/runtime's table) ----
   llvm::CallInst* call(const char* runtimeName, llvm::ArrayRef<llvm::Value*> args);
+  llvm::Function* runtimeFunction(const char* runtimeName);
+  // A prepared statement's parameter slots (hyrax_rt_params), fetched once per generated function.
+  llvm::Value* parameterSlots();
 
   // ---- generated functions ----
   // Starts `i32 name(ptr ctx, ptr state, i64 begin, i64 end)`; returns 0 at the end, and 1 from
@@ -109,6 +112,7 @@ class CodeGen {
   llvm::BasicBlock* errorBlock_ = nullptr;
   llvm::BasicBlock* allocaBlock_ = nullptr;
   llvm::AllocaInst* cancelBudget_ = nullptr;  // per function, created by the first cancelPoint()
+  llvm::Value* parameterSlots_ = nullptr;     // per function, created by the first parameterSlots()
   unsigned nameCounter_ = 0;
 };
 

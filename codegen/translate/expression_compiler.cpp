@@ -87,7 +87,7 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
     case ExprKind::Constant: return constant(e.value);
     case ExprKind::Parameter: {
       // Parameter slots: 16 bytes of value in its physical layout, then a NULL byte (24 apart).
-      llvm::Value* slot = cg_.gep(cg_.call("hyrax_rt_params", {cg_.queryContext()}), uint64_t{24} * e.param);
+      llvm::Value* slot = cg_.gep(cg_.parameterSlots(), uint64_t{24} * e.param);
       SqlValue v = cg_.loadValue(slot, e.type);
       v.type = e.type;
       v.null = cg_.b.CreateICmpNE(cg_.b.CreateLoad(cg_.i8(), cg_.gep(slot, 16)), cg_.c8(0));

@@ -1,5 +1,6 @@
 #include "engine/catalog/catalog.hpp"
 
+#include "engine/index/index.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax {

@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
 
 namespace hyrax {
+
+class Index;
 
 class Catalog {
  public:

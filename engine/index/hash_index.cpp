@@ -5,7 +5,7 @@
 namespace hyrax {
 
 HashIndex::HashIndex(std::string name, const Table& table, std::vector<uint32_t> columns, bool unique)
-    : Index(std::move(name), IndexKind::Hash, table, std::move(columns), unique) {
+    : Index(std::move(name), table, std::move(columns), unique) {
   grow(16);
 }
 

@@ -15,18 +15,15 @@ namespace hyrax {
 
 inline constexpr uint64_t kNoRow = ~uint64_t{0};
 
-enum class IndexKind : uint8_t { Hash };
-
 class Index {
  public:
-  Index(std::string name, IndexKind kind, const Table& table, std::vector<uint32_t> columns, bool unique)
-      : name_(std::move(name)), kind_(kind), unique_(unique), key_(table, std::move(columns)) {}
+  Index(std::string name, const Table& table, std::vector<uint32_t> columns, bool unique)
+      : name_(std::move(name)), unique_(unique), key_(table, std::move(columns)) {}
   virtual ~Index() = default;
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
 
   const std::string& name() const { return name_; }
-  IndexKind kind() const { return kind_; }
   bool unique() const { return unique_; }
   const IndexKey& key() const { return key_; }
   const std::vector<uint32_t>& columns() const { return key_.columns(); }
@@ -55,7 +52,6 @@ class Index {
 
  private:
   std::string name_;
-  IndexKind kind_;
   bool unique_;
   IndexKey key_;
 };

@@ -72,6 +72,14 @@ IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(t
 }
 
 const void* IndexKey::valueAt(uint64_t row, uint32_t k) const { return table_.valuePtr(row, columns_[k]); }
+const SqlType& IndexKey::typeAt(uint32_t k) const { return table_.columns()[columns_[k]].type; }
+
+template <typename ValueOf>
+uint64_t IndexKey::hashKey(ValueOf value) const {
+  uint64_t h = 0x2545F4914F6CDD1DULL;
+  for (uint32_t k = 0; k < columns_.size(); ++k) h = (h ^ hashValue(typeAt(k), value(k))) * 0x9E3779B97F4A7C15ULL;
+  return mix(h);
+}
 
 bool IndexKey::rowHasNull(uint64_t row) const {
   for (uint32_t c : columns_)
@@ -80,38 +88,27 @@ bool IndexKey::rowHasNull(uint64_t row) const {
 }
 
 uint64_t IndexKey::hashRow(uint64_t row) const {
-  uint64_t h = 0x2545F4914F6CDD1DULL;
-  for (uint32_t k = 0; k < columns_.size(); ++k)
-    h = (h ^ hashValue(table_.columns()[columns_[k]].type, valueAt(row, k))) * 0x9E3779B97F4A7C15ULL;
-  return mix(h);
+  return hashKey([&](uint32_t k) { return valueAt(row, k); });
 }
 
 uint64_t IndexKey::hashProbe(const uint8_t* probe) const {
-  uint64_t h = 0x2545F4914F6CDD1DULL;
-  for (uint32_t k = 0; k < columns_.size(); ++k)
-    h = (h ^ hashValue(table_.columns()[columns_[k]].type, probe + offsets_[k])) * 0x9E3779B97F4A7C15ULL;
-  return mix(h);
+  return hashKey([&](uint32_t k) { return static_cast<const void*>(probe + offsets_[k]); });
 }
 
 bool IndexKey::rowsEqual(uint64_t a, uint64_t b) const {
   for (uint32_t k = 0; k < columns_.size(); ++k)
-    if (compareValue(table_.columns()[columns_[k]].type, valueAt(a, k), valueAt(b, k)) != 0) return false;
+    if (compareValue(typeAt(k), valueAt(a, k), valueAt(b, k)) != 0) return false;
   return true;
 }
 
 bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe) const {
-  return compareRowToProbe(row, probe, static_cast<uint32_t>(columns_.size())) == 0;
-}
-
-int IndexKey::compareRowToProbe(uint64_t row, const uint8_t* probe, uint32_t prefixColumns) const {
-  for (uint32_t k = 0; k < prefixColumns; ++k)
-    if (int c = compareValue(table_.columns()[columns_[k]].type, valueAt(row, k), probe + offsets_[k])) return c;
-  return 0;
+  for (uint32_t k = 0; k < columns_.size(); ++k)
+    if (compareValue(typeAt(k), valueAt(row, k), probe + offsets_[k]) != 0) return false;
+  return true;
 }
 
 void IndexKey::writeProbe(uint64_t row, uint8_t* out) const {
-  for (uint32_t k = 0; k < columns_.size(); ++k)
-    std::memcpy(out + offsets_[k], valueAt(row, k), table_.columns()[columns_[k]].type.byteWidth());
+  for (uint32_t k = 0; k < columns_.size(); ++k) std::memcpy(out + offsets_[k], valueAt(row, k), typeAt(k).byteWidth());
 }
 
 }  // namespace hyrax

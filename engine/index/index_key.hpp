@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/types/sql_type.hpp"
+
 namespace hyrax {
 
 class Table;
@@ -22,13 +24,15 @@ class IndexKey {
   uint64_t hashProbe(const uint8_t* probe) const;
   bool rowsEqual(uint64_t a, uint64_t b) const;
   bool rowEqualsProbe(uint64_t row, const uint8_t* probe) const;
-  // Three-way comparison of a row's key with a probe key on the first `prefixColumns` columns.
-  int compareRowToProbe(uint64_t row, const uint8_t* probe, uint32_t prefixColumns) const;
   // Writes a row's key in probe layout (probeBytes() bytes).
   void writeProbe(uint64_t row, uint8_t* out) const;
 
  private:
   const void* valueAt(uint64_t row, uint32_t keyColumn) const;
+  const SqlType& typeAt(uint32_t keyColumn) const;
+  // Equal keys hash equally whether read from a row or a probe: `value(k)` gives key column k.
+  template <typename ValueOf>
+  uint64_t hashKey(ValueOf value) const;
   const Table& table_;
   std::vector<uint32_t> columns_;
   std::vector<uint32_t> offsets_;  // of each key column in a probe buffer

@@ -74,7 +74,6 @@ void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull
     c.nulls[column][r >> 3] |= static_cast<uint8_t>(1u << (r & 7));
     return;
   }
-  if (c.nulls[column]) c.nulls[column][r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
   if (t.isString() && copyString) {
     StringRef s;
     std::memcpy(static_cast<void*>(&s), src, sizeof(s));
@@ -83,6 +82,14 @@ void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull
   } else {
     std::memcpy(dst, src, t.byteWidth());
   }
+}
+
+void Table::overwriteValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString) {
+  if (uint8_t* bitmap = chunks_[row / kChunkRows]->nulls[column]) {
+    uint32_t r = static_cast<uint32_t>(row % kChunkRows);
+    bitmap[r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
+  }
+  setValue(row, column, src, isNull, copyString);
 }
 
 const void* Table::valuePtr(uint64_t row, uint32_t column) const {
@@ -97,7 +104,7 @@ bool Table::isNull(uint64_t row, uint32_t column) const {
 }
 
 void Table::copyRow(uint64_t from, uint64_t to) {
-  for (uint32_t c = 0; c < columns_.size(); ++c) setValue(to, c, valuePtr(from, c), isNull(from, c), false);
+  for (uint32_t c = 0; c < columns_.size(); ++c) overwriteValue(to, c, valuePtr(from, c), isNull(from, c), false);
 }
 
 Index* Table::findIndex(const std::string& name) const {

@@ -52,9 +52,12 @@ class Table {
   // Raw append of one value in physical representation (`src` points at byteWidth() bytes);
   // `beginRow()` reserves the row and returns its index; strings are copied into the heap.
   uint64_t beginRow();
-  // Also overwrites a row in place (UPDATE). `copyString` false: a long string's characters
-  // already live in this table's heap (undo restoring an old value).
+  // `copyString` false: a long string's characters already live in this table's heap (a row
+  // copied or an old value restored).
   void setValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
+  // setValue for a row that may hold a value already (UPDATE, undo): also clears its NULL bit,
+  // which beginRow() does for new rows, so appends do not pay for it.
+  void overwriteValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
   void truncate(uint64_t rows);
   // Copies every column of row `from` over row `to` (a delete moving the last row into a hole).
   void copyRow(uint64_t from, uint64_t to);

@@ -30,7 +30,6 @@ class SerialExecutor {
   // From inside work: `session` keeps the executor after this work (BEGIN), or gives it back.
   void hold(const void* session);
   void release(const void* session);
-  bool heldBy(const void* session) const { return holder_ == session; }
 
   void setLockTimeout(std::chrono::milliseconds t) { lockTimeout_ = t; }
 

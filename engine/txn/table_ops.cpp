@@ -18,26 +18,14 @@ std::string columnList(const Table& t, const std::vector<uint32_t>& cols) {
   return s;
 }
 
-// "Key (a, b)=(1, x)" as PostgreSQL writes it in DETAIL lines.
-std::string keyText(const Table& t, const std::vector<uint32_t>& cols, uint64_t row) {
-  std::string v;
-  for (size_t i = 0; i < cols.size(); ++i) v += (i ? ", " : "") + t.getValue(row, cols[i]).toString();
-  return "Key (" + columnList(t, cols) + ")=(" + v + ")";
-}
-
-Error uniqueViolation(const Table& t, const Index& index, uint64_t row) {
-  return Error(sqlstate::UniqueViolation, "duplicate key value violates unique constraint \"" + index.name() + "\"")
-      .withDetail(keyText(t, index.columns(), row) + " already exists.");
-}
-
 bool hasNull(const Table& t, const std::vector<uint32_t>& cols, uint64_t row) {
   for (uint32_t c : cols)
     if (t.isNull(row, c)) return true;
   return false;
 }
 
-// The key of `row` in `cols`, laid out for a lookup in `target`'s columns `targetCols` (the
-// foreign key's two sides have the same physical types, checked when it was declared).
+// The key of `row` in `cols`, laid out as a probe key; it also serves the other side of a foreign
+// key, whose columns have the same physical types (checked when it was declared).
 std::vector<uint8_t> keyOf(const Table& t, const std::vector<uint32_t>& cols, uint64_t row) {
   std::vector<uint8_t> key;
   for (uint32_t c : cols) {
@@ -45,6 +33,27 @@ std::vector<uint8_t> keyOf(const Table& t, const std::vector<uint32_t>& cols, ui
     key.insert(key.end(), p, p + t.columns()[c].type.byteWidth());
   }
   return key;
+}
+
+// "Key (a, b)=(1, x)" as PostgreSQL writes it in DETAIL lines, from a key laid out as keyOf's
+// (made only for an error, so a row that is gone can still be named).
+std::string keyText(const Table& t, const std::vector<uint32_t>& cols, const uint8_t* key) {
+  std::string v;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const SqlType& type = t.columns()[cols[i]].type;
+    v += (i ? ", " : "") + Value::decode(type, key).toString();
+    key += type.byteWidth();
+  }
+  return "Key (" + columnList(t, cols) + ")=(" + v + ")";
+}
+
+std::string keyText(const Table& t, const std::vector<uint32_t>& cols, uint64_t row) {
+  return keyText(t, cols, keyOf(t, cols, row).data());
+}
+
+Error uniqueViolation(const Table& t, const Index& index, uint64_t row) {
+  return Error(sqlstate::UniqueViolation, "duplicate key value violates unique constraint \"" + index.name() + "\"")
+      .withDetail(keyText(t, index.columns(), row) + " already exists.");
 }
 
 // Is there a row of `t` whose `cols` equal `key`? Through an index on exactly those columns when
@@ -67,14 +76,15 @@ void checkReferencedKeyExists(const Table& t, const ForeignKey& fk, uint64_t row
         .withDetail(keyText(t, fk.columns, row) + " is not present in table \"" + fk.referenced->name() + "\".");
 }
 
-// After a referenced key went away (DELETE, UPDATE): is it still referenced?
-void checkNotReferenced(const Table& t, const ForeignKey& fk, const std::vector<uint8_t>& key, const std::string& shown) {
+// After a referenced key went away (DELETE): is it still referenced?
+void checkNotReferenced(const Table& t, const ForeignKey& fk, const std::vector<uint8_t>& key) {
   if (anyRowWithKey(t, fk.referencedColumns, key.data())) return;  // another row still has the key
   if (anyRowWithKey(*fk.referencing, fk.columns, key.data()))
     throw Error(sqlstate::ForeignKeyViolation, "update or delete on table \"" + t.name() +
                                                    "\" violates foreign key constraint \"" + fk.name + "\" on table \"" +
                                                    fk.referencing->name() + "\"")
-        .withDetail(shown + " is still referenced from table \"" + fk.referencing->name() + "\".");
+        .withDetail(keyText(t, fk.referencedColumns, key.data()) + " is still referenced from table \"" +
+                    fk.referencing->name() + "\".");
 }
 
 }  // namespace
@@ -136,7 +146,7 @@ void reinsertRow(Table& table, uint64_t row, const uint8_t* saved) {
   }
   for (uint32_t c = 0; c < table.columns().size(); ++c) {
     const uint8_t* v = saved + c * kSavedValueBytes;
-    table.setValue(row, c, v, v[16] != 0, false);
+    table.overwriteValue(row, c, v, v[16] != 0, false);
   }
   for (auto& idx : table.indexes()) idx->insert(row, true);
 }
@@ -144,7 +154,7 @@ void reinsertRow(Table& table, uint64_t row, const uint8_t* saved) {
 void restoreValue(Table& table, uint64_t row, uint32_t column, const uint8_t* saved) {
   for (auto& idx : table.indexes())
     if (idx->covers(column)) idx->erase(row);
-  table.setValue(row, column, saved, saved[16] != 0, false);
+  table.overwriteValue(row, column, saved, saved[16] != 0, false);
   for (auto& idx : table.indexes())
     if (idx->covers(column)) idx->insert(row, true);
 }
@@ -155,17 +165,16 @@ void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows) {
   struct Gone {
     const ForeignKey* fk;
     std::vector<uint8_t> key;
-    std::string shown;
   };
   std::vector<Gone> gone;
   for (uint64_t r : rows) {
     for (const ForeignKey* fk : table.referencedBy())
       if (!hasNull(table, fk->referencedColumns, r))
-        gone.push_back({fk, keyOf(table, fk->referencedColumns, r), keyText(table, fk->referencedColumns, r)});
+        gone.push_back({fk, keyOf(table, fk->referencedColumns, r)});
     undo.logDelete(table, r);
     removeRow(table, r);
   }
-  for (auto& g : gone) checkNotReferenced(table, *g.fk, g.key, g.shown);
+  for (auto& g : gone) checkNotReferenced(table, *g.fk, g.key);
 }
 
 UpdateBatch beginUpdate(Table& table, std::vector<uint32_t> columns) {
@@ -183,7 +192,7 @@ UpdateBatch beginUpdate(Table& table, std::vector<uint32_t> columns) {
 void updateRow(UndoLog& undo, Table& table, UpdateBatch& b, uint64_t row, const void* const* values, const bool* nulls) {
   for (uint32_t c : b.columns) undo.logUpdate(table, row, c);
   for (Index* idx : b.touched) idx->erase(row);
-  for (size_t i = 0; i < b.columns.size(); ++i) table.setValue(row, b.columns[i], values[i], nulls[i]);
+  for (size_t i = 0; i < b.columns.size(); ++i) table.overwriteValue(row, b.columns[i], values[i], nulls[i]);
   for (Index* idx : b.touched) idx->insert(row, true);
   b.rows.push_back(row);
 }

@@ -7,7 +7,6 @@
 #include "engine/runtime/query_context.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/txn/serial_executor.hpp"
-#include "engine/txn/table_ops.hpp"
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/compiled_statement.hpp"
 #include "sql/api/copy.hpp"
@@ -235,26 +234,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                         auto compiled = sql::compileQuery(catalog, sel, times);
                         return sql::runStatement(*compiled, undo, {}, &cancel_, times);
                       }, progress_,
-                      [&](Table& table, uint64_t first) {
-                        // Rows [first, end) were just loaded: CHECK constraints by a query over
-                        // them, then keys and indexes.
-                        if (!table.checks().empty()) {
-                          try {
-                            plan::QueryPlan check;
-                            sql::Binder(catalog).bindCheckRows(table, first, check);
-                            sql::optimize(check);
-                            PhaseTimes ignored;
-                            sql::Execution ex = sql::compileAndRun(check, {}, &cancel_, ignored);
-                            for (auto& chunk : ex.ctx->takeResults())
-                              for (uint64_t r = 0; r < chunk->rowCount(); ++r)
-                                sql::requireChecks(table, *chunk, r, 1, chunk->get<uint64_t>(r, 0));
-                          } catch (...) {
-                            table.truncate(first);
-                            throw;
-                          }
-                        }
-                        txn::finishAppend(undo, table, first);
-                      }};
+                      [&](Table& table, uint64_t first) { sql::finishLoad(catalog, undo, table, first, &cancel_); }};
       QueryResult r = executeCopy(static_cast<const ast::CopyStmt&>(*stmt), ctx);
       r.times = times;
       return r;

@@ -175,8 +175,8 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
     }
     if (d.object == ast::ObjectKind::Index) {
       auto [t, idx] = catalog.findIndex(n);
-      bool constraint = false;
-      for (auto& k : t->indexes()) constraint = constraint || (k.get() == idx && idx->unique() && t->primaryKey() == idx->columns());
+      // The primary key's index, and one a foreign key looks its referenced rows up in, stay.
+      bool constraint = idx->unique() && idx->columns() == t->primaryKey();
       for (const ForeignKey* fk : t->referencedBy()) constraint = constraint || fk->referencedColumns == idx->columns();
       if (constraint)
         throw Error(sqlstate::DependentObjects, "cannot drop index " + n + " because a constraint requires it", d.namePos[i]);

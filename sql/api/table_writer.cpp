@@ -3,6 +3,9 @@
 #include <unordered_set>
 
 #include "engine/storage/table.hpp"
+#include "sql/api/compiled_statement.hpp"
+#include "sql/optimizer/optimizer.hpp"
+#include "sql/semantic/binder.hpp"
 #include "engine/txn/table_ops.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/util/error.hpp"
@@ -101,6 +104,24 @@ uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
   }
   txn::finishUpdate(table, batch);
   return batch.rows.size();
+}
+
+void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, const std::atomic<bool>* cancel) {
+  if (!table.checks().empty()) {
+    try {
+      plan::QueryPlan check;
+      Binder(catalog).bindCheckRows(table, first, check);
+      optimize(check);
+      PhaseTimes ignored;
+      Execution ex = compileAndRun(check, {}, cancel, ignored);
+      for (auto& chunk : ex.ctx->takeResults())
+        for (uint64_t r = 0; r < chunk->rowCount(); ++r) requireChecks(table, *chunk, r, 1, rowNumber(*chunk, r));
+    } catch (...) {
+      table.truncate(first);  // nothing indexed or logged yet
+      throw;
+    }
+  }
+  txn::finishAppend(undo, table, first);
 }
 
 uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks) {

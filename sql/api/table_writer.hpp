@@ -5,12 +5,14 @@
 // computed, and engine/txn/table_ops keeps indexes, keys and the undo log in step.
 // On an error the statement's changes may be partly applied: the caller rolls the undo log back
 // to the statement's savepoint.
+#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "engine/runtime/result_chunk.hpp"
 
 namespace hyrax {
+class Catalog;
 class Table;
 class UndoLog;
 }  // namespace hyrax
@@ -26,6 +28,10 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
 uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns);
 // Rows are [row number].
 uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks);
+
+// COPY appended rows [first, end): checks them against the CHECK constraints (by a compiled query
+// over those rows), then keys and indexes, and logs them. On an error the table is as before.
+void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, const std::atomic<bool>* cancel);
 
 // The CHECK results of one row (columns [first, first + table.checks().size()) of the chunk row):
 // throws 23514 for a FALSE one, naming the constraint and showing `row` of the table.
