@@ -180,6 +180,13 @@ struct QueryPlan {
   // Types of the parameters $1, $2 ... (prepared statements): declared, or inferred by the binder
   // from where each is used; TypeId::Null while unknown.
   std::vector<SqlType> parameters;
+  // Names by which the SQL text may refer to a parameter (a stored procedure's variables and
+  // parameters, "rec.col" for a FOR loop's row; "" for none): a name no column in scope has.
+  std::vector<std::string> parameterNames;
+  // SELECT ... INTO (stored procedures): the first row's output i goes to parameter slot into[i]
+  // instead of a result, and the BOOLEAN slot `foundSlot` (if any) is set TRUE when a row came.
+  std::vector<uint32_t> into;
+  int32_t foundSlot = -1;
   IUSet ius;
   OperatorPtr root;
   std::vector<const IU*> output;

@@ -136,7 +136,12 @@ class ResultSinkTranslator : public Translator {
   void consume(Translator& from) override;
 
  private:
+  // SELECT ... INTO: the first row goes to parameter slots and the query stops.
+  void consumeInto();
+
   std::vector<const plan::IU*> output_;
+  std::vector<uint32_t> into_;
+  int32_t foundSlot_ = -1;
   uint32_t slot_ = 0;  // the current ResultChunkView*
 };
 

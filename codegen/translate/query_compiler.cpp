@@ -11,7 +11,7 @@ namespace hyrax::codegen {
 struct CompiledQuery::Impl {
   using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
   std::deque<std::string> strings;  // long string constants the code points at
-  std::unique_ptr<jit::CompiledModule> module;
+  std::shared_ptr<jit::CompiledModule> module;  // shared by the plans compiled together
   PipelineFn init = nullptr;
   std::vector<PipelineFn> pipelines;
   uint32_t stateSlots = 0;
@@ -37,6 +37,11 @@ void CompiledQuery::run(QueryContext& ctx) const {
 }
 
 std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const CompileOptions& options) {
+  return std::move(compileAll({&plan}, options)[0]);
+}
+
+std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const plan::QueryPlan*>& plans,
+                                                       const CompileOptions& options) {
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
   jit::initialize();
@@ -44,39 +49,50 @@ std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const Compil
   auto module = std::make_unique<llvm::Module>("query", *llctx);
   jit::configureModule(*module);
 
-  auto result = std::unique_ptr<CompiledQuery>(new CompiledQuery());
-  result->impl_ = std::make_unique<CompiledQuery::Impl>();
-  result->operatorCount_ = plan.operatorCount;
-
   CodeGen cg(*llctx, *module);
-  QueryTranslator q(cg, options.countRows);
-  ResultSinkTranslator sink(plan, q);
-  sink.children.push_back(q.build(*plan.root));
-  sink.children[0]->parent = &sink;
-  sink.produce();
-  q.generateInit("query_init");
-  result->impl_->strings = std::move(q.strings);
-  result->impl_->stateSlots = q.stateSlots();
-  result->stats_.codegenMs = std::chrono::duration<double, std::milli>(clock::now() - start).count();
+  std::vector<std::unique_ptr<CompiledQuery>> results;
+  std::vector<std::string> inits;
+  std::vector<std::vector<std::string>> pipelines;
+  for (const plan::QueryPlan* plan : plans) {
+    auto result = std::unique_ptr<CompiledQuery>(new CompiledQuery());
+    result->impl_ = std::make_unique<CompiledQuery::Impl>();
+    result->operatorCount_ = plan->operatorCount;
+    QueryTranslator q(cg, options.countRows);
+    ResultSinkTranslator sink(*plan, q);
+    sink.children.push_back(q.build(*plan->root));
+    sink.children[0]->parent = &sink;
+    sink.produce();
+    inits.push_back(cg.uniqueName("query_init"));
+    q.generateInit(inits.back());
+    result->impl_->strings = std::move(q.strings);
+    result->impl_->stateSlots = q.stateSlots();
+    pipelines.emplace_back();
+    for (auto& p : q.pipelines()) pipelines.back().push_back(p.function);
+    results.push_back(std::move(result));
+  }
+  CompileStats stats;
+  stats.codegenMs = std::chrono::duration<double, std::milli>(clock::now() - start).count();
 
   jit::CompileTimes times;
-  std::string ir;
   auto level = options.fullOptimization ? jit::OptLevel::Full : jit::OptLevel::Fast;
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;
   jopts.keepIR = options.keepIR;
-  result->impl_->module = jit::compile(std::move(llctx), std::move(module), level, &times, jopts);
-  result->stats_.optimizeMs = times.optimizeMs;
-  result->stats_.machineCodeMs = times.machineCodeMs;
-  if (options.keepIR) result->ir_ = result->impl_->module->ir();
-  if (options.keepAssembly) result->assembly_ = result->impl_->module->assembly();
+  std::shared_ptr<jit::CompiledModule> compiled = jit::compile(std::move(llctx), std::move(module), level, &times, jopts);
+  stats.optimizeMs = times.optimizeMs;
+  stats.machineCodeMs = times.machineCodeMs;
 
-  auto fn = [&](const std::string& name) {
-    return reinterpret_cast<CompiledQuery::Impl::PipelineFn>(result->impl_->module->function(name));
-  };
-  result->impl_->init = fn("query_init");
-  for (auto& p : q.pipelines()) result->impl_->pipelines.push_back(fn(p.function));
-  return result;
+  auto fn = [&](const std::string& name) { return reinterpret_cast<CompiledQuery::Impl::PipelineFn>(compiled->function(name)); };
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto& r = *results[i];
+    r.stats_ = stats;
+    if (options.keepIR) r.ir_ = compiled->ir();
+    if (options.keepAssembly) r.assembly_ = compiled->assembly();
+    r.impl_->module = compiled;
+    r.impl_->init = fn(inits[i]);
+    for (auto& p : pipelines[i]) r.impl_->pipelines.push_back(fn(p));
+  }
+  return results;
 }
 
 }  // namespace hyrax::codegen

@@ -38,7 +38,8 @@ class CompiledQuery {
   uint32_t operatorCount() const { return operatorCount_; }
 
  private:
-  friend std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan&, const CompileOptions&);
+  friend std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const plan::QueryPlan*>&,
+                                                                const CompileOptions&);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string ir_, assembly_;
@@ -47,5 +48,11 @@ class CompiledQuery {
 };
 
 std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const CompileOptions& options);
+
+// Several plans in one LLVM module, optimized and turned into machine code together (a stored
+// procedure's statements): one compile instead of many. Each result runs its own plan; they
+// share the machine code, and stats() of each tells the whole module's times.
+std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const plan::QueryPlan*>& plans,
+                                                       const CompileOptions& options);
 
 }  // namespace hyrax::codegen

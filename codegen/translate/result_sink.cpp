@@ -6,14 +6,36 @@
 namespace hyrax::codegen {
 
 ResultSinkTranslator::ResultSinkTranslator(const plan::QueryPlan& plan, QueryTranslator& q)
-    : Translator(*plan.root, q), output_(plan.output) {
+    : Translator(*plan.root, q), output_(plan.output), into_(plan.into), foundSlot_(plan.foundSlot) {
+  if (!into_.empty() || foundSlot_ >= 0) return;
   slot_ = q.newStateSlot();
   q.atInit([this] {
     q_.cg.b.CreateStore(q_.cg.call("hyrax_rt_result_view", {q_.cg.queryContext()}), q_.cg.stateSlot(slot_));
   });
 }
 
+void ResultSinkTranslator::consumeInto() {
+  CodeGen& cg = q_.cg;
+  auto& b = cg.b;
+  // A parameter slot: 16 bytes of value in its physical layout, then the NULL byte.
+  auto slot = [&](uint32_t n) { return cg.gep(cg.parameterSlots(), uint64_t{24} * n); };
+  for (size_t i = 0; i < into_.size(); ++i) {
+    const plan::IU* iu = output_[i];
+    SqlValue v = q_.values.at(iu);
+    v.type = iu->type;
+    llvm::Value* isNull = iu->type.id == TypeId::Null ? cg.cTrue() : (v.null ? v.null : cg.cFalse());
+    if (iu->type.id != TypeId::Null) cg.storeValue(slot(into_[i]), v);
+    b.CreateStore(b.CreateZExt(isNull, cg.i8()), cg.gep(slot(into_[i]), 16));
+  }
+  if (foundSlot_ >= 0) {
+    b.CreateStore(cg.c8(1), slot(static_cast<uint32_t>(foundSlot_)));
+    b.CreateStore(cg.c8(0), cg.gep(slot(static_cast<uint32_t>(foundSlot_)), 16));
+  }
+  cg.returnEarly();  // the first row is the one (PL/pgSQL's SELECT INTO without STRICT)
+}
+
 void ResultSinkTranslator::consume(Translator&) {
+  if (!into_.empty() || foundSlot_ >= 0) return consumeInto();
   CodeGen& cg = q_.cg;
   auto& b = cg.b;
   // ResultChunkView: {u64 count, u64 capacity, ptr columns, ptr nulls}; pointer fields follow the

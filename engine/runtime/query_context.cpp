@@ -22,6 +22,16 @@ QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<b
 
 QueryContext::~QueryContext() = default;
 
+void QueryContext::reset(std::vector<SqlType> resultTypes) {
+  errorState_.clear();
+  errorMessage_.clear();
+  hashTables_.clear();
+  rowBuffers_.clear();
+  results_.clear();
+  current_.reset();
+  resultTypes_ = std::move(resultTypes);
+}
+
 void QueryContext::setError(const char* sqlstate, std::string message) {
   if (!errorState_.empty()) return;  // the first error wins
   errorState_ = sqlstate;

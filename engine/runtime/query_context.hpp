@@ -36,6 +36,10 @@ class QueryContext {
   Error error() const { return Error(errorState_, errorMessage_); }
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
+  // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
+  // buffers and results go; the arena (strings variables may point at) and the parameters stay.
+  void reset(std::vector<SqlType> resultTypes);
+
   Arena& arena() { return arena_; }
   HashTable* newHashTable(uint32_t entrySize, uint64_t expectedEntries = 0);
   RowBuffer* newRowBuffer(uint32_t rowSize);

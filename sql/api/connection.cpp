@@ -11,6 +11,7 @@
 #include "sql/api/compiled_statement.hpp"
 #include "sql/api/copy.hpp"
 #include "sql/api/ddl.hpp"
+#include "sql/api/procedure.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/optimizer/optimizer.hpp"
@@ -101,7 +102,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
     case Op::Begin:
       r = QueryResult({}, {}, "BEGIN");
       if (txn_ != TransactionState::Idle) {
-        r.notices.push_back("there is already a transaction in progress");
+        r.notices.push_back({"WARNING", "there is already a transaction in progress"});
         return r;
       }
       txn_ = TransactionState::InBlock;
@@ -113,7 +114,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
       // COMMIT of a failed block rolls it back, and says so in its tag, as PostgreSQL does.
       r = QueryResult({}, {}, commit || (t.op == Op::Commit && txn_ == TransactionState::Idle) ? "COMMIT" : "ROLLBACK");
       if (txn_ == TransactionState::Idle) {
-        r.notices.push_back("there is no transaction in progress");
+        r.notices.push_back({"WARNING", "there is no transaction in progress"});
         return r;
       }
       endTransaction(commit);
@@ -180,6 +181,36 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   }
 }
 
+// SELECT f(args) of a stored function (alone: no FROM, nothing else) is a call of it.
+std::unique_ptr<ast::CallStmt> Connection::functionCall(const ast::Statement& stmt) {
+  if (stmt.kind != ast::StmtKind::Select) return nullptr;
+  ast::Select& s = *static_cast<const ast::SelectStmt&>(stmt).select;
+  const sql::Routines& routines = db_.routines();
+  auto isRoutine = [&](const ast::Expr& e) {
+    return e.kind == ast::ExprKind::Function && !e.distinct && !e.star && e.table.empty() && routines.exists(e.name);
+  };
+  bool alone = s.setOp == ast::SetOp::None && s.from.empty() && !s.where && s.items.size() == 1 && s.groupBy.empty() &&
+               !s.having && !s.distinct && !s.limit && !s.offset && s.orderBy.empty() && s.with.empty();
+  if (!alone || !isRoutine(*s.items[0].expr)) {
+    // Elsewhere in a query a stored function is not callable yet: say so rather than "does not exist".
+    std::function<void(const ast::Expr&)> reject = [&](const ast::Expr& e) {
+      if (isRoutine(e))
+        throw Error(sqlstate::FeatureNotSupported, "stored function " + e.name + " can only be called alone (SELECT " + e.name + "(...))", e.pos);
+      for (auto& a : e.args) reject(*a);
+    };
+    if (routines.any() && s.setOp == ast::SetOp::None)
+      for (auto& item : s.items) reject(*item.expr);
+    return nullptr;
+  }
+  ast::Expr& e = *s.items[0].expr;
+  auto call = std::make_unique<ast::CallStmt>(stmt.pos);
+  call->name = e.name;
+  call->namePos = e.pos;
+  call->function = true;
+  call->args = std::move(e.args);
+  return call;
+}
+
 QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) {
   const ast::Statement* stmt = stmtPtr.get();
   Catalog& catalog = db_.catalog();
@@ -189,8 +220,17 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
   switch (stmt->kind) {
     case ast::StmtKind::CreateTable:
       return sql::createTable(catalog, undo, static_cast<const ast::CreateTableStmt&>(*stmt));
-    case ast::StmtKind::DropTable:
-      return sql::dropObjects(catalog, undo, static_cast<const ast::DropTableStmt&>(*stmt));
+    case ast::StmtKind::DropTable: {
+      auto& d = static_cast<const ast::DropTableStmt&>(*stmt);
+      if (d.object == ast::ObjectKind::Function || d.object == ast::ObjectKind::Procedure) return db_.routines().drop(undo, d);
+      return sql::dropObjects(catalog, undo, d);
+    }
+    case ast::StmtKind::CreateFunction: {
+      std::unique_ptr<ast::CreateFunctionStmt> f(static_cast<ast::CreateFunctionStmt*>(stmtPtr.release()));
+      return db_.routines().create(catalog, undo, std::move(f), times);
+    }
+    case ast::StmtKind::Call:
+      return db_.routines().call(catalog, undo, static_cast<const ast::CallStmt&>(*stmt), &cancel_, times);
     case ast::StmtKind::CreateView:
       return sql::createView(catalog, undo, static_cast<const ast::CreateViewStmt&>(*stmt));
     case ast::StmtKind::CreateIndex:
@@ -214,6 +254,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     case ast::StmtKind::Insert:
     case ast::StmtKind::Update:
     case ast::StmtKind::Delete: {
+      if (auto call = functionCall(*stmt)) return db_.routines().call(catalog, undo, *call, &cancel_, times);
       auto compiled = sql::compileStatement(catalog, *stmt, {}, times);
       if (!compiled->plan.parameters.empty())
         throw Error("42P02", "there is no parameter $1 (parameters need PREPARE and EXECUTE)", stmt->pos);

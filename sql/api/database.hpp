@@ -24,10 +24,14 @@ struct Statement;
 struct TransactionStmt;
 struct PrepareStmt;
 struct ExecuteStmt;
+struct CallStmt;
 }  // namespace ast
 
 class Catalog;
 class SerialExecutor;
+namespace sql {
+class Routines;
+}
 class UndoLog;
 
 // The database: its catalog, and the serial executor (engine/txn) on whose one thread every
@@ -38,12 +42,14 @@ class Database {
   ~Database();
   Catalog& catalog();
   SerialExecutor& executor();
+  sql::Routines& routines();  // stored procedures and functions
   // How long a statement waits for another connection's open transaction block before it fails
   // with 55P03 (default 10 s).
   void setLockTimeout(std::chrono::milliseconds timeout);
 
  private:
   std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<sql::Routines> routines_;
   std::unique_ptr<SerialExecutor> executor_;  // destroyed first: its thread may still use the catalog
 };
 
@@ -77,8 +83,13 @@ class QueryResult {
 
   PhaseTimes times;
 
-  // Warnings the statement raised without failing ("there is no transaction in progress").
-  std::vector<std::string> notices;
+  // Messages the statement raised without failing: WARNING "there is no transaction in
+  // progress", a procedure's RAISE NOTICE ...
+  struct Notice {
+    std::string severity;  // WARNING, NOTICE, INFO, LOG, DEBUG
+    std::string message;
+  };
+  std::vector<Notice> notices;
 
   // Result strings may point into memory the query owned (its arena); the result keeps it alive.
   void keepAlive(std::shared_ptr<void> owner) { owners_.push_back(std::move(owner)); }
@@ -132,6 +143,7 @@ class Connection {
   QueryResult prepare(ast::PrepareStmt& stmt);
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
   QueryResult transactionControl(const ast::TransactionStmt& stmt);
+  std::unique_ptr<ast::CallStmt> functionCall(const ast::Statement& stmt);
   void endTransaction(bool commit);
 
   Database& db_;

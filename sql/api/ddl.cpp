@@ -156,8 +156,8 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
       case ast::ObjectKind::View: return catalog.findView(n) != nullptr;
       case ast::ObjectKind::Index: return catalog.findIndex(n).second != nullptr;
       case ast::ObjectKind::Table: return catalog.findTable(n) != nullptr;
+      default: return false;  // functions and procedures: sql/api/procedure
     }
-    return false;
   };
   // Check every name first: a failed DROP drops nothing.
   for (size_t i = 0; i < d.names.size(); ++i) {
@@ -212,6 +212,7 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
         });
         break;
       }
+      default: break;
     }
   }
   std::string tag = std::string("DROP ") + (d.object == ast::ObjectKind::View ? "VIEW" : d.object == ast::ObjectKind::Index ? "INDEX" : "TABLE");

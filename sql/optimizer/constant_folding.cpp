@@ -85,6 +85,16 @@ std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) 
       if (x >= limit || -x >= limit) throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
       return Value::decimal(x.toInt64(), to.precision, to.scale);
     }
+    if (from.id == TypeId::Decimal && (to.isInteger() || (to.id == TypeId::Decimal && to.scale < from.scale))) {
+      // Rounding half away from zero, as PostgreSQL's numeric (and the generated cast) does.
+      int64_t div = text::pow10(from.scale - (to.id == TypeId::Decimal ? to.scale : 0));
+      int64_t x = v.asInt(), q = x / div, rem = x % div;
+      if (2 * (rem < 0 ? -rem : rem) >= div) q += x < 0 ? -1 : 1;
+      if (to.isInteger()) return integral(to.id, checkRange(q, to.id, pos), to);
+      if (Int128(q < 0 ? -q : q) >= text::pow10(to.precision))
+        throw Error(sqlstate::NumericOutOfRange, "numeric field overflow", pos);
+      return Value::decimal(q, to.precision, to.scale);
+    }
     if ((from.isInteger() || from.id == TypeId::Decimal) && to.isFloat()) {
       double d = v.toDouble();
       return to.id == TypeId::Float64 ? Value::float64(d) : Value::float32(static_cast<float>(d));

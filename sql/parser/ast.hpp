@@ -117,6 +117,10 @@ struct Select {
   std::vector<OrderItem> orderBy;
   ExprPtr limit;   // null: none
   ExprPtr offset;  // null: none
+  // SELECT ... INTO a, b FROM ... (only inside a stored procedure): the variables the first row
+  // goes to.
+  std::vector<std::string> into;
+  std::vector<SourcePos> intoPos;
 };
 
 // WITH's named queries: visible in the whole SELECT they precede, subqueries included.
@@ -130,7 +134,8 @@ struct CommonTableExpr {
 // ---- statements ----
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
-  Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate
+  Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate,
+  CreateFunction, Call
 };
 
 struct Statement {
@@ -175,7 +180,7 @@ struct CreateTableStmt : Statement {
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
 };
 
-enum class ObjectKind : uint8_t { Table, View, Index };
+enum class ObjectKind : uint8_t { Table, View, Index, Function, Procedure };
 
 struct DropTableStmt : Statement {  // DROP TABLE, DROP VIEW, DROP INDEX
   std::vector<std::string> names;
@@ -303,6 +308,75 @@ struct CopyStmt : Statement {
   SourcePos filePos;
   std::vector<CopyOption> options;
   explicit CopyStmt(SourcePos p) : Statement(StmtKind::Copy, p) {}
+};
+
+// ---- stored procedures (procedure_parser.cpp) ----
+
+// One statement of a procedure body (PL/pgSQL's subset).
+struct PlStmt;
+using PlStmtPtr = std::unique_ptr<PlStmt>;
+using PlBlock = std::vector<PlStmtPtr>;
+
+struct PlStmt {
+  enum class Kind : uint8_t {
+    Sql,       // sql: SELECT [INTO] / INSERT / UPDATE / DELETE (PERFORM query: a SELECT, rows dropped)
+    Assign,    // target := expr
+    If,        // conditions[i] THEN blocks[i] ...; blocks.size() > conditions.size(): ELSE
+    While,     // WHILE conditions[0] LOOP blocks[0] END LOOP
+    Loop,      // LOOP blocks[0] END LOOP (left by EXIT)
+    ForQuery,  // FOR target IN query LOOP blocks[0] END LOOP: target.column for each output column
+    ForRange,  // FOR target IN [REVERSE] expr .. expr2 LOOP blocks[0] END LOOP (integers)
+    Exit,      // EXIT [WHEN expr]
+    Continue,  // CONTINUE [WHEN expr]
+    Return,    // RETURN [expr]
+    Raise,     // RAISE level 'format' [, args] [USING ERRCODE = 'xxxxx']
+    Null,      // NULL;
+  } kind;
+  SourcePos pos;
+  StatementPtr sql;
+  std::string target;
+  SourcePos targetPos;
+  ExprPtr expr, expr2;  // Assign/Return/Exit value or WHEN condition; ForRange bounds
+  bool reverse = false;
+  bool perform = false;  // Sql: PERFORM (a SELECT without INTO is an error otherwise)
+  std::vector<ExprPtr> conditions;
+  std::vector<PlBlock> blocks;
+  std::unique_ptr<Select> query;  // ForQuery
+  std::string level;              // Raise: exception, warning, notice, info, log, debug
+  std::string format;             // Raise: '%' takes the next argument
+  std::string errcode;            // Raise: USING ERRCODE; empty: P0001 for EXCEPTION
+  std::vector<ExprPtr> args;      // Raise
+  PlStmt(Kind k, SourcePos p) : kind(k), pos(p) {}
+};
+
+struct PlVariable {
+  std::string name;
+  SqlType type;
+  SourcePos pos;
+  ExprPtr init;  // DECLARE x type := init; null: NULL
+};
+
+// CREATE [OR REPLACE] FUNCTION|PROCEDURE name (params) [RETURNS type] AS $$ [DECLARE ...] BEGIN
+// ... END $$ [LANGUAGE plpgsql]
+struct CreateFunctionStmt : Statement {
+  bool procedure = false, orReplace = false;
+  std::string name;
+  SourcePos namePos;
+  std::vector<PlVariable> params;
+  SqlType returns = SqlType::null();  // NULL type: none (a procedure, or RETURNS void)
+  std::vector<PlVariable> declarations;
+  PlBlock body;
+  std::string text;  // the whole statement as written
+  explicit CreateFunctionStmt(SourcePos p) : Statement(StmtKind::CreateFunction, p) {}
+};
+
+// CALL name(args), and SELECT name(args) of a function.
+struct CallStmt : Statement {
+  std::string name;
+  SourcePos namePos;
+  std::vector<ExprPtr> args;
+  bool function = false;  // SELECT f(...): the function's value is the result
+  explicit CallStmt(SourcePos p) : Statement(StmtKind::Call, p) {}
 };
 
 }  // namespace hyrax::ast

@@ -134,6 +134,14 @@ class Lexer {
       if (identStart(peek())) fail("trailing junk after numeric literal", start);
       return {kind, t, start};
     }
+    if (size_t n = dollarQuoteLength(s_, i_)) {
+      // $$text$$ or $tag$text$tag$: the body of CREATE FUNCTION, quotes inside need no doubling.
+      size_t open = s_.find('$', i_ + 1) + 1 - i_;
+      std::string t(s_.substr(i_ + open, n - 2 * open));
+      step(n);
+      return {TokenKind::String, t, start};
+    }
+    if (dollarTagAt(s_, i_)) fail("unterminated dollar-quoted string", start);
     if (c == '$' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
       step();
       std::string t;
@@ -141,7 +149,7 @@ class Lexer {
       if (t.size() > 5 || std::stoul(t) < 1 || std::stoul(t) > 65535) fail("there is no parameter $" + t, start);
       return {TokenKind::Parameter, t, start};
     }
-    static const char* twoChar[] = {"<>", "!=", "<=", ">=", "||", "::"};
+    static const char* twoChar[] = {"<>", "!=", "<=", ">=", "||", "::", ":=", ".."};
     for (const char* op : twoChar) {
       if (c == op[0] && peek(1) == op[1]) {
         step(2);
@@ -161,6 +169,22 @@ class Lexer {
 };
 
 }  // namespace
+
+size_t dollarTagAt(std::string_view s, size_t i) {
+  if (i >= s.size() || s[i] != '$') return 0;
+  size_t j = i + 1;
+  if (j < s.size() && identStart(s[j]))
+    while (j < s.size() && s[j] != '$' && (identStart(s[j]) || std::isdigit(static_cast<unsigned char>(s[j])))) ++j;
+  if (j >= s.size() || s[j] != '$') return 0;
+  return j + 1 - i;
+}
+
+size_t dollarQuoteLength(std::string_view s, size_t i) {
+  size_t tag = dollarTagAt(s, i);
+  if (!tag) return 0;
+  size_t close = s.find(s.substr(i, tag), i + tag);
+  return close == std::string_view::npos ? 0 : close + tag - i;
+}
 
 std::vector<Token> tokenize(std::string_view sql, SourcePos origin) { return Lexer(sql, origin).run(); }
 

@@ -36,6 +36,11 @@ struct Token {
 // character) with its position.
 std::vector<Token> tokenize(std::string_view sql, SourcePos origin = {1, 1});
 
+// A dollar quote ($$ or $tag$) starting at s[i]: the length of its opening tag, 0 if none; and
+// the length of the whole quoted string through its closing tag, 0 if there is none or no end.
+size_t dollarTagAt(std::string_view s, size_t i);
+size_t dollarQuoteLength(std::string_view s, size_t i);
+
 // Advances a position over text (for statement offsets in a script).
 void advance(SourcePos& pos, std::string_view text);
 

@@ -27,7 +27,17 @@ StatementPtr Parser::parseStatementBody() {
     s->select = select();
     return s;
   }
-  if (accept("create")) return createTable(pos);
+  if (accept("create")) {
+    bool orReplace = false;
+    if (accept("or")) {
+      expect("replace");
+      orReplace = true;
+      if (!is("function") && !is("procedure")) syntaxError();
+    }
+    if (is("function") || is("procedure")) return createFunction(pos, orReplace);
+    return createTable(pos);
+  }
+  if (accept("call")) return call(pos);
   if (accept("drop")) return dropTable(pos);
   if (accept("insert")) return insert(pos);
   if (accept("update")) return update(pos);
@@ -384,6 +394,8 @@ StatementPtr Parser::dropTable(SourcePos pos) {
   auto d = std::make_unique<DropTableStmt>(pos);
   if (accept("view")) d->object = ObjectKind::View;
   else if (accept("index")) d->object = ObjectKind::Index;
+  else if (accept("function")) d->object = ObjectKind::Function;
+  else if (accept("procedure")) d->object = ObjectKind::Procedure;
   else expect("table");
   if (accept("if")) {
     expect("exists");
@@ -392,6 +404,16 @@ StatementPtr Parser::dropTable(SourcePos pos) {
   do {
     d->namePos.push_back(cur().pos);
     d->names.push_back(identifier());
+    if ((d->object == ObjectKind::Function || d->object == ObjectKind::Procedure) && accept("(")) {
+      // Argument types pick an overload in PostgreSQL; names are unique here, so they are only read.
+      if (!is(")")) {
+        do {
+          if (atIdentifier() && !ahead(1).is(")") && !ahead(1).is(",") && !ahead(1).is("(")) identifier();
+          typeName();
+        } while (accept(","));
+      }
+      expect(")");
+    }
   } while (accept(","));
   return d;
 }

@@ -105,6 +105,13 @@ class Parser {
   TableConstraint constraint(const ColumnDefinition* column);  // column: written after it
   std::vector<std::string> columnList(std::vector<SourcePos>* positions);  // (a, b, ...)
 
+  // ---- stored procedures (procedure_parser.cpp) ----
+  StatementPtr createFunction(SourcePos pos, bool orReplace);  // at FUNCTION or PROCEDURE
+  StatementPtr call(SourcePos pos);                             // after CALL
+  void procedureBody(CreateFunctionStmt& f);  // [DECLARE ...] BEGIN ... END
+  PlBlock plBlock();
+  PlStmtPtr plStatement();
+
   // ---- queries (query_parser.cpp) ----
   std::unique_ptr<Select> select();
   std::unique_ptr<Select> setExpression();
@@ -135,6 +142,7 @@ class Parser {
   std::vector<Token> t_;
   size_t i_ = 0;
   int depth_ = 0;
+  bool plBody_ = false;  // parsing a procedure body: SELECT ... INTO is allowed
 };
 
 }  // namespace hyrax::sqlparse

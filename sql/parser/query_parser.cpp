@@ -130,6 +130,13 @@ std::unique_ptr<Select> Parser::selectCore() {
     }
     s->items.push_back(std::move(item));
   } while (accept(","));
+  if (plBody_ && accept("into")) {
+    accept("strict");
+    do {
+      s->intoPos.push_back(cur().pos);
+      s->into.push_back(identifier());
+    } while (accept(","));
+  }
   if (accept("from")) {
     ChainGuard chain(*this);  // the binder joins the entries left-deep
     do {

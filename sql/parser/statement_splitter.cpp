@@ -40,6 +40,12 @@ std::vector<StatementText> splitStatements(std::string_view s) {
         }
         step(1);
       }
+    } else if (c == '$' && (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_')) &&
+               sqlparse::dollarTagAt(s, i)) {
+      // A dollar-quoted body: its semicolons are the procedure's. Unterminated: the rest of the
+      // script is in it (the statement is incomplete).
+      size_t n = sqlparse::dollarQuoteLength(s, i);
+      step(n ? n : s.size() - i);
     } else if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {
       while (i < s.size() && s[i] != '\n') step(1);
     } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {

@@ -435,6 +435,36 @@ void Binder::bindSelect(const ast::Select& select, plan::QueryPlan& out) {
   resolveParameters(out);
 }
 
+OperatorPtr assignOutputs(plan::QueryPlan& plan, OperatorPtr op, const std::vector<const plan::IU*>& values,
+                          const std::vector<ColumnDef>& targets, SourcePos pos) {
+  auto map = std::make_unique<plan::Map>();
+  for (size_t i = 0; i < values.size(); ++i) {
+    ExprPtr e = assignTo(Expr::column(values[i]), targets[i], pos);
+    if (e->kind == plan::ExprKind::Column) {
+      plan.output.push_back(values[i]);
+      continue;
+    }
+    const plan::IU* iu = plan.ius.make(e->type, targets[i].name);
+    map->computed.push_back({iu, std::move(e)});
+    plan.output.push_back(iu);
+  }
+  if (map->computed.empty()) return op;
+  map->children.push_back(std::move(op));
+  return map;
+}
+
+void Binder::bindSelectInto(const ast::Select& select, const std::vector<ColumnDef>& targets, plan::QueryPlan& out) {
+  SelectBinder b(catalog_, out);
+  std::vector<const plan::IU*> values;
+  out.root = b.bind(select, values, out.outputNames);
+  if (values.size() < targets.size())
+    throw Error(sqlstate::SyntaxError, "query returns fewer columns than INTO targets", select.pos);
+  values.resize(targets.size());  // PL/pgSQL ignores the extra columns
+  out.outputNames.resize(targets.size());
+  out.root = assignOutputs(out, std::move(out.root), values, targets, select.pos);
+  resolveParameters(out);
+}
+
 void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
   Table* t = catalog_.findTable(stmt.table);
   if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + stmt.table + "\" does not exist", stmt.tablePos);
@@ -479,22 +509,9 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
     std::vector<std::string> names;
     OperatorPtr op = b.bind(*stmt.select, selOut, names);
     checkCount(selOut.size(), stmt.select->pos);
-    auto map = std::make_unique<plan::Map>();
-    for (size_t i = 0; i < selOut.size(); ++i) {
-      ExprPtr e = assign(Expr::column(selOut[i]), out.columns[i], stmt.select->pos);
-      if (e->kind == plan::ExprKind::Column) {
-        out.plan.output.push_back(selOut[i]);
-        continue;
-      }
-      const plan::IU* iu = out.plan.ius.make(e->type, cols[out.columns[i]].name);
-      map->computed.push_back({iu, std::move(e)});
-      out.plan.output.push_back(iu);
-    }
-    if (!map->computed.empty()) {
-      map->children.push_back(std::move(op));
-      op = std::move(map);
-    }
-    out.plan.root = std::move(op);
+    std::vector<ColumnDef> targets;
+    for (uint32_t c : out.columns) targets.push_back(cols[c]);
+    out.plan.root = assignOutputs(out.plan, std::move(op), selOut, targets, stmt.select->pos);
   }
   for (auto* iu : out.plan.output) out.plan.outputNames.push_back(iu->name);
   resolveParameters(out.plan);

@@ -44,6 +44,9 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
 
 // Assignment of a value to a column (INSERT, UPDATE): the value converted to the column's type.
 plan::ExprPtr assignTo(plan::ExprPtr e, const ColumnDef& column, SourcePos pos);
+// The plan's outputs: `values` converted to the targets' types (a Map over `op` where needed).
+plan::OperatorPtr assignOutputs(plan::QueryPlan& plan, plan::OperatorPtr op, const std::vector<const plan::IU*>& values,
+                                const std::vector<ColumnDef>& targets, SourcePos pos);
 // A CHECK expression over a row whose column i is `values[i]`.
 plan::ExprPtr bindCheck(Catalog& catalog, plan::QueryPlan& plan, const std::vector<ColumnDef>& columns,
                         const std::vector<const plan::IU*>& values, const ast::Expr& check);
@@ -74,6 +77,9 @@ class Binder {
   // $1, $2 ... beforehand, and holds every parameter's type afterwards.
 
   void bindSelect(const ast::Select& select, plan::QueryPlan& out);
+  // A SELECT whose first `targets.size()` outputs are assigned to variables of those types (a
+  // stored procedure's SELECT INTO and assignments): converted as INSERT converts.
+  void bindSelectInto(const ast::Select& select, const std::vector<ColumnDef>& targets, plan::QueryPlan& out);
   void bindInsert(const ast::InsertStmt& stmt, BoundWrite& out);
   void bindUpdate(const ast::UpdateStmt& stmt, BoundWrite& out);  // dml_binder.cpp
   void bindDelete(const ast::DeleteStmt& stmt, BoundWrite& out);

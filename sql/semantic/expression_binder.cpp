@@ -148,7 +148,18 @@ const plan::IU* SelectBinder::findColumn(const ast::Expr& e, bool innermost) con
 }
 
 ExprPtr SelectBinder::bindColumn(const ast::Expr& e) {
-  const plan::IU* found = findColumn(e, true);
+  // A stored procedure's variable: where no column in scope has the name (PL/pgSQL's
+  // variable_conflict = use_column).
+  // The last of equal names is the innermost (a FOR loop's variable hides an outer one).
+  auto& names = plan_.parameterNames;
+  auto variable = std::find(names.rbegin(), names.rend(), e.table.empty() ? e.name : e.table + "." + e.name);
+  const plan::IU* found = findColumn(e, variable == names.rend());
+  if (!found && variable != names.rend()) {
+    uint32_t n = static_cast<uint32_t>(names.rend() - variable - 1);
+    auto p = std::make_unique<Expr>(ExprKind::Parameter, plan_.parameters[n].withNullable(true), e.pos);
+    p->param = n;
+    return p;
+  }
   if (!found) {
     if (!e.table.empty())
       throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + e.table + "\"", e.pos);

@@ -90,7 +90,7 @@ bool Session::runStatement(const std::string& sql, const std::string& copyData) 
   try {
     QueryResult r = con_.execute(sql);
     out().flush();  // the notice belongs after what came before it
-    for (auto& n : r.notices) std::cerr << "WARNING:  " << n << "\n";
+    for (auto& n : r.notices) std::cerr << n.severity << ":  " << n.message << "\n";
     printResult(out(), r, format);
   } catch (const Error& e) {
     printError(std::cerr, e, sql);

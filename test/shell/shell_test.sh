@@ -46,6 +46,10 @@ check "describe constraints" $'Indexes:\n    "d_pkey" PRIMARY KEY, hash (id)\n  
 err=$("$hyrax" -c "COMMIT;" 2>&1 >/dev/null)
 check "warning outside a transaction" "WARNING:  there is no transaction in progress" "$err"
 
+# A procedure body over several lines, with semicolons inside $$ ... $$; RAISE NOTICE reaches the user.
+err=$(printf 'CREATE PROCEDURE hi(n INTEGER) AS $$\nBEGIN\n  FOR i IN 1..n LOOP\n    RAISE NOTICE %s, i;\n  END LOOP;\nEND $$;\nCALL hi(2);\n' "'hello %'" | "$hyrax" 2>&1 >/dev/null)
+check "procedure notices" $'NOTICE:  hello 1\nNOTICE:  hello 2' "$err"
+
 out=$(printf 'CREATE TABLE t2 (a INTEGER);\nCREATE VIEW v2 (x) AS SELECT a FROM t2 WHERE a > 1;\n\\d v2\n\\d\n' | "$hyrax")
 check "describe view" $'CREATE TABLE\nCREATE VIEW\nView "v2" (x)\n AS SELECT a FROM t2 WHERE a > 1\n        List of tables\n name                 | columns | rows\n----------------------+---------+-----------\n t2                   |       1 |         0\n(1 table)\n\n        List of views\n name                 | query\n----------------------+------------------------------\n v2                   | SELECT a FROM t2 WHERE a > 1' "$out"
 

@@ -1,0 +1,691 @@
+#include "sql/api/procedure.hpp"
+
+#include <cstring>
+
+#include "codegen/translate/query_compiler.hpp"
+#include "engine/catalog/catalog.hpp"
+#include "engine/runtime/query_context.hpp"
+#include "engine/txn/undo_log.hpp"
+#include "sql/api/compiled_statement.hpp"
+#include "sql/api/table_writer.hpp"
+#include "sql/optimizer/optimizer.hpp"
+#include "sql/semantic/binder.hpp"
+
+namespace hyrax::sql {
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr size_t kSlot = 24;  // a parameter slot: the value, its NULL byte at 16
+
+// One step of a body's program. Plans (`stmt`) are indexes into Procedure::statements.
+struct Step {
+  enum class Op : uint8_t {
+    Run,           // run plan `stmt` (a statement, or an expression into slots)
+    Branch,        // run condition plan `stmt` into `slot`; jump to `target` when it is (TRUE == jumpIfTrue)
+    Jump,          // to `target`
+    ForQueryOpen,  // run query `stmt`, keep its rows as open loop `loop`
+    ForQueryNext,  // next row of `loop` into `slots`; none left: jump to `target`
+    ForQueryClose, // drop the rows of `loop`; FOUND tells whether it had any
+    RangeCheck,    // integer loop variable `slot` past its bound (slot + 1): jump to `target`
+    RangeStep,     // `slot` += 1 (or -1 when `reverse`); past INTEGER's range: jump to `target`
+    Return,        // leave (a function's value is in Procedure::returnSlot)
+    Raise,         // RAISE `source` with argument texts in `slots`
+  } op;
+  Step(Op o) : op(o) {}  // NOLINT: implicit, so emit({Op::Jump}) reads as the step it is
+  uint32_t stmt = kNone;
+  uint32_t target = 0;
+  uint32_t slot = 0;
+  uint32_t loop = 0;
+  bool jumpIfTrue = false;
+  bool reverse = false;
+  std::vector<uint32_t> slots;
+  const ast::PlStmt* source = nullptr;
+};
+
+}  // namespace
+
+struct Procedure {
+  std::shared_ptr<ast::CreateFunctionStmt> def;
+  uint64_t catalogVersion = 0;
+  std::vector<SqlType> slotTypes;  // parameters first, then variables, FOUND, loop variables, temporaries
+  std::vector<Step> steps;
+  std::vector<std::unique_ptr<CompiledStatement>> statements;
+  std::vector<std::vector<SqlType>> resultTypes;  // of each statement that returns rows, else empty
+  uint32_t loops = 0;
+  uint32_t foundSlot = 0, returnSlot = kNone;
+  const char* what() const { return def->procedure ? "procedure" : "function"; }
+};
+
+namespace {
+
+// ---- compiling a body ----
+
+class ProcedureCompiler {
+ public:
+  ProcedureCompiler(Catalog& catalog, std::shared_ptr<ast::CreateFunctionStmt> def) : catalog_(catalog) {
+    p_ = std::make_unique<Procedure>();
+    p_->def = std::move(def);
+    p_->catalogVersion = catalog.version();
+  }
+
+  std::unique_ptr<Procedure> compile(PhaseTimes& times) {
+    auto t = Clock::now();
+    ast::CreateFunctionStmt& f = *p_->def;
+    for (auto& prm : f.params) {
+      requireUnique(prm.name, prm.pos);
+      newSlot(prm.name, prm.type);
+    }
+    p_->foundSlot = newSlot("found", SqlType::boolean());
+    if (!f.procedure && !f.returns.isNull()) p_->returnSlot = newSlot("", f.returns);
+    for (auto& v : f.declarations) {
+      requireUnique(v.name, v.pos);
+      uint32_t slot = newSlot("", v.type);  // visible after its own initializer
+      if (v.init) emitExpressions({&v.init}, {slot}, v.init->pos);
+      names_[slot] = v.name;
+    }
+    block(f.body);
+    times.plan = msSince(t);
+
+    std::vector<const plan::QueryPlan*> plans;
+    bool big = false;
+    for (auto& s : p_->statements) plans.push_back(&s->plan);
+    for (auto& s : p_->statements) big |= s->plan.root->estimatedRows > 50'000;
+    codegen::CompileOptions opts;
+    opts.fullOptimization = big;
+    auto compiled = codegen::compileAll(plans, opts);
+    for (size_t i = 0; i < compiled.size(); ++i) p_->statements[i]->compiled = std::move(compiled[i]);
+    if (!compiled.empty()) {
+      auto& st = p_->statements[0]->compiled->stats();
+      times.codegen = st.codegenMs;
+      times.optimize = st.optimizeMs;
+      times.machineCode = st.machineCodeMs;
+    }
+    p_->slotTypes = types_;
+    return std::move(p_);
+  }
+
+ private:
+  void requireUnique(const std::string& name, SourcePos pos) {
+    for (auto& n : names_)
+      if (n == name) throw Error("42P13", "variable \"" + name + "\" is declared more than once", pos);
+  }
+
+  uint32_t newSlot(const std::string& name, SqlType type) {
+    types_.push_back(type.withNullable(true));
+    names_.push_back(name);
+    return static_cast<uint32_t>(types_.size() - 1);
+  }
+
+  uint32_t slotOf(const std::string& name, SourcePos pos) {
+    for (size_t i = names_.size(); i-- > 0;)
+      if (names_[i] == name) return static_cast<uint32_t>(i);
+    throw Error(sqlstate::SyntaxError, "\"" + name + "\" is not a known variable", pos);
+  }
+
+  uint32_t emit(Step s) {
+    p_->steps.push_back(std::move(s));
+    return static_cast<uint32_t>(p_->steps.size() - 1);
+  }
+  uint32_t here() const { return static_cast<uint32_t>(p_->steps.size()); }
+
+  // A new plan that sees the variables declared so far.
+  std::unique_ptr<CompiledStatement> newStatement(ast::StmtKind kind) {
+    auto s = std::make_unique<CompiledStatement>();
+    s->kind = kind;
+    s->catalogVersion = catalog_.version();
+    s->plan.parameters = types_;
+    s->plan.parameterNames = names_;
+    return s;
+  }
+
+  uint32_t addStatement(std::unique_ptr<CompiledStatement> s, bool returnsRows) {
+    optimize(s->plan);
+    std::vector<SqlType> types;
+    if (returnsRows)
+      for (auto* iu : s->plan.output) types.push_back(iu->type);
+    p_->resultTypes.push_back(std::move(types));
+    p_->statements.push_back(std::move(s));
+    return static_cast<uint32_t>(p_->statements.size() - 1);
+  }
+
+  // SELECT e1, e2 ... INTO slots (assignments, conditions, bounds, RAISE arguments). The
+  // expressions are lent to a SELECT for binding and given back: the definition is bound again
+  // when the schema changes.
+  uint32_t expressions(const std::vector<ast::ExprPtr*>& exprs, const std::vector<uint32_t>& slots, SourcePos pos) {
+    ast::Select sel;
+    sel.pos = pos;
+    std::vector<ColumnDef> targets;
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      sel.items.push_back({std::move(*exprs[i]), "", (*exprs[i] ? (*exprs[i])->pos : pos)});
+      targets.push_back(ColumnDef{names_[slots[i]].empty() ? "?column?" : names_[slots[i]], types_[slots[i]]});
+    }
+    auto giveBack = [&] {
+      for (size_t i = 0; i < exprs.size(); ++i) *exprs[i] = std::move(sel.items[i].expr);
+    };
+    auto s = newStatement(ast::StmtKind::Select);
+    try {
+      Binder(catalog_).bindSelectInto(sel, targets, s->plan);
+    } catch (...) {
+      giveBack();
+      throw;
+    }
+    giveBack();
+    s->plan.into = slots;
+    return addStatement(std::move(s), false);
+  }
+  void emitExpressions(const std::vector<ast::ExprPtr*>& exprs, const std::vector<uint32_t>& slots, SourcePos pos) {
+    Step st{Step::Op::Run};
+    st.stmt = expressions(exprs, slots, pos);
+    emit(std::move(st));
+  }
+  // A condition into the shared BOOLEAN temporary; the branch's target is patched by the caller.
+  uint32_t branch(ast::ExprPtr& cond, bool jumpIfTrue) {
+    if (conditionSlot_ == kNone) conditionSlot_ = newSlot("", SqlType::boolean());
+    Step st{Step::Op::Branch};
+    st.stmt = expressions({&cond}, {conditionSlot_}, cond->pos);
+    st.slot = conditionSlot_;
+    st.jumpIfTrue = jumpIfTrue;
+    return emit(std::move(st));
+  }
+
+  struct Loop {
+    std::vector<uint32_t> exits, continues;  // jumps to patch
+  };
+
+  void block(ast::PlBlock& b) {
+    for (auto& s : b) statement(*s);
+  }
+
+  void loopBody(ast::PlStmt& s, Loop& loop) {
+    loops_.push_back(&loop);
+    block(s.blocks[0]);
+    loops_.pop_back();
+  }
+  void patch(const std::vector<uint32_t>& jumps, uint32_t target) {
+    for (uint32_t j : jumps) p_->steps[j].target = target;
+  }
+
+  void statement(ast::PlStmt& s) {
+    using K = ast::PlStmt::Kind;
+    switch (s.kind) {
+      case K::Null: return;
+      case K::Sql: return sqlStatement(s);
+      case K::Assign: {
+        uint32_t slot = slotOf(s.target, s.targetPos);
+        emitExpressions({&s.expr}, {slot}, s.pos);
+        return;
+      }
+      case K::If: {
+        std::vector<uint32_t> toEnd;
+        for (size_t i = 0; i < s.conditions.size(); ++i) {
+          uint32_t b = branch(s.conditions[i], false);
+          block(s.blocks[i]);
+          if (i + 1 < s.blocks.size()) toEnd.push_back(emit({Step::Op::Jump}));
+          p_->steps[b].target = here();
+        }
+        if (s.blocks.size() > s.conditions.size()) block(s.blocks.back());
+        patch(toEnd, here());
+        return;
+      }
+      case K::While:
+      case K::Loop: {
+        Loop loop;
+        uint32_t top = here();
+        if (s.kind == K::While) loop.exits.push_back(branch(s.conditions[0], false));
+        loopBody(s, loop);
+        Step back{Step::Op::Jump};
+        back.target = top;
+        emit(std::move(back));
+        patch(loop.continues, top);
+        patch(loop.exits, here());
+        return;
+      }
+      case K::ForRange: {
+        Loop loop;
+        uint32_t var = newSlot("", SqlType::int32());
+        uint32_t bound = newSlot("", SqlType::int32());
+        emitExpressions({&s.expr, &s.expr2}, {var, bound}, s.pos);
+        names_[var] = s.target;
+        Step check{Step::Op::RangeCheck};
+        check.slot = var;
+        check.reverse = s.reverse;
+        check.source = &s;
+        uint32_t top = emit(std::move(check));
+        loop.exits.push_back(top);
+        loopBody(s, loop);
+        Step step{Step::Op::RangeStep};
+        step.slot = var;
+        step.reverse = s.reverse;
+        uint32_t stepAt = emit(std::move(step));
+        loop.exits.push_back(stepAt);
+        Step back{Step::Op::Jump};
+        back.target = top;
+        emit(std::move(back));
+        patch(loop.continues, stepAt);
+        patch(loop.exits, here());
+        names_[var].clear();
+        return;
+      }
+      case K::ForQuery: {
+        Loop loop;
+        auto q = newStatement(ast::StmtKind::Select);
+        Binder(catalog_).bindSelect(*s.query, q->plan);
+        if (!s.query->into.empty())
+          throw Error(sqlstate::SyntaxError, "INTO is not allowed in a FOR loop's query", s.query->intoPos[0]);
+        std::vector<uint32_t> fields;
+        for (size_t i = 0; i < q->plan.output.size(); ++i)
+          fields.push_back(newSlot(s.target + "." + q->plan.outputNames[i], q->plan.output[i]->type));
+        uint32_t loopIndex = p_->loops++;
+        Step open{Step::Op::ForQueryOpen};
+        open.stmt = addStatement(std::move(q), true);
+        open.loop = loopIndex;
+        emit(std::move(open));
+        Step next{Step::Op::ForQueryNext};
+        next.loop = loopIndex;
+        next.slots = fields;
+        uint32_t top = emit(std::move(next));
+        loop.exits.push_back(top);
+        loopBody(s, loop);
+        Step back{Step::Op::Jump};
+        back.target = top;
+        emit(std::move(back));
+        patch(loop.continues, top);
+        Step close{Step::Op::ForQueryClose};
+        close.loop = loopIndex;
+        patch(loop.exits, emit(std::move(close)));
+        for (uint32_t f : fields) names_[f].clear();
+        return;
+      }
+      case K::Exit:
+      case K::Continue: {
+        if (loops_.empty())
+          throw Error(sqlstate::SyntaxError, std::string(s.kind == K::Exit ? "EXIT" : "CONTINUE") + " cannot be used outside a loop",
+                      s.pos);
+        uint32_t j = s.expr ? branch(s.expr, true) : emit({Step::Op::Jump});
+        (s.kind == K::Exit ? loops_.back()->exits : loops_.back()->continues).push_back(j);
+        return;
+      }
+      case K::Return: {
+        const ast::CreateFunctionStmt& f = *p_->def;
+        if (s.expr) {
+          if (f.procedure) throw Error(sqlstate::DatatypeMismatch, "RETURN cannot have a parameter in a procedure", s.expr->pos);
+          if (p_->returnSlot == kNone)
+            throw Error(sqlstate::DatatypeMismatch, "RETURN cannot have a parameter in function returning void", s.expr->pos);
+          emitExpressions({&s.expr}, {p_->returnSlot}, s.pos);
+        } else if (p_->returnSlot != kNone) {
+          throw Error(sqlstate::SyntaxError, "missing expression at or near \";\"", s.pos);
+        }
+        emit({Step::Op::Return});
+        return;
+      }
+      case K::Raise: {
+        Step r{Step::Op::Raise};
+        r.source = &s;
+        std::vector<ast::ExprPtr*> args;
+        for (auto& a : s.args) {
+          args.push_back(&a);
+          r.slots.push_back(newSlot("", SqlType::text()));
+        }
+        if (!args.empty()) r.stmt = expressions(args, r.slots, s.pos);
+        emit(std::move(r));
+        return;
+      }
+    }
+  }
+
+  void sqlStatement(ast::PlStmt& s) {
+    Binder binder(catalog_);
+    Step run{Step::Op::Run};
+    switch (s.sql->kind) {
+      case ast::StmtKind::Select: {
+        const ast::Select& sel = *static_cast<const ast::SelectStmt&>(*s.sql).select;
+        auto st = newStatement(ast::StmtKind::Select);
+        if (sel.into.empty()) {
+          if (!s.perform)
+            throw Error(sqlstate::SyntaxError, "query has no destination for result data", s.pos)
+                .withDetail("Use PERFORM to run a query and drop its result, or SELECT ... INTO.");
+          binder.bindSelect(sel, st->plan);
+        } else {
+          std::vector<ColumnDef> targets;
+          for (size_t i = 0; i < sel.into.size(); ++i) {
+            uint32_t slot = slotOf(sel.into[i], sel.intoPos[i]);
+            st->plan.into.push_back(slot);
+            targets.push_back({sel.into[i], types_[slot]});
+          }
+          binder.bindSelectInto(sel, targets, st->plan);
+        }
+        st->plan.foundSlot = static_cast<int32_t>(p_->foundSlot);
+        run.stmt = addStatement(std::move(st), false);
+        break;
+      }
+      case ast::StmtKind::Insert:
+      case ast::StmtKind::Update:
+      case ast::StmtKind::Delete: {
+        auto st = newStatement(s.sql->kind);
+        BoundWrite w;
+        w.plan.parameters = std::move(st->plan.parameters);
+        w.plan.parameterNames = std::move(st->plan.parameterNames);
+        if (s.sql->kind == ast::StmtKind::Insert) binder.bindInsert(static_cast<const ast::InsertStmt&>(*s.sql), w);
+        else if (s.sql->kind == ast::StmtKind::Update) binder.bindUpdate(static_cast<const ast::UpdateStmt&>(*s.sql), w);
+        else binder.bindDelete(static_cast<const ast::DeleteStmt&>(*s.sql), w);
+        st->plan = std::move(w.plan);
+        st->table = w.table;
+        st->columns = std::move(w.columns);
+        run.stmt = addStatement(std::move(st), true);
+        break;
+      }
+      default: throw Error(sqlstate::FeatureNotSupported, "this statement is not supported in a procedure", s.pos);
+    }
+    emit(std::move(run));
+  }
+
+  Catalog& catalog_;
+  std::unique_ptr<Procedure> p_;
+  std::vector<SqlType> types_;
+  std::vector<std::string> names_;  // "" for hidden slots
+  std::vector<Loop*> loops_;
+  uint32_t conditionSlot_ = kNone;
+};
+
+// ---- running a body ----
+
+class Call {
+ public:
+  Call(Procedure& p, UndoLog& undo, const std::atomic<bool>* cancel)
+      : p_(p), undo_(undo), cancel_(cancel), ctx_(std::make_shared<QueryContext>(std::vector<SqlType>{}, cancel)),
+        loops_(p.loops) {}
+
+  // Runs the body with `args` (already of the parameters' types); returns the notices raised.
+  void run(const std::vector<Value>& args) {
+    auto& slots = ctx_->parameters();
+    slots.assign(kSlot * std::max<size_t>(p_.slotTypes.size(), 1), 0);
+    for (size_t i = 0; i < p_.slotTypes.size(); ++i) slots[kSlot * i + 16] = 1;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].isNull()) continue;
+      args[i].encode(p_.slotTypes[i], slot(static_cast<uint32_t>(i)));
+      slots[kSlot * i + 16] = 0;
+    }
+    setBool(p_.foundSlot, false);
+    size_t pc = 0;
+    const auto& steps = p_.steps;
+    while (pc < steps.size()) {
+      const Step& s = steps[pc];
+      switch (s.op) {
+        case Step::Op::Run:
+          runPlan(s.stmt);
+          ++pc;
+          break;
+        case Step::Op::Branch:
+          runPlan(s.stmt);
+          pc = isTrue(s.slot) == s.jumpIfTrue ? s.target : pc + 1;
+          break;
+        case Step::Op::Jump:
+          if (s.target <= pc && cancel_ && cancel_->load(std::memory_order_relaxed))
+            throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
+          pc = s.target;
+          break;
+        case Step::Op::ForQueryOpen: {
+          runPlan(s.stmt);
+          OpenLoop& l = loops_[s.loop];
+          l.chunks = ctx_->takeResults();
+          l.chunk = 0;
+          l.row = 0;
+          l.any = false;
+          ++pc;
+          break;
+        }
+        case Step::Op::ForQueryNext: {
+          OpenLoop& l = loops_[s.loop];
+          while (l.chunk < l.chunks.size() && l.row >= l.chunks[l.chunk]->rowCount()) ++l.chunk, l.row = 0;
+          if (l.chunk == l.chunks.size()) {
+            pc = s.target;
+            break;
+          }
+          const ResultChunkView& v = l.chunks[l.chunk]->view();
+          for (size_t c = 0; c < s.slots.size(); ++c) {
+            uint32_t width = p_.slotTypes[s.slots[c]].byteWidth();
+            std::memcpy(slot(s.slots[c]), static_cast<const char*>(v.columns[c]) + l.row * width, width);
+            slot(s.slots[c])[16] = v.nulls[c][l.row];
+          }
+          ++l.row;
+          l.any = true;
+          ++pc;
+          break;
+        }
+        case Step::Op::ForQueryClose:
+          setBool(p_.foundSlot, loops_[s.loop].any);
+          loops_[s.loop].chunks.clear();
+          ++pc;
+          break;
+        case Step::Op::RangeCheck: {
+          if (slot(s.slot)[16] || slot(s.slot + 1)[16])
+            throw Error("22004", std::string(slot(s.slot)[16] ? "lower" : "upper") + " bound of FOR loop cannot be null");
+          int32_t i = int32At(s.slot), bound = int32At(s.slot + 1);
+          pc = (s.reverse ? i < bound : i > bound) ? s.target : pc + 1;
+          break;
+        }
+        case Step::Op::RangeStep: {
+          int64_t i = int64_t{int32At(s.slot)} + (s.reverse ? -1 : 1);
+          if (i > INT32_MAX || i < INT32_MIN) {
+            pc = s.target;
+            break;
+          }
+          int32_t v = static_cast<int32_t>(i);
+          std::memcpy(slot(s.slot), &v, sizeof v);
+          ++pc;
+          break;
+        }
+        case Step::Op::Return: pc = steps.size(), returned_ = true; break;
+        case Step::Op::Raise:
+          if (s.stmt != kNone) runPlan(s.stmt);
+          raise(s);
+          ++pc;
+          break;
+      }
+    }
+  }
+
+  bool returned() const { return returned_; }
+  std::vector<QueryResult::Notice>& notices() { return notices_; }
+  std::shared_ptr<QueryContext> context() { return ctx_; }
+  uint8_t* slot(uint32_t i) { return ctx_->parameters().data() + kSlot * i; }
+
+ private:
+  void runPlan(uint32_t i) {
+    CompiledStatement& st = *p_.statements[i];
+    ctx_->reset(p_.resultTypes[i]);
+    if (st.plan.foundSlot >= 0) setBool(p_.foundSlot, false);
+    st.compiled->run(*ctx_);
+    if (st.plan.foundSlot >= 0 && !isTrue(p_.foundSlot))
+      for (uint32_t s : st.plan.into) slot(s)[16] = 1;  // SELECT INTO found no row: NULL
+    uint64_t n = 0;
+    switch (st.kind) {
+      case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, ctx_->takeResults(), st.columns); break;
+      case ast::StmtKind::Update: n = updateRows(undo_, *st.table, ctx_->takeResults(), st.columns); break;
+      case ast::StmtKind::Delete: n = deleteRows(undo_, *st.table, ctx_->takeResults()); break;
+      default: return;
+    }
+    setBool(p_.foundSlot, n > 0);
+  }
+
+  void raise(const Step& s) {
+    const ast::PlStmt& r = *s.source;
+    std::string msg;
+    size_t arg = 0;
+    for (size_t k = 0; k < r.format.size(); ++k) {
+      char c = r.format[k];
+      if (c != '%') {
+        msg += c;
+      } else if (k + 1 < r.format.size() && r.format[k + 1] == '%') {
+        msg += '%';
+        ++k;
+      } else {
+        uint32_t sl = s.slots[arg++];
+        msg += slot(sl)[16] ? "<NULL>" : Value::decode(p_.slotTypes[sl], slot(sl)).toString();
+      }
+    }
+    if (r.level == "exception") throw Error(r.errcode.empty() ? sqlstate::RaiseException : r.errcode.c_str(), msg);
+    if (r.level == "log" || r.level == "debug") return;  // server-side levels: not sent to the client
+    std::string severity = r.level;
+    for (auto& ch : severity) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    notices_.push_back({severity, msg});
+  }
+
+  bool isTrue(uint32_t s) { return !slot(s)[16] && slot(s)[0]; }
+  void setBool(uint32_t s, bool v) {
+    slot(s)[0] = v;
+    slot(s)[16] = 0;
+  }
+  int32_t int32At(uint32_t s) {
+    int32_t v;
+    std::memcpy(&v, slot(s), sizeof v);
+    return v;
+  }
+
+  struct OpenLoop {
+    std::vector<std::unique_ptr<ResultChunk>> chunks;
+    size_t chunk = 0;
+    uint64_t row = 0;
+    bool any = false;
+  };
+  Procedure& p_;
+  UndoLog& undo_;
+  const std::atomic<bool>* cancel_;
+  std::shared_ptr<QueryContext> ctx_;
+  std::vector<OpenLoop> loops_;
+  std::vector<QueryResult::Notice> notices_;
+  bool returned_ = false;
+};
+
+std::string signature(const ast::CreateFunctionStmt& f) {
+  std::string s = f.name + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) s += (i ? ", " : "") + f.params[i].type.name();
+  return s + ")";
+}
+
+}  // namespace
+
+Routines::Routines() = default;
+Routines::~Routines() = default;
+
+QueryResult Routines::create(Catalog& catalog, UndoLog& undo, std::unique_ptr<ast::CreateFunctionStmt> stmt,
+                             PhaseTimes& times) {
+  std::shared_ptr<ast::CreateFunctionStmt> def = std::move(stmt);
+  const char* what = def->procedure ? "PROCEDURE" : "FUNCTION";
+  auto it = routines_.find(def->name);
+  if (it != routines_.end()) {
+    if (!def->orReplace)
+      throw Error(sqlstate::DuplicateFunction,
+                  std::string(def->procedure ? "procedure " : "function ") + signature(*it->second->def) + " already exists",
+                  def->namePos);
+    if (it->second->def->procedure != def->procedure)
+      throw Error("42809", "cannot change routine kind", def->namePos)
+          .withDetail("\"" + def->name + "\" is a " + it->second->what() + ".");
+  }
+  std::shared_ptr<Procedure> p = ProcedureCompiler(catalog, def).compile(times);
+  std::shared_ptr<Procedure> before = it == routines_.end() ? nullptr : it->second;
+  routines_[def->name] = p;
+  undo.logAction([this, name = def->name, before] {
+    if (before) routines_[name] = before;
+    else routines_.erase(name);
+  });
+  QueryResult r({}, {}, std::string("CREATE ") + what);
+  r.times = times;
+  return r;
+}
+
+QueryResult Routines::drop(UndoLog& undo, const ast::DropTableStmt& stmt) {
+  bool procedure = stmt.object == ast::ObjectKind::Procedure;
+  const char* what = procedure ? "procedure" : "function";
+  QueryResult r({}, {}, procedure ? "DROP PROCEDURE" : "DROP FUNCTION");
+  for (size_t i = 0; i < stmt.names.size(); ++i) {
+    auto it = routines_.find(stmt.names[i]);
+    if (it == routines_.end()) {
+      if (!stmt.ifExists) throw Error(sqlstate::UndefinedFunction, std::string(what) + " " + stmt.names[i] + " does not exist", stmt.namePos[i]);
+      r.notices.push_back({"NOTICE", std::string(what) + " " + stmt.names[i] + " does not exist, skipping"});
+      continue;
+    }
+    if (it->second->def->procedure != procedure)
+      throw Error("42809", stmt.names[i] + " is not a " + what, stmt.namePos[i]);
+    std::shared_ptr<Procedure> before = it->second;
+    routines_.erase(it);
+    undo.logAction([this, name = stmt.names[i], before] { routines_[name] = before; });
+  }
+  return r;
+}
+
+std::shared_ptr<Procedure> Routines::find(const std::string& name, SourcePos pos) const {
+  auto it = routines_.find(name);
+  if (it == routines_.end()) throw Error(sqlstate::UndefinedFunction, "procedure " + name + " does not exist", pos);
+  return it->second;
+}
+
+QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const ast::CallStmt& stmt, const std::atomic<bool>* cancel,
+                           PhaseTimes& times) {
+  auto t = Clock::now();
+  std::shared_ptr<Procedure> p = find(stmt.name, stmt.namePos);
+  const auto& def = *p->def;
+  if (def.procedure == stmt.function)
+    throw Error("42809", stmt.name + " is " + (def.procedure ? "a procedure" : "not a procedure"), stmt.namePos)
+        .withDetail(def.procedure ? "To call a procedure, use CALL." : "To call a function, use SELECT.");
+  if (stmt.args.size() != def.params.size())
+    throw Error(sqlstate::UndefinedFunction, std::string(p->what()) + " " + stmt.name + " takes " +
+                                                 std::to_string(def.params.size()) + " arguments, not " +
+                                                 std::to_string(stmt.args.size()),
+                stmt.namePos);
+  std::vector<SqlType> types;
+  for (auto& prm : def.params) types.push_back(prm.type);
+  std::vector<Value> args = Binder(catalog).bindConstants(stmt.args, types);
+  times.plan = msSince(t);
+  QueryResult r = call(catalog, undo, stmt.name, args, cancel);
+  times.execute = r.times.execute;
+  r.times = times;
+  return r;
+}
+
+QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& name, const std::vector<Value>& args,
+                           const std::atomic<bool>* cancel) {
+  auto it = routines_.find(name);
+  if (it == routines_.end()) throw Error(sqlstate::UndefinedFunction, "procedure " + name + " does not exist");
+  std::shared_ptr<Procedure> p = it->second;
+  if (p->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
+    PhaseTimes ignored;
+    p = ProcedureCompiler(catalog, p->def).compile(ignored);
+    it->second = p;
+  }
+  if (args.size() != p->def->params.size())
+    throw Error(sqlstate::UndefinedFunction, std::string(p->what()) + " " + name + " takes " +
+                                                 std::to_string(p->def->params.size()) + " arguments");
+  auto t = Clock::now();
+  auto kept = std::make_shared<std::vector<Value>>(args);  // string arguments may be returned
+  Call c(*p, undo, cancel);
+  c.run(*kept);
+  QueryResult r;
+  if (p->def->procedure) {
+    r = QueryResult({}, {}, "CALL");
+  } else {
+    if (p->returnSlot != kNone && !c.returned())
+      throw Error(sqlstate::FunctionNoReturn, "control reached end of function without RETURN");
+    SqlType type = p->returnSlot == kNone ? SqlType::null() : p->slotTypes[p->returnSlot];
+    std::vector<std::unique_ptr<ResultChunk>> chunks;
+    chunks.push_back(std::make_unique<ResultChunk>(std::vector<SqlType>{type}, 1));
+    ResultChunkView& v = chunks[0]->view();
+    v.count = 1;
+    if (p->returnSlot == kNone) {
+      v.nulls[0][0] = 1;
+    } else {
+      std::memcpy(v.columns[0], c.slot(p->returnSlot), type.byteWidth());
+      v.nulls[0][0] = c.slot(p->returnSlot)[16];
+    }
+    r = QueryResult({{name, type}}, std::move(chunks), "SELECT 1");
+    r.keepAlive(c.context());  // a string value may live in the call's arena
+    r.keepAlive(p);            // or be a string constant of its code
+    r.keepAlive(kept);         // or an argument
+  }
+  r.notices = std::move(c.notices());
+  r.times.execute = msSince(t);
+  return r;
+}
+
+}  // namespace hyrax::sql

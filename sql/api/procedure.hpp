@@ -1,0 +1,55 @@
+#pragma once
+// Stored procedures and functions: CREATE FUNCTION / CREATE PROCEDURE ... LANGUAGE plpgsql.
+//
+// A body compiles once, at CREATE (and again after the schema changed): every SQL statement,
+// condition, assignment and RAISE argument list becomes a plan of its own, and all of them are
+// compiled together into one LLVM module. Variables and parameters are the plans' parameter
+// slots, shared by every plan of a call, so a SELECT ... INTO writes the slot a later statement
+// reads. The body's control flow (IF, loops, EXIT, RETURN) becomes a short list of steps that
+// jump between the compiled plans; calling a procedure therefore costs no parsing or planning.
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sql/api/database.hpp"
+#include "sql/parser/ast.hpp"
+
+namespace hyrax {
+class Catalog;
+class UndoLog;
+}  // namespace hyrax
+
+namespace hyrax::sql {
+
+struct Procedure;  // procedure.cpp
+
+// The procedures and functions of a database, by name (a namespace of their own, as in
+// PostgreSQL; one routine per name). Creating and dropping them is transactional.
+class Routines {
+ public:
+  Routines();
+  ~Routines();
+
+  QueryResult create(Catalog& catalog, UndoLog& undo, std::unique_ptr<ast::CreateFunctionStmt> stmt, PhaseTimes& times);
+  QueryResult drop(UndoLog& undo, const ast::DropTableStmt& stmt);  // DROP FUNCTION / PROCEDURE
+
+  // CALL p(args) or SELECT f(args): arguments are constant expressions. A function's value is a
+  // one-row result; a RAISE EXCEPTION (or any error) is thrown, and the caller's statement
+  // savepoint undoes everything the call did.
+  QueryResult call(Catalog& catalog, UndoLog& undo, const ast::CallStmt& stmt, const std::atomic<bool>* cancel,
+                   PhaseTimes& times);
+  // The same with argument values already at hand (the embedding API and the bench).
+  QueryResult call(Catalog& catalog, UndoLog& undo, const std::string& name, const std::vector<Value>& args,
+                   const std::atomic<bool>* cancel);
+
+  bool exists(const std::string& name) const { return routines_.count(name) > 0; }
+  bool any() const { return !routines_.empty(); }
+
+ private:
+  std::shared_ptr<Procedure> find(const std::string& name, SourcePos pos) const;
+  std::map<std::string, std::shared_ptr<Procedure>> routines_;
+};
+
+}  // namespace hyrax::sql
