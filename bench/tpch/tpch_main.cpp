@@ -21,6 +21,8 @@
 
 #include <unistd.h>
 
+#include "bench/benchmarks.hpp"
+#include "bench/read_file.hpp"
 #include "bench/tpch/answer_check.hpp"
 #include "bench/tpch/peers.hpp"
 #include "engine/catalog/catalog.hpp"
@@ -30,17 +32,10 @@
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
 using namespace hyrax;
+using hyrax::bench::readFile;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string sfName(double sf) {
   std::ostringstream os;
@@ -261,20 +256,4 @@ int tpch(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cout << "usage: hyrax-bench <benchmark> [options]\nbenchmarks:\n  tpch   the 22 TPC-H queries, checked "
-                 "against reference answers (hyrax-bench tpch --help)\n";
-    return argc < 2 ? 2 : 0;
-  }
-  try {
-    if (std::string(argv[1]) == "tpch") return tpch(argc - 1, argv + 1);
-    std::cerr << "hyrax-bench: unknown benchmark " << argv[1] << "\n";
-    return 2;
-  } catch (const Error& e) {
-    std::cerr << "hyrax-bench: " << e.sqlstate() << ": " << e.message() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "hyrax-bench: " << e.what() << "\n";
-  }
-  return 1;
-}
+int hyrax::bench::runTpch(int argc, char** argv) { return tpch(argc, argv); }

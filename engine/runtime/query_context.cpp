@@ -49,7 +49,9 @@ RowBuffer* QueryContext::newRowBuffer(uint32_t rowSize) {
 }
 
 ResultChunkView* QueryContext::currentResult() {
-  if (!current_) current_ = std::make_unique<ResultChunk>(resultTypes_);
+  // The first chunk is small (most statements of a transaction make a row or a few); the
+  // following ones have the full capacity.
+  if (!current_) current_ = std::make_unique<ResultChunk>(resultTypes_, results_.empty() ? 64 : ResultChunk::kCapacity);
   return &current_->view();
 }
 
@@ -66,8 +68,9 @@ std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {
 
 ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity) : types_(types) {
   for (auto& t : types_) {
-    data_.push_back(std::make_unique<uint8_t[]>(capacity * t.byteWidth()));
-    nullData_.push_back(std::make_unique<uint8_t[]>(capacity));
+    // Not zeroed: every row up to `count` is written before it is read.
+    data_.push_back(std::make_unique_for_overwrite<uint8_t[]>(capacity * t.byteWidth()));
+    nullData_.push_back(std::make_unique_for_overwrite<uint8_t[]>(capacity));
     columnPtrs_.push_back(data_.back().get());
     nullPtrs_.push_back(nullData_.back().get());
   }

@@ -168,10 +168,14 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block",
                 stmt->pos);
-  // Each statement is atomic: on an error everything it did is undone (and an open block fails).
+  return atomically([&] { return dispatch(stmt, times); });
+}
+
+// Each statement is atomic: on an error everything it did is undone (and an open block fails).
+QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
   const size_t savepoint = undo_->savepoint();
   try {
-    QueryResult r = dispatch(stmt, times);
+    QueryResult r = statement();
     if (txn_ == TransactionState::Idle) undo_->commit();
     return r;
   } catch (...) {
@@ -179,6 +183,17 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
     if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
     throw;
   }
+}
+
+QueryResult Connection::call(const std::string& name, const std::vector<Value>& args) {
+  cancel_.store(false);
+  QueryResult r;
+  db_.executor().run(this, [&] {
+    if (txn_ == TransactionState::Failed)
+      throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
+    r = atomically([&] { return db_.routines().call(db_.catalog(), *undo_, name, args, &cancel_); });
+  });
+  return r;
 }
 
 // SELECT f(args) of a stored function (alone: no FROM, nothing else) is a call of it.

@@ -119,6 +119,9 @@ class Connection {
   // The same for a statement that starts at `origin` in a larger script (error positions refer to
   // the script).
   QueryResult execute(std::string_view sql, SourcePos origin);
+  // Calls a stored procedure or function with argument values of its parameters' types (what
+  // CALL p(...) / SELECT f(...) do, without parsing): the embedding API's and the bench's way.
+  QueryResult call(const std::string& name, const std::vector<Value>& args);
   // Runs every statement of a script in order, stopping at the first error (which is thrown).
   std::vector<QueryResult> executeScript(std::string_view sql);
 
@@ -139,6 +142,7 @@ class Connection {
 
  private:
   QueryResult run(std::string_view sql, SourcePos origin);  // on the executor thread
+  QueryResult atomically(const std::function<QueryResult()>& statement);
   QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
   QueryResult prepare(ast::PrepareStmt& stmt);
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);

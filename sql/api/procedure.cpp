@@ -8,8 +8,10 @@
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/compiled_statement.hpp"
 #include "sql/api/table_writer.hpp"
+#include "sql/optimizer/constant_folding.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/binder.hpp"
+#include "sql/semantic/type_rules.hpp"
 
 namespace hyrax::sql {
 
@@ -659,6 +661,19 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
                                                  std::to_string(p->def->params.size()) + " arguments");
   auto t = Clock::now();
   auto kept = std::make_shared<std::vector<Value>>(args);  // string arguments may be returned
+  for (size_t i = 0; i < args.size(); ++i) {
+    // A value of another type converts as a CALL's constant argument would.
+    const SqlType& to = p->slotTypes[i];
+    Value& v = (*kept)[i];
+    if (v.isNull() || v.type().sameAs(to.withNullable(false)) || v.type().sameAs(to)) continue;
+    if (!castable(v.type(), to))
+      throw Error(sqlstate::DatatypeMismatch, "argument " + std::to_string(i + 1) + " of " + name + " is of type " +
+                                                  v.type().name() + ", not " + to.name());
+    plan::ExprPtr e = foldConstants(castTo(plan::Expr::constant(v), to));
+    if (e->kind != plan::ExprKind::Constant)
+      throw Error(sqlstate::FeatureNotSupported, "argument " + std::to_string(i + 1) + " of " + name + " cannot be converted to " + to.name());
+    v = e->value;
+  }
   Call c(*p, undo, cancel);
   c.run(*kept);
   QueryResult r;

@@ -1,0 +1,8 @@
+#pragma once
+// The drivers hyrax-bench runs (bench/main.cpp picks one by its first argument).
+namespace hyrax::bench {
+
+int runTpch(int argc, char** argv);  // bench/tpch: the 22 TPC-H queries, answers checked
+int runTpcc(int argc, char** argv);  // bench/tpcc: the TPC-C transaction mix
+
+}  // namespace hyrax::bench

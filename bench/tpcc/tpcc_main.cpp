@@ -1,0 +1,272 @@
+// hyrax-bench tpcc: the TPC-C transaction mix on hyrax's stored procedures, with no wait times on
+// one OLTP thread, beside SQLite and PostgreSQL running the same mix in the same run.
+//   hyrax-bench tpcc [--warehouses W] [--duration S] [--peers sqlite,postgres] [--seed N] [--test]
+// Loads the initial database of clause 4.3 (NURand, the spec's populations), checks consistency
+// conditions 1-4 (clause 3.3.2) before and after the run and fails loudly on a violation, and
+// prints transactions/s, New-Orders per minute (tpmC) and latency percentiles per transaction type.
+// --test (ctest): exits non-zero on a violation or an unexpected error.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "bench/benchmarks.hpp"
+#include "bench/read_file.hpp"
+#include "bench/tpcc/tpcc_engine.hpp"
+#include "bench/tpcc/tpcc_random.hpp"
+#include "engine/types/text_format.hpp"
+#include "engine/util/error.hpp"
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+namespace hyrax::bench::tpcc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// procedures.sql holds one CREATE PROCEDURE per piece between "--;;" lines.
+std::vector<std::string> splitProcedures(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find("\n--;;", start);
+    std::string piece = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    size_t create = piece.find("CREATE PROCEDURE");
+    if (create != std::string::npos) out.push_back(piece.substr(create));
+    if (end == std::string::npos) break;
+    start = end + 5;
+  }
+  return out;
+}
+
+// Consistency conditions 1-4 of clause 3.3.2.1, each a count of the districts or warehouses
+// that violate it.
+struct Check {
+  const char* what;
+  const char* sql;
+};
+const Check kChecks[] = {
+    {"1: W_YTD = sum(D_YTD)",
+     "SELECT count(*) FROM warehouse w JOIN (SELECT d_w_id, sum(d_ytd) AS s FROM district GROUP BY d_w_id) d "
+     "ON w.w_id = d.d_w_id WHERE w.w_ytd <> d.s"},
+    {"2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
+     "SELECT count(*) FROM district d JOIN (SELECT o_w_id, o_d_id, max(o_id) AS m FROM orders GROUP BY o_w_id, o_d_id) o "
+     "ON d.d_w_id = o.o_w_id AND d.d_id = o.o_d_id LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) AS m FROM new_order "
+     "GROUP BY no_w_id, no_d_id) n ON d.d_w_id = n.no_w_id AND d.d_id = n.no_d_id "
+     "WHERE d.d_next_o_id - 1 <> o.m OR (n.m IS NOT NULL AND d.d_next_o_id - 1 <> n.m)"},
+    {"3: max(NO_O_ID) - min(NO_O_ID) + 1 = count(new orders)",
+     "SELECT count(*) FROM (SELECT no_w_id, no_d_id, max(no_o_id) - min(no_o_id) + 1 AS span, count(*) AS n "
+     "FROM new_order GROUP BY no_w_id, no_d_id) x WHERE span <> n"},
+    {"4: sum(O_OL_CNT) = count(order lines)",
+     "SELECT count(*) FROM (SELECT o_w_id, o_d_id, sum(o_ol_cnt) AS s FROM orders GROUP BY o_w_id, o_d_id) a JOIN "
+     "(SELECT ol_w_id, ol_d_id, count(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id) b "
+     "ON a.o_w_id = b.ol_w_id AND a.o_d_id = b.ol_d_id WHERE a.s <> b.c"},
+};
+
+// Returns the number of conditions violated, printing each.
+int checkConsistency(Engine& e, const char* when) {
+  int bad = 0;
+  for (auto& c : kChecks) {
+    int64_t n = e.count(c.sql);
+    if (n != 0) {
+      std::fprintf(stderr, "%s: CONSISTENCY VIOLATION %s: condition %s fails in %lld places\n", e.name().c_str(), when,
+                   c.what, static_cast<long long>(n));
+      ++bad;
+    }
+  }
+  if (bad == 0) std::printf("%s: consistency conditions 1-4 hold %s\n", e.name().c_str(), when);
+  return bad;
+}
+
+enum Type { NewOrder, Payment, OrderStatus, Delivery, StockLevel, kTypes };
+const char* kTypeNames[] = {"New-Order", "Payment", "Order-Status", "Delivery", "Stock-Level"};
+
+struct Stats {
+  std::vector<double> micros[kTypes];
+  uint64_t rolledBack = 0, errors = 0;
+  double seconds = 0;
+  uint64_t total() const {
+    uint64_t n = 0;
+    for (auto& m : micros) n += m.size();
+    return n;
+  }
+};
+
+double percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  size_t k = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
+// The mix of clause 5.2.3 without wait times: 45% New-Order (1% of them with an unknown item),
+// 43% Payment, 4% each of the others; inputs by clause 2.
+Stats runMix(Engine& e, int warehouses, double duration, uint64_t seed, int date) {
+  Random r(seed);
+  Stats s;
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::duration<double>(duration);
+  auto otherWarehouse = [&](int w) {
+    if (warehouses == 1) return w;
+    int o = static_cast<int>(r.uniform(1, warehouses - 1));
+    return o >= w ? o + 1 : o;
+  };
+  auto customer = [&] { return static_cast<int>(r.nurand(1023, 1, kCustomers, kCId)); };
+  auto last = [&] { return lastName(static_cast<int>(r.nurand(255, 0, 999, kCLastRun))); };
+  while (true) {
+    auto t = Clock::now();
+    if (t >= deadline) break;
+    for (int batch = 0; batch < 64; ++batch) {
+      int w = static_cast<int>(r.uniform(1, warehouses));
+      int pick = static_cast<int>(r.uniform(1, 100));
+      Type type = pick <= 45 ? NewOrder : pick <= 88 ? Payment : pick <= 92 ? OrderStatus : pick <= 96 ? Delivery : StockLevel;
+      auto t0 = Clock::now();
+      try {
+        switch (type) {
+          case NewOrder: {
+            NewOrderInput in;
+            in.w = w;
+            in.d = static_cast<int>(r.uniform(1, kDistricts));
+            in.c = customer();
+            in.olCnt = static_cast<int>(r.uniform(5, 15));
+            bool rollback = r.uniform(1, 100) == 1;
+            for (int k = 0; k < in.olCnt; ++k) {
+              in.item[k] = static_cast<int>(r.nurand(8191, 1, kItems, kCItem));
+              in.supply[k] = r.uniform(1, 100) == 1 ? otherWarehouse(w) : w;
+              in.allLocal &= in.supply[k] == w;
+              in.qty[k] = static_cast<int>(r.uniform(1, 10));
+            }
+            if (rollback) in.item[in.olCnt - 1] = kItems + 1;
+            if (!e.newOrder(in, date)) ++s.rolledBack;
+            break;
+          }
+          case Payment: {
+            PaymentInput in;
+            in.w = w;
+            in.d = static_cast<int>(r.uniform(1, kDistricts));
+            bool home = r.uniform(1, 100) <= 85;
+            in.cw = home ? w : otherWarehouse(w);
+            in.cd = home ? in.d : static_cast<int>(r.uniform(1, kDistricts));
+            in.byName = r.uniform(1, 100) <= 60;
+            if (in.byName) in.last = last();
+            else in.c = customer();
+            in.amountCents = r.uniform(100, 500'000);
+            e.payment(in, date);
+            break;
+          }
+          case OrderStatus: {
+            OrderStatusInput in;
+            in.w = w;
+            in.d = static_cast<int>(r.uniform(1, kDistricts));
+            in.byName = r.uniform(1, 100) <= 60;
+            if (in.byName) in.last = last();
+            else in.c = customer();
+            e.orderStatus(in);
+            break;
+          }
+          case Delivery: e.delivery({w, static_cast<int>(r.uniform(1, 10))}, date); break;
+          case StockLevel:
+            e.stockLevel({w, static_cast<int>(r.uniform(1, kDistricts)), static_cast<int>(r.uniform(10, 20))});
+            break;
+          default: break;
+        }
+      } catch (const std::exception& ex) {
+        if (s.errors++ < 5) std::fprintf(stderr, "%s: %s failed: %s\n", e.name().c_str(), kTypeNames[type], ex.what());
+      }
+      s.micros[type].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+  }
+  s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return s;
+}
+
+void report(const std::string& name, Stats& s) {
+  std::printf("\n%s: %llu transactions in %.1f s: %.0f tx/s, tpmC %.0f (New-Orders committed per minute); %llu rolled "
+              "back as asked, %llu errors\n",
+              name.c_str(), static_cast<unsigned long long>(s.total()), s.seconds, static_cast<double>(s.total()) / s.seconds,
+              static_cast<double>(s.micros[NewOrder].size() - s.rolledBack) * 60.0 / s.seconds,
+              static_cast<unsigned long long>(s.rolledBack), static_cast<unsigned long long>(s.errors));
+  std::printf("| transaction | count | mean us | p50 us | p90 us | p99 us | max us |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  for (int t = 0; t < kTypes; ++t) {
+    auto& v = s.micros[t];
+    double sum = 0;
+    for (double x : v) sum += x;
+    double mean = v.empty() ? 0 : sum / static_cast<double>(v.size());
+    std::printf("| %s | %zu | %.1f | %.1f | %.1f | %.1f | %.1f |\n", kTypeNames[t], v.size(), mean, percentile(v, 0.5),
+                percentile(v, 0.9), percentile(v, 0.99), v.empty() ? 0 : *std::max_element(v.begin(), v.end()));
+  }
+}
+
+}  // namespace
+
+int tpcc(int argc, char** argv) {
+  po::options_description opts("hyrax-bench tpcc options");
+  opts.add_options()("help,h", "show this help")("warehouses,w", po::value<int>()->default_value(1), "warehouses (W)")(
+      "duration,d", po::value<double>()->default_value(10), "seconds of the mix per engine")(
+      "peers", po::value<std::string>()->default_value(""), "also run it on: sqlite, postgres (comma-separated)")(
+      "seed", po::value<uint64_t>()->default_value(42), "random seed (the same inputs for every engine)")(
+      "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, opts), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << "usage: hyrax-bench tpcc [options]\n" << opts;
+    return 0;
+  }
+  int warehouses = vm["warehouses"].as<int>();
+  double duration = vm["duration"].as<double>();
+  uint64_t seed = vm["seed"].as<uint64_t>();
+  if (warehouses < 1 || warehouses > 1000) throw std::runtime_error("--warehouses must be between 1 and 1000");
+  fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpcc";
+  std::string schema = readFile(src / "schema.sql");
+  std::vector<std::string> procedures = splitProcedures(readFile(src / "procedures.sql"));
+  int date = text::parseDate("2026-11-23");
+
+  auto t = Clock::now();
+  InitialData data = generate(warehouses, seed, date);
+  std::printf("generated %d warehouse(s): %llu rows in %.0f ms\n", warehouses, static_cast<unsigned long long>(data.rows),
+              std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+
+  std::vector<std::unique_ptr<Engine>> engines;
+  engines.push_back(makeHyraxEngine());
+  std::string peers = vm["peers"].as<std::string>();
+  std::stringstream ps(peers);
+  for (std::string p; std::getline(ps, p, ',');) {
+    if (p == "sqlite") engines.push_back(makeSqliteEngine());
+    else if (p == "postgres") engines.push_back(makePostgresEngine(fs::temp_directory_path() / ("hyrax-tpcc-pg-" + std::to_string(getpid()))));
+    else if (!p.empty()) throw std::runtime_error("unknown peer " + p + " (sqlite, postgres)");
+  }
+  int violations = 0;
+  uint64_t errors = 0;
+  std::vector<double> rates;
+  for (auto& e : engines) {
+    double ms = e->load(schema, procedures, data);
+    std::printf("%s: loaded in %.0f ms (%.0f rows/s)\n", e->name().c_str(), ms, static_cast<double>(data.rows) / ms * 1000);
+    violations += checkConsistency(*e, "before the run");
+    Stats s = runMix(*e, warehouses, duration, seed, date);
+    report(e->name(), s);
+    violations += checkConsistency(*e, "after the run");
+    errors += s.errors;
+    rates.push_back(static_cast<double>(s.total()) / s.seconds);
+    if (vm.count("test"))
+      for (int k = 0; k < kTypes; ++k)
+        if (s.micros[k].empty()) throw std::runtime_error(std::string("no ") + kTypeNames[k] + " transaction ran");
+  }
+  if (engines.size() > 1) {
+    std::printf("\n| engine | tx/s | hyrax / engine |\n|---|---:|---:|\n");
+    for (size_t i = 0; i < engines.size(); ++i)
+      std::printf("| %s | %.0f | %.2f |\n", engines[i]->name().c_str(), rates[i], rates[0] / rates[i]);
+  }
+  if (violations) std::fprintf(stderr, "FAILED: %d consistency violation(s)\n", violations);
+  return violations || (vm.count("test") && errors) ? 1 : 0;
+}
+
+}  // namespace hyrax::bench::tpcc
+
+int hyrax::bench::runTpcc(int argc, char** argv) { return tpcc::tpcc(argc, argv); }
