@@ -21,7 +21,7 @@ class HashTable {
   // `expected`: the optimizer's estimate of the entries; the directory starts at that size (at
   // most 4M buckets, so a wild estimate costs little) instead of doubling its way up.
   explicit HashTable(uint32_t entrySize, uint64_t expected = 0) : entries_(entrySize < 16 ? 16 : entrySize) {
-    uint64_t n = 1024;
+    uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
     buckets_.assign(n, nullptr);
     dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
@@ -57,7 +57,7 @@ class HashTable {
       head = e;
     }
   }
-  HashDirectory dir_{nullptr, 64 - 10};  // first: generated code reads it at offset 0
+  HashDirectory dir_{nullptr, 64 - 4};  // first: generated code reads it at offset 0
   BlockStorage entries_;
   std::vector<void*> buckets_;
 };

@@ -4,6 +4,27 @@
 
 namespace hyrax {
 
+namespace {
+
+// Spins until `ready()` or about `micros` microseconds passed; true when ready.
+template <typename F>
+bool spinFor(F ready, int micros) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
+  for (uint32_t i = 0;; ++i) {
+    if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    asm volatile("yield");
+#endif
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return ready();
+  }
+}
+
+constexpr int kSpinMicros = 50;
+
+}  // namespace
+
 SerialExecutor::SerialExecutor() : thread_([this] { loop(); }) {}
 
 SerialExecutor::~SerialExecutor() {
@@ -34,9 +55,17 @@ void SerialExecutor::run(const void* session, const std::function<void()>& work)
     return;
   }
   Task task{session, &work, nullptr};
-  std::unique_lock lock(mutex_);
-  queue_.push_back(&task);
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(&task);
+    submitted_.fetch_add(1, std::memory_order_release);
+  }
   workReady_.notify_all();
+  if (spinFor([&] { return task.done.load(std::memory_order_acquire); }, kSpinMicros)) {
+    if (task.error) std::rethrow_exception(task.error);
+    return;
+  }
+  std::unique_lock lock(mutex_);
   auto deadline = std::chrono::steady_clock::now() + lockTimeout_;
   while (!task.done) {
     if (task.started) {
@@ -66,7 +95,12 @@ void SerialExecutor::loop() {
       }
     if (!next) {
       if (stopping_) return;
-      workReady_.wait(lock);
+      // A session that just got its result often sends the next statement right away.
+      uint64_t seen = submitted_.load(std::memory_order_acquire);
+      lock.unlock();
+      bool more = spinFor([&] { return submitted_.load(std::memory_order_acquire) != seen; }, kSpinMicros);
+      lock.lock();
+      if (!more && queue_.empty() && !stopping_) workReady_.wait(lock);
       continue;
     }
     next->started = true;
@@ -77,7 +111,7 @@ void SerialExecutor::loop() {
       next->error = std::current_exception();
     }
     lock.lock();
-    next->done = true;
+    next->done.store(true, std::memory_order_release);
     workDone_.notify_all();
   }
 }
