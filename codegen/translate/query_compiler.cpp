@@ -20,7 +20,16 @@ struct CompiledQuery::Impl {
 CompiledQuery::~CompiledQuery() = default;
 
 void CompiledQuery::run(QueryContext& ctx) const {
-  std::vector<void*> state(impl_->stateSlots, nullptr);
+  // On the stack for the usual few slots: a transaction's statements run thousands of times a second.
+  void* small[16];
+  std::vector<void*> large;
+  void** state = small;
+  if (impl_->stateSlots > 16) {
+    large.assign(impl_->stateSlots, nullptr);
+    state = large.data();
+  } else {
+    std::fill(small, small + impl_->stateSlots, nullptr);
+  }
   auto& counters = ctx.operatorCounters();
   counters.assign(operatorCount_, 0);
   state[0] = counters.data();
@@ -30,10 +39,10 @@ void CompiledQuery::run(QueryContext& ctx) const {
       throw Error(sqlstate::InternalError, "generated code failed without an error");
     }
   };
-  check(impl_->init(&ctx, state.data(), 0, UINT64_MAX));
+  check(impl_->init(&ctx, state, 0, UINT64_MAX));
   // One thread runs each pipeline over its whole input; a parallel scheduler would hand out
   // morsels [begin, end) of the same functions instead.
-  for (auto* p : impl_->pipelines) check(p(&ctx, state.data(), 0, UINT64_MAX));
+  for (auto* p : impl_->pipelines) check(p(&ctx, state, 0, UINT64_MAX));
 }
 
 std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const CompileOptions& options) {

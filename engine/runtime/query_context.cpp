@@ -22,14 +22,14 @@ QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<b
 
 QueryContext::~QueryContext() = default;
 
-void QueryContext::reset(std::vector<SqlType> resultTypes) {
+void QueryContext::reset(const std::vector<SqlType>& resultTypes) {
   errorState_.clear();
   errorMessage_.clear();
   hashTables_.clear();
   rowBuffers_.clear();
   results_.clear();
   current_.reset();
-  resultTypes_ = std::move(resultTypes);
+  resultTypes_ = resultTypes;  // reuses the vector's memory
 }
 
 void QueryContext::setError(const char* sqlstate, std::string message) {
@@ -67,13 +67,17 @@ std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {
 }
 
 ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity) : types_(types) {
+  // One allocation, not zeroed: every row up to `count` is written before it is read. Columns
+  // start 16-byte aligned, as separate allocations would (128-bit values).
+  size_t bytes = 0;
+  for (auto& t : types_) bytes += (capacity * t.byteWidth() + 15) & ~size_t{15};
+  memory_ = std::make_unique_for_overwrite<uint8_t[]>(bytes + capacity * types_.size());
+  uint8_t* p = memory_.get();
   for (auto& t : types_) {
-    // Not zeroed: every row up to `count` is written before it is read.
-    data_.push_back(std::make_unique_for_overwrite<uint8_t[]>(capacity * t.byteWidth()));
-    nullData_.push_back(std::make_unique_for_overwrite<uint8_t[]>(capacity));
-    columnPtrs_.push_back(data_.back().get());
-    nullPtrs_.push_back(nullData_.back().get());
+    columnPtrs_.push_back(p);
+    p += (capacity * t.byteWidth() + 15) & ~size_t{15};
   }
+  for (size_t c = 0; c < types_.size(); ++c, p += capacity) nullPtrs_.push_back(p);
   view_.count = 0;
   view_.capacity = capacity;
   view_.columns = columnPtrs_.data();

@@ -38,7 +38,7 @@ class QueryContext {
 
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
   // buffers and results go; the arena (strings variables may point at) and the parameters stay.
-  void reset(std::vector<SqlType> resultTypes);
+  void reset(const std::vector<SqlType>& resultTypes);
 
   Arena& arena() { return arena_; }
   HashTable* newHashTable(uint32_t entrySize, uint64_t expectedEntries = 0);

@@ -39,8 +39,7 @@ class ResultChunk {
 
  private:
   std::vector<SqlType> types_;
-  std::vector<std::unique_ptr<uint8_t[]>> data_;
-  std::vector<std::unique_ptr<uint8_t[]>> nullData_;
+  std::unique_ptr<uint8_t[]> memory_;  // every column's values, then every column's NULL bytes
   std::vector<void*> columnPtrs_;
   std::vector<uint8_t*> nullPtrs_;
   ResultChunkView view_{};
