@@ -15,6 +15,16 @@ namespace hyrax {
 
 inline constexpr uint64_t kNoRow = ~uint64_t{0};
 
+// One end of a key range for an ordered index: the first `columns` key columns of a probe (layout:
+// IndexKey). Keys are compared on those columns only, so `columns` < the key's length bounds a
+// prefix: (w, d) inclusive from below and above selects all keys starting with w, d. No columns:
+// unbounded.
+struct KeyBound {
+  const uint8_t* probe = nullptr;
+  uint32_t columns = 0;
+  bool inclusive = true;
+};
+
 class Index {
  public:
   Index(std::string name, const Table& table, std::vector<uint32_t> columns, bool unique)
@@ -48,6 +58,11 @@ class Index {
   // How many indexed rows have the same key as `row` (1 when it is unique).
   virtual uint64_t countEqual(uint64_t row) const = 0;
   virtual uint64_t size() const = 0;
+  // Ordered indexes only: rows whose key lies between two bounds, in key order (descending when
+  // `reverse`) while `fn` returns true.
+  virtual bool ordered() const { return false; }
+  virtual void forEachInRange(const KeyBound& low, const KeyBound& high, bool reverse,
+                              const std::function<bool(uint64_t)>& fn) const;
   virtual void clear() = 0;
 
  private:

@@ -62,6 +62,55 @@ int compareValue(const SqlType& t, const void* a, const void* b) {
   }
 }
 
+template <typename U>
+void appendBigEndian(U x, KeyBytes& out) {
+  for (int shift = 8 * (sizeof(U) - 1); shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(x >> shift));
+}
+
+template <typename S, typename U>
+void appendSigned(const void* p, KeyBytes& out) {
+  S x;
+  std::memcpy(&x, p, sizeof(S));
+  appendBigEndian(static_cast<U>(static_cast<U>(x) ^ (U{1} << (8 * sizeof(U) - 1))), out);
+}
+
+// Negative floats have every bit flipped (larger magnitude sorts first), others only the sign.
+template <typename F, typename U>
+void appendFloat(const void* p, KeyBytes& out) {
+  F x;
+  std::memcpy(&x, p, sizeof(F));
+  if (x == 0) x = 0;  // -0 = 0
+  U bits;
+  std::memcpy(&bits, &x, sizeof(U));
+  U sign = U{1} << (8 * sizeof(U) - 1);
+  appendBigEndian(static_cast<U>((bits & sign) ? ~bits : (bits | sign)), out);
+}
+
+void encodeValue(const SqlType& t, const void* p, KeyBytes& out) {
+  switch (t.id) {
+    case TypeId::Bool: out.push_back(*static_cast<const uint8_t*>(p) ? 1 : 0); return;
+    case TypeId::Int16: return appendSigned<int16_t, uint16_t>(p, out);
+    case TypeId::Int32:
+    case TypeId::Date: return appendSigned<int32_t, uint32_t>(p, out);
+    case TypeId::Float32: return appendFloat<float, uint32_t>(p, out);
+    case TypeId::Float64: return appendFloat<double, uint64_t>(p, out);
+    case TypeId::Char:
+    case TypeId::Varchar:
+    case TypeId::Text: {
+      StringRef s;
+      std::memcpy(static_cast<void*>(&s), p, 16);
+      for (char c : s.view()) {
+        out.push_back(static_cast<uint8_t>(c));
+        if (c == 0) out.push_back(1);
+      }
+      out.push_back(0);
+      out.push_back(0);
+      return;
+    }
+    default: return appendSigned<int64_t, uint64_t>(p, out);
+  }
+}
+
 }  // namespace
 
 IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(table), columns_(std::move(columns)) {
@@ -105,6 +154,14 @@ bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe) const {
   for (uint32_t k = 0; k < columns_.size(); ++k)
     if (compareValue(typeAt(k), valueAt(row, k), probe + offsets_[k]) != 0) return false;
   return true;
+}
+
+void IndexKey::encodeRow(uint64_t row, KeyBytes& out) const {
+  for (uint32_t k = 0; k < columns_.size(); ++k) encodeValue(typeAt(k), valueAt(row, k), out);
+}
+
+void IndexKey::encodeProbe(const uint8_t* probe, uint32_t columns, KeyBytes& out) const {
+  for (uint32_t k = 0; k < columns; ++k) encodeValue(typeAt(k), probe + offsets_[k], out);
 }
 
 void IndexKey::writeProbe(uint64_t row, uint8_t* out) const {

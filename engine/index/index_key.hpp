@@ -6,11 +6,19 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "engine/types/sql_type.hpp"
 
 namespace hyrax {
 
 class Table;
+
+// A key as an order-preserving byte string (ordered indexes): comparing two with memcmp orders them
+// as SQL orders their values, column by column. Integers, dates and decimals are big-endian with
+// the sign bit flipped, floats their sign-adjusted bits, strings their bytes with 0x00 escaped as
+// 0x00 0x01 and ended by 0x00 0x00, so no encoded column is a prefix of another.
+using KeyBytes = boost::container::small_vector<uint8_t, 48>;
 
 class IndexKey {
  public:
@@ -26,6 +34,9 @@ class IndexKey {
   bool rowEqualsProbe(uint64_t row, const uint8_t* probe) const;
   // Writes a row's key in probe layout (probeBytes() bytes).
   void writeProbe(uint64_t row, uint8_t* out) const;
+  // Appends the row's key, or the first `columns` key columns of a probe, as KeyBytes.
+  void encodeRow(uint64_t row, KeyBytes& out) const;
+  void encodeProbe(const uint8_t* probe, uint32_t columns, KeyBytes& out) const;
 
  private:
   const void* valueAt(uint64_t row, uint32_t keyColumn) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/index/art_index.hpp"
 #include "engine/index/hash_index.hpp"
 #include "engine/txn/table_ops.hpp"
 #include "engine/txn/undo_log.hpp"
@@ -88,7 +89,9 @@ QueryResult createTable(Catalog& catalog, UndoLog& undo, const ast::CreateTableS
       throw Error(sqlstate::DuplicateTable, "relation \"" + k.name + "\" already exists", c.pos);
   // Built aside and put into the catalog only when every constraint is in place.
   auto table = std::make_unique<Table>(c.name, std::move(def.columns), std::move(def.primaryKey));
-  for (auto& k : def.keys) table->addIndex(std::make_unique<HashIndex>(k.name, *table, k.columns, true));
+  // Constraint indexes are ordered, as users of PostgreSQL's B-tree keys expect: they serve ranges
+  // and prefixes (order lines of one district) as well as point lookups.
+  for (auto& k : def.keys) table->addIndex(std::make_unique<ArtIndex>(k.name, *table, k.columns, true));
   table->checks() = std::move(def.checks);
   for (auto& r : def.references) addForeignKey(catalog, *table, r);
   Table& t = *table;
@@ -116,8 +119,11 @@ QueryResult createView(Catalog& catalog, UndoLog& undo, const ast::CreateViewStm
 QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexStmt& c) {
   Table* t = catalog.findTable(c.table);
   if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + c.table + "\" does not exist", c.tablePos);
-  if (!c.method.empty() && c.method != "hash")
-    throw Error(sqlstate::UndefinedObject, "access method \"" + c.method + "\" does not exist", c.methodPos);
+  // Ordered (an adaptive radix tree) unless USING hash; btree is accepted for PostgreSQL's scripts.
+  bool hash = c.method == "hash";
+  if (!c.method.empty() && !hash && c.method != "art" && c.method != "btree")
+    throw Error(sqlstate::UndefinedObject, "access method \"" + c.method + "\" does not exist", c.methodPos)
+        .withDetail("hyrax has \"art\" (ordered, the default; \"btree\" means the same) and \"hash\".");
   std::vector<uint32_t> cols;
   std::string name = c.name;
   if (name.empty()) name = c.table;
@@ -137,8 +143,14 @@ QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexS
     if (c.ifNotExists) return QueryResult({}, {}, "CREATE INDEX");
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists", c.namePos.known() ? c.namePos : c.pos);
   }
-  auto index = std::make_unique<HashIndex>(name, *t, cols, c.unique);
-  index->reserve(t->rowCount());
+  std::unique_ptr<Index> index;
+  if (hash) {
+    auto h = std::make_unique<HashIndex>(name, *t, cols, c.unique);
+    h->reserve(t->rowCount());
+    index = std::move(h);
+  } else {
+    index = std::make_unique<ArtIndex>(name, *t, cols, c.unique);
+  }
   txn::buildIndex(*t, *index);
   t->addIndex(std::move(index));
   catalog.bump();

@@ -26,7 +26,7 @@ struct Token {
   TokenKind kind;
   std::string text;  // identifier (lower-cased), literal characters, operator spelling
   SourcePos pos;
-  std::string raw;   // as written (for error messages)
+  std::string raw = {};  // as written (for error messages)
   bool is(const char* keywordOrOp) const {
     return (kind == TokenKind::Identifier || kind == TokenKind::Operator) && text == keywordOrOp;
   }
