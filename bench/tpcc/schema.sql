@@ -1,6 +1,6 @@
 -- TPC-C (revision 5.11) tables, clause 1.3, in SQL both hyrax and PostgreSQL read. Timestamps are
 -- DATEs (hyrax has no TIMESTAMP yet). The secondary indexes serve the transactions' lookups:
--- customers by last name, a customer's orders, a district's new orders and an order's lines.
+-- customers by last name and a customer's orders.
 CREATE TABLE warehouse (
   w_id INTEGER PRIMARY KEY, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20),
   w_city VARCHAR(20), w_state CHAR(2), w_zip CHAR(9), w_tax DECIMAL(4,4), w_ytd DECIMAL(12,2));
@@ -35,6 +35,5 @@ CREATE TABLE stock (
   s_remote_cnt INTEGER, s_data VARCHAR(50), PRIMARY KEY (s_w_id, s_i_id));
 CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last);
 CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id);
-CREATE INDEX new_order_district ON new_order (no_w_id, no_d_id);
-CREATE INDEX order_line_order ON order_line (ol_w_id, ol_d_id, ol_o_id);
-CREATE INDEX order_line_district ON order_line (ol_w_id, ol_d_id);
+-- The primary keys are ordered (adaptive radix trees): a district's new orders, an order's lines
+-- and a range of a district's orders are ranges of them and need no index of their own.

@@ -59,6 +59,16 @@ const char* toString(ArithOp op) {
   return "?";
 }
 
+CmpOp mirrored(CmpOp op) {
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Gt;
+    case CmpOp::Le: return CmpOp::Ge;
+    case CmpOp::Gt: return CmpOp::Lt;
+    case CmpOp::Ge: return CmpOp::Le;
+    default: return op;
+  }
+}
+
 const char* toString(CmpOp op) {
   switch (op) {
     case CmpOp::Eq: return "=";

@@ -96,6 +96,8 @@ bool readsAny(const Expr& e, const IURefs& set);
 std::string toString(const Expr& e);
 const char* toString(ArithOp op);
 const char* toString(CmpOp op);
+// The comparison with its sides swapped: c op x  ==  x mirrored(op) c.
+CmpOp mirrored(CmpOp op);
 
 }  // namespace hyrax::plan
 

@@ -15,6 +15,15 @@ std::vector<const IU*> TableScan::produced() const {
   return r;
 }
 
+bool TableScan::pointLookup() const { return index && lookupKey.size() == index->columns().size(); }
+
+std::vector<const IU*> IndexJoin::produced() const {
+  auto r = child(0)->produced();
+  auto inner = child(1)->produced();
+  r.insert(r.end(), inner.begin(), inner.end());
+  return r;
+}
+
 std::vector<const IU*> Map::produced() const {
   auto r = child()->produced();
   for (auto& c : computed) r.push_back(c.iu);
@@ -101,9 +110,14 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
     if (e) fn(e);
   };
   switch (op.kind) {
-    case OpKind::TableScan:
-      for (auto& k : static_cast<TableScan&>(op).lookupKey) visit(k);
+    case OpKind::TableScan: {
+      auto& s = static_cast<TableScan&>(op);
+      for (auto& k : s.lookupKey) visit(k);
+      visit(s.low.value);
+      visit(s.high.value);
+      for (auto& c : s.indexConditions) visit(c);
       break;
+    }
     case OpKind::Values:
       for (auto& row : static_cast<Values&>(op).rows)
         for (auto& e : row) visit(e);
@@ -118,6 +132,7 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
       visit(j.residual);
       break;
     }
+    case OpKind::IndexJoin: visit(static_cast<IndexJoin&>(op).residual); break;
     case OpKind::Aggregate: {
       auto& a = static_cast<Aggregate&>(op);
       for (auto& g : a.groups) visit(g.expr);
@@ -148,11 +163,15 @@ std::string describe(const Operator& op) {
   switch (op.kind) {
     case OpKind::TableScan: {
       auto& s = static_cast<const TableScan&>(op);
-      std::string r = (s.index ? "IndexLookup " : "TableScan ") + s.table->name();
+      std::string r = (!s.index ? "TableScan " : s.pointLookup() ? "IndexLookup " : "IndexRangeScan ") + s.table->name();
       if (!s.alias.empty() && s.alias != s.table->name()) r += " AS " + s.alias;
       if (s.index) {
         r += " USING " + s.index->name() + " (";
-        for (size_t i = 0; i < s.lookupKey.size(); ++i) r += (i ? ", " : "") + toString(*s.lookupKey[i]);
+        if (s.pointLookup()) {
+          for (size_t i = 0; i < s.lookupKey.size(); ++i) r += (i ? ", " : "") + toString(*s.lookupKey[i]);
+        } else {
+          for (size_t i = 0; i < s.indexConditions.size(); ++i) r += (i ? " AND " : "") + toString(*s.indexConditions[i]);
+        }
         r += ")";
       }
       return r;
@@ -173,6 +192,10 @@ std::string describe(const Operator& op) {
         r += (i ? " AND " : " ") + toString(*j.keys[i].build) + " = " + toString(*j.keys[i].probe);
       if (j.residual) r += " [residual " + toString(*j.residual) + "]";
       return r;
+    }
+    case OpKind::IndexJoin: {
+      auto& j = static_cast<const IndexJoin&>(op);
+      return j.residual ? "IndexNestedLoopJoin [residual " + toString(*j.residual) + "]" : "IndexNestedLoopJoin";
     }
     case OpKind::Aggregate: {
       auto& a = static_cast<const Aggregate&>(op);

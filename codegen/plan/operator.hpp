@@ -16,7 +16,7 @@ class Index;
 
 namespace hyrax::plan {
 
-enum class OpKind : uint8_t { TableScan, Values, Filter, Map, HashJoin, Aggregate, Sort, Limit, UnionAll };
+enum class OpKind : uint8_t { TableScan, Values, Filter, Map, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll };
 
 struct Operator {
   OpKind kind;
@@ -47,11 +47,21 @@ struct TableScan : Operator {
     const IU* iu;
   };
   std::vector<Column> columns;  // only the columns the query reads
-  // Set by the optimizer when an index finds the rows: instead of reading every row, the scan
-  // reads those whose key equals `lookupKey` (one expression per index column, of that column's
-  // type, evaluated once: constants and parameters).
+  // Set by the optimizer when an index finds the rows. `lookupKey` fixes the index's first columns
+  // (one expression each, evaluated before the rows are read: constants, parameters, or an
+  // IndexJoin's outer columns; integers out of the column's range find nothing). When it fixes
+  // them all, a point lookup; otherwise, on an ordered index, a range scan of the keys starting
+  // with them, bounded on the next index column by `low` and `high` where they are set, in key
+  // order. `indexConditions` are the conjuncts the index answers, kept for estimates and EXPLAIN.
   const Index* index = nullptr;
   std::vector<ExprPtr> lookupKey;
+  struct Bound {
+    ExprPtr value;  // null: unbounded
+    bool inclusive = true;
+  };
+  Bound low, high;
+  std::vector<ExprPtr> indexConditions;
+  bool pointLookup() const;
   TableScan() : Operator(OpKind::TableScan) {}
   std::vector<const IU*> produced() const override;
 };
@@ -117,6 +127,16 @@ struct HashJoin : Operator {
   // LeftOuter for a scalar subquery: a second match for one probe row is an error (21000).
   bool singleMatch = false;
   HashJoin() : Operator(OpKind::HashJoin) {}
+  std::vector<const IU*> produced() const override;
+};
+
+// Index nested-loop join (inner): for each row of children[0], the TableScan children[1] reads the
+// rows its index finds for the key computed from that row (its lookupKey reads children[0]'s
+// IUs); `residual`, when set, filters the pairs. The optimizer picks it over a hash join when few
+// outer rows would otherwise make a join scan a large table.
+struct IndexJoin : Operator {
+  ExprPtr residual;
+  IndexJoin() : Operator(OpKind::IndexJoin) {}
   std::vector<const IU*> produced() const override;
 };
 

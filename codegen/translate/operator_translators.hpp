@@ -11,8 +11,16 @@ class TableScanTranslator : public Translator {
   using Translator::Translator;
   void produce() override;
   void consume(Translator&) override {}
+  // Emits the rows the scan's index finds, inside the current pipeline (IndexJoin calls it).
+  void indexRows();
 
  private:
+  struct KeyPart {
+    SqlValue v;
+    llvm::Value* below = nullptr;  // i1: an integer under the column's range (clamped), or nullptr
+    llvm::Value* above = nullptr;
+  };
+  KeyPart keyPart(const plan::Expr& e, const SqlType& t);
   void produceIndexLookup();
   // The chunk's column arrays and NULL bitmaps (nullptr for the row number and NOT NULL columns).
   void chunkColumns(llvm::Value* table, llvm::Value* chunk, std::vector<llvm::Value*>& data,
@@ -91,6 +99,14 @@ class HashJoinTranslator : public Translator {
   std::vector<const plan::IU*> payload_;
   std::vector<uint32_t> payloadFields_;
   std::optional<uint32_t> matchedField_;  // FullOuter only
+};
+
+// Index nested-loop join: the outer pipeline goes on through the inner scan's index lookup.
+class IndexJoinTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override { children[0]->produce(); }
+  void consume(Translator& from) override;
 };
 
 class AggregateTranslator : public Translator {

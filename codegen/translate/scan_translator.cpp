@@ -80,23 +80,88 @@ void TableScanTranslator::produce() {
   q_.endPipeline();
 }
 
-// Point lookups: the key goes into a stack buffer laid out as the index expects, a precompiled
-// index operation finds the rows, and each is read straight from its chunk.
 void TableScanTranslator::produceIndexLookup() {
+  q_.beginPipeline({"", PipelineInfo::Range::None});
+  indexRows();
+  q_.endPipeline();
+}
+
+// One key value as the index column of type `t` holds it. An integer wider than the column is
+// clamped to the column's range, with `below`/`above` telling that it was outside (callers decide
+// whether that finds nothing or only loosens a bound); strings are stored whatever their length.
+TableScanTranslator::KeyPart TableScanTranslator::keyPart(const plan::Expr& e, const SqlType& t) {
+  auto& b = cg_.b;
+  KeyPart k;
+  k.v = q_.expr.compile(e);
+  const SqlType vt = k.v.type;
+  if (t.isInteger() && vt.isInteger() && vt.id != t.id) {
+    if (vt.byteWidth() < t.byteWidth()) {
+      k.v = q_.expr.cast(k.v, t);  // widening cannot fail
+    } else {
+      int64_t lo = t.id == TypeId::Int16 ? INT16_MIN : INT32_MIN;
+      int64_t hi = t.id == TypeId::Int16 ? INT16_MAX : INT32_MAX;
+      llvm::Type* wide = cg_.payloadType(vt);
+      llvm::Value* x = k.v.v;
+      k.below = b.CreateICmpSLT(x, llvm::ConstantInt::get(wide, lo, true));
+      k.above = b.CreateICmpSGT(x, llvm::ConstantInt::get(wide, hi, true));
+      x = b.CreateSelect(k.below, llvm::ConstantInt::get(wide, lo, true),
+                         b.CreateSelect(k.above, llvm::ConstantInt::get(wide, hi, true), x));
+      k.v.v = b.CreateTrunc(x, cg_.payloadType(t));
+    }
+  } else if (!t.isString() && !vt.sameAs(t)) {
+    k.v = q_.expr.cast(k.v, t);  // same representation (DATE, DECIMAL of one scale): no change
+  }
+  k.v.type = t.withNullable(vt.nullable);
+  return k;
+}
+
+// The rows an index finds, each read straight from its chunk and emitted: a point lookup, or a
+// range on an ordered index. The key goes into stack buffers laid out as the index expects (a
+// range has a low and a high one); key expressions may read an enclosing pipeline's row
+// (IndexJoin). A NULL key part finds nothing (= NULL is never true), nor does an integer the
+// column cannot hold (smallint_col = 100000).
+void TableScanTranslator::indexRows() {
   auto& scan = static_cast<const plan::TableScan&>(op_);
   auto& b = cg_.b;
-  q_.beginPipeline({"", PipelineInfo::Range::None});
   const IndexKey& key = scan.index->key();
-  llvm::Value* probe = cg_.local(llvm::ArrayType::get(cg_.i8(), std::max<uint32_t>(key.probeBytes(), 1)), "probe");
-  llvm::Value* anyNull = cg_.cFalse();
+  auto columnType = [&](size_t i) -> const SqlType& { return scan.table->columns()[key.columns()[i]].type; };
+  llvm::Type* probeType = llvm::ArrayType::get(cg_.i8(), std::max<uint32_t>(key.probeBytes(), 1));
+  bool range = !scan.pointLookup();
+  llvm::Value* low = cg_.local(probeType, "low");
+  llvm::Value* high = range ? cg_.local(probeType, "high") : nullptr;
+  llvm::Value* none = cg_.cFalse();
+  auto orNone = [&](llvm::Value* x) {
+    if (x) none = b.CreateOr(none, x);
+  };
   uint32_t offset = 0;
   for (size_t i = 0; i < scan.lookupKey.size(); ++i) {
-    const SqlType& t = scan.table->columns()[key.columns()[i]].type;
-    SqlValue v = q_.expr.compile(*scan.lookupKey[i]);
-    if (!v.type.sameAs(t)) v = q_.expr.cast(v, t);
-    if (v.null) anyNull = b.CreateOr(anyNull, v.null);
-    cg_.storeValue(cg_.gep(probe, offset), v);
-    offset += t.byteWidth();
+    KeyPart k = keyPart(*scan.lookupKey[i], columnType(i));
+    orNone(k.v.null);
+    orNone(k.below);
+    orNone(k.above);
+    cg_.storeValue(cg_.gep(low, offset), k.v);
+    if (range) cg_.storeValue(cg_.gep(high, offset), k.v);
+    offset += columnType(i).byteWidth();
+  }
+  // Range bounds on the next column: one clamped into the column's range becomes inclusive.
+  uint32_t eq = static_cast<uint32_t>(scan.lookupKey.size()), lowColumns = eq, highColumns = eq;
+  llvm::Value* lowInclusive = cg_.cTrue();
+  llvm::Value* highInclusive = cg_.cTrue();
+  if (scan.low.value) {
+    KeyPart k = keyPart(*scan.low.value, columnType(eq));
+    orNone(k.v.null);
+    orNone(k.above);
+    if (!scan.low.inclusive) lowInclusive = k.below ? k.below : cg_.cFalse();
+    cg_.storeValue(cg_.gep(low, offset), k.v);
+    lowColumns = eq + 1;
+  }
+  if (scan.high.value) {
+    KeyPart k = keyPart(*scan.high.value, columnType(eq));
+    orNone(k.v.null);
+    orNone(k.below);
+    if (!scan.high.inclusive) highInclusive = k.above ? k.above : cg_.cFalse();
+    cg_.storeValue(cg_.gep(high, offset), k.v);
+    highColumns = eq + 1;
   }
   llvm::Value* table = cg_.cPtr(scan.table);
   auto emitRow = [&](llvm::Value* row) {
@@ -108,22 +173,25 @@ void TableScanTranslator::produceIndexLookup() {
     loadRow(chunk64, inChunk, data, nulls);
     emit();
   };
-  // A NULL key finds nothing (= NULL is never true).
-  cg_.If(b.CreateNot(anyNull), [&] {
+  cg_.If(b.CreateNot(none), [&] {
     llvm::Value* index = cg_.cPtr(scan.index);
-    if (scan.index->unique()) {
-      llvm::Value* row = cg_.call("hyrax_rt_index_find", {index, probe});
+    if (!range && scan.index->unique()) {
+      llvm::Value* row = cg_.call("hyrax_rt_index_find", {index, low});
       cg_.If(b.CreateICmpNE(row, cg_.c64(-1)), [&] { emitRow(row); });
-    } else {
-      llvm::Value* rowsSlot = cg_.local(cg_.ptr(), "rows");
-      llvm::Value* n = cg_.call("hyrax_rt_index_find_all", {cg_.queryContext(), index, probe, rowsSlot});
-      llvm::Value* rows = cg_.loadPtr(rowsSlot);
-      cg_.ForRange(cg_.c64(0), n, [&](llvm::Value* i) {
-        emitRow(b.CreateLoad(cg_.i64(), b.CreateGEP(cg_.i64(), rows, i)));
-      });
+      return;
     }
+    llvm::Value* rowsSlot = cg_.local(cg_.ptr(), "rows");
+    llvm::Value* n;
+    if (range) {
+      llvm::Value* flags = b.CreateOr(b.CreateZExt(lowInclusive, cg_.i32()), b.CreateShl(b.CreateZExt(highInclusive, cg_.i32()), 1));
+      n = cg_.call("hyrax_rt_index_range", {cg_.queryContext(), index, low, high, cg_.c32(lowColumns | highColumns << 16),
+                                            flags, rowsSlot});
+    } else {
+      n = cg_.call("hyrax_rt_index_find_all", {cg_.queryContext(), index, low, rowsSlot});
+    }
+    llvm::Value* rows = cg_.loadPtr(rowsSlot);
+    cg_.ForRange(cg_.c64(0), n, [&](llvm::Value* i) { emitRow(b.CreateLoad(cg_.i64(), b.CreateGEP(cg_.i64(), rows, i))); });
   });
-  q_.endPipeline();
 }
 
 void ValuesTranslator::produce() {

@@ -48,6 +48,12 @@ uint8_t* hyrax_rt_table_nulls(hyrax::Table* t, uint32_t chunk, uint32_t column);
 uint64_t hyrax_rt_index_find(const hyrax::Index* index, const uint8_t* probe);
 // All rows with that key: their count; `*rows` points at them (in the query's arena).
 uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* probe, uint64_t** rows);
+// Ordered indexes: the rows whose key lies between two probes, in key order, into *rows (the
+// query's arena); returns their number. `columns` holds the low probe's key columns in its low 16
+// bits and the high probe's in the high 16 (0: unbounded); `flags` bit 0: low inclusive, bit 1:
+// high inclusive.
+uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* low,
+                              const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t** rows);
 
 // ---- parameters of prepared statements: slots of 24 bytes (value, then a NULL byte at 16) ----
 const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);

@@ -73,13 +73,29 @@ void* hyrax_rt_table_column(Table* t, uint32_t chunk, uint32_t column) { return 
 uint8_t* hyrax_rt_table_nulls(Table* t, uint32_t chunk, uint32_t column) { return t->nullBitmap(chunk, column); }
 
 uint64_t hyrax_rt_index_find(const Index* index, const uint8_t* probe) { return index->findFirst(probe); }
-uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const uint8_t* probe, uint64_t** rows) {
-  std::vector<uint64_t> found;
-  index->forEachEqual(probe, [&](uint64_t r) { found.push_back(r); });
+namespace {
+uint64_t copyRows(QueryContext* ctx, const std::vector<uint64_t>& found, uint64_t** rows) {
   auto* out = reinterpret_cast<uint64_t*>(ctx->arena().allocate(found.size() * sizeof(uint64_t) + 8));
   std::copy(found.begin(), found.end(), out);
   *rows = out;
   return found.size();
+}
+}  // namespace
+
+uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const uint8_t* probe, uint64_t** rows) {
+  std::vector<uint64_t> found;
+  index->forEachEqual(probe, [&](uint64_t r) { found.push_back(r); });
+  return copyRows(ctx, found, rows);
+}
+uint64_t hyrax_rt_index_range(QueryContext* ctx, const Index* index, const uint8_t* low, const uint8_t* high,
+                              uint32_t columns, uint32_t flags, uint64_t** rows) {
+  std::vector<uint64_t> found;
+  KeyBound lo{low, columns & 0xFFFF, (flags & 1) != 0}, hi{high, columns >> 16, (flags & 2) != 0};
+  index->forEachInRange(lo, hi, false, [&](uint64_t r) {
+    found.push_back(r);
+    return true;
+  });
+  return copyRows(ctx, found, rows);
 }
 
 const uint8_t* hyrax_rt_params(QueryContext* ctx) { return ctx->parameters().data(); }

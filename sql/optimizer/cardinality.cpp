@@ -60,16 +60,6 @@ bool numericConstant(const Expr& e, double& v) {
   return false;
 }
 
-CmpOp mirrored(CmpOp op) {  // c op x  ==  x mirrored(op) c
-  switch (op) {
-    case CmpOp::Lt: return CmpOp::Gt;
-    case CmpOp::Le: return CmpOp::Ge;
-    case CmpOp::Gt: return CmpOp::Lt;
-    case CmpOp::Ge: return CmpOp::Le;
-    default: return op;
-  }
-}
-
 }  // namespace
 
 double CardinalityModel::selectivity(const Expr& e) const {
@@ -171,7 +161,11 @@ void CardinalityModel::estimate(Operator& op) {
     case OpKind::TableScan: {
       auto& scan = static_cast<TableScan&>(op);
       double rows = static_cast<double>(scan.table->rowCount());
-      if (scan.index) {
+      if (scan.index && !scan.pointLookup()) {
+        // A range: the share of rows its conditions keep (join keys of an index join included:
+        // then it is the rows per lookup).
+        for (auto& c : scan.indexConditions) rows *= selectivity(*c);
+      } else if (scan.index) {
         // A unique key finds one row; otherwise the rows per distinct key.
         double keys = 0;
         if (const TableStatistics* ts = scan.table->statistics())
@@ -210,6 +204,13 @@ void CardinalityModel::estimate(Operator& op) {
           break;
         }
       }
+      break;
+    }
+    case OpKind::IndexJoin: {
+      auto& j = static_cast<IndexJoin&>(op);
+      op.estimatedRows = op.child(0)->estimatedRows * op.child(1)->estimatedRows;  // the inner: rows per lookup
+      if (j.residual) op.estimatedRows *= selectivity(*j.residual);
+      op.estimatedRows = std::max(1.0, op.estimatedRows);
       break;
     }
     case OpKind::Aggregate: {

@@ -1,11 +1,18 @@
-// Index selection: a filter right above a table scan whose conjuncts fix every column of one of
-// the table's indexes to a value known before the scan runs (a constant or a parameter) turns the scan into an
-// index lookup; the other conjuncts stay in the filter. A unique index wins over a non-unique
-// one, a longer key over a shorter one. (Range predicates wait for the ordered index.)
+// Index selection. A filter over a table scan whose conjuncts fix all of an index's columns to
+// values known before the scan (constants, parameters, expressions of them) becomes a point
+// lookup. On an ordered index, equalities on a prefix of its columns and bounds (<, <=, >, >=) on
+// the next one become a range scan, where the estimate says it reads at most a quarter of the
+// table. The conjuncts the index answers leave the filter.
+//
+// After join ordering, an inner hash join with few rows on one side and a table scan on the other
+// becomes an index nested-loop join when an index of that table is fixed by the join keys (and
+// constants): TPC-C's Stock-Level looks up 200 stock rows instead of hashing 100,000.
 #include <algorithm>
+#include <optional>
 
 #include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
+#include "sql/optimizer/cardinality.hpp"
 #include "sql/optimizer/optimizer.hpp"
 
 namespace hyrax::sql {
@@ -14,83 +21,164 @@ using namespace plan;
 
 namespace {
 
-// The value `other` as a key of a column of type `t`, or nullptr when it cannot serve: it must be
-// a non-NULL constant that the column's type holds exactly (`smallint_col = 100000` finds nothing
-// and must not fail converting).
-ExprPtr keyValue(const Expr& other, const SqlType& t) {
-  if (other.kind == ExprKind::Parameter && other.type.sameAs(t)) return other.clone();  // known at run time
-  if (other.kind != ExprKind::Constant || other.value.isNull()) return nullptr;
-  const Value& v = other.value;
-  const SqlType& vt = v.type();
-  if (t.isInteger() && vt.isInteger()) {
-    int64_t x = v.asInt();
-    int64_t lo = t.id == TypeId::Int16 ? INT16_MIN : t.id == TypeId::Int32 ? INT32_MIN : INT64_MIN;
-    int64_t hi = t.id == TypeId::Int16 ? INT16_MAX : t.id == TypeId::Int32 ? INT32_MAX : INT64_MAX;
-    if (x < lo || x > hi) return nullptr;
-    Value k = t.id == TypeId::Int16 ? Value::int16(static_cast<int16_t>(x))
-              : t.id == TypeId::Int32 ? Value::int32(static_cast<int32_t>(x)) : Value::int64(x);
-    return Expr::constant(k, other.pos);
-  }
-  if (t.isString() && vt.isString()) return Expr::constant(Value::string(v.asString(), t.withNullable(false)), other.pos);
-  if (t.sameAs(vt)) return other.clone();
-  return nullptr;
+// A range scan must read at most this share of the table to beat scanning it.
+constexpr double kRangeShare = 0.25;
+// An index lookup per outer row costs about as much as scanning this many rows.
+constexpr double kLookupCost = 20;
+
+// Can a value of type `v` serve as a key of a column of type `c`? Integers of any width (the
+// generated code clamps), strings of any length, otherwise one representation.
+bool keyCompatible(const SqlType& v, const SqlType& c) {
+  if (v.isInteger() && c.isInteger()) return true;
+  if (v.isString() && c.isString()) return true;
+  if (v.id == TypeId::Decimal) return c.id == TypeId::Decimal && v.scale == c.scale;
+  return v.id == c.id && v.id != TypeId::Null;
 }
 
-// `col = value` where col is one of the scan's columns (possibly behind a widening cast):
-// the table column's index and the key value for it.
-bool equalityOnColumn(const Expr& e, const TableScan& scan, uint32_t& column, ExprPtr& key) {
-  if (e.kind != ExprKind::Compare || e.cmp != CmpOp::Eq) return false;
+// What one conjunct says about one indexed table column: column op value.
+struct ColumnCondition {
+  uint32_t column;
+  CmpOp op;
+  const Expr* value;
+  size_t conjunct;
+};
+
+// `col op value` (either way round) with col a column of the scan, possibly behind a cast that
+// keeps every value distinct (a wider integer, a string), and value reading only `known` IUs.
+std::optional<ColumnCondition> columnCondition(const Expr& e, const TableScan& scan, const IURefs& known, size_t conjunct) {
+  if (e.kind != ExprKind::Compare || e.cmp == CmpOp::Ne) return std::nullopt;
   for (int side = 0; side < 2; ++side) {
     const Expr* c = e.args[side].get();
-    if (c->kind == ExprKind::Cast && (c->type.isInteger() || c->type.isString())) c = c->args[0].get();
+    if (c->kind == ExprKind::Cast) {
+      const SqlType& from = c->args[0]->type;
+      bool widening = (c->type.isInteger() && from.isInteger() && c->type.byteWidth() >= from.byteWidth()) ||
+                      (c->type.isString() && from.isString());
+      if (!widening) continue;
+      c = c->args[0].get();
+    }
     if (c->kind != ExprKind::Column) continue;
+    const Expr& value = *e.args[1 - side];
+    if (!readsOnly(value, known)) continue;
     for (auto& sc : scan.columns) {
       if (sc.iu != c->iu || sc.index == TableScan::kRowNumber) continue;
-      key = keyValue(*e.args[1 - side], scan.table->columns()[sc.index].type);
-      if (!key) return false;
-      column = sc.index;
-      return true;
+      if (!keyCompatible(value.type, scan.table->columns()[sc.index].type)) return std::nullopt;
+      return ColumnCondition{sc.index, side == 0 ? e.cmp : mirrored(e.cmp), &value, conjunct};
     }
   }
-  return false;
+  return std::nullopt;
 }
 
-void select(OperatorPtr& ptr) {
-  for (auto& c : ptr->children) select(c);
+// How one index would serve a set of conditions.
+struct IndexUse {
+  const Index* index = nullptr;
+  std::vector<const ColumnCondition*> equal;  // one per leading index column
+  const ColumnCondition* low = nullptr;
+  const ColumnCondition* high = nullptr;
+  bool point() const { return equal.size() == index->columns().size(); }
+  std::vector<size_t> conjuncts() const {
+    std::vector<size_t> r;
+    for (auto* c : equal) r.push_back(c->conjunct);
+    if (low) r.push_back(low->conjunct);
+    if (high) r.push_back(high->conjunct);
+    return r;
+  }
+};
+
+std::optional<IndexUse> useOf(const Index& index, const std::vector<ColumnCondition>& conds) {
+  IndexUse u;
+  u.index = &index;
+  for (uint32_t col : index.columns()) {
+    auto it = std::find_if(conds.begin(), conds.end(), [&](auto& c) { return c.column == col && c.op == CmpOp::Eq; });
+    if (it == conds.end()) break;
+    u.equal.push_back(&*it);
+  }
+  if (u.point()) return u;
+  if (!index.ordered()) return std::nullopt;
+  uint32_t next = index.columns()[u.equal.size()];
+  for (auto& c : conds) {
+    if (c.column != next) continue;
+    if (!u.low && (c.op == CmpOp::Gt || c.op == CmpOp::Ge)) u.low = &c;
+    if (!u.high && (c.op == CmpOp::Lt || c.op == CmpOp::Le)) u.high = &c;
+  }
+  if (u.equal.empty() && !u.low && !u.high) return std::nullopt;
+  return u;
+}
+
+// The best index for the conditions: the one expected to read the fewest rows (`share` of the
+// table; a unique point lookup reads one), on a tie the one fixing more columns. `usable` rules
+// out ranges that would read too much.
+std::optional<IndexUse> bestIndex(const TableScan& scan, const std::vector<ColumnCondition>& conds,
+                                  const std::function<double(const IndexUse&)>& share,
+                                  const std::function<bool(double)>& usable) {
+  std::optional<IndexUse> best;
+  double bestShare = 0;
+  auto columns = [](const IndexUse& u) { return u.equal.size() * 2 + (u.low ? 1 : 0) + (u.high ? 1 : 0); };
+  for (auto& idx : scan.table->indexes()) {
+    auto u = useOf(*idx, conds);
+    if (!u) continue;
+    double s = u->point() && idx->unique() ? 0 : share(*u);
+    if (!u->point() && !usable(s)) continue;
+    if (!best || s < bestShare || (s == bestShare && columns(*u) > columns(*best))) {
+      best = u;
+      bestShare = s;
+    }
+  }
+  return best;
+}
+
+// Makes `scan` read through `use`; returns the conjuncts left over.
+std::vector<ExprPtr> applyIndex(TableScan& scan, const IndexUse& use, std::vector<ExprPtr> parts) {
+  scan.index = use.index;
+  scan.lookupKey.clear();
+  for (auto* c : use.equal) scan.lookupKey.push_back(c->value->clone());
+  auto bound = [](const ColumnCondition* c) {
+    TableScan::Bound b;
+    if (c) {
+      b.value = c->value->clone();
+      b.inclusive = c->op == CmpOp::Le || c->op == CmpOp::Ge;
+    }
+    return b;
+  };
+  scan.low = bound(use.low);
+  scan.high = bound(use.high);
+  std::vector<size_t> used = use.conjuncts();
+  std::vector<ExprPtr> rest;
+  scan.indexConditions.clear();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (std::find(used.begin(), used.end(), i) != used.end())
+      scan.indexConditions.push_back(std::move(parts[i]));
+    else
+      rest.push_back(std::move(parts[i]));
+  }
+  return rest;
+}
+
+std::vector<ColumnCondition> conditionsOf(const std::vector<ExprPtr>& parts, const TableScan& scan, const IURefs& known) {
+  std::vector<ColumnCondition> conds;
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (auto c = columnCondition(*parts[i], scan, known, i)) conds.push_back(*c);
+  return conds;
+}
+
+double shareOf(const IndexUse& u, const std::vector<ExprPtr>& parts, const CardinalityModel& model) {
+  double s = 1;
+  for (size_t i : u.conjuncts()) s *= model.selectivity(*parts[i]);
+  return s;
+}
+
+void select(OperatorPtr& ptr, const CardinalityModel& model) {
+  for (auto& c : ptr->children) select(c, model);
   if (ptr->kind != OpKind::Filter || ptr->child()->kind != OpKind::TableScan) return;
   auto& filter = static_cast<Filter&>(*ptr);
   auto& scan = static_cast<TableScan&>(*ptr->child());
   if (scan.index || scan.table->indexes().empty()) return;
   std::vector<ExprPtr> parts;
   splitConjuncts(filter.predicate->clone(), parts);
-  // Which conjunct fixes which table column.
-  std::vector<std::pair<uint32_t, size_t>> fixed;  // column, conjunct
-  std::vector<ExprPtr> keys(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) {
-    uint32_t col;
-    if (equalityOnColumn(*parts[i], scan, col, keys[i])) fixed.push_back({col, i});
-  }
-  const Index* best = nullptr;
-  for (auto& idx : scan.table->indexes()) {
-    bool covered = std::all_of(idx->columns().begin(), idx->columns().end(), [&](uint32_t c) {
-      return std::any_of(fixed.begin(), fixed.end(), [&](auto& f) { return f.first == c; });
-    });
-    if (!covered) continue;
-    if (!best || (idx->unique() && !best->unique()) ||
-        (idx->unique() == best->unique() && idx->columns().size() > best->columns().size()))
-      best = idx.get();
-  }
-  if (!best) return;
-  std::vector<bool> used(parts.size(), false);
-  for (uint32_t c : best->columns()) {
-    auto f = std::find_if(fixed.begin(), fixed.end(), [&](auto& x) { return x.first == c; });
-    scan.lookupKey.push_back(std::move(keys[f->second]));
-    used[f->second] = true;
-  }
-  scan.index = best;
-  std::vector<ExprPtr> rest;
-  for (size_t i = 0; i < parts.size(); ++i)
-    if (!used[i]) rest.push_back(std::move(parts[i]));
+  std::vector<ColumnCondition> conds = conditionsOf(parts, scan, {});
+  auto use = bestIndex(
+      scan, conds, [&](const IndexUse& u) { return shareOf(u, parts, model); }, [](double s) { return s <= kRangeShare; });
+  if (!use) return;
+  std::vector<ExprPtr> rest = applyIndex(scan, *use, std::move(parts));
   if (rest.empty()) {
     ptr = std::move(ptr->children[0]);
     return;
@@ -98,8 +186,85 @@ void select(OperatorPtr& ptr) {
   filter.predicate = conjunction(std::move(rest));
 }
 
+// The inner side of a would-be index join: a table scan, maybe under a filter, not yet reading
+// through an index (a range chosen for its constants is reconsidered with the join keys).
+struct InnerSide {
+  TableScan* scan = nullptr;
+  std::vector<ExprPtr> parts;  // the filter's conjuncts and the index's
+};
+
+std::optional<InnerSide> innerSide(Operator& op) {
+  InnerSide s;
+  Operator* o = &op;
+  if (o->kind == OpKind::Filter) {
+    splitConjuncts(static_cast<Filter&>(*o).predicate->clone(), s.parts);
+    o = o->child();
+  }
+  if (o->kind != OpKind::TableScan) return std::nullopt;
+  s.scan = static_cast<TableScan*>(o);
+  if (s.scan->table->indexes().empty() || s.scan->pointLookup()) return std::nullopt;
+  for (auto& c : s.scan->indexConditions) s.parts.push_back(c->clone());
+  return s;
+}
+
+bool tryIndexJoin(OperatorPtr& ptr, size_t innerChild, const CardinalityModel& model) {
+  auto& join = static_cast<HashJoin&>(*ptr);
+  Operator& outer = *ptr->child(1 - innerChild);
+  auto side = innerSide(*ptr->child(innerChild));
+  if (!side) return false;
+  TableScan& scan = *side->scan;
+  // Rows a hash join would read from the inner table against lookups for each outer row.
+  double scanned = scan.index ? scan.estimatedRows : static_cast<double>(scan.table->rowCount());
+  if (outer.estimatedRows * kLookupCost >= scanned) return false;
+  std::vector<ExprPtr> parts = std::move(side->parts);
+  size_t firstKey = parts.size();
+  for (auto& k : join.keys) {
+    const ExprPtr& inner = innerChild == 0 ? k.build : k.probe;
+    const ExprPtr& other = innerChild == 0 ? k.probe : k.build;
+    auto eq = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(), inner->pos);
+    eq->cmp = CmpOp::Eq;
+    eq->args.push_back(inner->clone());
+    eq->args.push_back(other->clone());
+    parts.push_back(std::move(eq));
+  }
+  IURefs known = outer.producedSet();
+  std::vector<ColumnCondition> conds = conditionsOf(parts, scan, known);
+  auto use = bestIndex(
+      scan, conds, [&](const IndexUse& u) { return shareOf(u, parts, model); }, [](double) { return true; });
+  if (!use) return false;
+  std::vector<size_t> used = use->conjuncts();
+  if (std::none_of(used.begin(), used.end(), [&](size_t i) { return i >= firstKey; })) return false;
+  double rows = ptr->estimatedRows;
+  std::vector<ExprPtr> rest = applyIndex(scan, *use, std::move(parts));
+  if (join.residual) rest.push_back(std::move(join.residual));
+  auto ij = std::make_unique<IndexJoin>();
+  ij->estimatedRows = rows;
+  if (!rest.empty()) ij->residual = conjunction(std::move(rest));
+  OperatorPtr outerPtr = std::move(ptr->children[1 - innerChild]);
+  OperatorPtr innerPtr = std::move(ptr->children[innerChild]);
+  if (innerPtr->kind == OpKind::Filter) innerPtr = std::move(innerPtr->children[0]);  // its conjuncts are in `rest`
+  innerPtr->estimatedRows = std::max(1.0, rows / std::max(1.0, outerPtr->estimatedRows));
+  ij->children.push_back(std::move(outerPtr));
+  ij->children.push_back(std::move(innerPtr));
+  ptr = std::move(ij);
+  return true;
+}
+
+void selectJoins(OperatorPtr& ptr, const CardinalityModel& model) {
+  for (auto& c : ptr->children) selectJoins(c, model);
+  if (ptr->kind != OpKind::HashJoin || static_cast<HashJoin&>(*ptr).kind != JoinKind::Inner) return;
+  // Look up into the larger side first.
+  size_t first = ptr->child(0)->estimatedRows >= ptr->child(1)->estimatedRows ? 0 : 1;
+  if (!tryIndexJoin(ptr, first, model)) tryIndexJoin(ptr, 1 - first, model);
+}
+
 }  // namespace
 
-void selectIndexes(OperatorPtr& root) { select(root); }
+void selectIndexes(OperatorPtr& root) {
+  CardinalityModel model(*root);
+  select(root, model);
+}
+
+void selectIndexJoins(OperatorPtr& root, const CardinalityModel& model) { selectJoins(root, model); }
 
 }  // namespace hyrax::sql

@@ -47,6 +47,7 @@ void optimize(QueryPlan& plan) {
   orderJoins(plan.root, model);
   model.estimate(*plan.root);
   chooseBuildSides(*plan.root);
+  selectIndexJoins(plan.root, model);
   plan.operatorCount = numberOperators(*plan.root);
 }
 

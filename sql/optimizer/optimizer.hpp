@@ -4,11 +4,13 @@
 //   2. mark joins (EXISTS, IN) whose mark is a WHERE conjunct become semi and anti joins,
 //   3. predicate pushdown: WHERE/ON conjuncts move down to the operators that can evaluate them;
 //      equalities between the two sides of a join become its hash keys (equi-join detection),
-//   4. index lookups for scans whose filter fixes an index's key (index_selection.cpp),
+//   4. index lookups and range scans for scans whose filter fixes or bounds an index's key
+//      (index_selection.cpp),
 //   5. column pruning: scans read only the columns the query uses,
 //   6. cardinality estimates for each operator from table statistics (cardinality.hpp),
 //   7. join order: dynamic programming over each region of inner joins (join_order.cpp), and the
-//      smaller input of each hash join as its build side.
+//      smaller input of each hash join as its build side,
+//   8. index nested-loop joins where few rows meet a large table with a fitting index.
 #include "codegen/plan/operator.hpp"
 
 namespace hyrax::sql {
@@ -21,9 +23,12 @@ void chooseBuildSides(plan::Operator& op);
 void foldPlanConstants(plan::Operator& op);
 void pruneColumns(plan::QueryPlan& plan);
 void simplifyMarkJoins(plan::OperatorPtr& op);
-// Table scans filtered by equalities on an index's columns become index lookups (index_selection.cpp).
+// Table scans filtered by equalities on an index's columns become index lookups, or range scans
+// on an ordered index (index_selection.cpp).
 void selectIndexes(plan::OperatorPtr& root);
 class CardinalityModel;
+// Inner hash joins become index nested-loop joins where that pays (index_selection.cpp).
+void selectIndexJoins(plan::OperatorPtr& root, const CardinalityModel& model);
 // Reorders each tree of inner joins by dynamic programming over its join graph (join_order.cpp).
 void orderJoins(plan::OperatorPtr& op, CardinalityModel& model);
 // Moves a selective semi or anti join from above a tree of inner joins onto the input its
