@@ -173,6 +173,7 @@ std::string describe(const Operator& op) {
           for (size_t i = 0; i < s.indexConditions.size(); ++i) r += (i ? " AND " : "") + toString(*s.indexConditions[i]);
         }
         r += ")";
+        if (s.firstOnly) r += s.reverse ? " last row" : " first row";
       }
       return r;
     }

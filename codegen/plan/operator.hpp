@@ -60,6 +60,10 @@ struct TableScan : Operator {
     bool inclusive = true;
   };
   Bound low, high;
+  // A range read for MIN or MAX of the next index column needs only its first row in key order
+  // (`reverse`: the last).
+  bool firstOnly = false;
+  bool reverse = false;
   std::vector<ExprPtr> indexConditions;
   bool pointLookup() const;
   TableScan() : Operator(OpKind::TableScan) {}

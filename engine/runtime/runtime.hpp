@@ -51,7 +51,7 @@ uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* i
 // Ordered indexes: the rows whose key lies between two probes, in key order, into *rows (the
 // query's arena); returns their number. `columns` holds the low probe's key columns in its low 16
 // bits and the high probe's in the high 16 (0: unbounded); `flags` bit 0: low inclusive, bit 1:
-// high inclusive.
+// high inclusive, bit 2: descending order, bit 3: the first row only.
 uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* low,
                               const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t** rows);
 

@@ -91,9 +91,9 @@ uint64_t hyrax_rt_index_range(QueryContext* ctx, const Index* index, const uint8
                               uint32_t columns, uint32_t flags, uint64_t** rows) {
   std::vector<uint64_t> found;
   KeyBound lo{low, columns & 0xFFFF, (flags & 1) != 0}, hi{high, columns >> 16, (flags & 2) != 0};
-  index->forEachInRange(lo, hi, false, [&](uint64_t r) {
+  index->forEachInRange(lo, hi, (flags & 4) != 0, [&](uint64_t r) {
     found.push_back(r);
-    return true;
+    return (flags & 8) == 0;
   });
   return copyRows(ctx, found, rows);
 }

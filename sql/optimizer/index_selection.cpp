@@ -186,6 +186,31 @@ void select(OperatorPtr& ptr, const CardinalityModel& model) {
   filter.predicate = conjunction(std::move(rest));
 }
 
+// MIN(c) or MAX(c), alone and without groups, over a range scan whose next index column is c:
+// the first (last) row of the range holds the answer, since rows with a NULL key column are not
+// in the index (TPC-C Delivery's oldest new order of a district).
+void firstRows(Operator& op) {
+  for (auto& c : op.children) firstRows(*c);
+  if (op.kind != OpKind::Aggregate || op.child()->kind != OpKind::TableScan) return;
+  auto& agg = static_cast<Aggregate&>(op);
+  auto& scan = static_cast<TableScan&>(*op.child());
+  if (!agg.groups.empty() || agg.aggregates.size() != 1 || !scan.index || !scan.index->ordered() || scan.pointLookup())
+    return;
+  const Aggregate::Agg& a = agg.aggregates[0];
+  if ((a.func != AggFunc::Min && a.func != AggFunc::Max) || a.distinct) return;
+  const Expr* arg = a.arg.get();
+  if (arg->kind == ExprKind::Cast && arg->type.isInteger() && arg->args[0]->type.isInteger() &&
+      arg->type.byteWidth() >= arg->args[0]->type.byteWidth())
+    arg = arg->args[0].get();  // widening keeps the order
+  if (arg->kind != ExprKind::Column) return;
+  uint32_t next = scan.index->columns()[scan.lookupKey.size()];
+  for (auto& c : scan.columns)
+    if (c.iu == arg->iu && c.index == next) {
+      scan.firstOnly = true;
+      scan.reverse = a.func == AggFunc::Max;
+    }
+}
+
 // The inner side of a would-be index join: a table scan, maybe under a filter, not yet reading
 // through an index (a range chosen for its constants is reconsidered with the join keys).
 struct InnerSide {
@@ -263,6 +288,7 @@ void selectJoins(OperatorPtr& ptr, const CardinalityModel& model) {
 void selectIndexes(OperatorPtr& root) {
   CardinalityModel model(*root);
   select(root, model);
+  firstRows(*root);
 }
 
 void selectIndexJoins(OperatorPtr& root, const CardinalityModel& model) { selectJoins(root, model); }
