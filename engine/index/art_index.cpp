@@ -60,12 +60,14 @@ void freeNode(Node* n) {
   }
 }
 
-// Calls fn(byte, child) for each child in byte order, or reverse order; stops when fn returns false.
+// Calls fn(byte, child) for each child with a byte in [from, to], in byte order or reverse order;
+// stops when fn returns false.
 template <typename Fn>
-bool forEachChild(Node* n, bool reverse, Fn fn) {
+bool forEachChild(Node* n, bool reverse, Fn fn, int from = 0, int to = 255) {
   auto sorted = [&](const uint8_t* keys, Child* children) {
     for (int j = 0; j < n->count; ++j) {
       int i = reverse ? n->count - 1 - j : j;
+      if (keys[i] < from || keys[i] > to) continue;
       if (!fn(keys[i], children[i])) return false;
     }
     return true;
@@ -75,16 +77,16 @@ bool forEachChild(Node* n, bool reverse, Fn fn) {
     case kNode16: return sorted(static_cast<Node16*>(n)->keys, static_cast<Node16*>(n)->children);
     case kNode48: {
       auto* m = static_cast<Node48*>(n);
-      for (int j = 0; j < 256; ++j) {
-        int b = reverse ? 255 - j : j;
+      for (int j = from; j <= to; ++j) {
+        int b = reverse ? from + to - j : j;
         if (m->slot[b] && !fn(static_cast<uint8_t>(b), m->children[m->slot[b] - 1])) return false;
       }
       return true;
     }
     default: {
       auto* m = static_cast<Node256*>(n);
-      for (int j = 0; j < 256; ++j) {
-        int b = reverse ? 255 - j : j;
+      for (int j = from; j <= to; ++j) {
+        int b = reverse ? from + to - j : j;
         if (m->children[b] && !fn(static_cast<uint8_t>(b), m->children[b])) return false;
       }
       return true;
@@ -507,11 +509,11 @@ struct RangeScan {
     depth += n->prefixLen;
     if (loTight && depth >= lo.size()) loTight = false;
     if (hiTight && depth >= hi->size()) return true;
-    return forEachChild(n, reverse, [&](uint8_t b, Child child) {
-      if (loTight && b < lo[depth]) return true;
-      if (hiTight && b > (*hi)[depth]) return true;
-      return visit(child, depth + 1, loTight && b == lo[depth], hiTight && b == (*hi)[depth]);
-    });
+    int from = loTight ? lo[depth] : 0, to = hiTight ? (*hi)[depth] : 255;
+    return forEachChild(
+        n, reverse,
+        [&](uint8_t b, Child child) { return visit(child, depth + 1, loTight && b == from, hiTight && b == to); },
+        from, to);
   }
 };
 
@@ -525,16 +527,35 @@ void ArtIndex::scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const 
   s.visit(root_, 0, !lo.empty(), hi != nullptr);
 }
 
+// Point lookups descend by the prefix's bytes alone; past its end, the subtree's leftmost leaf is
+// the first entry (all below share the prefix), and a leaf met earlier is checked in full.
 bool ArtIndex::anyWithPrefix(const KeyBytes& prefix, uint64_t& row) const {
-  KeyBytes hi = prefix;
-  bool bounded = successor(hi);
-  bool found = false;
-  scan(prefix, bounded ? &hi : nullptr, false, [&](uint64_t r) {
-    row = r;
-    found = true;
-    return false;
-  });
-  return found;
+  Child c = root_;
+  size_t depth = 0;
+  while (c != 0 && !isLeaf(c)) {
+    Node* n = nodeOf(c);
+    for (size_t i = 0; i < n->prefixLen && depth < prefix.size(); ++i, ++depth)
+      if (n->prefix[i] != prefix[depth]) return false;
+    if (depth >= prefix.size()) {
+      while (!isLeaf(c)) {  // the leftmost leaf
+        forEachChild(nodeOf(c), false, [&](uint8_t, Child child) {
+          c = child;
+          return false;
+        });
+      }
+      break;
+    }
+    Child* next = findChild(n, prefix[depth]);
+    if (!next) return false;
+    c = *next;
+    ++depth;
+  }
+  if (c == 0) return false;
+  KeyBytes k;
+  entryKey(leafRow(c), leafRow(c), k);
+  if (k.size() < prefix.size() || std::memcmp(k.data(), prefix.data(), prefix.size()) != 0) return false;
+  row = leafRow(c);
+  return true;
 }
 
 void ArtIndex::forEachInRange(const KeyBound& low, const KeyBound& high, bool reverse,
