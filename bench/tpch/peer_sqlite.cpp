@@ -2,14 +2,13 @@
 // queries need a few dialect changes: DATE literals are ISO strings (SQLite compares them as
 // text), EXTRACT(YEAR ...) is strftime, SUBSTRING(x FROM a FOR b) is substr, and a derived
 // table's column list (Q13) becomes column aliases.
-#include <sqlite3.h>
-
 #include <chrono>
 #include <fstream>
 #include <regex>
 #include <stdexcept>
 #include <vector>
 
+#include "bench/sqlite_db.hpp"
 #include "bench/tpch/peers.hpp"
 
 namespace hyrax::bench {
@@ -36,10 +35,8 @@ std::string sqliteDialect(int query, std::string sql) {
 class SqlitePeer : public Peer {
  public:
   explicit SqlitePeer(double limit) : limit_(limit) {
-    if (sqlite3_open(":memory:", &db_) != SQLITE_OK) throw std::runtime_error("sqlite: cannot open a database");
-    sqlite3_progress_handler(db_, 100000, &SqlitePeer::progress, this);
+    sqlite3_progress_handler(db_.handle(), 100000, &SqlitePeer::progress, this);
   }
-  ~SqlitePeer() override { sqlite3_close(db_); }
 
   std::string name() const override { return "SQLite " + std::string(sqlite3_libversion()); }
 
@@ -49,14 +46,14 @@ class SqlitePeer : public Peer {
     exec("BEGIN");
     for (const char* t : kTpchTables) {
       sqlite3_stmt* probe = nullptr;
-      check(sqlite3_prepare_v2(db_, ("SELECT * FROM " + std::string(t)).c_str(), -1, &probe, nullptr));
+      check(sqlite3_prepare_v2(db_.handle(), ("SELECT * FROM " + std::string(t)).c_str(), -1, &probe, nullptr));
       int columns = sqlite3_column_count(probe);
       sqlite3_finalize(probe);
       std::string insert = "INSERT INTO " + std::string(t) + " VALUES (";
       for (int i = 0; i < columns; ++i) insert += i ? ",?" : "?";
       insert += ")";
       sqlite3_stmt* st = nullptr;
-      check(sqlite3_prepare_v2(db_, insert.c_str(), -1, &st, nullptr));
+      check(sqlite3_prepare_v2(db_.handle(), insert.c_str(), -1, &st, nullptr));
       std::ifstream in(dataDir / (std::string(t) + ".tbl"));
       std::string line;
       while (std::getline(in, line)) {
@@ -67,7 +64,7 @@ class SqlitePeer : public Peer {
           sqlite3_bind_text(st, i + 1, line.data() + start, static_cast<int>(bar - start), SQLITE_STATIC);
           start = bar + 1;
         }
-        if (sqlite3_step(st) != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
+        if (sqlite3_step(st) != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_.handle()));
         sqlite3_reset(st);
       }
       sqlite3_finalize(st);
@@ -82,30 +79,21 @@ class SqlitePeer : public Peer {
     auto start = Clock::now();
     deadline_ = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_));
     sqlite3_stmt* st = nullptr;
-    check(sqlite3_prepare_v2(db_, text.c_str(), -1, &st, nullptr));
+    check(sqlite3_prepare_v2(db_.handle(), text.c_str(), -1, &st, nullptr));
     rows = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) ++rows;
     sqlite3_finalize(st);
     if (rc == SQLITE_INTERRUPT) throw std::runtime_error("stopped after the time limit");
-    if (rc != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
+    if (rc != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_.handle()));
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   }
 
  private:
   static int progress(void* self) { return Clock::now() > static_cast<SqlitePeer*>(self)->deadline_ ? 1 : 0; }
-  void exec(const std::string& sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : "?";
-      sqlite3_free(err);
-      throw std::runtime_error("sqlite: " + msg);
-    }
-  }
-  void check(int rc) {
-    if (rc != SQLITE_OK) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
-  }
-  sqlite3* db_ = nullptr;
+  void exec(const std::string& sql) { db_.exec(sql); }
+  void check(int rc) { db_.check(rc); }
+  SqliteDb db_;
   double limit_;
   Clock::time_point deadline_ = Clock::time_point::max();
 };

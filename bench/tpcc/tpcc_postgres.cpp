@@ -1,0 +1,92 @@
+// PostgreSQL as a TPC-C engine: a throwaway server (bench/pg_server.hpp) loaded by server-side
+// COPY of the same text-format data, with the five transactions as the PL/pgSQL procedures of
+// procedures.sql (the same text hyrax compiles), each transaction one CALL of a prepared
+// statement through libpqxx in autocommit.
+#include <pqxx/pqxx>
+
+#include <chrono>
+
+#include "bench/pg_server.hpp"
+#include "bench/tpcc/tpcc_engine.hpp"
+#include "engine/types/text_format.hpp"
+
+namespace fs = std::filesystem;
+
+namespace hyrax::bench::tpcc {
+
+namespace {
+
+class PostgresEngine : public Engine {
+ public:
+  explicit PostgresEngine(const fs::path& dir) : server_(dir), con_(server_.connectionString()) {}
+
+  std::string name() const override { return "PostgreSQL " + std::to_string(con_.server_version() / 10000); }
+
+  double load(const std::string& schema, const std::vector<std::string>& procedures, const InitialData& data) override {
+    auto start = std::chrono::steady_clock::now();
+    pqxx::nontransaction tx(con_);
+    tx.exec(schema);
+    for (size_t t = 0; t < kTables.size(); ++t) {
+      fs::path file = server_.writeFile(std::string(kTables[t]) + ".tsv", data.text[t]);
+      tx.exec("COPY " + std::string(kTables[t]) + " FROM '" + file.string() + "'");
+      fs::remove(file);
+    }
+    tx.exec("VACUUM ANALYZE");
+    for (auto& p : procedures) tx.exec(p);
+    std::string params;
+    for (int i = 1; i <= 51; ++i) params += (i > 1 ? ", $" : "$") + std::to_string(i);
+    con_.prepare("new_order", "CALL new_order(" + params + ")");
+    con_.prepare("payment", "CALL payment($1, $2, $3, $4, $5, $6, $7, $8, $9)");
+    con_.prepare("order_status", "CALL order_status($1, $2, $3, $4, $5)");
+    con_.prepare("delivery", "CALL delivery($1, $2, $3)");
+    con_.prepare("stock_level", "CALL stock_level($1, $2, $3)");
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  bool newOrder(const NewOrderInput& in, int date) override {
+    std::vector<std::string> a = {s(in.w), s(in.d), s(in.c), s(in.olCnt), s(in.allLocal), text::formatDate(date)};
+    for (int k = 0; k < 15; ++k) {
+      a.push_back(s(in.item[k]));
+      a.push_back(s(in.supply[k]));
+      a.push_back(s(in.qty[k]));
+    }
+    try {
+      call("new_order", a);
+    } catch (const pqxx::sql_error& e) {
+      if (e.sqlstate() == "P0001") return false;  // the unknown item: RAISE rolled it back
+      throw;
+    }
+    return true;
+  }
+  void payment(const PaymentInput& in, int date) override {
+    call("payment", {s(in.w), s(in.d), s(in.cw), s(in.cd), s(in.c), in.last, s(in.byName),
+                     text::formatDecimal(in.amountCents, 2), text::formatDate(date)});
+  }
+  void orderStatus(const OrderStatusInput& in) override {
+    call("order_status", {s(in.w), s(in.d), s(in.c), in.last, s(in.byName)});
+  }
+  void delivery(const DeliveryInput& in, int date) override {
+    call("delivery", {s(in.w), s(in.carrier), text::formatDate(date)});
+  }
+  void stockLevel(const StockLevelInput& in) override { call("stock_level", {s(in.w), s(in.d), s(in.threshold)}); }
+
+  int64_t count(const std::string& sql) override {
+    pqxx::nontransaction tx(con_);
+    return tx.exec1(sql)[0].as<int64_t>();
+  }
+
+ private:
+  static std::string s(int v) { return std::to_string(v); }
+  void call(const char* statement, const std::vector<std::string>& args) {
+    pqxx::nontransaction tx(con_);
+    tx.exec_prepared(statement, pqxx::prepare::make_dynamic_params(args));
+  }
+  PgServer server_;
+  pqxx::connection con_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makePostgresEngine(const fs::path& workDir) { return std::make_unique<PostgresEngine>(workDir); }
+
+}  // namespace hyrax::bench::tpcc
