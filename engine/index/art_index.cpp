@@ -442,8 +442,8 @@ uint64_t ArtIndex::insert(uint64_t row, bool allowDuplicate) {
   KeyBytes k;
   key().encodeRow(row, k);
   if (unique() && !allowDuplicate) {
-    uint64_t other;
-    if (anyWithPrefix(k, other)) return other;
+    uint64_t other = candidate(k);
+    if (other != kNoRow && key().rowsEqual(other, row)) return other;
   }
   appendRow(row, k);
   insertEntry(k, row);
@@ -527,15 +527,16 @@ void ArtIndex::scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const 
   s.visit(root_, 0, !lo.empty(), hi != nullptr);
 }
 
-// Point lookups descend by the prefix's bytes alone; past its end, the subtree's leftmost leaf is
-// the first entry (all below share the prefix), and a leaf met earlier is checked in full.
-bool ArtIndex::anyWithPrefix(const KeyBytes& prefix, uint64_t& row) const {
+// Point lookups descend by the key's bytes alone; past its end, the subtree's leftmost leaf is
+// the first entry (all below share the key). A leaf met earlier is only a candidate (lazy
+// expansion skipped the rest of its bytes): callers compare its key columns.
+uint64_t ArtIndex::candidate(const KeyBytes& prefix) const {
   Child c = root_;
   size_t depth = 0;
   while (c != 0 && !isLeaf(c)) {
     Node* n = nodeOf(c);
     for (size_t i = 0; i < n->prefixLen && depth < prefix.size(); ++i, ++depth)
-      if (n->prefix[i] != prefix[depth]) return false;
+      if (n->prefix[i] != prefix[depth]) return kNoRow;
     if (depth >= prefix.size()) {
       while (!isLeaf(c)) {  // the leftmost leaf
         forEachChild(nodeOf(c), false, [&](uint8_t, Child child) {
@@ -546,16 +547,11 @@ bool ArtIndex::anyWithPrefix(const KeyBytes& prefix, uint64_t& row) const {
       break;
     }
     Child* next = findChild(n, prefix[depth]);
-    if (!next) return false;
+    if (!next) return kNoRow;
     c = *next;
     ++depth;
   }
-  if (c == 0) return false;
-  KeyBytes k;
-  entryKey(leafRow(c), leafRow(c), k);
-  if (k.size() < prefix.size() || std::memcmp(k.data(), prefix.data(), prefix.size()) != 0) return false;
-  row = leafRow(c);
-  return true;
+  return c == 0 ? kNoRow : leafRow(c);
 }
 
 void ArtIndex::forEachInRange(const KeyBound& low, const KeyBound& high, bool reverse,
@@ -582,8 +578,8 @@ void ArtIndex::forEachEqual(const uint8_t* probe, const std::function<void(uint6
 uint64_t ArtIndex::findFirst(const uint8_t* probe) const {
   KeyBytes k;
   key().encodeProbe(probe, static_cast<uint32_t>(columns().size()), k);
-  uint64_t row = kNoRow;
-  return anyWithPrefix(k, row) ? row : kNoRow;
+  uint64_t row = candidate(k);
+  return row != kNoRow && key().rowEqualsProbe(row, probe) ? row : kNoRow;
 }
 
 uint64_t ArtIndex::countEqual(uint64_t row) const {

@@ -47,7 +47,8 @@ class ArtIndex final : public Index {
   bool eraseEntry(const KeyBytes& key, uint64_t row);
   // Rows with keys in [lo, hi) (no upper end when `hiEnd` is false) in order until fn says stop.
   void scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const std::function<bool(uint64_t)>& fn) const;
-  bool anyWithPrefix(const KeyBytes& prefix, uint64_t& row) const;
+  // The row of the first entry starting with `prefix`, to be checked by the caller; or kNoRow.
+  uint64_t candidate(const KeyBytes& prefix) const;
   Child root_ = 0;
   uint64_t count_ = 0;
 };

@@ -6,22 +6,36 @@ namespace hyrax {
 
 namespace {
 
-// Spins until `ready()` or about `micros` microseconds passed; true when ready.
+// Waits until `ready()`: spinning for kSpinMicros, then yielding the processor between checks
+// until kYieldMicros (other runnable threads go first, so an idle wait costs little on a loaded
+// machine); false when still not ready, and the caller sleeps. A sleep costs a wake-up of tens of
+// microseconds in a VM, longer than most transactions.
+constexpr int kSpinMicros = 50, kYieldMicros = 2000;
+
 template <typename F>
-bool spinFor(F ready, int micros) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
+bool spinFor(F ready) {
+  auto start = std::chrono::steady_clock::now();
+  auto spinUntil = start + std::chrono::microseconds(kSpinMicros);
+  auto yieldUntil = start + std::chrono::microseconds(kYieldMicros);
+  bool yielding = false;
   for (uint32_t i = 0;; ++i) {
     if (ready()) return true;
+    if (yielding) {
+      std::this_thread::yield();
+    } else {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+      __builtin_ia32_pause();
 #elif defined(__aarch64__) || defined(__arm__)
-    asm volatile("yield");
+      asm volatile("yield");
 #endif
-    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return ready();
+    }
+    if ((i & 63) == 63 || yielding) {
+      auto now = std::chrono::steady_clock::now();
+      if (now >= yieldUntil) return ready();
+      yielding = now >= spinUntil;
+    }
   }
 }
-
-constexpr int kSpinMicros = 50;
 
 }  // namespace
 
@@ -61,7 +75,7 @@ void SerialExecutor::run(const void* session, const std::function<void()>& work)
     submitted_.fetch_add(1, std::memory_order_release);
   }
   workReady_.notify_all();
-  if (spinFor([&] { return task.done.load(std::memory_order_acquire); }, kSpinMicros)) {
+  if (spinFor([&] { return task.done.load(std::memory_order_acquire); })) {
     if (task.error) std::rethrow_exception(task.error);
     return;
   }
@@ -98,7 +112,7 @@ void SerialExecutor::loop() {
       // A session that just got its result often sends the next statement right away.
       uint64_t seen = submitted_.load(std::memory_order_acquire);
       lock.unlock();
-      bool more = spinFor([&] { return submitted_.load(std::memory_order_acquire) != seen; }, kSpinMicros);
+      bool more = spinFor([&] { return submitted_.load(std::memory_order_acquire) != seen; });
       lock.lock();
       if (!more && queue_.empty() && !stopping_) workReady_.wait(lock);
       continue;
