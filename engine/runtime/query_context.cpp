@@ -4,6 +4,11 @@
 
 namespace hyrax {
 
+namespace {
+// The first chunk of a statement is small: most statements of a transaction make a row or a few.
+constexpr uint64_t kFirstChunkRows = 64;
+}  // namespace
+
 char* Arena::allocate(size_t n) {
   n = (n + 7) & ~size_t{7};
   if (used_ + n > capacity_) {
@@ -15,6 +20,12 @@ char* Arena::allocate(size_t n) {
   char* p = blocks_.back().get() + used_;
   used_ += n;
   return p;
+}
+
+void Arena::clear() {
+  if (blocks_.size() > 1) blocks_.resize(1);
+  used_ = 0;
+  if (blocks_.empty()) capacity_ = 0;
 }
 
 QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<bool>* cancel)
@@ -30,6 +41,18 @@ void QueryContext::reset(const std::vector<SqlType>& resultTypes) {
   results_.clear();
   current_.reset();
   resultTypes_ = resultTypes;  // reuses the vector's memory
+}
+
+void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
+  reset({});
+  arena_.clear();
+  cancel_ = cancel;
+}
+
+void QueryContext::recycle(std::vector<std::unique_ptr<ResultChunk>> chunks) {
+  constexpr size_t kSpares = 8;
+  for (auto& c : chunks)
+    if (c && c->view().capacity == kFirstChunkRows && spares_.size() < kSpares) spares_.push_back(std::move(c));
 }
 
 void QueryContext::setError(const char* sqlstate, std::string message) {
@@ -51,7 +74,17 @@ RowBuffer* QueryContext::newRowBuffer(uint32_t rowSize) {
 ResultChunkView* QueryContext::currentResult() {
   // The first chunk is small (most statements of a transaction make a row or a few); the
   // following ones have the full capacity.
-  if (!current_) current_ = std::make_unique<ResultChunk>(resultTypes_, results_.empty() ? 64 : ResultChunk::kCapacity);
+  if (!current_) {
+    uint64_t capacity = results_.empty() ? kFirstChunkRows : ResultChunk::kCapacity;
+    for (auto it = spares_.begin(); it != spares_.end(); ++it)
+      if ((*it)->fits(resultTypes_, capacity)) {
+        current_ = std::move(*it);
+        spares_.erase(it);
+        current_->reuseFor(resultTypes_);
+        return &current_->view();
+      }
+    current_ = std::make_unique<ResultChunk>(resultTypes_, capacity);
+  }
   return &current_->view();
 }
 
@@ -82,6 +115,18 @@ ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity) :
   view_.capacity = capacity;
   view_.columns = columnPtrs_.data();
   view_.nulls = nullPtrs_.data();
+}
+
+bool ResultChunk::fits(const std::vector<SqlType>& types, uint64_t capacity) const {
+  if (capacity != view_.capacity || types.size() != types_.size()) return false;
+  for (size_t c = 0; c < types.size(); ++c)
+    if (types[c].byteWidth() != types_[c].byteWidth()) return false;
+  return true;
+}
+
+void ResultChunk::reuseFor(const std::vector<SqlType>& types) {
+  types_ = types;
+  view_.count = 0;
 }
 
 }  // namespace hyrax

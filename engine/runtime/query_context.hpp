@@ -19,7 +19,8 @@ class RowBuffer;
 
 class Arena {
  public:
-  char* allocate(size_t n);  // 8-byte aligned; lives until the arena dies
+  char* allocate(size_t n);  // 8-byte aligned; lives until the arena dies or is cleared
+  void clear();              // forgets everything allocated; keeps the first block for reuse
  private:
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t used_ = 0, capacity_ = 0;
@@ -39,6 +40,9 @@ class QueryContext {
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
   // buffers and results go; the arena (strings variables may point at) and the parameters stay.
   void reset(const std::vector<SqlType>& resultTypes);
+  // Makes a context that finished a procedure call ready for the next call: the arena too is
+  // cleared, and the cancel flag is the new caller's.
+  void resetForCall(const std::atomic<bool>* cancel);
 
   Arena& arena() { return arena_; }
   HashTable* newHashTable(uint32_t entrySize, uint64_t expectedEntries = 0);
@@ -48,6 +52,9 @@ class QueryContext {
   ResultChunkView* currentResult();
   void flushResult();  // current chunk full: keep it and start a new one
   std::vector<std::unique_ptr<ResultChunk>> takeResults();  // finishes the current chunk too
+  // Chunks whose rows were consumed: a few are kept and refilled by later statements of the same
+  // layout (a procedure's statements run again and again), saving their allocation.
+  void recycle(std::vector<std::unique_ptr<ResultChunk>> chunks);
   const std::vector<SqlType>& resultTypes() const { return resultTypes_; }
 
   // Values of a prepared statement's parameters, 24 bytes each (physical value, NULL byte at 16);
@@ -67,6 +74,7 @@ class QueryContext {
   std::vector<SqlType> resultTypes_;
   std::vector<std::unique_ptr<ResultChunk>> results_;
   std::unique_ptr<ResultChunk> current_;
+  std::vector<std::unique_ptr<ResultChunk>> spares_;  // recycled small chunks
   std::vector<uint64_t> counters_;
 };
 

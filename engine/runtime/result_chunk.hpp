@@ -27,6 +27,10 @@ class ResultChunk {
   ResultChunk& operator=(const ResultChunk&) = delete;
 
   ResultChunkView& view() { return view_; }
+  // Whether this chunk's memory fits rows of `types` at `capacity` (the same value widths), and
+  // making it an empty chunk of those types.
+  bool fits(const std::vector<SqlType>& types, uint64_t capacity) const;
+  void reuseFor(const std::vector<SqlType>& types);
   uint64_t rowCount() const { return view_.count; }
   uint32_t columnCount() const { return static_cast<uint32_t>(types_.size()); }
   const SqlType& type(uint32_t col) const { return types_[col]; }

@@ -56,6 +56,9 @@ struct Procedure {
   std::vector<std::vector<SqlType>> resultTypes;  // of each statement that returns rows, else empty
   uint32_t loops = 0;
   uint32_t foundSlot = 0, returnSlot = kNone;
+  // The context of the last call, reused by the next one (calls run one at a time on the executor
+  // thread) unless a result still holds it.
+  std::shared_ptr<QueryContext> spareContext;
   const char* what() const { return def->procedure ? "procedure" : "function"; }
 };
 
@@ -395,8 +398,18 @@ class ProcedureCompiler {
 class Call {
  public:
   Call(Procedure& p, UndoLog& undo, const std::atomic<bool>* cancel)
-      : p_(p), undo_(undo), cancel_(cancel), ctx_(std::make_shared<QueryContext>(std::vector<SqlType>{}, cancel)),
-        loops_(p.loops) {}
+      : p_(p), undo_(undo), cancel_(cancel), ctx_(std::move(p.spareContext)), loops_(p.loops) {
+    if (ctx_)
+      ctx_->resetForCall(cancel);
+    else
+      ctx_ = std::make_shared<QueryContext>(std::vector<SqlType>{}, cancel);
+  }
+  ~Call() {
+    loops_.clear();
+    if (ctx_.use_count() == 1) p_.spareContext = std::move(ctx_);
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
 
   // Runs the body with `args` (already of the parameters' types); returns the notices raised.
   void run(const std::vector<Value>& args) {
@@ -457,6 +470,7 @@ class Call {
         }
         case Step::Op::ForQueryClose:
           setBool(p_.foundSlot, loops_[s.loop].any);
+          ctx_->recycle(std::move(loops_[s.loop].chunks));
           loops_[s.loop].chunks.clear();
           ++pc;
           break;
@@ -501,13 +515,16 @@ class Call {
     st.compiled->run(*ctx_);
     if (st.plan.foundSlot >= 0 && !isTrue(p_.foundSlot))
       for (uint32_t s : st.plan.into) slot(s)[16] = 1;  // SELECT INTO found no row: NULL
+    if (st.kind != ast::StmtKind::Insert && st.kind != ast::StmtKind::Update && st.kind != ast::StmtKind::Delete)
+      return;  // a FOR loop's query: its rows stay for ForQueryOpen
     uint64_t n = 0;
+    auto rows = ctx_->takeResults();
     switch (st.kind) {
-      case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, ctx_->takeResults(), st.columns); break;
-      case ast::StmtKind::Update: n = updateRows(undo_, *st.table, ctx_->takeResults(), st.columns); break;
-      case ast::StmtKind::Delete: n = deleteRows(undo_, *st.table, ctx_->takeResults()); break;
-      default: return;
+      case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, rows, st.columns); break;
+      case ast::StmtKind::Update: n = updateRows(undo_, *st.table, rows, st.columns); break;
+      default: n = deleteRows(undo_, *st.table, rows); break;
     }
+    ctx_->recycle(std::move(rows));
     setBool(p_.foundSlot, n > 0);
   }
 
@@ -660,12 +677,21 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
     throw Error(sqlstate::UndefinedFunction, std::string(p->what()) + " " + name + " takes " +
                                                  std::to_string(p->def->params.size()) + " arguments");
   auto t = Clock::now();
-  auto kept = std::make_shared<std::vector<Value>>(args);  // string arguments may be returned
-  for (size_t i = 0; i < args.size(); ++i) {
-    // A value of another type converts as a CALL's constant argument would.
+  // A value of another type converts as a CALL's constant argument would. A function's arguments
+  // are kept with its result (it may return one of them, a string).
+  auto fits = [&](size_t i) {
+    const Value& v = args[i];
+    const SqlType& to = p->slotTypes[i];
+    return v.isNull() || v.type().sameAs(to.withNullable(false)) || v.type().sameAs(to);
+  };
+  bool convert = false;
+  for (size_t i = 0; i < args.size(); ++i) convert = convert || !fits(i);
+  std::shared_ptr<std::vector<Value>> kept;
+  if (convert || !p->def->procedure) kept = std::make_shared<std::vector<Value>>(args);
+  for (size_t i = 0; i < args.size() && convert; ++i) {
     const SqlType& to = p->slotTypes[i];
     Value& v = (*kept)[i];
-    if (v.isNull() || v.type().sameAs(to.withNullable(false)) || v.type().sameAs(to)) continue;
+    if (fits(i)) continue;
     if (!castable(v.type(), to))
       throw Error(sqlstate::DatatypeMismatch, "argument " + std::to_string(i + 1) + " of " + name + " is of type " +
                                                   v.type().name() + ", not " + to.name());
@@ -675,7 +701,7 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
     v = e->value;
   }
   Call c(*p, undo, cancel);
-  c.run(*kept);
+  c.run(kept ? *kept : args);
   QueryResult r;
   if (p->def->procedure) {
     r = QueryResult({}, {}, "CALL");
