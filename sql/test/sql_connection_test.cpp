@@ -116,3 +116,31 @@ TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
   CHECK(seconds < 10);  // generous on a loaded machine; uncancelled it would run for minutes
   CHECK(con.execute("SELECT count(*) FROM big").value(0, 0).asInt() == 3 * 2048);
 }
+
+TEST_CASE("a function's string result stays valid while later calls of it run") {
+  // Calls reuse the context (and arena) of the previous call unless a result still holds it.
+  Database db;
+  Connection con(db);
+  con.execute("CREATE FUNCTION label(n INTEGER) RETURNS TEXT AS $$ BEGIN RETURN 'a rather long label number ' || n; "
+              "END $$ LANGUAGE plpgsql");
+  QueryResult first = con.execute("SELECT label(1)");
+  QueryResult second = con.execute("SELECT label(2)");
+  std::vector<QueryResult> more;
+  for (int i = 3; i < 10; ++i) more.push_back(con.call("label", {Value::int32(i)}));
+  CHECK(first.text(0, 0) == "a rather long label number 1");
+  CHECK(second.text(0, 0) == "a rather long label number 2");
+  CHECK(more.back().text(0, 0) == "a rather long label number 9");
+}
+
+TEST_CASE("a procedure called many times keeps giving the same answers") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, s VARCHAR(40))");
+  con.execute("CREATE PROCEDURE put(n INTEGER) AS $$ DECLARE total INTEGER := 0; r RECORD; BEGIN "
+              "INSERT INTO t VALUES (n, 'row number ' || n || ' with a long text'); "
+              "FOR r IN SELECT k FROM t WHERE k <= n LOOP total := total + r.k; END LOOP; "
+              "IF total <> n * (n + 1) / 2 THEN RAISE EXCEPTION 'sum % for %', total, n; END IF; END $$ LANGUAGE plpgsql");
+  for (int i = 1; i <= 200; ++i) con.call("put", {Value::int32(i)});
+  CHECK(con.execute("SELECT count(*), sum(k) FROM t").text(0, 1) == "20100");
+  CHECK(con.execute("SELECT s FROM t WHERE k = 137").text(0, 0) == "row number 137 with a long text");
+}
