@@ -13,6 +13,8 @@ struct CompiledQuery::Impl {
   std::deque<std::string> strings;  // long string constants the code points at
   std::shared_ptr<jit::CompiledModule> module;  // shared by the plans compiled together
   PipelineFn init = nullptr;
+  bool hasInit = true;     // false: the init function does nothing (no hash tables or buffers)
+  bool countRows = false;
   std::vector<PipelineFn> pipelines;
   uint32_t stateSlots = 0;
 };
@@ -30,16 +32,20 @@ void CompiledQuery::run(QueryContext& ctx) const {
   } else {
     std::fill(small, small + impl_->stateSlots, nullptr);
   }
-  auto& counters = ctx.operatorCounters();
-  counters.assign(operatorCount_, 0);
-  state[0] = counters.data();
+  // Row counters only for EXPLAIN ANALYZE (code compiled without them never touches slot 0).
+  state[0] = nullptr;
+  if (impl_->countRows) {
+    auto& counters = ctx.operatorCounters();
+    counters.assign(operatorCount_, 0);
+    state[0] = counters.data();
+  }
   auto check = [&](int32_t status) {
     if (status != 0) {
       if (ctx.failed()) throw ctx.error();
       throw Error(sqlstate::InternalError, "generated code failed without an error");
     }
   };
-  check(impl_->init(&ctx, state, 0, UINT64_MAX));
+  if (impl_->hasInit) check(impl_->init(&ctx, state, 0, UINT64_MAX));
   // One thread runs each pipeline over its whole input; a parallel scheduler would hand out
   // morsels [begin, end) of the same functions instead.
   for (auto* p : impl_->pipelines) check(p(&ctx, state, 0, UINT64_MAX));
@@ -75,6 +81,8 @@ std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const p
     q.generateInit(inits.back());
     result->impl_->strings = std::move(q.strings);
     result->impl_->stateSlots = q.stateSlots();
+    result->impl_->hasInit = q.hasInitCode();
+    result->impl_->countRows = options.countRows;
     pipelines.emplace_back();
     for (auto& p : q.pipelines()) pipelines.back().push_back(p.function);
     results.push_back(std::move(result));

@@ -67,6 +67,7 @@ class QueryTranslator {
   // The init function runs first and creates every breaker's hash table or buffer.
   void atInit(const std::function<void()>& gen) { initCode_.push_back(gen); }
   void generateInit(const std::string& name);
+  bool hasInitCode() const { return !initCode_.empty(); }
 
   // The head of the bucket chain of `hash` in a runtime HashTable, read inline (runtime.hpp).
   llvm::Value* chainHead(llvm::Value* hashTable, llvm::Value* hash);

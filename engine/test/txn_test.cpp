@@ -7,6 +7,7 @@
 #include <set>
 #include <random>
 
+#include "engine/index/art_index.hpp"
 #include "engine/index/hash_index.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/txn/table_ops.hpp"
@@ -52,6 +53,9 @@ TEST_CASE("undo restores rows and indexes exactly after any mix of writes") {
   Table t("t", {{"k", SqlType::int64(false)}, {"s", SqlType::text(false)}});
   t.addIndex(std::make_unique<HashIndex>("t_pkey", t, std::vector<uint32_t>{0}, true));
   t.addIndex(std::make_unique<HashIndex>("t_s", t, std::vector<uint32_t>{1}, false));
+  // The same keys in ordered indexes: undo restores them as exactly.
+  t.addIndex(std::make_unique<ArtIndex>("t_k_art", t, std::vector<uint32_t>{0}, true));
+  t.addIndex(std::make_unique<ArtIndex>("t_s_k_art", t, std::vector<uint32_t>{1, 0}, false));
   UndoLog undo;
   std::mt19937 rng(42);
   int64_t nextKey = 0;

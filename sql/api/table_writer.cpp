@@ -87,11 +87,13 @@ uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
   txn::UpdateBatch batch = txn::beginUpdate(table, columns);
   std::vector<const void*> values(columns.size());
   std::unique_ptr<bool[]> nulls(new bool[columns.size() + 1]);
+  // A row is updated once, whatever joins did (one row, the usual case, needs no set).
   std::unordered_set<uint64_t> seen;
+  bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
   for (auto& chunk : chunks) {
     for (uint64_t r = 0; r < chunk->rowCount(); ++r) {
       uint64_t row = rowNumber(*chunk, r);
-      if (!seen.insert(row).second) continue;  // a row is updated once, whatever joins did
+      if (!single && !seen.insert(row).second) continue;
       for (size_t i = 0; i < columns.size(); ++i) {
         uint32_t src = static_cast<uint32_t>(1 + i);
         nulls[i] = chunk->isNull(r, src);
@@ -127,9 +129,10 @@ void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, c
 uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks) {
   std::vector<uint64_t> rows;
   std::unordered_set<uint64_t> seen;
+  bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
   for (auto& chunk : chunks)
     for (uint64_t r = 0; r < chunk->rowCount(); ++r)
-      if (seen.insert(rowNumber(*chunk, r)).second) rows.push_back(rowNumber(*chunk, r));
+      if (single || seen.insert(rowNumber(*chunk, r)).second) rows.push_back(rowNumber(*chunk, r));
   txn::deleteRows(undo, table, rows);
   return rows.size();
 }
