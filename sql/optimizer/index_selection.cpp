@@ -84,7 +84,7 @@ struct IndexUse {
   }
 };
 
-std::optional<IndexUse> useOf(const Index& index, const std::vector<ColumnCondition>& conds) {
+std::optional<IndexUse> useOf(const Table& table, const Index& index, const std::vector<ColumnCondition>& conds) {
   IndexUse u;
   u.index = &index;
   for (uint32_t col : index.columns()) {
@@ -101,6 +101,11 @@ std::optional<IndexUse> useOf(const Index& index, const std::vector<ColumnCondit
     if (!u.high && (c.op == CmpOp::Lt || c.op == CmpOp::Le)) u.high = &c;
   }
   if (u.equal.empty() && !u.low && !u.high) return std::nullopt;
+  // Rows with a NULL key column are not in the index, yet such a row matches when the NULL is in
+  // a column the conditions leave free (a = 1 on (a, b) holds for (1, NULL)): a range serves only
+  // when those columns are NOT NULL.
+  for (size_t i = u.equal.size() + (u.low || u.high ? 1 : 0); i < index.columns().size(); ++i)
+    if (table.columns()[index.columns()[i]].type.nullable) return std::nullopt;
   return u;
 }
 
@@ -114,7 +119,7 @@ std::optional<IndexUse> bestIndex(const TableScan& scan, const std::vector<Colum
   double bestShare = 0;
   auto columns = [](const IndexUse& u) { return u.equal.size() * 2 + (u.low ? 1 : 0) + (u.high ? 1 : 0); };
   for (auto& idx : scan.table->indexes()) {
-    auto u = useOf(*idx, conds);
+    auto u = useOf(*scan.table, *idx, conds);
     if (!u) continue;
     double s = u->point() && idx->unique() ? 0 : share(*u);
     if (!u->point() && !usable(s)) continue;
