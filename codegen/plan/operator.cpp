@@ -173,7 +173,9 @@ std::string describe(const Operator& op) {
           for (size_t i = 0; i < s.indexConditions.size(); ++i) r += (i ? " AND " : "") + toString(*s.indexConditions[i]);
         }
         r += ")";
-        if (s.firstOnly) r += s.reverse ? " last row" : " first row";
+        if (s.limit == 1) r += s.reverse ? " last row" : " first row";
+        else if (s.limit != UINT64_MAX) r += fmt::format(" {} {} rows", s.reverse ? "last" : "first", s.limit);
+        else if (s.reverse) r += " descending";
       }
       return r;
     }

@@ -60,10 +60,10 @@ struct TableScan : Operator {
     bool inclusive = true;
   };
   Bound low, high;
-  // A range read for MIN or MAX of the next index column needs only its first row in key order
-  // (`reverse`: the last).
-  bool firstOnly = false;
+  // A range is read in key order (`reverse`: descending) when an ORDER BY relies on it, and only
+  // its first `limit` rows when that is all a LIMIT or a MIN/MAX of the next index column needs.
   bool reverse = false;
+  uint64_t limit = UINT64_MAX;
   std::vector<ExprPtr> indexConditions;
   bool pointLookup() const;
   TableScan() : Operator(OpKind::TableScan) {}

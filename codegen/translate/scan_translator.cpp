@@ -184,9 +184,9 @@ void TableScanTranslator::indexRows() {
     llvm::Value* n;
     if (range) {
       llvm::Value* flags = b.CreateOr(b.CreateZExt(lowInclusive, cg_.i32()), b.CreateShl(b.CreateZExt(highInclusive, cg_.i32()), 1));
-      flags = b.CreateOr(flags, cg_.c32((scan.reverse ? 4 : 0) | (scan.firstOnly ? 8 : 0)));
+      flags = b.CreateOr(flags, cg_.c32(scan.reverse ? 4 : 0));
       n = cg_.call("hyrax_rt_index_range", {cg_.queryContext(), index, low, high, cg_.c32(lowColumns | highColumns << 16),
-                                            flags, rowsSlot});
+                                            flags, cg_.c64(static_cast<int64_t>(scan.limit)), rowsSlot});
     } else {
       n = cg_.call("hyrax_rt_index_find_all", {cg_.queryContext(), index, low, rowsSlot});
     }

@@ -51,9 +51,9 @@ uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* i
 // Ordered indexes: the rows whose key lies between two probes, in key order, into *rows (the
 // query's arena); returns their number. `columns` holds the low probe's key columns in its low 16
 // bits and the high probe's in the high 16 (0: unbounded); `flags` bit 0: low inclusive, bit 1:
-// high inclusive, bit 2: descending order, bit 3: the first row only.
+// high inclusive, bit 2: descending order. At most `limit` rows.
 uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* low,
-                              const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t** rows);
+                              const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows);
 
 // ---- parameters of prepared statements: slots of 24 bytes (value, then a NULL byte at 16) ----
 const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);

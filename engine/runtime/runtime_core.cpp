@@ -88,12 +88,13 @@ uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const ui
   return copyRows(ctx, found, rows);
 }
 uint64_t hyrax_rt_index_range(QueryContext* ctx, const Index* index, const uint8_t* low, const uint8_t* high,
-                              uint32_t columns, uint32_t flags, uint64_t** rows) {
+                              uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows) {
   std::vector<uint64_t> found;
+  if (limit == 0) return copyRows(ctx, found, rows);
   KeyBound lo{low, columns & 0xFFFF, (flags & 1) != 0}, hi{high, columns >> 16, (flags & 2) != 0};
   index->forEachInRange(lo, hi, (flags & 4) != 0, [&](uint64_t r) {
     found.push_back(r);
-    return (flags & 8) == 0;
+    return found.size() < limit;
   });
   return copyRows(ctx, found, rows);
 }

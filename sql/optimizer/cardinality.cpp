@@ -165,7 +165,7 @@ void CardinalityModel::estimate(Operator& op) {
         // A range: the share of rows its conditions keep (join keys of an index join included:
         // then it is the rows per lookup).
         for (auto& c : scan.indexConditions) rows *= selectivity(*c);
-        if (scan.firstOnly) rows = std::min(rows, 1.0);
+        rows = std::min(rows, static_cast<double>(scan.limit));
       } else if (scan.index) {
         // A unique key finds one row; otherwise the rows per distinct key.
         double keys = 0;

@@ -35,6 +35,16 @@ bool keyCompatible(const SqlType& v, const SqlType& c) {
   return v.id == c.id && v.id != TypeId::Null;
 }
 
+// `e` without a cast that keeps every value distinct and in order (a wider integer; with
+// `strings`, also a string type, which equality and byte order ignore).
+const Expr* uncast(const Expr* e, bool strings) {
+  if (e->kind != ExprKind::Cast) return e;
+  const SqlType& from = e->args[0]->type;
+  bool widening = (e->type.isInteger() && from.isInteger() && e->type.byteWidth() >= from.byteWidth()) ||
+                  (strings && e->type.isString() && from.isString());
+  return widening ? e->args[0].get() : e;
+}
+
 // What one conjunct says about one indexed table column: column op value.
 struct ColumnCondition {
   uint32_t column;
@@ -48,14 +58,7 @@ struct ColumnCondition {
 std::optional<ColumnCondition> columnCondition(const Expr& e, const TableScan& scan, const IURefs& known, size_t conjunct) {
   if (e.kind != ExprKind::Compare || e.cmp == CmpOp::Ne) return std::nullopt;
   for (int side = 0; side < 2; ++side) {
-    const Expr* c = e.args[side].get();
-    if (c->kind == ExprKind::Cast) {
-      const SqlType& from = c->args[0]->type;
-      bool widening = (c->type.isInteger() && from.isInteger() && c->type.byteWidth() >= from.byteWidth()) ||
-                      (c->type.isString() && from.isString());
-      if (!widening) continue;
-      c = c->args[0].get();
-    }
+    const Expr* c = uncast(e.args[side].get(), true);
     if (c->kind != ExprKind::Column) continue;
     const Expr& value = *e.args[1 - side];
     if (!readsOnly(value, known)) continue;
@@ -203,17 +206,63 @@ void firstRows(Operator& op) {
     return;
   const Aggregate::Agg& a = agg.aggregates[0];
   if ((a.func != AggFunc::Min && a.func != AggFunc::Max) || a.distinct) return;
-  const Expr* arg = a.arg.get();
-  if (arg->kind == ExprKind::Cast && arg->type.isInteger() && arg->args[0]->type.isInteger() &&
-      arg->type.byteWidth() >= arg->args[0]->type.byteWidth())
-    arg = arg->args[0].get();  // widening keeps the order
+  const Expr* arg = uncast(a.arg.get(), false);
   if (arg->kind != ExprKind::Column) return;
   uint32_t next = scan.index->columns()[scan.lookupKey.size()];
   for (auto& c : scan.columns)
     if (c.iu == arg->iu && c.index == next) {
-      scan.firstOnly = true;
+      scan.limit = 1;
       scan.reverse = a.func == AggFunc::Max;
     }
+}
+
+// A Sort whose keys are the index columns after a range scan's equalities, all ascending or all
+// descending, over nothing but filters and maps, needs no sorting: the scan reads in key order
+// (reversed for descending). A LIMIT right above, with only maps between, stops the scan after its
+// rows. (Ties keep row order; NULLs cannot occur: the range serves only NOT NULL columns there.)
+void indexOrder(OperatorPtr& ptr, Limit* limit) {
+  if (ptr->kind == OpKind::Sort) {
+    auto& sort = static_cast<Sort&>(*ptr);
+    Operator* o = ptr->child();
+    bool filtered = false;
+    while (o->kind == OpKind::Map || o->kind == OpKind::Filter) {
+      filtered = filtered || o->kind == OpKind::Filter;
+      o = o->child();
+    }
+    if (o->kind == OpKind::TableScan) {
+      auto& scan = static_cast<TableScan&>(*o);
+      bool ordered = scan.index && scan.index->ordered() && !scan.pointLookup() && !sort.keys.empty() &&
+                     scan.limit == UINT64_MAX && !scan.reverse;
+      size_t next = scan.lookupKey.size();
+      std::optional<bool> descending;  // of the first key that is not fixed
+      for (size_t k = 0; ordered && k < sort.keys.size(); ++k) {
+        const Expr* e = uncast(sort.keys[k].expr.get(), false);
+        auto col = std::find_if(scan.columns.begin(), scan.columns.end(),
+                                [&](auto& c) { return e->kind == ExprKind::Column && c.iu == e->iu; });
+        if (col == scan.columns.end()) {
+          ordered = false;
+          break;
+        }
+        const auto& ic = scan.index->columns();
+        auto fixed = std::find(ic.begin(), ic.begin() + static_cast<long>(scan.lookupKey.size()), col->index);
+        if (fixed != ic.begin() + static_cast<long>(scan.lookupKey.size())) continue;  // one value: any order
+        if (!descending) descending = sort.keys[k].descending;
+        if (next >= ic.size() || ic[next] != col->index || sort.keys[k].descending != *descending) {
+          ordered = false;
+          break;
+        }
+        ++next;
+      }
+      if (ordered && next > scan.lookupKey.size()) {
+        scan.reverse = *descending;
+        if (limit && !filtered && limit->limit != UINT64_MAX) scan.limit = limit->limit + limit->offset;
+        ptr = std::move(ptr->children[0]);
+        return indexOrder(ptr, nullptr);
+      }
+    }
+  }
+  Limit* l = ptr->kind == OpKind::Limit ? static_cast<Limit*>(ptr.get()) : nullptr;
+  for (auto& c : ptr->children) indexOrder(c, l);
 }
 
 // The inner side of a would-be index join: a table scan, maybe under a filter, not yet reading
@@ -294,6 +343,7 @@ void selectIndexes(OperatorPtr& root) {
   CardinalityModel model(*root);
   select(root, model);
   firstRows(*root);
+  indexOrder(root, nullptr);
 }
 
 void selectIndexJoins(OperatorPtr& root, const CardinalityModel& model) { selectJoins(root, model); }
