@@ -201,14 +201,29 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
   const auto& cols = table.columns();
   std::vector<bool> listed(cols.size(), false);
   for (uint32_t c : target.columns) listed[c] = true;
+  // Unlisted columns get their DEFAULT, or NULL.
+  struct Unlisted {
+    uint32_t column;
+    uint64_t value[2] = {0, 0};
+    bool isNull = true;
+  };
+  std::vector<Unlisted> unlisted;
+  for (uint32_t c = 0; c < cols.size(); ++c) {
+    if (listed[c]) continue;
+    Unlisted u{c};
+    if (cols[c].defaultValue) {
+      cols[c].defaultValue->encode(cols[c].type, u.value);  // strings point into the ColumnDef's Value
+      u.isNull = false;
+    }
+    unlisted.push_back(u);
+  }
   for (size_t c = 0; c < cols.size(); ++c)
-    if (!listed[c] && !cols[c].type.nullable)
+    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue)
       throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
                                                   table.name() + "\" violates not-null constraint");
   // One thread reads and parses, this one appends: the two halves of the work overlap.
   const size_t n = target.columns.size();
   const uint64_t before = table.rowCount();
-  const uint64_t zero[2] = {0, 0};
   uint64_t added = 0, nextReport = kProgressEvery;
   // Statistics of a table loaded from empty are gathered from the values as they are appended,
   // while the other thread parses; a table that had rows is scanned once afterwards.
@@ -233,11 +248,10 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
           table.setValue(r, target.columns[i], &b.values[v * 2], b.nulls[v] != 0);
           if (!stats.empty()) stats[target.columns[i]].add(&b.values[v * 2], b.nulls[v] != 0);
         }
-        for (size_t c = 0; c < cols.size(); ++c)
-          if (!listed[c]) {
-            table.setValue(r, static_cast<uint32_t>(c), zero, true);
-            if (!stats.empty()) stats[c].add(zero, true);
-          }
+        for (const Unlisted& u : unlisted) {
+          table.setValue(r, u.column, u.value, u.isNull);
+          if (!stats.empty()) stats[u.column].add(u.value, u.isNull);
+        }
       }
       added += b.rows;
       if (progress && added >= nextReport) {

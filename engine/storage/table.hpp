@@ -12,6 +12,8 @@
 #include "engine/storage/constraints.hpp"
 #include "engine/storage/statistics.hpp"
 #include "engine/types/sql_type.hpp"
+#include <optional>
+
 #include "engine/types/string_ref.hpp"
 #include "engine/types/value.hpp"
 
@@ -20,6 +22,9 @@ namespace hyrax {
 struct ColumnDef {
   std::string name;  // as declared (case preserved); lookups are case-insensitive unless quoted
   SqlType type;
+  // DEFAULT: what INSERT and COPY put into the column when they leave it out (none: NULL). A
+  // constant of the column's type, checked at CREATE TABLE.
+  std::optional<Value> defaultValue = {};
 };
 
 class StringHeap;  // storage/string_heap.hpp

@@ -38,6 +38,7 @@ enum class ExprKind : uint8_t {
   Subquery,   // (subquery) as a scalar
   Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`
   Parameter,  // $n of a prepared statement: text holds n
+  Default,    // DEFAULT as a value of INSERT ... VALUES: the column's default
 };
 
 struct Expr {
@@ -155,6 +156,7 @@ struct ColumnDefinition {
   std::string name;
   SqlType type;  // nullable unless NOT NULL / PRIMARY KEY
   SourcePos pos;
+  std::unique_ptr<Expr> defaultValue;  // DEFAULT expr, or null
 };
 
 // PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY, written after a column (then `columns` is that column)
@@ -261,7 +263,8 @@ struct InsertStmt : Statement {
   std::vector<std::string> columns;  // empty: all, in table order
   std::vector<SourcePos> columnPos;
   std::vector<std::vector<ExprPtr>> values;  // VALUES rows, or
-  std::unique_ptr<Select> select;            // INSERT ... SELECT
+  std::unique_ptr<Select> select;            // INSERT ... SELECT, or
+  bool defaultValues = false;                // DEFAULT VALUES
   explicit InsertStmt(SourcePos p) : Statement(StmtKind::Insert, p) {}
 };
 

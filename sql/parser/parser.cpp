@@ -269,6 +269,8 @@ StatementPtr Parser::createTable(SourcePos pos) {
         col.type.nullable = false;
       } else if (accept("null")) {
         col.type.nullable = true;
+      } else if (accept("default")) {
+        col.defaultValue = expr();
       } else if (is("constraint") || is("primary") || is("unique") || is("check") || is("references")) {
         c->constraints.push_back(constraint(&col));
         if (c->constraints.back().kind == TableConstraint::Kind::PrimaryKey) col.type.nullable = false;
@@ -431,12 +433,21 @@ StatementPtr Parser::insert(SourcePos pos) {
     } while (accept(","));
     expect(")");
   }
-  if (accept("values")) {
+  if (accept("default")) {
+    expect("values");
+    ins->defaultValues = true;
+  } else if (accept("values")) {
     do {
       expect("(");
       std::vector<ExprPtr> row;
-      do row.push_back(expr());
-      while (accept(","));
+      do {
+        SourcePos at = cur().pos;
+        if (accept("default")) {
+          row.push_back(std::make_unique<Expr>(ExprKind::Default, at));
+        } else {
+          row.push_back(expr());
+        }
+      } while (accept(","));
       expect(")");
       ins->values.push_back(std::move(row));
     } while (accept(","));

@@ -471,7 +471,8 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
   out.table = t;
   const auto& cols = t->columns();
   if (stmt.columns.empty()) {
-    for (uint32_t i = 0; i < cols.size(); ++i) out.columns.push_back(i);
+    if (!stmt.defaultValues)
+      for (uint32_t i = 0; i < cols.size(); ++i) out.columns.push_back(i);
   } else {
     for (size_t k = 0; k < stmt.columns.size(); ++k) {
       const std::string& name = stmt.columns[k];
@@ -491,16 +492,22 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
     if (n > out.columns.size()) throw Error(sqlstate::SyntaxError, "INSERT has more expressions than target columns", pos);
     if (n < out.columns.size()) throw Error(sqlstate::SyntaxError, "INSERT has more target columns than expressions", pos);
   };
-  if (!stmt.values.empty()) {
+  if (stmt.defaultValues && !stmt.columns.empty())
+    throw Error(sqlstate::SyntaxError, "DEFAULT VALUES takes no column list", stmt.columnPos[0]);
+  if (!stmt.values.empty() || stmt.defaultValues) {
     auto values = std::make_unique<plan::Values>();
     for (uint32_t c : out.columns) values->columns.push_back(out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name));
     SelectBinder b(catalog_, out.plan);
     for (auto& row : stmt.values) {
       checkCount(row.size(), row.empty() ? stmt.pos : row.back()->pos);
       std::vector<ExprPtr> bound;
-      for (size_t i = 0; i < row.size(); ++i) bound.push_back(assign(b.bindExpr(*row[i], Clause::Values), out.columns[i], row[i]->pos));
+      for (size_t i = 0; i < row.size(); ++i)
+        bound.push_back(row[i]->kind == ast::ExprKind::Default
+                            ? defaultOf(cols[out.columns[i]], row[i]->pos)
+                            : assign(b.bindExpr(*row[i], Clause::Values), out.columns[i], row[i]->pos));
       values->rows.push_back(std::move(bound));
     }
+    if (stmt.defaultValues) values->rows.emplace_back();  // one row of nothing but defaults
     out.plan.output = values->columns;
     out.plan.root = std::move(values);
   } else {
@@ -512,6 +519,19 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
     std::vector<ColumnDef> targets;
     for (uint32_t c : out.columns) targets.push_back(cols[c]);
     out.plan.root = assignOutputs(out.plan, std::move(op), selOut, targets, stmt.select->pos);
+  }
+  // Columns left out that have a DEFAULT get it (the others stay NULL).
+  auto defaults = std::make_unique<plan::Map>();
+  for (uint32_t c = 0; c < cols.size(); ++c) {
+    if (!cols[c].defaultValue || std::find(out.columns.begin(), out.columns.end(), c) != out.columns.end()) continue;
+    const plan::IU* iu = out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name);
+    defaults->computed.push_back({iu, defaultOf(cols[c], stmt.pos)});
+    out.plan.output.push_back(iu);
+    out.columns.push_back(c);
+  }
+  if (!defaults->computed.empty()) {
+    defaults->children.push_back(std::move(out.plan.root));
+    out.plan.root = std::move(defaults);
   }
   for (auto* iu : out.plan.output) out.plan.outputNames.push_back(iu->name);
   resolveParameters(out.plan);

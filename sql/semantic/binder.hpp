@@ -44,6 +44,8 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
 
 // Assignment of a value to a column (INSERT, UPDATE): the value converted to the column's type.
 plan::ExprPtr assignTo(plan::ExprPtr e, const ColumnDef& column, SourcePos pos);
+// The column's DEFAULT (NULL without one) as a constant.
+plan::ExprPtr defaultOf(const ColumnDef& column, SourcePos pos);
 // The plan's outputs: `values` converted to the targets' types (a Map over `op` where needed).
 plan::OperatorPtr assignOutputs(plan::QueryPlan& plan, plan::OperatorPtr op, const std::vector<const plan::IU*>& values,
                                 const std::vector<ColumnDef>& targets, SourcePos pos);

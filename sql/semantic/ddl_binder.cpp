@@ -3,7 +3,9 @@
 #include <set>
 
 #include "engine/catalog/catalog.hpp"
+#include "sql/optimizer/constant_folding.hpp"
 #include "sql/semantic/binder.hpp"
+#include "sql/semantic/select_binder.hpp"
 
 namespace hyrax::sql {
 
@@ -47,6 +49,18 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
       throw Error(sqlstate::DuplicateObject, "constraint \"" + n + "\" for relation \"" + stmt.name + "\" already exists", k.pos);
     return n;
   };
+
+  // Defaults: constants of the column's type (an expression of constants is computed now).
+  for (size_t i = 0; i < stmt.columns.size(); ++i) {
+    const ast::ColumnDefinition& c = stmt.columns[i];
+    if (!c.defaultValue) continue;
+    plan::QueryPlan scratch;
+    SelectBinder b(catalog, scratch);
+    plan::ExprPtr e = foldConstants(assignTo(b.bindExpr(*c.defaultValue, Clause::Values), def.columns[i], c.defaultValue->pos));
+    if (e->kind != plan::ExprKind::Constant)
+      throw Error(sqlstate::FeatureNotSupported, "the default of column \"" + c.name + "\" must be a constant", c.defaultValue->pos);
+    if (!e->value.isNull()) def.columns[i].defaultValue = e->value;
+  }
 
   // The primary key first (its index is the table's first), NOT NULL on its columns.
   for (auto& k : stmt.constraints) {

@@ -22,6 +22,10 @@ ExprPtr assignTo(ExprPtr e, const ColumnDef& column, SourcePos pos) {
   return castTo(std::move(e), column.type.withNullable(true));
 }
 
+ExprPtr defaultOf(const ColumnDef& column, SourcePos pos) {
+  return Expr::constant(column.defaultValue ? *column.defaultValue : Value::null(column.type.withNullable(true)), pos);
+}
+
 OperatorPtr SelectBinder::bindTarget(Table& table, const std::string& alias, const ast::Expr* where,
                                      const plan::IU*& rowNumber, std::vector<const plan::IU*>& columns) {
   auto scan = std::make_unique<plan::TableScan>();
@@ -101,7 +105,7 @@ void Binder::bindUpdate(const ast::UpdateStmt& stmt, BoundWrite& out) {
       throw Error(sqlstate::DuplicateColumn, "multiple assignments to same column \"" + a.column + "\"", a.pos);
     out.columns.push_back(idx);
     // Subqueries in SET join onto the target rows, like those of a select list.
-    ExprPtr e = a.value ? b.bindOver(op, *a.value, Clause::Select) : Expr::constant(Value::null(it->type.withNullable(true)), a.pos);
+    ExprPtr e = a.value ? b.bindOver(op, *a.value, Clause::Select) : defaultOf(*it, a.pos);
     values.push_back(assignTo(std::move(e), *it, a.value ? a.value->pos : a.pos));
   }
   for (size_t i = 0; i < values.size(); ++i) {

@@ -250,6 +250,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::Boolean:
     case ast::ExprKind::Null:
     case ast::ExprKind::TypedLiteral: return bindLiteral(e);
+    case ast::ExprKind::Default: throw Error(sqlstate::SyntaxError, "DEFAULT is not allowed in this context", e.pos);
     case ast::ExprKind::Parameter: {
       // Typed as declared by PREPARE, else unknown (like NULL) until resolveParameters() gives
       // it the type of where it is used.
