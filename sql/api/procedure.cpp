@@ -33,6 +33,7 @@ struct Step {
     RangeStep,     // `slot` += 1 (or -1 when `reverse`); past INTEGER's range: jump to `target`
     Return,        // leave (a function's value is in Procedure::returnSlot)
     Raise,         // RAISE `source` with argument texts in `slots`
+    CallProcedure, // CALL procedure `callee` with the arguments in `slots`
   } op;
   Step(Op o) : op(o) {}  // NOLINT: implicit, so emit({Op::Jump}) reads as the step it is
   uint32_t stmt = kNone;
@@ -43,6 +44,7 @@ struct Step {
   bool reverse = false;
   std::vector<uint32_t> slots;
   const ast::PlStmt* source = nullptr;
+  std::string callee;
 };
 
 }  // namespace
@@ -68,7 +70,8 @@ namespace {
 
 class ProcedureCompiler {
  public:
-  ProcedureCompiler(Catalog& catalog, std::shared_ptr<ast::CreateFunctionStmt> def) : catalog_(catalog) {
+  ProcedureCompiler(Catalog& catalog, const Routines& routines, std::shared_ptr<ast::CreateFunctionStmt> def)
+      : catalog_(catalog), routines_(routines) {
     p_ = std::make_unique<Procedure>();
     p_->def = std::move(def);
     p_->catalogVersion = catalog.version();
@@ -380,12 +383,36 @@ class ProcedureCompiler {
         run.stmt = addStatement(std::move(st), true);
         break;
       }
+      case ast::StmtKind::Call: return callStatement(static_cast<ast::CallStmt&>(*s.sql));
       default: throw Error(sqlstate::FeatureNotSupported, "this statement is not supported in a procedure", s.pos);
     }
     emit(std::move(run));
   }
 
+  // CALL p(args): the arguments go into slots of the parameters' types (the procedure must exist
+  // now), and the call finds the procedure by name when it runs.
+  void callStatement(ast::CallStmt& c) {
+    std::shared_ptr<const ast::CreateFunctionStmt> callee = routines_.definition(c.name);
+    if (!callee) throw Error(sqlstate::UndefinedFunction, "procedure " + c.name + " does not exist", c.namePos);
+    if (!callee->procedure)
+      throw Error("42809", c.name + " is not a procedure", c.namePos).withDetail("To call a function, use SELECT.");
+    if (c.args.size() != callee->params.size())
+      throw Error(sqlstate::UndefinedFunction, "procedure " + c.name + " takes " + std::to_string(callee->params.size()) +
+                                                   " arguments, not " + std::to_string(c.args.size()),
+                  c.namePos);
+    Step st{Step::Op::CallProcedure};
+    st.callee = c.name;
+    std::vector<ast::ExprPtr*> args;
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      st.slots.push_back(newSlot("", callee->params[i].type));
+      args.push_back(&c.args[i]);
+    }
+    if (!args.empty()) emitExpressions(args, st.slots, c.pos);
+    emit(std::move(st));
+  }
+
   Catalog& catalog_;
+  const Routines& routines_;
   std::unique_ptr<Procedure> p_;
   std::vector<SqlType> types_;
   std::vector<std::string> names_;  // "" for hidden slots
@@ -395,10 +422,15 @@ class ProcedureCompiler {
 
 // ---- running a body ----
 
+// Calls nested deeper than this fail (54001) instead of exhausting the stack.
+constexpr int kMaxCallDepth = 100;
+thread_local int callDepth = 0;
+
 class Call {
  public:
-  Call(Procedure& p, UndoLog& undo, const std::atomic<bool>* cancel)
-      : p_(p), undo_(undo), cancel_(cancel), ctx_(std::move(p.spareContext)), loops_(p.loops) {
+  Call(Procedure& p, Routines& routines, Catalog& catalog, UndoLog& undo, const std::atomic<bool>* cancel)
+      : p_(p), routines_(routines), catalog_(catalog), undo_(undo), cancel_(cancel), ctx_(std::move(p.spareContext)),
+        loops_(p.loops) {
     if (ctx_)
       ctx_->resetForCall(cancel);
     else
@@ -498,6 +530,26 @@ class Call {
           raise(s);
           ++pc;
           break;
+        case Step::Op::CallProcedure: {
+          std::vector<Value> args;
+          for (uint32_t sl : s.slots)
+            args.push_back(slot(sl)[16] ? Value::null(p_.slotTypes[sl]) : Value::decode(p_.slotTypes[sl], slot(sl)));
+          if (callDepth >= kMaxCallDepth)
+            throw Error("54001", "stack depth limit exceeded").withDetail("Procedures call each other more than " +
+                                                                             std::to_string(kMaxCallDepth) + " deep.");
+          ++callDepth;
+          QueryResult r;
+          try {
+            r = routines_.call(catalog_, undo_, s.callee, args, cancel_);
+          } catch (...) {
+            --callDepth;
+            throw;
+          }
+          --callDepth;
+          for (auto& n : r.notices) notices_.push_back(std::move(n));
+          ++pc;
+          break;
+        }
       }
     }
   }
@@ -569,6 +621,8 @@ class Call {
     bool any = false;
   };
   Procedure& p_;
+  Routines& routines_;
+  Catalog& catalog_;
   UndoLog& undo_;
   const std::atomic<bool>* cancel_;
   std::shared_ptr<QueryContext> ctx_;
@@ -602,7 +656,7 @@ QueryResult Routines::create(Catalog& catalog, UndoLog& undo, std::unique_ptr<as
       throw Error("42809", "cannot change routine kind", def->namePos)
           .withDetail("\"" + def->name + "\" is a " + it->second->what() + ".");
   }
-  std::shared_ptr<Procedure> p = ProcedureCompiler(catalog, def).compile(times);
+  std::shared_ptr<Procedure> p = ProcedureCompiler(catalog, *this, def).compile(times);
   std::shared_ptr<Procedure> before = it == routines_.end() ? nullptr : it->second;
   routines_[def->name] = p;
   undo.logAction([this, name = def->name, before] {
@@ -632,6 +686,11 @@ QueryResult Routines::drop(UndoLog& undo, const ast::DropTableStmt& stmt) {
     undo.logAction([this, name = stmt.names[i], before] { routines_[name] = before; });
   }
   return r;
+}
+
+std::shared_ptr<const ast::CreateFunctionStmt> Routines::definition(const std::string& name) const {
+  auto it = routines_.find(name);
+  return it == routines_.end() ? nullptr : it->second->def;
 }
 
 std::shared_ptr<Procedure> Routines::find(const std::string& name, SourcePos pos) const {
@@ -670,7 +729,7 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
   std::shared_ptr<Procedure> p = it->second;
   if (p->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
     PhaseTimes ignored;
-    p = ProcedureCompiler(catalog, p->def).compile(ignored);
+    p = ProcedureCompiler(catalog, *this, p->def).compile(ignored);
     it->second = p;
   }
   if (args.size() != p->def->params.size())
@@ -700,7 +759,7 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
       throw Error(sqlstate::FeatureNotSupported, "argument " + std::to_string(i + 1) + " of " + name + " cannot be converted to " + to.name());
     v = e->value;
   }
-  Call c(*p, undo, cancel);
+  Call c(*p, *this, catalog, undo, cancel);
   c.run(kept ? *kept : args);
   QueryResult r;
   if (p->def->procedure) {

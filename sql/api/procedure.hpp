@@ -45,6 +45,8 @@ class Routines {
                    const std::atomic<bool>* cancel);
 
   bool exists(const std::string& name) const { return routines_.count(name) > 0; }
+  // The definition of a routine, or null.
+  std::shared_ptr<const ast::CreateFunctionStmt> definition(const std::string& name) const;
   bool any() const { return !routines_.empty(); }
 
  private:

@@ -194,7 +194,7 @@ PlStmtPtr Parser::plStatement() {
     t_.insert(t_.begin() + i_, select);
     sel->select = this->select();
     s->sql = std::move(sel);
-  } else if (atQuery() || is("insert") || is("update") || is("delete")) {
+  } else if (atQuery() || is("insert") || is("update") || is("delete") || is("call")) {
     s = make(K::Sql);
     s->sql = parseStatementBody();
   } else if (atIdentifier() && (ahead(1).is(":=") || ahead(1).is("="))) {
@@ -203,8 +203,6 @@ PlStmtPtr Parser::plStatement() {
     s->target = identifier();
     ++i_;
     s->expr = expr();
-  } else if (is("call")) {
-    throw Error(sqlstate::FeatureNotSupported, "CALL inside a procedure is not supported", pos);
   } else if (is("begin") || is("declare")) {
     throw Error(sqlstate::FeatureNotSupported, "nested blocks are not supported in procedures", pos);
   } else {
