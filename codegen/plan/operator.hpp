@@ -211,6 +211,9 @@ struct QueryPlan {
   // instead of a result, and the BOOLEAN slot `foundSlot` (if any) is set TRUE when a row came.
   std::vector<uint32_t> into;
   int32_t foundSlot = -1;
+  // A stored procedure's statement is planned at CREATE but may never run: an error in folding a
+  // constant (1 / 0 on a path not taken) is left for the generated code to raise when it runs.
+  bool deferConstantErrors = false;
   IUSet ius;
   OperatorPtr root;
   std::vector<const IU*> output;

@@ -34,6 +34,8 @@ struct Step {
     Return,        // leave (a function's value is in Procedure::returnSlot)
     Raise,         // RAISE `source` with argument texts in `slots`
     CallProcedure, // CALL procedure `callee` with the arguments in `slots`
+    TryBegin,      // enter the protected part of block `target` (Procedure::tries)
+    TryEnd,        // leave it normally
   } op;
   Step(Op o) : op(o) {}  // NOLINT: implicit, so emit({Op::Jump}) reads as the step it is
   uint32_t stmt = kNone;
@@ -58,6 +60,15 @@ struct Procedure {
   std::vector<std::vector<SqlType>> resultTypes;  // of each statement that returns rows, else empty
   uint32_t loops = 0;
   uint32_t foundSlot = 0, returnSlot = kNone;
+  // Blocks with an EXCEPTION section: the steps they protect [begin, end) and their handlers,
+  // each the conditions it catches (a SQLSTATE, a class of two characters, "others") and the step
+  // it starts at; SQLSTATE and SQLERRM are set in two slots for the handler.
+  struct TryBlock {
+    uint32_t begin = 0, end = 0;
+    std::vector<std::pair<std::vector<std::string>, uint32_t>> handlers;
+    uint32_t sqlstateSlot = 0, sqlerrmSlot = 0;
+  };
+  std::vector<TryBlock> tries;
   // The context of the last call, reused by the next one (calls run one at a time on the executor
   // thread) unless a result still holds it.
   std::shared_ptr<QueryContext> spareContext;
@@ -148,6 +159,7 @@ class ProcedureCompiler {
   }
 
   uint32_t addStatement(std::unique_ptr<CompiledStatement> s, bool returnsRows) {
+    s->plan.deferConstantErrors = true;
     optimize(s->plan);
     std::vector<SqlType> types;
     if (returnsRows)
@@ -327,6 +339,7 @@ class ProcedureCompiler {
         emit({Step::Op::Return});
         return;
       }
+      case K::Block: return blockStatement(s);
       case K::Raise: {
         Step r{Step::Op::Raise};
         r.source = &s;
@@ -387,6 +400,46 @@ class ProcedureCompiler {
       default: throw Error(sqlstate::FeatureNotSupported, "this statement is not supported in a procedure", s.pos);
     }
     emit(std::move(run));
+  }
+
+  // [DECLARE ...] BEGIN ... [EXCEPTION ...] END: the variables are set on each entry (to their
+  // initializer or NULL) and go out of scope after END. With handlers, TryBegin/TryEnd bracket the
+  // protected steps; the handlers follow, each ending with a jump past the block.
+  void blockStatement(ast::PlStmt& s) {
+    size_t scope = names_.size();
+    std::vector<std::string> declared;
+    for (auto& v : s.declarations) {
+      if (std::find(declared.begin(), declared.end(), v.name) != declared.end())
+        throw Error("42P13", "variable \"" + v.name + "\" is declared more than once", v.pos);
+      declared.push_back(v.name);
+      uint32_t slot = newSlot("", v.type);
+      if (!v.init) v.init = std::make_unique<ast::Expr>(ast::ExprKind::Null, v.pos);
+      emitExpressions({&v.init}, {slot}, v.pos);
+      names_[slot] = v.name;
+    }
+    if (s.handlers.empty()) {
+      block(s.blocks[0]);
+    } else {
+      auto index = static_cast<uint32_t>(p_->tries.size());
+      p_->tries.emplace_back();
+      Step begin{Step::Op::TryBegin};
+      begin.target = index;
+      p_->tries[index].begin = emit(std::move(begin));
+      block(s.blocks[0]);
+      p_->tries[index].end = emit({Step::Op::TryEnd});
+      std::vector<uint32_t> outs{emit({Step::Op::Jump})};
+      uint32_t state = newSlot("sqlstate", SqlType::text()), message = newSlot("sqlerrm", SqlType::text());
+      p_->tries[index].sqlstateSlot = state;
+      p_->tries[index].sqlerrmSlot = message;
+      for (size_t h = 0; h < s.handlers.size(); ++h) {
+        p_->tries[index].handlers.push_back({s.handlers[h].conditions, here()});
+        block(s.blocks[h + 1]);
+        outs.push_back(emit({Step::Op::Jump}));
+      }
+      names_[state] = names_[message] = "";
+      patch(outs, here());
+    }
+    for (size_t i = scope; i < names_.size(); ++i) names_[i] = "";
   }
 
   // CALL p(args): the arguments go into slots of the parameters' types (the procedure must exist
@@ -457,7 +510,61 @@ class Call {
     size_t pc = 0;
     const auto& steps = p_.steps;
     while (pc < steps.size()) {
-      const Step& s = steps[pc];
+      try {
+        step(steps[pc], pc);
+      } catch (const Error& e) {
+        if (!handle(e, pc)) throw;
+      }
+    }
+  }
+
+  bool returned() const { return returned_; }
+  std::vector<QueryResult::Notice>& notices() { return notices_; }
+  std::shared_ptr<QueryContext> context() { return ctx_; }
+  uint8_t* slot(uint32_t i) { return ctx_->parameters().data() + kSlot * i; }
+
+ private:
+  // A jump leaves the protected parts it jumps out of (EXIT from a block inside a loop).
+  void jumpTo(size_t& pc, uint32_t target) {
+    while (!tries_.empty() && (target < p_.tries[tries_.back().index].begin || target >= p_.tries[tries_.back().index].end))
+      tries_.pop_back();
+    pc = target;
+  }
+
+  // An error inside a protected part: its writes since the block began are undone and the first
+  // handler that catches it runs, with SQLSTATE and SQLERRM set; else the next enclosing block
+  // tries. False: nothing catches it (a cancel never is).
+  bool handle(const Error& e, size_t& pc) {
+    std::string state = e.sqlstate();
+    if (state == sqlstate::QueryCanceled) return false;
+    while (!tries_.empty()) {
+      ActiveTry t = tries_.back();
+      tries_.pop_back();
+      undo_.rollbackTo(t.savepoint);
+      const Procedure::TryBlock& block = p_.tries[t.index];
+      for (auto& [conditions, target] : block.handlers)
+        for (const std::string& c : conditions)
+          if (c == "others" || c == state || (c.size() == 2 && state.compare(0, 2, c) == 0)) {
+            setText(block.sqlstateSlot, state);
+            setText(block.sqlerrmSlot, e.message());
+            pc = target;
+            return true;
+          }
+    }
+    return false;
+  }
+
+  void setText(uint32_t s, const std::string& text) {
+    char* chars = ctx_->arena().allocate(text.size() + 1);
+    std::memcpy(chars, text.data(), text.size());
+    StringRef r = StringRef::make(chars, static_cast<uint32_t>(text.size()));
+    std::memcpy(slot(s), static_cast<const void*>(&r), sizeof r);
+    slot(s)[16] = 0;
+  }
+
+  void step(const Step& s, size_t& pc) {
+    const auto& steps = p_.steps;
+    {
       switch (s.op) {
         case Step::Op::Run:
           runPlan(s.stmt);
@@ -465,12 +572,13 @@ class Call {
           break;
         case Step::Op::Branch:
           runPlan(s.stmt);
-          pc = isTrue(s.slot) == s.jumpIfTrue ? s.target : pc + 1;
+          if (isTrue(s.slot) == s.jumpIfTrue) jumpTo(pc, s.target);
+          else ++pc;
           break;
         case Step::Op::Jump:
           if (s.target <= pc && cancel_ && cancel_->load(std::memory_order_relaxed))
             throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
-          pc = s.target;
+          jumpTo(pc, s.target);
           break;
         case Step::Op::ForQueryOpen: {
           runPlan(s.stmt);
@@ -550,16 +658,18 @@ class Call {
           ++pc;
           break;
         }
+        case Step::Op::TryBegin:
+          tries_.push_back({s.target, undo_.savepoint()});
+          ++pc;
+          break;
+        case Step::Op::TryEnd:
+          tries_.pop_back();
+          ++pc;
+          break;
       }
     }
   }
 
-  bool returned() const { return returned_; }
-  std::vector<QueryResult::Notice>& notices() { return notices_; }
-  std::shared_ptr<QueryContext> context() { return ctx_; }
-  uint8_t* slot(uint32_t i) { return ctx_->parameters().data() + kSlot * i; }
-
- private:
   void runPlan(uint32_t i) {
     CompiledStatement& st = *p_.statements[i];
     ctx_->reset(p_.resultTypes[i]);
@@ -627,6 +737,11 @@ class Call {
   const std::atomic<bool>* cancel_;
   std::shared_ptr<QueryContext> ctx_;
   std::vector<OpenLoop> loops_;
+  struct ActiveTry {
+    uint32_t index;    // into Procedure::tries
+    size_t savepoint;  // of the undo log when the block began
+  };
+  std::vector<ActiveTry> tries_;
   std::vector<QueryResult::Notice> notices_;
   bool returned_ = false;
 };

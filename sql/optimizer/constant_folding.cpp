@@ -196,8 +196,10 @@ ExprPtr constant(Value v, const Expr& like) {
 
 }  // namespace
 
-ExprPtr foldConstants(ExprPtr e) {
-  for (auto& a : e->args) a = foldConstants(std::move(a));
+namespace {
+
+// One node whose arguments are folded already.
+ExprPtr foldNode(ExprPtr e) {
   auto allConst = [&] {
     for (auto& a : e->args)
       if (a->kind != ExprKind::Constant) return false;
@@ -264,6 +266,19 @@ ExprPtr foldConstants(ExprPtr e) {
       return e;
     }
     default: return e;
+  }
+}
+
+}  // namespace
+
+ExprPtr foldConstants(ExprPtr e, bool deferErrors) {
+  for (auto& a : e->args) a = foldConstants(std::move(a), deferErrors);
+  if (!deferErrors) return foldNode(std::move(e));
+  ExprPtr unfolded = e->clone();
+  try {
+    return foldNode(std::move(e));
+  } catch (const Error&) {
+    return unfolded;
   }
 }
 

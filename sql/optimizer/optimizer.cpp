@@ -10,9 +10,9 @@ namespace hyrax::sql {
 
 using namespace plan;
 
-void foldPlanConstants(Operator& op) {
-  forEachExpr(op, [](ExprPtr& e) { e = foldConstants(std::move(e)); });
-  for (auto& c : op.children) foldPlanConstants(*c);
+void foldPlanConstants(Operator& op, bool deferErrors) {
+  forEachExpr(op, [&](ExprPtr& e) { e = foldConstants(std::move(e), deferErrors); });
+  for (auto& c : op.children) foldPlanConstants(*c, deferErrors);
 }
 
 void chooseBuildSides(Operator& op) {
@@ -35,10 +35,10 @@ void chooseBuildSides(Operator& op) {
 }
 
 void optimize(QueryPlan& plan) {
-  foldPlanConstants(*plan.root);
+  foldPlanConstants(*plan.root, plan.deferConstantErrors);
   simplifyMarkJoins(plan.root);
   plan.root = pushDownPredicates(std::move(plan.root));
-  foldPlanConstants(*plan.root);
+  foldPlanConstants(*plan.root, plan.deferConstantErrors);
   selectIndexes(plan.root);
   pruneColumns(plan);
   CardinalityModel model(*plan.root);

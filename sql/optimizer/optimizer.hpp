@@ -20,7 +20,7 @@ void optimize(plan::QueryPlan& plan);
 // Parts, exposed for tests.
 plan::OperatorPtr pushDownPredicates(plan::OperatorPtr op);
 void chooseBuildSides(plan::Operator& op);
-void foldPlanConstants(plan::Operator& op);
+void foldPlanConstants(plan::Operator& op, bool deferErrors = false);
 void pruneColumns(plan::QueryPlan& plan);
 void simplifyMarkJoins(plan::OperatorPtr& op);
 // Table scans filtered by equalities on an index's columns become index lookups, or range scans

@@ -320,6 +320,20 @@ struct PlStmt;
 using PlStmtPtr = std::unique_ptr<PlStmt>;
 using PlBlock = std::vector<PlStmtPtr>;
 
+struct PlVariable {
+  std::string name;
+  SqlType type;
+  SourcePos pos;
+  ExprPtr init;  // DECLARE x type := init; null: NULL
+};
+
+// One WHEN of an EXCEPTION section: the conditions it catches, as SQLSTATEs ("22012") or classes
+// ("22"); "others" catches every error but a cancel.
+struct PlHandler {
+  std::vector<std::string> conditions;
+  SourcePos pos;
+};
+
 struct PlStmt {
   enum class Kind : uint8_t {
     Sql,       // sql: SELECT [INTO] / INSERT / UPDATE / DELETE (PERFORM query: a SELECT, rows dropped)
@@ -334,6 +348,7 @@ struct PlStmt {
     Return,    // RETURN [expr]
     Raise,     // RAISE level 'format' [, args] [USING ERRCODE = 'xxxxx']
     Null,      // NULL;
+    Block,     // [DECLARE declarations] BEGIN blocks[0] [EXCEPTION WHEN handlers[i] THEN blocks[i + 1] ...] END
   } kind;
   SourcePos pos;
   StatementPtr sql;
@@ -349,14 +364,9 @@ struct PlStmt {
   std::string format;             // Raise: '%' takes the next argument
   std::string errcode;            // Raise: USING ERRCODE; empty: P0001 for EXCEPTION
   std::vector<ExprPtr> args;      // Raise
+  std::vector<PlVariable> declarations;  // Block
+  std::vector<PlHandler> handlers;       // Block
   PlStmt(Kind k, SourcePos p) : kind(k), pos(p) {}
-};
-
-struct PlVariable {
-  std::string name;
-  SqlType type;
-  SourcePos pos;
-  ExprPtr init;  // DECLARE x type := init; null: NULL
 };
 
 // CREATE [OR REPLACE] FUNCTION|PROCEDURE name (params) [RETURNS type] AS $$ [DECLARE ...] BEGIN

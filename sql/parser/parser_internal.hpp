@@ -109,6 +109,8 @@ class Parser {
   StatementPtr createFunction(SourcePos pos, bool orReplace);  // at FUNCTION or PROCEDURE
   StatementPtr call(SourcePos pos);                             // after CALL
   void procedureBody(CreateFunctionStmt& f);  // [DECLARE ...] BEGIN ... END
+  void plDeclarations(std::vector<PlVariable>& out);  // after DECLARE, up to BEGIN
+  PlStmtPtr plBlockStatement(SourcePos pos);    // [DECLARE ...] BEGIN ... [EXCEPTION ...] END
   PlBlock plBlock();
   PlStmtPtr plStatement();
 

@@ -68,40 +68,110 @@ StatementPtr Parser::createFunction(SourcePos pos, bool orReplace) {
   return f;
 }
 
-void Parser::procedureBody(CreateFunctionStmt& f) {
-  if (accept("declare")) {
-    while (!is("begin")) {
-      if (cur().kind == TokenKind::End) syntaxError();
-      PlVariable v;
-      v.pos = cur().pos;
-      v.name = identifier();
-      if (accept("record")) {  // a FOR loop's row: the loop declares its fields
-        expect(";");
-        continue;
-      }
-      accept("constant");
-      v.type = typeName().withNullable(true);
-      if (accept("not")) {
-        expect("null");
-        throw Error(sqlstate::FeatureNotSupported, "NOT NULL variables are not supported", v.pos);
-      }
-      if (accept(":=") || accept("=") || accept("default")) v.init = expr();
+void Parser::plDeclarations(std::vector<PlVariable>& out) {
+  while (!is("begin")) {
+    if (cur().kind == TokenKind::End) syntaxError();
+    PlVariable v;
+    v.pos = cur().pos;
+    v.name = identifier();
+    if (accept("record")) {  // a FOR loop's row: the loop declares its fields
       expect(";");
-      f.declarations.push_back(std::move(v));
+      continue;
     }
+    accept("constant");
+    v.type = typeName().withNullable(true);
+    if (accept("not")) {
+      expect("null");
+      throw Error(sqlstate::FeatureNotSupported, "NOT NULL variables are not supported", v.pos);
+    }
+    if (accept(":=") || accept("=") || accept("default")) v.init = expr();
+    expect(";");
+    out.push_back(std::move(v));
   }
-  expect("begin");
-  f.body = plBlock();
-  expect("end");
+}
+
+void Parser::procedureBody(CreateFunctionStmt& f) {
+  SourcePos pos = cur().pos;
+  if (accept("declare")) plDeclarations(f.declarations);
+  PlStmtPtr outer = plBlockStatement(pos);
+  // The body's own EXCEPTION section makes it a block inside the body.
+  if (outer->handlers.empty()) f.body = std::move(outer->blocks[0]);
+  else f.body.push_back(std::move(outer));
   accept(";");
   if (cur().kind != TokenKind::End) syntaxError();
 }
 
-// Statements up to (not including) END, ELSIF, ELSEIF or ELSE.
+namespace {
+
+// The SQLSTATE (or class) of a condition name of PL/pgSQL's EXCEPTION WHEN.
+const char* conditionCode(const std::string& name) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"others", "others"},
+      {"raise_exception", "P0001"},
+      {"no_data_found", "P0002"},
+      {"too_many_rows", "P0003"},
+      {"data_exception", "22"},
+      {"division_by_zero", "22012"},
+      {"numeric_value_out_of_range", "22003"},
+      {"invalid_text_representation", "22P02"},
+      {"string_data_right_truncation", "22001"},
+      {"null_value_not_allowed", "22004"},
+      {"invalid_datetime_format", "22007"},
+      {"datetime_field_overflow", "22008"},
+      {"integrity_constraint_violation", "23"},
+      {"not_null_violation", "23502"},
+      {"foreign_key_violation", "23503"},
+      {"unique_violation", "23505"},
+      {"check_violation", "23514"},
+      {"cardinality_violation", "21000"},
+      {"feature_not_supported", "0A000"},
+  };
+  for (auto& [n, code] : kNames)
+    if (name == n) return code;
+  return nullptr;
+}
+
+}  // namespace
+
+// After DECLARE's variables (if any): BEGIN statements [EXCEPTION WHEN c [OR c] THEN statements
+// ...] END.
+PlStmtPtr Parser::plBlockStatement(SourcePos pos) {
+  auto b = std::make_unique<PlStmt>(PlStmt::Kind::Block, pos);
+  expect("begin");
+  b->blocks.push_back(plBlock());
+  if (accept("exception")) {
+    do {
+      expect("when");
+      PlHandler h;
+      h.pos = cur().pos;
+      do {
+        SourcePos cp = cur().pos;
+        if (accept("sqlstate")) {
+          std::string code = stringLiteral();
+          if (code.size() != 5) throw Error(sqlstate::InvalidParameter, "invalid SQLSTATE code \"" + code + "\"", cp);
+          h.conditions.push_back(code);
+        } else {
+          std::string name = identifier();
+          const char* code = conditionCode(name);
+          if (!code) throw Error(sqlstate::UndefinedObject, "unrecognized exception condition \"" + name + "\"", cp);
+          h.conditions.push_back(code);
+        }
+      } while (accept("or"));
+      expect("then");
+      b->handlers.push_back(std::move(h));
+      b->blocks.push_back(plBlock());
+    } while (is("when"));
+  }
+  expect("end");
+  return b;
+}
+
+// Statements up to (not including) END, ELSIF, ELSEIF, ELSE, EXCEPTION or an exception's WHEN.
 PlBlock Parser::plBlock() {
   DepthGuard g(*this);
   PlBlock block;
-  while (!is("end") && !is("elsif") && !is("elseif") && !is("else") && cur().kind != TokenKind::End)
+  while (!is("end") && !is("elsif") && !is("elseif") && !is("else") && !is("exception") && !is("when") &&
+         cur().kind != TokenKind::End)
     block.push_back(plStatement());
   return block;
 }
@@ -204,7 +274,10 @@ PlStmtPtr Parser::plStatement() {
     ++i_;
     s->expr = expr();
   } else if (is("begin") || is("declare")) {
-    throw Error(sqlstate::FeatureNotSupported, "nested blocks are not supported in procedures", pos);
+    std::vector<PlVariable> declarations;
+    if (accept("declare")) plDeclarations(declarations);
+    s = plBlockStatement(pos);
+    s->declarations = std::move(declarations);
   } else {
     syntaxError();
   }
