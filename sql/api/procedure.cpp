@@ -213,8 +213,45 @@ class ProcedureCompiler {
     std::vector<uint32_t> exits, continues;  // jumps to patch
   };
 
+  // Consecutive assignments none of which reads a variable an earlier one sets run as one
+  // statement (SELECT e1, e2 ... INTO a, b ...): New-Order's three CASE assignments per item
+  // become one. Not inside an EXCEPTION block, whose handler could see a half-done group.
   void block(ast::PlBlock& b) {
-    for (auto& s : b) statement(*s);
+    using K = ast::PlStmt::Kind;
+    for (size_t i = 0; i < b.size(); ++i) {
+      size_t j = i + 1;
+      if (b[i]->kind == K::Assign && protectedDepth_ == 0) {
+        std::vector<std::string> targets{b[i]->target};
+        while (j < b.size() && b[j]->kind == K::Assign &&
+               std::find(targets.begin(), targets.end(), b[j]->target) == targets.end() && !readsAny(*b[j]->expr, targets)) {
+          targets.push_back(b[j]->target);
+          ++j;
+        }
+      }
+      if (j == i + 1) {
+        statement(*b[i]);
+        continue;
+      }
+      std::vector<ast::ExprPtr*> exprs;
+      std::vector<uint32_t> slots;
+      for (size_t k = i; k < j; ++k) {
+        slots.push_back(slotOf(b[k]->target, b[k]->targetPos));
+        exprs.push_back(&b[k]->expr);
+      }
+      emitExpressions(exprs, slots, b[i]->pos);
+      i = j - 1;
+    }
+  }
+
+  // Whether `e` may read one of the variables (any subquery counts as reading them all).
+  static bool readsAny(const ast::Expr& e, const std::vector<std::string>& names) {
+    if (e.subquery) return true;
+    if (e.kind == ast::ExprKind::Column && e.table.empty() &&
+        std::find(names.begin(), names.end(), e.name) != names.end())
+      return true;
+    for (auto& a : e.args)
+      if (a && readsAny(*a, names)) return true;
+    return false;
   }
 
   void loopBody(ast::PlStmt& s, Loop& loop) {
@@ -425,7 +462,9 @@ class ProcedureCompiler {
       Step begin{Step::Op::TryBegin};
       begin.target = index;
       p_->tries[index].begin = emit(std::move(begin));
+      ++protectedDepth_;
       block(s.blocks[0]);
+      --protectedDepth_;
       p_->tries[index].end = emit({Step::Op::TryEnd});
       std::vector<uint32_t> outs{emit({Step::Op::Jump})};
       uint32_t state = newSlot("sqlstate", SqlType::text()), message = newSlot("sqlerrm", SqlType::text());
@@ -471,6 +510,7 @@ class ProcedureCompiler {
   std::vector<std::string> names_;  // "" for hidden slots
   std::vector<Loop*> loops_;
   uint32_t conditionSlot_ = kNone;
+  int protectedDepth_ = 0;  // EXCEPTION blocks around the statements being compiled
 };
 
 // ---- running a body ----
