@@ -44,6 +44,9 @@ struct Step {
   uint32_t loop = 0;
   bool jumpIfTrue = false;
   bool reverse = false;
+  // Branch: how the condition is decided. Plan: run `stmt` into `slot`. The others test variable
+  // `slot` directly, without a plan (IF NOT FOUND, IF v IS NULL): TRUE, FALSE, NULL, not NULL.
+  enum class Test : uint8_t { Plan, IsTrue, IsFalse, IsNull, IsNotNull } test = Test::Plan;
   std::vector<uint32_t> slots;
   const ast::PlStmt* source = nullptr;
   std::string callee;
@@ -200,12 +203,34 @@ class ProcedureCompiler {
     emit(std::move(st));
   }
   // A condition into the shared BOOLEAN temporary; the branch's target is patched by the caller.
+  // A condition that only tests a variable (v, NOT v for a BOOLEAN; v IS [NOT] NULL) is decided
+  // without a plan.
   uint32_t branch(ast::ExprPtr& cond, bool jumpIfTrue) {
-    if (conditionSlot_ == kNone) conditionSlot_ = newSlot("", SqlType::boolean());
     Step st{Step::Op::Branch};
+    st.jumpIfTrue = jumpIfTrue;
+    const ast::Expr& c = *cond;
+    auto variable = [&](const ast::Expr& e) -> std::optional<uint32_t> {
+      if (e.kind != ast::ExprKind::Column || !e.table.empty() || e.name.empty()) return std::nullopt;
+      for (size_t i = names_.size(); i-- > 0;)
+        if (names_[i] == e.name) return static_cast<uint32_t>(i);
+      return std::nullopt;
+    };
+    auto boolean = [&](std::optional<uint32_t> v) { return v && types_[*v].id == TypeId::Bool ? v : std::nullopt; };
+    std::optional<uint32_t> v;
+    if ((v = boolean(variable(c)))) {
+      st.test = Step::Test::IsTrue;
+    } else if (c.kind == ast::ExprKind::Unary && c.op == "NOT" && (v = boolean(variable(*c.args[0])))) {
+      st.test = Step::Test::IsFalse;
+    } else if (c.kind == ast::ExprKind::IsNull && (v = variable(*c.args[0]))) {
+      st.test = c.negated ? Step::Test::IsNotNull : Step::Test::IsNull;
+    }
+    if (v) {
+      st.slot = *v;
+      return emit(std::move(st));
+    }
+    if (conditionSlot_ == kNone) conditionSlot_ = newSlot("", SqlType::boolean());
     st.stmt = expressions({&cond}, {conditionSlot_}, cond->pos);
     st.slot = conditionSlot_;
-    st.jumpIfTrue = jumpIfTrue;
     return emit(std::move(st));
   }
 
@@ -610,11 +635,20 @@ class Call {
           runPlan(s.stmt);
           ++pc;
           break;
-        case Step::Op::Branch:
-          runPlan(s.stmt);
-          if (isTrue(s.slot) == s.jumpIfTrue) jumpTo(pc, s.target);
+        case Step::Op::Branch: {
+          bool holds = false;
+          const uint8_t* v = slot(s.slot);
+          switch (s.test) {
+            case Step::Test::Plan: runPlan(s.stmt); holds = isTrue(s.slot); break;
+            case Step::Test::IsTrue: holds = isTrue(s.slot); break;
+            case Step::Test::IsFalse: holds = !v[16] && !v[0]; break;
+            case Step::Test::IsNull: holds = v[16] != 0; break;
+            case Step::Test::IsNotNull: holds = v[16] == 0; break;
+          }
+          if (holds == s.jumpIfTrue) jumpTo(pc, s.target);
           else ++pc;
           break;
+        }
         case Step::Op::Jump:
           if (s.target <= pc && cancel_ && cancel_->load(std::memory_order_relaxed))
             throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
