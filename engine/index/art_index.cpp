@@ -442,8 +442,9 @@ uint64_t ArtIndex::insert(uint64_t row, bool allowDuplicate) {
   KeyBytes k;
   key().encodeRow(row, k);
   if (unique() && !allowDuplicate) {
-    uint64_t other = candidate(k);
-    if (other != kNoRow && key().rowsEqual(other, row)) return other;
+    size_t verified = 0;
+    uint64_t other = candidate(k, verified);
+    if (other != kNoRow && key().rowsEqual(other, row, key().firstUnverifiedColumn(verified))) return other;
   }
   appendRow(row, k);
   insertEntry(k, row);
@@ -530,7 +531,7 @@ void ArtIndex::scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const 
 // Point lookups descend by the key's bytes alone; past its end, the subtree's leftmost leaf is
 // the first entry (all below share the key). A leaf met earlier is only a candidate (lazy
 // expansion skipped the rest of its bytes): callers compare its key columns.
-uint64_t ArtIndex::candidate(const KeyBytes& prefix) const {
+uint64_t ArtIndex::candidate(const KeyBytes& prefix, size_t& verified) const {
   Child c = root_;
   size_t depth = 0;
   while (c != 0 && !isLeaf(c)) {
@@ -551,6 +552,7 @@ uint64_t ArtIndex::candidate(const KeyBytes& prefix) const {
     c = *next;
     ++depth;
   }
+  verified = std::min(depth, prefix.size());
   return c == 0 ? kNoRow : leafRow(c);
 }
 
@@ -578,8 +580,9 @@ void ArtIndex::forEachEqual(const uint8_t* probe, const std::function<void(uint6
 uint64_t ArtIndex::findFirst(const uint8_t* probe) const {
   KeyBytes k;
   key().encodeProbe(probe, static_cast<uint32_t>(columns().size()), k);
-  uint64_t row = candidate(k);
-  return row != kNoRow && key().rowEqualsProbe(row, probe) ? row : kNoRow;
+  size_t verified = 0;
+  uint64_t row = candidate(k, verified);
+  return row != kNoRow && key().rowEqualsProbe(row, probe, key().firstUnverifiedColumn(verified)) ? row : kNoRow;
 }
 
 uint64_t ArtIndex::countEqual(uint64_t row) const {

@@ -47,8 +47,9 @@ class ArtIndex final : public Index {
   bool eraseEntry(const KeyBytes& key, uint64_t row);
   // Rows with keys in [lo, hi) (no upper end when `hiEnd` is false) in order until fn says stop.
   void scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const std::function<bool(uint64_t)>& fn) const;
-  // The row of the first entry starting with `prefix`, to be checked by the caller; or kNoRow.
-  uint64_t candidate(const KeyBytes& prefix) const;
+  // The row of the first entry starting with `prefix`, to be checked by the caller, who may skip
+  // the first `verified` bytes of the key (the path matched them); or kNoRow.
+  uint64_t candidate(const KeyBytes& prefix, size_t& verified) const;
   Child root_ = 0;
   uint64_t count_ = 0;
 };

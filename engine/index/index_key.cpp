@@ -114,9 +114,14 @@ void encodeValue(const SqlType& t, const void* p, KeyBytes& out) {
 }  // namespace
 
 IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(table), columns_(std::move(columns)) {
+  uint32_t end = 0;
   for (uint32_t c : columns_) {
+    const SqlType& t = table_.columns()[c].type;
     offsets_.push_back(probeBytes_);
-    probeBytes_ += table_.columns()[c].type.byteWidth();
+    probeBytes_ += t.byteWidth();
+    // encodeValue's widths: fixed for all but strings.
+    if (end != UINT32_MAX) end = t.isString() ? UINT32_MAX : end + (t.id == TypeId::Bool ? 1 : t.byteWidth());
+    encodedEnd_.push_back(end);
   }
 }
 
@@ -144,14 +149,20 @@ uint64_t IndexKey::hashProbe(const uint8_t* probe) const {
   return hashKey([&](uint32_t k) { return static_cast<const void*>(probe + offsets_[k]); });
 }
 
-bool IndexKey::rowsEqual(uint64_t a, uint64_t b) const {
-  for (uint32_t k = 0; k < columns_.size(); ++k)
+uint32_t IndexKey::firstUnverifiedColumn(size_t bytes) const {
+  uint32_t k = 0;
+  while (k < encodedEnd_.size() && encodedEnd_[k] <= bytes) ++k;
+  return k;
+}
+
+bool IndexKey::rowsEqual(uint64_t a, uint64_t b, uint32_t from) const {
+  for (uint32_t k = from; k < columns_.size(); ++k)
     if (compareValue(typeAt(k), valueAt(a, k), valueAt(b, k)) != 0) return false;
   return true;
 }
 
-bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe) const {
-  for (uint32_t k = 0; k < columns_.size(); ++k)
+bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe, uint32_t from) const {
+  for (uint32_t k = from; k < columns_.size(); ++k)
     if (compareValue(typeAt(k), valueAt(row, k), probe + offsets_[k]) != 0) return false;
   return true;
 }

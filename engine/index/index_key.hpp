@@ -30,8 +30,12 @@ class IndexKey {
   bool rowHasNull(uint64_t row) const;  // rows with a NULL key column are not indexed (SQL's UNIQUE)
   uint64_t hashRow(uint64_t row) const;
   uint64_t hashProbe(const uint8_t* probe) const;
-  bool rowsEqual(uint64_t a, uint64_t b) const;
-  bool rowEqualsProbe(uint64_t row, const uint8_t* probe) const;
+  // Comparisons from key column `from` on (the earlier ones known equal).
+  bool rowsEqual(uint64_t a, uint64_t b, uint32_t from = 0) const;
+  bool rowEqualsProbe(uint64_t row, const uint8_t* probe, uint32_t from = 0) const;
+  // The first key column not wholly inside the first `bytes` bytes of the encoded key (columns
+  // after a string have no fixed position).
+  uint32_t firstUnverifiedColumn(size_t bytes) const;
   // Writes a row's key in probe layout (probeBytes() bytes).
   void writeProbe(uint64_t row, uint8_t* out) const;
   // Appends the row's key, or the first `columns` key columns of a probe, as KeyBytes.
@@ -47,6 +51,7 @@ class IndexKey {
   const Table& table_;
   std::vector<uint32_t> columns_;
   std::vector<uint32_t> offsets_;  // of each key column in a probe buffer
+  std::vector<uint32_t> encodedEnd_;  // where each column's encoding ends, UINT32_MAX from a string on
   uint32_t probeBytes_ = 0;
 };
 
