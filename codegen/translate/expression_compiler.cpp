@@ -79,10 +79,9 @@ SqlValue ExprCompiler::constant(const Value& val) {
 SqlValue ExprCompiler::compile(const plan::Expr& e) {
   switch (e.kind) {
     case ExprKind::Column: {
-      auto it = values_.find(e.iu);
-      if (it == values_.end())
+      if (!values_.has(e.iu))
         throw Error(sqlstate::InternalError, "codegen: column " + e.iu->name + " is not available here");
-      return it->second;
+      return values_.at(e.iu);
     }
     case ExprKind::Constant: return constant(e.value);
     case ExprKind::Parameter: {

@@ -3,6 +3,7 @@
 // SQL semantics: three-valued logic, NULL flags only where a value can be NULL, checked integer
 // and decimal overflow, exact DECIMAL arithmetic on scaled integers.
 #include <deque>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -11,7 +12,34 @@
 
 namespace hyrax::codegen {
 
-using IUValues = std::unordered_map<const plan::IU*, SqlValue>;
+// The SQL value of each IU in the current row. A lazy IU is computed where it is used, each time
+// (a row found through an index loads only the columns its expressions reach: a CASE over ten
+// columns reads one); loads are not cached since a use may sit in a branch that does not
+// dominate the next.
+class IUValues {
+ public:
+  SqlValue& operator[](const plan::IU* iu) {
+    lazy_.erase(iu);
+    return values_[iu];
+  }
+  void setLazy(const plan::IU* iu, std::function<SqlValue()> load) {
+    values_.erase(iu);
+    lazy_[iu] = std::move(load);
+  }
+  bool has(const plan::IU* iu) const { return values_.count(iu) || lazy_.count(iu); }
+  void clear() {
+    values_.clear();
+    lazy_.clear();
+  }
+  SqlValue at(const plan::IU* iu) const {
+    auto l = lazy_.find(iu);
+    return l != lazy_.end() ? l->second() : values_.at(iu);
+  }
+
+ private:
+  std::unordered_map<const plan::IU*, SqlValue> values_;
+  std::unordered_map<const plan::IU*, std::function<SqlValue()>> lazy_;
+};
 
 class ExprCompiler {
  public:

@@ -25,6 +25,9 @@ class TableScanTranslator : public Translator {
   // The chunk's column arrays and NULL bitmaps (nullptr for the row number and NOT NULL columns).
   void chunkColumns(llvm::Value* table, llvm::Value* chunk, std::vector<llvm::Value*>& data,
                     std::vector<llvm::Value*>& nulls);
+  // Scanned column i of row `row` (of chunk `chunk64`) from the chunk's column array and NULL
+  // bitmap (nullptr: NOT NULL).
+  SqlValue loadColumn(size_t i, llvm::Value* chunk64, llvm::Value* row, llvm::Value* data, llvm::Value* nulls);
   // Puts row `row` (of chunk `chunk64`) of every scanned column into its IU's value.
   void loadRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
                const std::vector<llvm::Value*>& nulls);

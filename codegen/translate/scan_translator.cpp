@@ -25,29 +25,32 @@ void TableScanTranslator::chunkColumns(llvm::Value* table, llvm::Value* chunk, s
   }
 }
 
+SqlValue TableScanTranslator::loadColumn(size_t i, llvm::Value* chunk64, llvm::Value* row, llvm::Value* data,
+                                         llvm::Value* nulls) {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  auto& b = cg_.b;
+  const SqlType& t = scan.columns[i].iu->type;
+  SqlValue v;
+  if (scan.columns[i].index == plan::TableScan::kRowNumber) {
+    v.v = b.CreateAdd(b.CreateMul(chunk64, cg_.c64(Table::kChunkRows)), row);
+    v.type = t;
+    return v;
+  }
+  llvm::Value* addr = b.CreateGEP(cg_.i8(), data, b.CreateMul(row, cg_.c64(t.byteWidth())));
+  v = cg_.loadValue(addr, t);
+  v.type = t;
+  if (nulls) {
+    llvm::Value* byte = b.CreateLoad(cg_.i8(), b.CreateGEP(cg_.i8(), nulls, b.CreateLShr(row, 3)));
+    llvm::Value* bit = b.CreateTrunc(b.CreateAnd(row, cg_.c64(7)), cg_.i8());
+    v.null = b.CreateICmpNE(b.CreateAnd(b.CreateLShr(byte, bit), cg_.c8(1)), cg_.c8(0));
+  }
+  return v;
+}
+
 void TableScanTranslator::loadRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
                                   const std::vector<llvm::Value*>& nulls) {
   auto& scan = static_cast<const plan::TableScan&>(op_);
-  auto& b = cg_.b;
-  for (size_t i = 0; i < scan.columns.size(); ++i) {
-    const SqlType& t = scan.columns[i].iu->type;
-    if (scan.columns[i].index == plan::TableScan::kRowNumber) {
-      SqlValue v;
-      v.v = b.CreateAdd(b.CreateMul(chunk64, cg_.c64(Table::kChunkRows)), row);
-      v.type = t;
-      q_.values[scan.columns[i].iu] = v;
-      continue;
-    }
-    llvm::Value* addr = b.CreateGEP(cg_.i8(), data[i], b.CreateMul(row, cg_.c64(t.byteWidth())));
-    SqlValue v = cg_.loadValue(addr, t);
-    v.type = t;
-    if (nulls[i]) {
-      llvm::Value* byte = b.CreateLoad(cg_.i8(), b.CreateGEP(cg_.i8(), nulls[i], b.CreateLShr(row, 3)));
-      llvm::Value* bit = b.CreateTrunc(b.CreateAnd(row, cg_.c64(7)), cg_.i8());
-      v.null = b.CreateICmpNE(b.CreateAnd(b.CreateLShr(byte, bit), cg_.c8(1)), cg_.c8(0));
-    }
-    q_.values[scan.columns[i].iu] = v;
-  }
+  for (size_t i = 0; i < scan.columns.size(); ++i) q_.values[scan.columns[i].iu] = loadColumn(i, chunk64, row, data[i], nulls[i]);
 }
 
 void TableScanTranslator::produce() {
@@ -164,13 +167,25 @@ void TableScanTranslator::indexRows() {
     highColumns = eq + 1;
   }
   llvm::Value* table = cg_.cPtr(scan.table);
+  // A found row's columns load where they are used (lazily): random rows miss the cache once per
+  // column, and a CASE over ten columns needs one of them.
   auto emitRow = [&](llvm::Value* row) {
     llvm::Value* chunk64 = b.CreateLShr(row, 16);
     static_assert(Table::kChunkRows == 1u << 16);
     llvm::Value* inChunk = b.CreateAnd(row, cg_.c64(Table::kChunkRows - 1));
-    std::vector<llvm::Value*> data, nulls;
-    chunkColumns(table, b.CreateTrunc(chunk64, cg_.i32()), data, nulls);
-    loadRow(chunk64, inChunk, data, nulls);
+    llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
+    for (size_t i = 0; i < scan.columns.size(); ++i) {
+      const auto& c = scan.columns[i];
+      if (c.index == plan::TableScan::kRowNumber) {
+        q_.values[c.iu] = loadColumn(i, chunk64, inChunk, nullptr, nullptr);
+        continue;
+      }
+      q_.values.setLazy(c.iu, [this, i, table, chunk, chunk64, inChunk, &c] {
+        llvm::Value* data = cg_.call("hyrax_rt_table_column", {table, chunk, cg_.c32(c.index)});
+        llvm::Value* nulls = c.iu->type.nullable ? cg_.call("hyrax_rt_table_nulls", {table, chunk, cg_.c32(c.index)}) : nullptr;
+        return loadColumn(i, chunk64, inChunk, data, nulls);
+      });
+    }
     emit();
   };
   cg_.If(b.CreateNot(none), [&] {
