@@ -49,10 +49,18 @@ void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
   cancel_ = cancel;
 }
 
-void QueryContext::recycle(std::vector<std::unique_ptr<ResultChunk>> chunks) {
+void QueryContext::recycle(std::vector<std::unique_ptr<ResultChunk>>& chunks) {
   constexpr size_t kSpares = 8;
   for (auto& c : chunks)
     if (c && c->view().capacity == kFirstChunkRows && spares_.size() < kSpares) spares_.push_back(std::move(c));
+  chunks.clear();
+}
+
+void QueryContext::takeResults(std::vector<std::unique_ptr<ResultChunk>>& out) {
+  if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
+  current_.reset();
+  out.clear();
+  std::swap(out, results_);
 }
 
 void QueryContext::setError(const char* sqlstate, std::string message) {

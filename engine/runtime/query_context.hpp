@@ -52,9 +52,11 @@ class QueryContext {
   ResultChunkView* currentResult();
   void flushResult();  // current chunk full: keep it and start a new one
   std::vector<std::unique_ptr<ResultChunk>> takeResults();  // finishes the current chunk too
+  // The same into `out` (emptied first), swapping buffers so neither gives up its capacity.
+  void takeResults(std::vector<std::unique_ptr<ResultChunk>>& out);
   // Chunks whose rows were consumed: a few are kept and refilled by later statements of the same
   // layout (a procedure's statements run again and again), saving their allocation.
-  void recycle(std::vector<std::unique_ptr<ResultChunk>> chunks);
+  void recycle(std::vector<std::unique_ptr<ResultChunk>>& chunks);  // leaves `chunks` empty
   const std::vector<SqlType>& resultTypes() const { return resultTypes_; }
 
   // Values of a prepared statement's parameters, 24 bytes each (physical value, NULL byte at 16);

@@ -177,9 +177,9 @@ void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows) {
   for (auto& g : gone) checkNotReferenced(table, *g.fk, g.key);
 }
 
-UpdateBatch beginUpdate(Table& table, std::vector<uint32_t> columns) {
+UpdateBatch beginUpdate(Table& table, const std::vector<uint32_t>& columns) {
   UpdateBatch b;
-  b.columns = std::move(columns);
+  b.columns.assign(columns.begin(), columns.end());
   for (auto& idx : table.indexes())
     for (uint32_t c : b.columns)
       if (idx->covers(c)) {

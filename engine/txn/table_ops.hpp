@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace hyrax {
 
 class Index;
@@ -29,12 +31,13 @@ void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows);
 // Overwrites `columns` of `row` with `values[i]` (physical representation, `nulls[i]`). Call
 // finishUpdate once all rows of the statement are written; only then are UNIQUE and FOREIGN KEY
 // checked, so `SET id = id + 1` works whatever order the rows come in.
+// Inline capacity for the usual OLTP statement (a few columns of one row): no allocation.
 struct UpdateBatch {
-  std::vector<uint32_t> columns;
-  std::vector<uint64_t> rows;
-  std::vector<Index*> touched;  // indexes over an updated column
+  boost::container::small_vector<uint32_t, 8> columns;
+  boost::container::small_vector<uint64_t, 4> rows;
+  boost::container::small_vector<Index*, 4> touched;  // indexes over an updated column
 };
-UpdateBatch beginUpdate(Table& table, std::vector<uint32_t> columns);
+UpdateBatch beginUpdate(Table& table, const std::vector<uint32_t>& columns);
 void updateRow(UndoLog& undo, Table& table, UpdateBatch& batch, uint64_t row, const void* const* values,
                const bool* nulls);
 void finishUpdate(Table& table, UpdateBatch& batch);

@@ -684,8 +684,7 @@ class Call {
         }
         case Step::Op::ForQueryClose:
           setBool(p_.foundSlot, loops_[s.loop].any);
-          ctx_->recycle(std::move(loops_[s.loop].chunks));
-          loops_[s.loop].chunks.clear();
+          ctx_->recycle(loops_[s.loop].chunks);
           ++pc;
           break;
         case Step::Op::RangeCheck: {
@@ -754,13 +753,14 @@ class Call {
     if (st.kind != ast::StmtKind::Insert && st.kind != ast::StmtKind::Update && st.kind != ast::StmtKind::Delete)
       return;  // a FOR loop's query: its rows stay for ForQueryOpen
     uint64_t n = 0;
-    auto rows = ctx_->takeResults();
+    std::vector<std::unique_ptr<ResultChunk>>& rows = rows_;
+    ctx_->takeResults(rows);
     switch (st.kind) {
       case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, rows, st.columns); break;
       case ast::StmtKind::Update: n = updateRows(undo_, *st.table, rows, st.columns); break;
       default: n = deleteRows(undo_, *st.table, rows); break;
     }
-    ctx_->recycle(std::move(rows));
+    ctx_->recycle(rows);
     setBool(p_.foundSlot, n > 0);
   }
 
@@ -816,6 +816,7 @@ class Call {
     size_t savepoint;  // of the undo log when the block began
   };
   std::vector<ActiveTry> tries_;
+  std::vector<std::unique_ptr<ResultChunk>> rows_;  // a write's rows, the buffer kept between statements
   std::vector<QueryResult::Notice> notices_;
   bool returned_ = false;
 };

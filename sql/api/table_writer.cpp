@@ -50,7 +50,7 @@ void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uin
 
 uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columnOf) {
   const auto& cols = table.columns();
-  std::vector<int> sourceOf(cols.size(), -1);
+  boost::container::small_vector<int, 32> sourceOf(cols.size(), -1);
   for (size_t i = 0; i < columnOf.size(); ++i) sourceOf[columnOf[i]] = static_cast<int>(i);
   for (uint32_t c = 0; c < cols.size(); ++c)
     if (sourceOf[c] < 0 && !cols[c].type.nullable) notNullViolation(table, c);
@@ -85,8 +85,8 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
 
 uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns) {
   txn::UpdateBatch batch = txn::beginUpdate(table, columns);
-  std::vector<const void*> values(columns.size());
-  std::unique_ptr<bool[]> nulls(new bool[columns.size() + 1]);
+  boost::container::small_vector<const void*, 16> values(columns.size());
+  boost::container::small_vector<bool, 16> nulls(columns.size() + 1);
   // A row is updated once, whatever joins did (one row, the usual case, needs no set).
   std::unordered_set<uint64_t> seen;
   bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
@@ -100,7 +100,7 @@ uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
         values[i] = chunk->at(r, src);
         checkValue(table, columns[i], values[i], nulls[i]);
       }
-      txn::updateRow(undo, table, batch, row, values.data(), nulls.get());
+      txn::updateRow(undo, table, batch, row, values.data(), nulls.data());
       requireChecks(table, *chunk, r, static_cast<uint32_t>(1 + columns.size()), row);
     }
   }
