@@ -25,6 +25,7 @@ ExprPtr Expr::clone() const {
   e->field = field;
   e->func = func;
   e->param = param;
+  e->name = name;
   for (auto& a : args) e->args.push_back(a->clone());
   return e;
 }
@@ -96,6 +97,11 @@ std::string toString(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Column: return e.iu->name;
     case ExprKind::Parameter: return "$" + std::to_string(e.param + 1);
+    case ExprKind::RoutineCall: {
+      std::string s = e.name + "(";
+      for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + toString(*e.args[i]);
+      return s + ")";
+    }
     case ExprKind::Constant:
       if (e.value.isNull()) return "NULL";
       if (e.type.isString()) return "'" + e.value.toString() + "'";
@@ -175,6 +181,7 @@ bool sameExpr(const Expr& a, const Expr& b) {
     case ExprKind::Parameter:
       if (a.param != b.param) return false;
       break;
+    case ExprKind::RoutineCall: return false;  // may write, and runs once where it stands
     case ExprKind::Constant:
       if (a.value.isNull() != b.value.isNull()) return false;
       if (!a.value.isNull() && a.value.toString() != b.value.toString()) return false;

@@ -31,6 +31,7 @@ enum class ExprKind : uint8_t {
   Extract,   // EXTRACT(field FROM args[0]) of a DATE
   Call,      // scalar function `func` of args; NULL when any argument is NULL
   Parameter, // $n of a prepared statement (`param` = n - 1), set before each run
+  RoutineCall,  // stored function `name` of args (already of its parameters' types), run for each row
 };
 
 // Scalar functions compiled as calls into the runtime (strings.cpp). Positions and lengths count
@@ -73,6 +74,7 @@ struct Expr {
   DateField field = DateField::Year;  // Extract
   ScalarFunc func = ScalarFunc::Substring;  // Call
   uint32_t param = 0;                       // Parameter
+  std::string name;                         // RoutineCall
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}

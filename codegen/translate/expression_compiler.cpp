@@ -84,6 +84,27 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
       return values_.at(e.iu);
     }
     case ExprKind::Constant: return constant(e.value);
+    case ExprKind::RoutineCall: {
+      // Arguments and result in parameter-slot layout (24 bytes: the value, its NULL byte at 16).
+      auto n = static_cast<uint32_t>(e.args.size());
+      llvm::Value* args = cg_.local(llvm::ArrayType::get(cg_.i8(), 24 * std::max(n, 1u)), "routine_args");
+      for (uint32_t i = 0; i < n; ++i) {
+        SqlValue v = compile(*e.args[i]);
+        llvm::Value* slot = cg_.gep(args, uint64_t{24} * i);
+        if (!v.type.isNull()) cg_.storeValue(slot, v);
+        llvm::Value* isNull = v.type.isNull() ? cg_.cTrue() : v.null ? v.null : cg_.cFalse();
+        b_.CreateStore(b_.CreateZExt(isNull, cg_.i8()), cg_.gep(slot, 16));
+      }
+      llvm::Value* out = cg_.local(llvm::ArrayType::get(cg_.i8(), 24), "routine_value");
+      strings_.push_back(e.name);
+      cg_.checkStatus(cg_.call("hyrax_rt_call_routine",
+                               {cg_.queryContext(), cg_.cPtr(strings_.back().c_str()), args, cg_.c32(n), out}));
+      if (e.type.isNull()) return constant(Value());  // RETURNS void
+      SqlValue r = cg_.loadValue(out, e.type);
+      r.type = e.type;
+      r.null = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), cg_.gep(out, 16)), cg_.c8(0));
+      return r;
+    }
     case ExprKind::Parameter: {
       // Parameter slots: 16 bytes of value in its physical layout, then a NULL byte (24 apart).
       llvm::Value* slot = cg_.gep(cg_.parameterSlots(), uint64_t{24} * e.param);

@@ -1,6 +1,7 @@
 #pragma once
 // The catalog: tables and views by name (one namespace). Names are stored as the binder normalised them (unquoted
 // identifiers lower-cased, quoted ones exact), so lookups here are exact.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,8 +13,18 @@ namespace hyrax {
 
 class Index;
 
+// A stored routine as the binder sees it (sql/api/procedure registers the lookup).
+struct RoutineSignature {
+  std::vector<SqlType> params;
+  SqlType result;
+  bool procedure = false;
+};
+
 class Catalog {
  public:
+  // Stored routines by name: fills `out` and returns true when one exists. Set by the database.
+  std::function<bool(const std::string& name, RoutineSignature& out)> findRoutine;
+
   // Throws Error 42P07 when the name is taken.
   Table& createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});
   // Throws Error 42P01 when missing.

@@ -55,6 +55,9 @@ uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* i
 uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* low,
                               const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows);
 
+// ---- stored functions (engine/runtime/routine_caller.hpp): 0, or 1 after recording the error ----
+int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out);
+
 // ---- parameters of prepared statements: slots of 24 bytes (value, then a NULL byte at 16) ----
 const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);
 

@@ -63,7 +63,9 @@ struct Connection::Prepared {
   std::unique_ptr<sql::CompiledStatement> compiled;
 };
 
-Connection::Connection(Database& db) : db_(db), undo_(std::make_unique<UndoLog>()) {}
+Connection::Connection(Database& db)
+    : db_(db), undo_(std::make_unique<UndoLog>()),
+      routineCaller_(std::make_unique<sql::SessionRoutines>(db.routines(), db.catalog(), *undo_, &cancel_)) {}
 
 Connection::~Connection() {
   if (txn_ == TransactionState::Idle) return;
@@ -84,7 +86,10 @@ QueryResult Connection::execute(std::string_view sql) { return execute(sql, Sour
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   cancel_.store(false);
   QueryResult r;
-  db_.executor().run(this, [&] { r = run(sql, origin); });
+  db_.executor().run(this, [&] {
+    RoutineCallerScope scope(routineCaller_.get());
+    r = run(sql, origin);
+  });
   return r;
 }
 
@@ -189,6 +194,7 @@ QueryResult Connection::call(const std::string& name, const std::vector<Value>& 
   cancel_.store(false);
   QueryResult r;
   db_.executor().run(this, [&] {
+    RoutineCallerScope scope(routineCaller_.get());
     if (txn_ == TransactionState::Failed)
       throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
     r = atomically([&] { return db_.routines().call(db_.catalog(), *undo_, name, args, &cancel_); });
@@ -206,17 +212,8 @@ std::unique_ptr<ast::CallStmt> Connection::functionCall(const ast::Statement& st
   };
   bool alone = s.setOp == ast::SetOp::None && s.from.empty() && !s.where && s.items.size() == 1 && s.groupBy.empty() &&
                !s.having && !s.distinct && !s.limit && !s.offset && s.orderBy.empty() && s.with.empty();
-  if (!alone || !isRoutine(*s.items[0].expr)) {
-    // Elsewhere in a query a stored function is not callable yet: say so rather than "does not exist".
-    std::function<void(const ast::Expr&)> reject = [&](const ast::Expr& e) {
-      if (isRoutine(e))
-        throw Error(sqlstate::FeatureNotSupported, "stored function " + e.name + " can only be called alone (SELECT " + e.name + "(...))", e.pos);
-      for (auto& a : e.args) reject(*a);
-    };
-    if (routines.any() && s.setOp == ast::SetOp::None)
-      for (auto& item : s.items) reject(*item.expr);
-    return nullptr;
-  }
+  // Alone it is a call (no plan at all); elsewhere in a query the plan calls it for each row.
+  if (!alone || !isRoutine(*s.items[0].expr)) return nullptr;
   ast::Expr& e = *s.items[0].expr;
   auto call = std::make_unique<ast::CallStmt>(stmt.pos);
   call->name = e.name;
@@ -237,7 +234,8 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       return sql::createTable(catalog, undo, static_cast<const ast::CreateTableStmt&>(*stmt));
     case ast::StmtKind::DropTable: {
       auto& d = static_cast<const ast::DropTableStmt&>(*stmt);
-      if (d.object == ast::ObjectKind::Function || d.object == ast::ObjectKind::Procedure) return db_.routines().drop(undo, d);
+      if (d.object == ast::ObjectKind::Function || d.object == ast::ObjectKind::Procedure)
+        return db_.routines().drop(catalog, undo, d);
       return sql::dropObjects(catalog, undo, d);
     }
     case ast::StmtKind::CreateFunction: {

@@ -8,7 +8,18 @@ namespace hyrax {
 
 Database::Database()
     : catalog_(std::make_unique<Catalog>()), routines_(std::make_unique<sql::Routines>()),
-      executor_(std::make_unique<SerialExecutor>()) {}
+      executor_(std::make_unique<SerialExecutor>()) {
+  // The binder sees stored functions through the catalog (engine/ knows nothing of sql/).
+  catalog_->findRoutine = [this](const std::string& name, RoutineSignature& out) {
+    auto def = routines_->definition(name);
+    if (!def) return false;
+    out.params.clear();
+    for (auto& p : def->params) out.params.push_back(p.type);
+    out.result = def->returns;
+    out.procedure = def->procedure;
+    return true;
+  };
+}
 Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }
 SerialExecutor& Database::executor() { return *executor_; }

@@ -19,6 +19,8 @@
 
 namespace hyrax {
 
+class RoutineCaller;  // engine/runtime/routine_caller.hpp
+
 namespace ast {
 struct Statement;
 struct TransactionStmt;
@@ -152,6 +154,7 @@ class Connection {
 
   Database& db_;
   std::unique_ptr<UndoLog> undo_;
+  std::unique_ptr<RoutineCaller> routineCaller_;  // stored functions called from this session's plans
   TransactionState txn_ = TransactionState::Idle;
   struct Prepared;  // connection.cpp
   std::map<std::string, std::unique_ptr<Prepared>> prepared_;

@@ -544,6 +544,19 @@ class ProcedureCompiler {
 constexpr int kMaxCallDepth = 100;
 thread_local int callDepth = 0;
 
+// Held while a routine runs inside another (CALL, or a function in a query).
+struct NestedCall {
+  NestedCall() {
+    if (callDepth >= kMaxCallDepth)
+      throw Error("54001", "stack depth limit exceeded")
+          .withDetail("Routines call each other more than " + std::to_string(kMaxCallDepth) + " deep.");
+    ++callDepth;
+  }
+  ~NestedCall() { --callDepth; }
+  NestedCall(const NestedCall&) = delete;
+  NestedCall& operator=(const NestedCall&) = delete;
+};
+
 class Call {
  public:
   Call(Procedure& p, Routines& routines, Catalog& catalog, UndoLog& undo, const std::atomic<bool>* cancel)
@@ -715,18 +728,11 @@ class Call {
           std::vector<Value> args;
           for (uint32_t sl : s.slots)
             args.push_back(slot(sl)[16] ? Value::null(p_.slotTypes[sl]) : Value::decode(p_.slotTypes[sl], slot(sl)));
-          if (callDepth >= kMaxCallDepth)
-            throw Error("54001", "stack depth limit exceeded").withDetail("Procedures call each other more than " +
-                                                                             std::to_string(kMaxCallDepth) + " deep.");
-          ++callDepth;
           QueryResult r;
-          try {
+          {
+            NestedCall nested;
             r = routines_.call(catalog_, undo_, s.callee, args, cancel_);
-          } catch (...) {
-            --callDepth;
-            throw;
           }
-          --callDepth;
           for (auto& n : r.notices) notices_.push_back(std::move(n));
           ++pc;
           break;
@@ -849,16 +855,18 @@ QueryResult Routines::create(Catalog& catalog, UndoLog& undo, std::unique_ptr<as
   std::shared_ptr<Procedure> p = ProcedureCompiler(catalog, *this, def).compile(times);
   std::shared_ptr<Procedure> before = it == routines_.end() ? nullptr : it->second;
   routines_[def->name] = p;
-  undo.logAction([this, name = def->name, before] {
+  catalog.bump();  // plans that call a function bound its signature
+  undo.logAction([this, &catalog, name = def->name, before] {
     if (before) routines_[name] = before;
     else routines_.erase(name);
+    catalog.bump();
   });
   QueryResult r({}, {}, std::string("CREATE ") + what);
   r.times = times;
   return r;
 }
 
-QueryResult Routines::drop(UndoLog& undo, const ast::DropTableStmt& stmt) {
+QueryResult Routines::drop(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt) {
   bool procedure = stmt.object == ast::ObjectKind::Procedure;
   const char* what = procedure ? "procedure" : "function";
   QueryResult r({}, {}, procedure ? "DROP PROCEDURE" : "DROP FUNCTION");
@@ -873,7 +881,11 @@ QueryResult Routines::drop(UndoLog& undo, const ast::DropTableStmt& stmt) {
       throw Error("42809", stmt.names[i] + " is not a " + what, stmt.namePos[i]);
     std::shared_ptr<Procedure> before = it->second;
     routines_.erase(it);
-    undo.logAction([this, name = stmt.names[i], before] { routines_[name] = before; });
+    catalog.bump();
+    undo.logAction([this, &catalog, name = stmt.names[i], before] {
+      routines_[name] = before;
+      catalog.bump();
+    });
   }
   return r;
 }
@@ -976,6 +988,38 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
   r.notices = std::move(c.notices());
   r.times.execute = msSince(t);
   return r;
+}
+
+void SessionRoutines::call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) {
+  std::shared_ptr<const ast::CreateFunctionStmt> def = routines_.definition(name);
+  if (!def || def->procedure || def->params.size() != count)
+    throw Error(sqlstate::UndefinedFunction, std::string("function ") + name + " does not exist");
+  std::vector<Value> values;
+  for (uint32_t i = 0; i < count; ++i) {
+    const SqlType& t = def->params[i].type;
+    const uint8_t* slot = args + kSlot * i;
+    values.push_back(slot[16] ? Value::null(t) : Value::decode(t, slot));
+  }
+  QueryResult r;
+  {
+    NestedCall nested;
+    r = routines_.call(catalog_, undo_, name, values, cancel_);
+  }
+  std::memset(out, 0, kSlot);
+  if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def->returns.isNull()) {
+    out[16] = 1;
+    return;
+  }
+  Value v = r.value(0, 0);
+  if (def->returns.isString()) {  // the characters move into the query's arena, which outlives the row
+    std::string s = v.asString();
+    char* chars = ctx.arena().allocate(s.size() + 1);
+    std::memcpy(chars, s.data(), s.size());
+    StringRef ref = StringRef::make(chars, static_cast<uint32_t>(s.size()));
+    std::memcpy(out, static_cast<const void*>(&ref), sizeof ref);
+  } else {
+    v.encode(def->returns, out);
+  }
 }
 
 }  // namespace hyrax::sql

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/routine_caller.hpp"
 #include "sql/api/database.hpp"
 #include "sql/parser/ast.hpp"
 
@@ -33,7 +34,7 @@ class Routines {
   ~Routines();
 
   QueryResult create(Catalog& catalog, UndoLog& undo, std::unique_ptr<ast::CreateFunctionStmt> stmt, PhaseTimes& times);
-  QueryResult drop(UndoLog& undo, const ast::DropTableStmt& stmt);  // DROP FUNCTION / PROCEDURE
+  QueryResult drop(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt);  // DROP FUNCTION / PROCEDURE
 
   // CALL p(args) or SELECT f(args): arguments are constant expressions. A function's value is a
   // one-row result; a RAISE EXCEPTION (or any error) is thrown, and the caller's statement
@@ -52,6 +53,21 @@ class Routines {
  private:
   std::shared_ptr<Procedure> find(const std::string& name, SourcePos pos) const;
   std::map<std::string, std::shared_ptr<Procedure>> routines_;
+};
+
+// One session's stored functions as generated code calls them (SELECT f(x) FROM t): installed
+// for the session's statements with a RoutineCallerScope.
+class SessionRoutines : public RoutineCaller {
+ public:
+  SessionRoutines(Routines& routines, Catalog& catalog, UndoLog& undo, const std::atomic<bool>* cancel)
+      : routines_(routines), catalog_(catalog), undo_(undo), cancel_(cancel) {}
+  void call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) override;
+
+ private:
+  Routines& routines_;
+  Catalog& catalog_;
+  UndoLog& undo_;
+  const std::atomic<bool>* cancel_;
 };
 
 }  // namespace hyrax::sql

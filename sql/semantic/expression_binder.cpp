@@ -2,6 +2,7 @@
 // typing rules, aggregates to the aggregation's output IUs.
 #include <algorithm>
 
+#include "engine/catalog/catalog.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
@@ -235,6 +236,28 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     return x;
   }
   if (ExprPtr f = bindScalarFunction(e, clause)) return f;
+  RoutineSignature sig;
+  if (catalog_.findRoutine && e.table.empty() && catalog_.findRoutine(e.name, sig)) {
+    // A stored function: run for each row where it stands, its arguments converted as CALL's are.
+    if (sig.procedure)
+      throw Error("42809", e.name + " is a procedure", e.pos).withDetail("To call a procedure, use CALL.");
+    if (e.star || e.distinct) throw Error(sqlstate::SyntaxError, "DISTINCT or * in a call of " + e.name, e.pos);
+    if (e.args.size() != sig.params.size())
+      throw Error(sqlstate::UndefinedFunction, "function " + e.name + " takes " + std::to_string(sig.params.size()) +
+                                                   " arguments, not " + std::to_string(e.args.size()),
+                  e.pos);
+    auto call = std::make_unique<Expr>(ExprKind::RoutineCall, sig.result.withNullable(true), e.pos);
+    call->name = e.name;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      ExprPtr a = bindExpr(*e.args[i], clause);
+      if (!castable(a->type, sig.params[i]))
+        throw Error(sqlstate::DatatypeMismatch, "argument " + std::to_string(i + 1) + " of " + e.name + " is of type " +
+                                                    a->type.name() + ", not " + sig.params[i].name(),
+                    e.args[i]->pos);
+      call->args.push_back(castTo(std::move(a), sig.params[i].withNullable(true)));
+    }
+    return call;
+  }
   throw Error(sqlstate::UndefinedFunction, "function " + e.name + "() does not exist", e.pos);
 }
 

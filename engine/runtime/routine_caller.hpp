@@ -1,0 +1,33 @@
+#pragma once
+// Stored functions called from generated code (SELECT f(x) FROM t). The engine knows nothing of
+// them: the session running a statement installs a RoutineCaller for its thread (all statements
+// run on the executor thread, one at a time), and hyrax_rt_call_routine hands each call to it.
+#include <cstdint>
+
+namespace hyrax {
+
+class QueryContext;
+
+class RoutineCaller {
+ public:
+  virtual ~RoutineCaller() = default;
+  // Runs function `name` with `count` arguments in parameter-slot layout (24 bytes each: the
+  // value, its NULL byte at 16; already of the parameters' types) and writes its value in the same
+  // layout to `out` (a string's characters in ctx's arena). Throws Error on failure.
+  virtual void call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) = 0;
+};
+
+// The caller of the current thread's statement, or nullptr; set for a scope by the session.
+RoutineCaller* currentRoutineCaller();
+class RoutineCallerScope {
+ public:
+  explicit RoutineCallerScope(RoutineCaller* caller);
+  ~RoutineCallerScope();
+  RoutineCallerScope(const RoutineCallerScope&) = delete;
+  RoutineCallerScope& operator=(const RoutineCallerScope&) = delete;
+
+ private:
+  RoutineCaller* saved_;
+};
+
+}  // namespace hyrax
