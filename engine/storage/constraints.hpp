@@ -22,6 +22,9 @@ struct ForeignKey {
   std::vector<uint32_t> columns;  // in the referencing table
   Table* referenced = nullptr;
   std::vector<uint32_t> referencedColumns;  // a PRIMARY KEY or UNIQUE of the referenced table
+  // ON DELETE: what happens to referencing rows when their referenced row goes (NO ACTION and
+  // RESTRICT: the DELETE fails; CASCADE: they go too; SET NULL / SET DEFAULT: their key changes).
+  enum class OnDelete : uint8_t { NoAction, Cascade, SetNull, SetDefault } onDelete = OnDelete::NoAction;
 };
 
 }  // namespace hyrax

@@ -1,6 +1,7 @@
 #include "engine/txn/table_ops.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "engine/index/index.hpp"
@@ -74,6 +75,20 @@ void checkReferencedKeyExists(const Table& t, const ForeignKey& fk, uint64_t row
     throw Error(sqlstate::ForeignKeyViolation,
                 "insert or update on table \"" + t.name() + "\" violates foreign key constraint \"" + fk.name + "\"")
         .withDetail(keyText(t, fk.columns, row) + " is not present in table \"" + fk.referenced->name() + "\".");
+}
+
+// The rows whose `cols` hold `key` (an index over exactly those columns finds them, else a scan).
+std::vector<uint64_t> rowsWithKey(const Table& t, const std::vector<uint32_t>& cols, const uint8_t* key) {
+  std::vector<uint64_t> rows;
+  for (auto& idx : t.indexes())
+    if (idx->columns() == cols) {
+      idx->forEachEqual(key, [&](uint64_t r) { rows.push_back(r); });
+      return rows;
+    }
+  IndexKey k(t, cols);
+  for (uint64_t r = 0; r < t.rowCount(); ++r)
+    if (!k.rowHasNull(r) && k.rowEqualsProbe(r, key)) rows.push_back(r);
+  return rows;
 }
 
 // After a referenced key went away (DELETE): is it still referenced?
@@ -174,7 +189,39 @@ void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows) {
     undo.logDelete(table, r);
     removeRow(table, r);
   }
-  for (auto& g : gone) checkNotReferenced(table, *g.fk, g.key);
+  for (auto& g : gone) {
+    const ForeignKey& fk = *g.fk;
+    if (fk.onDelete == ForeignKey::OnDelete::NoAction || anyRowWithKey(table, fk.referencedColumns, g.key.data())) {
+      checkNotReferenced(table, fk, g.key);
+      continue;
+    }
+    Table& ref = *fk.referencing;
+    std::vector<uint64_t> refs = rowsWithKey(ref, fk.columns, g.key.data());
+    if (refs.empty()) continue;
+    if (fk.onDelete == ForeignKey::OnDelete::Cascade) {
+      deleteRows(undo, ref, std::move(refs));  // and what references those, in turn
+      continue;
+    }
+    // SET NULL / SET DEFAULT: the referencing columns change (and must still satisfy NOT NULL and
+    // their own foreign keys).
+    std::vector<uint32_t> cols(fk.columns.begin(), fk.columns.end());
+    std::vector<const void*> values;
+    boost::container::small_vector<bool, 8> nulls;
+    std::vector<std::array<uint64_t, 2>> encoded(cols.size());
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const ColumnDef& c = ref.columns()[cols[i]];
+      bool isNull = fk.onDelete == ForeignKey::OnDelete::SetNull || !c.defaultValue;
+      if (isNull && !c.type.nullable)
+        throw Error(sqlstate::NotNullViolation, "null value in column \"" + c.name + "\" of relation \"" + ref.name() +
+                                                    "\" violates not-null constraint");
+      if (!isNull) c.defaultValue->encode(c.type, encoded[i].data());
+      values.push_back(encoded[i].data());
+      nulls.push_back(isNull);
+    }
+    UpdateBatch batch = beginUpdate(ref, cols);
+    for (uint64_t r : refs) updateRow(undo, ref, batch, r, values.data(), nulls.data());
+    finishUpdate(ref, batch);
+  }
 }
 
 UpdateBatch beginUpdate(Table& table, const std::vector<uint32_t>& columns) {

@@ -62,6 +62,10 @@ void addForeignKey(Catalog& catalog, Table& t, const TableDefinition::Reference&
                                                  ref->name() + "\"", r.pos);
   ForeignKey fk;
   fk.name = r.name;
+  fk.onDelete = r.onDelete == "cascade"       ? ForeignKey::OnDelete::Cascade
+                : r.onDelete == "set null"    ? ForeignKey::OnDelete::SetNull
+                : r.onDelete == "set default" ? ForeignKey::OnDelete::SetDefault
+                                              : ForeignKey::OnDelete::NoAction;
   fk.referencing = &t;
   fk.referenced = ref;
   for (uint32_t c : key->columns()) {

@@ -171,6 +171,7 @@ struct TableConstraint {
   std::string refTable;   // FOREIGN KEY ... REFERENCES refTable [(refColumns)]
   SourcePos refPos;
   std::vector<std::string> refColumns;
+  std::string onDelete;  // FOREIGN KEY ... ON DELETE: "cascade", "set null", "set default"; empty: no action
   SourcePos pos;
 };
 

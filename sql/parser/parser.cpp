@@ -1,4 +1,5 @@
 // Statements (CREATE, DROP, INSERT, COPY, EXPLAIN, ANALYZE) and type names; the entry points.
+#include <cctype>
 #include <set>
 
 #include "sql/parser/parser_internal.hpp"
@@ -328,6 +329,21 @@ TableConstraint Parser::constraint(const ColumnDefinition* column) {
     k.refPos = cur().pos;
     k.refTable = identifier();
     if (is("(")) k.refColumns = columnList(nullptr);
+    while (accept("on")) {  // ON DELETE / ON UPDATE action
+      SourcePos at = cur().pos;
+      bool onDelete = accept("delete");
+      if (!onDelete) expect("update");
+      std::string action;
+      if (accept("cascade")) action = "cascade";
+      else if (accept("set")) action = accept("null") ? "set null" : (expect("default"), "set default");
+      else if (!accept("restrict")) expect("no"), expect("action");
+      if (!onDelete && !action.empty()) {
+        std::string upper = action;
+        for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        throw Error(sqlstate::FeatureNotSupported, "ON UPDATE " + upper + " is not supported (only NO ACTION and RESTRICT)", at);
+      }
+      if (onDelete) k.onDelete = action;
+    }
   } else {
     syntaxError();
   }

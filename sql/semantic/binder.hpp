@@ -37,6 +37,7 @@ struct TableDefinition {
     std::string table;
     std::vector<std::string> refColumns;  // empty: the referenced table's primary key
     SourcePos pos;
+    std::string onDelete;  // as in ast::TableConstraint
   };
   std::vector<Reference> references;
 };

@@ -93,7 +93,8 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
         std::vector<uint32_t> cols = columnIndexes(k);
         if (!k.refColumns.empty() && k.refColumns.size() != cols.size())
           throw Error(sqlstate::InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree", k.refPos);
-        def.references.push_back({name(k, stmt.name + "_" + joined(k.columns) + "_fkey"), cols, k.refTable, k.refColumns, k.refPos});
+        def.references.push_back(
+            {name(k, stmt.name + "_" + joined(k.columns) + "_fkey"), cols, k.refTable, k.refColumns, k.refPos, k.onDelete});
         break;
       }
     }
