@@ -195,9 +195,12 @@ bool Session::describe(const std::string& name) {
   if (!t->checks().empty()) out() << "Check constraints:\n";
   for (auto& c : t->checks()) out() << "    \"" << c.name << "\" CHECK (" << c.sql << ")\n";
   if (!t->foreignKeys().empty()) out() << "Foreign-key constraints:\n";
-  for (auto& fk : t->foreignKeys())
+  for (auto& fk : t->foreignKeys()) {
+    static const char* kActions[] = {"", " ON DELETE CASCADE", " ON DELETE SET NULL", " ON DELETE SET DEFAULT"};
     out() << "    \"" << fk.name << "\" FOREIGN KEY (" << names(*t, fk.columns) << ") REFERENCES "
-          << fk.referenced->name() << "(" << names(*fk.referenced, fk.referencedColumns) << ")\n";
+          << fk.referenced->name() << "(" << names(*fk.referenced, fk.referencedColumns) << ")"
+          << kActions[static_cast<int>(fk.onDelete)] << "\n";
+  }
   if (!t->referencedBy().empty()) out() << "Referenced by:\n";
   for (const ForeignKey* fk : t->referencedBy())
     out() << "    TABLE \"" << fk->referencing->name() << "\" CONSTRAINT \"" << fk->name << "\"\n";
