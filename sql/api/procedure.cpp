@@ -1,6 +1,7 @@
 #include "sql/api/procedure.hpp"
 
 #include <cstring>
+#include <optional>
 
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
@@ -405,6 +406,8 @@ class ProcedureCompiler {
       case K::Raise: {
         Step r{Step::Op::Raise};
         r.source = &s;
+        if (s.level == "reraise" && handlerDepth_ == 0)
+          throw Error("0Z002", "RAISE without parameters cannot be used outside an exception handler", s.pos);
         std::vector<ast::ExprPtr*> args;
         for (auto& a : s.args) {
           args.push_back(&a);
@@ -497,7 +500,9 @@ class ProcedureCompiler {
       p_->tries[index].sqlerrmSlot = message;
       for (size_t h = 0; h < s.handlers.size(); ++h) {
         p_->tries[index].handlers.push_back({s.handlers[h].conditions, here()});
+        ++handlerDepth_;
         block(s.blocks[h + 1]);
+        --handlerDepth_;
         outs.push_back(emit({Step::Op::Jump}));
       }
       names_[state] = names_[message] = "";
@@ -536,6 +541,7 @@ class ProcedureCompiler {
   std::vector<Loop*> loops_;
   uint32_t conditionSlot_ = kNone;
   int protectedDepth_ = 0;  // EXCEPTION blocks around the statements being compiled
+  int handlerDepth_ = 0;    // handlers around them (RAISE; is allowed there)
 };
 
 // ---- running a body ----
@@ -625,6 +631,7 @@ class Call {
           if (c == "others" || c == state || (c.size() == 2 && state.compare(0, 2, c) == 0)) {
             setText(block.sqlstateSlot, state);
             setText(block.sqlerrmSlot, e.message());
+            handled_ = e;
             pc = target;
             return true;
           }
@@ -772,6 +779,7 @@ class Call {
 
   void raise(const Step& s) {
     const ast::PlStmt& r = *s.source;
+    if (r.level == "reraise") throw *handled_;  // the compiler allows it only inside a handler
     std::string msg;
     size_t arg = 0;
     for (size_t k = 0; k < r.format.size(); ++k) {
@@ -822,6 +830,7 @@ class Call {
     size_t savepoint;  // of the undo log when the block began
   };
   std::vector<ActiveTry> tries_;
+  std::optional<Error> handled_;  // the error the most recently entered handler caught (RAISE;)
   std::vector<std::unique_ptr<ResultChunk>> rows_;  // a write's rows, the buffer kept between statements
   std::vector<QueryResult::Notice> notices_;
   bool returned_ = false;

@@ -361,7 +361,7 @@ struct PlStmt {
   std::vector<ExprPtr> conditions;
   std::vector<PlBlock> blocks;
   std::unique_ptr<Select> query;  // ForQuery
-  std::string level;              // Raise: exception, warning, notice, info, log, debug
+  std::string level;              // Raise: exception, warning, notice, info, log, debug; reraise (RAISE;)
   std::string format;             // Raise: '%' takes the next argument
   std::string errcode;            // Raise: USING ERRCODE; empty: P0001 for EXCEPTION
   std::vector<ExprPtr> args;      // Raise

@@ -230,27 +230,31 @@ PlStmtPtr Parser::plStatement() {
     if (!is(";")) s->expr = expr();
   } else if (accept("raise")) {
     s = make(K::Raise);
-    s->level = "exception";
-    for (const char* l : {"exception", "warning", "notice", "info", "log", "debug"})
-      if (accept(l)) s->level = l;
-    s->format = stringLiteral();
-    while (accept(",")) s->args.push_back(expr());
-    if (accept("using")) {
-      if (!accept("errcode")) syntaxError();
-      if (!accept("=") && !accept(":=")) syntaxError();
-      SourcePos cp = cur().pos;
-      s->errcode = stringLiteral();
-      if (s->errcode.size() != 5) throw Error(sqlstate::InvalidParameter, "invalid SQLSTATE code \"" + s->errcode + "\"", cp);
+    if (is(";")) {
+      s->level = "reraise";  // RAISE; in a handler: the error being handled, again
+    } else {
+      s->level = "exception";
+      for (const char* l : {"exception", "warning", "notice", "info", "log", "debug"})
+        if (accept(l)) s->level = l;
+      s->format = stringLiteral();
+      while (accept(",")) s->args.push_back(expr());
+      if (accept("using")) {
+        if (!accept("errcode")) syntaxError();
+        if (!accept("=") && !accept(":=")) syntaxError();
+        SourcePos cp = cur().pos;
+        s->errcode = stringLiteral();
+        if (s->errcode.size() != 5) throw Error(sqlstate::InvalidParameter, "invalid SQLSTATE code \"" + s->errcode + "\"", cp);
+      }
+      size_t percents = 0;
+      for (size_t k = 0; k < s->format.size(); ++k) {
+        if (s->format[k] != '%') continue;
+        if (k + 1 < s->format.size() && s->format[k + 1] == '%') ++k;
+        else ++percents;
+      }
+      if (percents != s->args.size())
+        throw Error(sqlstate::SyntaxError,
+                    std::string(percents > s->args.size() ? "too few" : "too many") + " parameters specified for RAISE", pos);
     }
-    size_t percents = 0;
-    for (size_t k = 0; k < s->format.size(); ++k) {
-      if (s->format[k] != '%') continue;
-      if (k + 1 < s->format.size() && s->format[k + 1] == '%') ++k;
-      else ++percents;
-    }
-    if (percents != s->args.size())
-      throw Error(sqlstate::SyntaxError,
-                  std::string(percents > s->args.size() ? "too few" : "too many") + " parameters specified for RAISE", pos);
   } else if (accept("null")) {
     s = make(K::Null);
   } else if (accept("perform")) {
