@@ -206,6 +206,7 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
     uint32_t column;
     uint64_t value[2] = {0, 0};
     bool isNull = true;
+    ColumnSequence* sequence = nullptr;  // SERIAL / IDENTITY: numbered row by row
   };
   std::vector<Unlisted> unlisted;
   for (uint32_t c = 0; c < cols.size(); ++c) {
@@ -215,10 +216,14 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
       cols[c].defaultValue->encode(cols[c].type, u.value);  // strings point into the ColumnDef's Value
       u.isNull = false;
     }
+    if (cols[c].sequence) {
+      u.sequence = cols[c].sequence.get();
+      u.isNull = false;
+    }
     unlisted.push_back(u);
   }
   for (size_t c = 0; c < cols.size(); ++c)
-    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue)
+    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].sequence)
       throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
                                                   table.name() + "\" violates not-null constraint");
   // One thread reads and parses, this one appends: the two halves of the work overlap.
@@ -248,7 +253,8 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
           table.setValue(r, target.columns[i], &b.values[v * 2], b.nulls[v] != 0);
           if (!stats.empty()) stats[target.columns[i]].add(&b.values[v * 2], b.nulls[v] != 0);
         }
-        for (const Unlisted& u : unlisted) {
+        for (Unlisted& u : unlisted) {
+          if (u.sequence) nextSequenceValue(*u.sequence, cols[u.column].type, cols[u.column].name, u.value);
           table.setValue(r, u.column, u.value, u.isNull);
           if (!stats.empty()) stats[u.column].add(u.value, u.isNull);
         }

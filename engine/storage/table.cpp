@@ -10,6 +10,23 @@
 
 namespace hyrax {
 
+void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string& column, void* out) {
+  int64_t max = t.id == TypeId::Int16 ? INT16_MAX : t.id == TypeId::Int32 ? INT32_MAX : INT64_MAX;
+  if (seq.next > max)
+    throw Error("2200H", "nextval: reached maximum value of the sequence of column \"" + column + "\" (" +
+                             std::to_string(max) + ")");
+  int64_t v = seq.next++;
+  if (t.id == TypeId::Int16) {
+    auto x = static_cast<int16_t>(v);
+    std::memcpy(out, &x, sizeof x);
+  } else if (t.id == TypeId::Int32) {
+    auto x = static_cast<int32_t>(v);
+    std::memcpy(out, &x, sizeof x);
+  } else {
+    std::memcpy(out, &v, sizeof v);
+  }
+}
+
 namespace {
 
 // Column chunks are private anonymous mappings: a fork() sees them copy-on-write, and big

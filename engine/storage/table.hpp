@@ -19,13 +19,25 @@
 
 namespace hyrax {
 
+// The counter of a SERIAL / IDENTITY column: the next value INSERT or COPY gives a row that leaves
+// the column out. Not transactional (as in PostgreSQL): a rolled back insert leaves a gap.
+struct ColumnSequence {
+  int64_t next = 1;
+  bool always = false;  // GENERATED ALWAYS AS IDENTITY: an INSERT may not give a value
+};
+
 struct ColumnDef {
   std::string name;  // as declared (case preserved); lookups are case-insensitive unless quoted
   SqlType type;
   // DEFAULT: what INSERT and COPY put into the column when they leave it out (none: NULL). A
   // constant of the column's type, checked at CREATE TABLE.
   std::optional<Value> defaultValue = {};
+  std::shared_ptr<ColumnSequence> sequence = {};  // SERIAL / IDENTITY, else null
 };
+
+// Writes the next value of a sequence in the physical form of integer type `t` (t.byteWidth()
+// bytes at `out`); 2200H past the type's range.
+void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string& column, void* out);
 
 class StringHeap;  // storage/string_heap.hpp
 class Index;       // index/index.hpp

@@ -53,7 +53,7 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
   boost::container::small_vector<int, 32> sourceOf(cols.size(), -1);
   for (size_t i = 0; i < columnOf.size(); ++i) sourceOf[columnOf[i]] = static_cast<int>(i);
   for (uint32_t c = 0; c < cols.size(); ++c)
-    if (sourceOf[c] < 0 && !cols[c].type.nullable) notNullViolation(table, c);
+    if (sourceOf[c] < 0 && !cols[c].type.nullable && !cols[c].sequence) notNullViolation(table, c);
 
   const uint64_t before = table.rowCount();
   try {
@@ -62,12 +62,19 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
         // Check the whole row before reserving it.
         for (uint32_t c = 0; c < cols.size(); ++c) {
           int src = sourceOf[c];
+          if (src < 0 && cols[c].sequence) continue;  // numbered below
           bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
           checkValue(table, c, isNull ? nullptr : chunk->at(r, static_cast<uint32_t>(src)), isNull);
         }
         uint64_t row = table.beginRow();
         for (uint32_t c = 0; c < cols.size(); ++c) {
           int src = sourceOf[c];
+          if (src < 0 && cols[c].sequence) {  // SERIAL / IDENTITY left out: the next number
+            uint64_t value = 0;
+            nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &value);
+            table.setValue(row, c, &value, false);
+            continue;
+          }
           bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
           static const uint64_t zero[2] = {0, 0};
           table.setValue(row, c, isNull ? zero : chunk->at(r, static_cast<uint32_t>(src)), isNull);

@@ -157,6 +157,8 @@ struct ColumnDefinition {
   SqlType type;  // nullable unless NOT NULL / PRIMARY KEY
   SourcePos pos;
   std::unique_ptr<Expr> defaultValue;  // DEFAULT expr, or null
+  bool identity = false;        // SERIAL types, GENERATED ... AS IDENTITY: numbered by a sequence
+  bool identityAlways = false;  // GENERATED ALWAYS: INSERT may not give a value
 };
 
 // PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY, written after a column (then `columns` is that column)

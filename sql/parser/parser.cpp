@@ -263,7 +263,10 @@ StatementPtr Parser::createTable(SourcePos pos) {
     ColumnDefinition col;
     col.pos = cur().pos;
     col.name = identifier();
-    col.type = typeName();
+    if (accept("serial") || accept("serial4")) col.type = SqlType::int32(false), col.identity = true;
+    else if (accept("bigserial") || accept("serial8")) col.type = SqlType::int64(false), col.identity = true;
+    else if (accept("smallserial") || accept("serial2")) col.type = SqlType::int16(false), col.identity = true;
+    else col.type = typeName();
     while (true) {
       if (accept("not")) {
         expect("null");
@@ -272,6 +275,13 @@ StatementPtr Parser::createTable(SourcePos pos) {
         col.type.nullable = true;
       } else if (accept("default")) {
         col.defaultValue = expr();
+      } else if (accept("generated")) {  // GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY
+        col.identityAlways = accept("always");
+        if (!col.identityAlways) expect("by"), expect("default");
+        expect("as");
+        expect("identity");
+        col.identity = true;
+        col.type.nullable = false;
       } else if (is("constraint") || is("primary") || is("unique") || is("check") || is("references")) {
         c->constraints.push_back(constraint(&col));
         if (c->constraints.back().kind == TableConstraint::Kind::PrimaryKey) col.type.nullable = false;

@@ -494,17 +494,46 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
   };
   if (stmt.defaultValues && !stmt.columns.empty())
     throw Error(sqlstate::SyntaxError, "DEFAULT VALUES takes no column list", stmt.columnPos[0]);
+  // An identity column whose value is DEFAULT in every VALUES row counts as left out (the write
+  // numbers it); GENERATED ALWAYS takes nothing else.
+  std::vector<size_t> positions;  // of out.columns kept, in VALUES rows
+  for (size_t i = 0; i < out.columns.size(); ++i) {
+    const ColumnDef& c = cols[out.columns[i]];
+    bool allDefault = !stmt.values.empty() && c.sequence;
+    for (auto& row : stmt.values) allDefault = allDefault && i < row.size() && row[i]->kind == ast::ExprKind::Default;
+    if (allDefault) continue;
+    if (c.sequence && c.sequence->always)
+      throw Error("428C9", "cannot insert a non-DEFAULT value into column \"" + c.name + "\"",
+                  stmt.columns.empty() ? stmt.pos : stmt.columnPos[i])
+          .withDetail("Column \"" + c.name + "\" is an identity column defined as GENERATED ALWAYS.");
+    positions.push_back(i);
+  }
+  size_t written = out.columns.size();
+  if (positions.size() != written) {
+    std::vector<uint32_t> kept;
+    for (size_t i : positions) kept.push_back(out.columns[i]);
+    out.columns = std::move(kept);
+  }
   if (!stmt.values.empty() || stmt.defaultValues) {
     auto values = std::make_unique<plan::Values>();
     for (uint32_t c : out.columns) values->columns.push_back(out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name));
     SelectBinder b(catalog_, out.plan);
     for (auto& row : stmt.values) {
-      checkCount(row.size(), row.empty() ? stmt.pos : row.back()->pos);
+      if (row.size() != written) {
+        if (row.size() > written) throw Error(sqlstate::SyntaxError, "INSERT has more expressions than target columns", row.back()->pos);
+        throw Error(sqlstate::SyntaxError, "INSERT has more target columns than expressions", row.empty() ? stmt.pos : row.back()->pos);
+      }
       std::vector<ExprPtr> bound;
-      for (size_t i = 0; i < row.size(); ++i)
-        bound.push_back(row[i]->kind == ast::ExprKind::Default
-                            ? defaultOf(cols[out.columns[i]], row[i]->pos)
-                            : assign(b.bindExpr(*row[i], Clause::Values), out.columns[i], row[i]->pos));
+      for (size_t k = 0; k < positions.size(); ++k) {
+        const ast::Expr& item = *row[positions[k]];
+        uint32_t col = out.columns[k];
+        if (item.kind == ast::ExprKind::Default && cols[col].sequence)
+          throw Error(sqlstate::FeatureNotSupported,
+                      "DEFAULT for identity column \"" + cols[col].name + "\" in some rows only: give every row a value or none",
+                      item.pos);
+        bound.push_back(item.kind == ast::ExprKind::Default ? defaultOf(cols[col], item.pos)
+                                                             : assign(b.bindExpr(item, Clause::Values), col, item.pos));
+      }
       values->rows.push_back(std::move(bound));
     }
     if (stmt.defaultValues) values->rows.emplace_back();  // one row of nothing but defaults

@@ -53,6 +53,14 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
   // Defaults: constants of the column's type (an expression of constants is computed now).
   for (size_t i = 0; i < stmt.columns.size(); ++i) {
     const ast::ColumnDefinition& c = stmt.columns[i];
+    if (c.identity) {
+      if (!c.type.isInteger())
+        throw Error(sqlstate::InvalidParameter, "identity column \"" + c.name + "\" must be SMALLINT, INTEGER or BIGINT", c.pos);
+      if (c.defaultValue)
+        throw Error(sqlstate::SyntaxError, "both default and identity specified for column \"" + c.name + "\"", c.pos);
+      def.columns[i].sequence = std::make_shared<ColumnSequence>();
+      def.columns[i].sequence->always = c.identityAlways;
+    }
     if (!c.defaultValue) continue;
     plan::QueryPlan scratch;
     SelectBinder b(catalog, scratch);

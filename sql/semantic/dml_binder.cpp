@@ -105,6 +105,8 @@ void Binder::bindUpdate(const ast::UpdateStmt& stmt, BoundWrite& out) {
       throw Error(sqlstate::DuplicateColumn, "multiple assignments to same column \"" + a.column + "\"", a.pos);
     out.columns.push_back(idx);
     // Subqueries in SET join onto the target rows, like those of a select list.
+    if (!a.value && it->sequence)
+      throw Error(sqlstate::FeatureNotSupported, "SET " + a.column + " = DEFAULT for an identity column", a.pos);
     ExprPtr e = a.value ? b.bindOver(op, *a.value, Clause::Select) : defaultOf(*it, a.pos);
     values.push_back(assignTo(std::move(e), *it, a.value ? a.value->pos : a.pos));
   }
