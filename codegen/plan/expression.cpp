@@ -164,6 +164,7 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::CeilDecimal: return "ceil";
     case ScalarFunc::Sqrt: return "sqrt";
     case ScalarFunc::Power: return "power";
+    case ScalarFunc::CurrentDate: return "current_date";
   }
   return "?";
 }

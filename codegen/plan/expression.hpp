@@ -53,6 +53,7 @@ enum class ScalarFunc : uint8_t {
   CeilDecimal,  // (x DECIMAL(p,s)) -> DECIMAL(18,0)
   Sqrt,         // (x DOUBLE) -> DOUBLE; 2201F for a negative x
   Power,        // (x DOUBLE, y DOUBLE) -> DOUBLE
+  CurrentDate,  // () -> DATE: today (UTC) when the row is computed
 };
 const char* toString(ScalarFunc f);
 

@@ -364,6 +364,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
                      {args[0].v, cg_.c32(args[0].type.scale), cg_.c32(e.func == plan::ScalarFunc::CeilDecimal)});
       break;
     case plan::ScalarFunc::Power: r.v = cg_.call("hyrax_rt_power", {args[0].v, args[1].v}); break;
+    case plan::ScalarFunc::CurrentDate: r.v = cg_.call("hyrax_rt_current_date", {}); break;
     case plan::ScalarFunc::Sqrt: {
       auto* out = cg_.local(cg_.f64(), "sqrt");
       b_.CreateStore(llvm::ConstantFP::get(cg_.f64(), 0.0), out);

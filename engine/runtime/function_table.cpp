@@ -48,6 +48,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_decimal_floor, A::I64, A::I64, A::I32, A::I32),
     HYRAX_FN(hyrax_rt_sqrt, A::I32, A::Ptr, A::F64, A::Ptr),
     HYRAX_FN(hyrax_rt_power, A::F64, A::F64, A::F64),
+    HYRAX_FN(hyrax_rt_current_date, A::I32),
     HYRAX_FN(hyrax_rt_call_routine, A::I32, A::Ptr, A::Ptr, A::Ptr, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_position, A::I32, A::I64, A::I64, A::I64, A::I64),
     HYRAX_FN(hyrax_rt_trim, A::Void, A::I64, A::I64, A::I64, A::I64, A::I32, A::I32, A::Ptr),

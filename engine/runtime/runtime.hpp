@@ -117,6 +117,7 @@ double hyrax_rt_floor_double(double x, int32_t ceil);
 int64_t hyrax_rt_decimal_floor(int64_t scaled, int32_t scale, int32_t ceil);  // -> scale 0
 int32_t hyrax_rt_sqrt(hyrax::QueryContext* ctx, double x, double* out);
 double hyrax_rt_power(double x, double y);
+int32_t hyrax_rt_current_date();  // today in UTC, days since 1970-01-01
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);

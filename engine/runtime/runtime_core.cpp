@@ -1,10 +1,10 @@
 // Runtime functions for errors, cancellation, scans, results, hash tables and row buffers.
 #include <algorithm>
-
-#include "engine/runtime/hash_table.hpp"
+#include <chrono>
 #include <cmath>
 
 #include "engine/index/index.hpp"
+#include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
@@ -66,6 +66,10 @@ int32_t hyrax_rt_sqrt(QueryContext* ctx, double x, double* out) {
   return 0;
 }
 double hyrax_rt_power(double x, double y) { return std::pow(x, y); }
+int32_t hyrax_rt_current_date() {
+  auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  return static_cast<int32_t>(days.time_since_epoch().count());
+}
 
 uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
 uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }

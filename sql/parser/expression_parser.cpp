@@ -243,6 +243,12 @@ ExprPtr Parser::primary() {
       }
       return e;
     }
+    if (is("current_date") && !ahead(1).is("(")) {  // SQL's niladic function: no parentheses
+      ++i_;
+      auto e = std::make_unique<Expr>(ExprKind::Function, pos);
+      e->name = "current_date";
+      return e;
+    }
     if (accept("case")) return caseExpr(pos);
     if (is("cast") && ahead(1).is("(")) {
       i_ += 2;

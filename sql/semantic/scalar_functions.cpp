@@ -40,7 +40,7 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   static const char* const kNames[] = {"substring", "upper",  "lower", "char_length", "character_length",
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
-                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power"};
+                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -134,6 +134,10 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     numeric(0);
     numeric(1);
     return makeArith(plan::ArithOp::Mod, std::move(args[0]), std::move(args[1]), e.pos);
+  }
+  if (e.name == "current_date") {
+    count(0, 0);
+    return call(ScalarFunc::CurrentDate, SqlType::date(false), std::move(args), e.pos);
   }
   if (e.name == "sqrt" || e.name == "power") {
     count(e.name == "sqrt" ? 1 : 2, e.name == "sqrt" ? 1 : 2);
