@@ -150,22 +150,20 @@ void TableScanTranslator::indexRows() {
   uint32_t eq = static_cast<uint32_t>(scan.lookupKey.size()), lowColumns = eq, highColumns = eq;
   llvm::Value* lowInclusive = cg_.cTrue();
   llvm::Value* highInclusive = cg_.cTrue();
-  if (scan.low.value) {
-    KeyPart k = keyPart(*scan.low.value, columnType(eq));
+  // Past the column's range on the far side a bound finds nothing; on the near side it is clamped.
+  auto bound = [&](const plan::TableScan::Bound& bd, bool isLow, llvm::Value* buffer, llvm::Value*& inclusive,
+                   uint32_t& columns) {
+    if (!bd.value) return;
+    KeyPart k = keyPart(*bd.value, columnType(eq));
     orNone(k.v.null);
-    orNone(k.above);
-    if (!scan.low.inclusive) lowInclusive = k.below ? k.below : cg_.cFalse();
-    cg_.storeValue(cg_.gep(low, offset), k.v);
-    lowColumns = eq + 1;
-  }
-  if (scan.high.value) {
-    KeyPart k = keyPart(*scan.high.value, columnType(eq));
-    orNone(k.v.null);
-    orNone(k.below);
-    if (!scan.high.inclusive) highInclusive = k.above ? k.above : cg_.cFalse();
-    cg_.storeValue(cg_.gep(high, offset), k.v);
-    highColumns = eq + 1;
-  }
+    orNone(isLow ? k.above : k.below);
+    llvm::Value* clamped = isLow ? k.below : k.above;
+    if (!bd.inclusive) inclusive = clamped ? clamped : cg_.cFalse();
+    cg_.storeValue(cg_.gep(buffer, offset), k.v);
+    columns = eq + 1;
+  };
+  bound(scan.low, true, low, lowInclusive, lowColumns);
+  bound(scan.high, false, high, highInclusive, highColumns);
   llvm::Value* table = cg_.cPtr(scan.table);
   // A found row's columns load where they are used (lazily): random rows miss the cache once per
   // column, and a CASE over ten columns needs one of them.

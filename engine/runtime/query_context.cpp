@@ -102,9 +102,9 @@ void QueryContext::flushResult() {
 }
 
 std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {
-  if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
-  current_.reset();
-  return std::move(results_);
+  std::vector<std::unique_ptr<ResultChunk>> out;
+  takeResults(out);
+  return out;
 }
 
 ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity) : types_(types) {

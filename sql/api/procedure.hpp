@@ -48,7 +48,6 @@ class Routines {
   bool exists(const std::string& name) const { return routines_.count(name) > 0; }
   // The definition of a routine, or null.
   std::shared_ptr<const ast::CreateFunctionStmt> definition(const std::string& name) const;
-  bool any() const { return !routines_.empty(); }
 
  private:
   std::shared_ptr<Procedure> find(const std::string& name, SourcePos pos) const;
