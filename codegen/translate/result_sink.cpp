@@ -2,6 +2,7 @@
 // ResultChunkView, engine/runtime/result_chunk.hpp); the runtime is called only when a chunk is
 // full.
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
 
@@ -26,6 +27,13 @@ void ResultSinkTranslator::consumeInto() {
     llvm::Value* isNull = iu->type.id == TypeId::Null ? cg.cTrue() : (v.null ? v.null : cg.cFalse());
     if (iu->type.id != TypeId::Null) cg.storeValue(slot(into_[i]), v);
     b.CreateStore(b.CreateZExt(isNull, cg.i8()), cg.gep(slot(into_[i]), 16));
+    if (iu->type.isString()) {
+      // A long string's characters live in its table's heap, a cache miss away; the statement
+      // that uses the variable (often an INSERT copying it) comes later, so start loading now.
+      llvm::Value* isLong = b.CreateICmpUGT(b.CreateTrunc(v.v, cg.i32()), cg.c32(StringRef::kInlineMax));
+      llvm::Value* chars = b.CreateSelect(isLong, b.CreateIntToPtr(v.hi, cg.ptr()), slot(into_[i]));
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {cg.ptr()}, {chars, cg.c32(0), cg.c32(3), cg.c32(1)});
+    }
   }
   if (foundSlot_ >= 0) {
     b.CreateStore(cg.c8(1), slot(static_cast<uint32_t>(foundSlot_)));

@@ -64,7 +64,11 @@ int compareValue(const SqlType& t, const void* a, const void* b) {
 
 template <typename U>
 void appendBigEndian(U x, KeyBytes& out) {
-  for (int shift = 8 * (sizeof(U) - 1); shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(x >> shift));
+  size_t at = out.size();
+  out.resize(at + sizeof(U));  // one capacity check, then the bytes in one store
+  uint8_t bytes[sizeof(U)];
+  for (size_t i = 0; i < sizeof(U); ++i) bytes[i] = static_cast<uint8_t>(x >> (8 * (sizeof(U) - 1 - i)));
+  std::memcpy(out.data() + at, bytes, sizeof(U));
 }
 
 template <typename S, typename U>

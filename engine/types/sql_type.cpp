@@ -2,24 +2,6 @@
 
 namespace hyrax {
 
-uint32_t SqlType::byteWidth() const {
-  switch (id) {
-    case TypeId::Null:
-    case TypeId::Bool: return 1;
-    case TypeId::Int16: return 2;
-    case TypeId::Int32:
-    case TypeId::Float32:
-    case TypeId::Date: return 4;
-    case TypeId::Int64:
-    case TypeId::Decimal:
-    case TypeId::Float64: return 8;
-    case TypeId::Char:
-    case TypeId::Varchar:
-    case TypeId::Text: return 16;
-  }
-  return 8;
-}
-
 std::string SqlType::name() const {
   switch (id) {
     case TypeId::Null: return "NULL";

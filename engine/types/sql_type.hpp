@@ -58,8 +58,13 @@ struct SqlType {
   }
   bool operator==(const SqlType& o) const { return sameAs(o) && nullable == o.nullable; }
 
-  // Bytes one value takes in storage, result chunks and materialized rows.
-  uint32_t byteWidth() const;
+  // Bytes one value takes in storage, result chunks and materialized rows. Inline: every value
+  // access of the storage and the runtime computes it.
+  uint32_t byteWidth() const {
+    static constexpr uint8_t kWidths[] = {1, 1, 2, 4, 8, 8, 4, 8, 16, 16, 16, 4};
+    static_assert(sizeof kWidths == static_cast<size_t>(TypeId::Date) + 1);
+    return kWidths[static_cast<uint8_t>(id)];
+  }
   // SQL spelling: "INTEGER", "DECIMAL(12,2)", "VARCHAR(25)".
   std::string name() const;
 };
