@@ -1,5 +1,6 @@
 // Comparison, three-way comparison and hashing of non-NULL SQL values.
 #include "codegen/translate/expression_compiler.hpp"
+#include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
 
@@ -68,7 +69,21 @@ llvm::Value* ExprCompiler::compare3(const SqlValue& a, const SqlValue& c) {
 
 llvm::Value* ExprCompiler::hash(const SqlValue& v) {
   llvm::Value* x;
-  if (v.type.isString()) return cg_.call("hyrax_rt_hash_string", {v.v, v.hi});
+  if (v.type.isString()) {
+    // Short strings inline (hashShortString's steps), long ones through the runtime.
+    auto* slot = cg_.local(cg_.i64(), "str_hash");
+    llvm::Value* isLong = b_.CreateICmpUGT(b_.CreateTrunc(v.v, cg_.i32()), cg_.c32(StringRef::kInlineMax));
+    cg_.If(isLong, [&] { b_.CreateStore(cg_.call("hyrax_rt_hash_string", {v.v, v.hi}), slot); },
+           [&] {
+             auto k = [&](uint64_t c) { return cg_.c64(static_cast<int64_t>(c)); };
+             llvm::Value* h = b_.CreateXor(v.v, b_.CreateMul(v.hi, k(0x9E3779B97F4A7C15ULL)));
+             h = b_.CreateMul(h, k(0xBF58476D1CE4E5B9ULL));
+             h = b_.CreateXor(h, b_.CreateLShr(h, 29));
+             h = b_.CreateMul(h, k(0x94D049BB133111EBULL));
+             b_.CreateStore(b_.CreateXor(h, b_.CreateLShr(h, 32)), slot);
+           });
+    return b_.CreateLoad(cg_.i64(), slot);
+  }
   if (v.type.isFloat()) {
     // -0.0 + 0.0 == +0.0, so equal values hash equally.
     llvm::Value* d = b_.CreateFPExt(v.v, cg_.f64());

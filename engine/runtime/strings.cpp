@@ -114,6 +114,9 @@ void hyrax_rt_str_concat(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t
 
 uint64_t hyrax_rt_hash_string(uint64_t lo, uint64_t hi) {
   StringRef s = StringRef::fromHalves(lo, hi);
+  // A short string is whole in its two halves (zero-padded), so they are its hash's input; generated
+  // code computes this case inline (ExprCompiler::hash) and calls here only for long strings.
+  if (s.isInline()) return hashShortString(lo, hi);
   const char* p = s.data();
   uint64_t h = 0x84222325cbf29ce4ULL ^ s.len;
   uint32_t i = 0;

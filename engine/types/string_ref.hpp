@@ -65,4 +65,14 @@ struct StringRef {
 };
 static_assert(sizeof(StringRef) == 16, "StringRef must be 16 bytes");
 
+// The hash of a short (inline) string from its halves: length and characters, zero-padded.
+// codegen's ExprCompiler::hash emits the same steps, so keep the two alike.
+inline uint64_t hashShortString(uint64_t lo, uint64_t hi) {
+  uint64_t h = lo ^ (hi * 0x9E3779B97F4A7C15ULL);
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBULL;
+  return h ^ (h >> 32);
+}
+
 }  // namespace hyrax
