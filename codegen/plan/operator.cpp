@@ -50,6 +50,10 @@ std::vector<const IU*> HashJoin::produced() const {
     case JoinKind::Anti: break;
     case JoinKind::RightSemi:
     case JoinKind::RightAnti: r = child(0)->produced(); break;
+    case JoinKind::RightOuter:
+      r = child(0)->produced();
+      for (auto& c : outerColumns) r.push_back(c.outer);
+      break;
   }
   return r;
 }
@@ -64,6 +68,7 @@ const char* toString(JoinKind k) {
     case JoinKind::Mark: return "HashMarkJoin";
     case JoinKind::RightSemi: return "HashRightSemiJoin";
     case JoinKind::RightAnti: return "HashRightAntiJoin";
+    case JoinKind::RightOuter: return "HashRightOuterJoin";
   }
   return "?";
 }

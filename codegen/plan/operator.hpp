@@ -95,8 +95,9 @@ struct Map : Operator {
   std::vector<const IU*> produced() const override;
 };
 
-// The join kinds a HashJoin implements. All but Inner preserve the probe side (children[1]): each
-// probe row leaves the join once (Semi, Anti, Mark) or at least once (LeftOuter, FullOuter).
+// The join kinds a HashJoin implements. All but Inner and the Right ones preserve the probe side
+// (children[1]): each probe row leaves the join once (Semi, Anti, Mark) or at least once
+// (LeftOuter, FullOuter).
 enum class JoinKind : uint8_t {
   Inner,
   LeftOuter,  // unmatched probe rows get NULL build columns (the `outerColumns`)
@@ -108,6 +109,9 @@ enum class JoinKind : uint8_t {
   RightSemi,  // Semi and Anti with the sides swapped, preserving the build side: the probe marks
   RightAnti,  // the entries it matches, then a scan of the hash table emits the marked (unmarked)
               // ones. The optimizer uses them when the preserved side is much the smaller.
+  RightOuter,  // LeftOuter with the sides swapped, for the same reason: the build side is preserved;
+               // probe rows leave with their matches (marking them), then the scan of the hash table
+               // emits the unmarked build rows with NULL probe columns (`outerColumns` map those).
 };
 const char* toString(JoinKind k);
 

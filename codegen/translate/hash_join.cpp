@@ -2,8 +2,9 @@
 // into a chained hash table; the probe side (children[1]) looks each row up and continues the
 // pipeline for every match (Inner, LeftOuter), for its first match (Semi), when nothing matched
 // (Anti), or once with the match's truth value (Mark). LeftOuter also passes on unmatched rows
-// with NULL build columns; FullOuter then scans the hash table for build rows no probe row
-// matched (entries carry a flag: 0 unmatched, 1 matched, 2 a NULL key that can never match).
+// with NULL build columns; FullOuter (and RightOuter, which preserves only the build side) then
+// scans the hash table for build rows no probe row matched (entries carry a flag: 0 unmatched,
+// 1 matched, 2 a NULL key that can never match).
 // Entries hold the build keys and every build IU the plan reads later.
 #include <algorithm>
 
@@ -17,7 +18,8 @@ HashJoinTranslator::HashJoinTranslator(const plan::Operator& op, QueryTranslator
   for (auto& k : j.keys) keyFields_.push_back(layout_.add(k.build->type.withNullable(false)));
   payload_ = j.child(0)->produced();
   for (auto* iu : payload_) payloadFields_.push_back(layout_.add(iu->type));
-  if (j.kind == plan::JoinKind::FullOuter || j.kind == plan::JoinKind::RightSemi || j.kind == plan::JoinKind::RightAnti)
+  if (j.kind == plan::JoinKind::FullOuter || j.kind == plan::JoinKind::RightSemi || j.kind == plan::JoinKind::RightAnti ||
+      j.kind == plan::JoinKind::RightOuter)
     matchedField_ = layout_.add(SqlType::int16(false));
 }
 
@@ -55,8 +57,8 @@ void HashJoinTranslator::produce() {
   children[0]->produce();
   children[1]->produce();
   if (!matchedField_) return;
-  // FULL: the build rows no probe row matched, with NULL probe columns. RightSemi: the matched
-  // build rows; RightAnti: the others.
+  // FULL and RightOuter: the build rows no probe row matched, with NULL probe columns. RightSemi:
+  // the matched build rows; RightAnti: the others.
   auto& b = cg_.b;
   auto kind = static_cast<const plan::HashJoin&>(op_).kind;
   q_.hashTablePipeline(slot_, [&](llvm::Value* entry) {
@@ -196,6 +198,26 @@ void HashJoinTranslator::probe() {
       cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), found)), [&] { emitWith(nullptr); });
       return;
     }
+
+    case plan::JoinKind::RightOuter:
+      // An inner join that marks the entries it matches; the others come out after the probe.
+      withKeys([&] {
+        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
+          llvm::Value* flag = matchedFlag(entry);
+          llvm::Value* keyed = b.CreateICmpNE(b.CreateLoad(cg_.i16(), flag), b.getInt16(2));  // NULL keys match nothing
+          cg_.If(b.CreateAnd(candidate(entry), keyed), [&] {
+            cg_.If(keysEqual(entry, keys), [&] {
+              loadPayload(entry);
+              cg_.If(q_.expr.isTrue(residual()), [&] {
+                b.CreateStore(b.getInt16(1), flag);
+                setOuterColumns(false, true);
+                emit();
+              });
+            });
+          });
+        });
+      }, {});
+      return;
 
     case plan::JoinKind::RightSemi:
     case plan::JoinKind::RightAnti:

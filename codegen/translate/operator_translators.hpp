@@ -127,6 +127,7 @@ class AggregateTranslator : public Translator {
   };
   std::optional<uint32_t> rowCount_;
   uint32_t slot_ = 0;
+  std::optional<uint32_t> lastSlot_;  // the previous row's group entry (null before the first row)
   RowLayout layout_{16};
   std::vector<uint32_t> groupFields_;
   std::vector<AggState> states_;

@@ -23,43 +23,47 @@ class HashTable {
   explicit HashTable(uint32_t entrySize, uint64_t expected = 0) : entries_(entrySize < 16 ? 16 : entrySize) {
     uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
-    buckets_.assign(n, nullptr);
+    setBuckets(n);
     dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
-    dir_.buckets = buckets_.data();
   }
 
   void* insert(uint64_t hash) {
-    if (entries_.count() >= buckets_.size()) grow();
+    if (entries_.count() >= bucketCount_) grow();
     auto* e = static_cast<char*>(entries_.append());
     std::memcpy(e + 8, &hash, 8);
-    void*& head = buckets_[bucket(hash)];
+    void*& head = dir_.buckets[bucket(hash)];
     std::memcpy(e, &head, sizeof(void*));
     head = e;
     return e;
   }
-  void* lookup(uint64_t hash) const { return buckets_[bucket(hash)]; }  // what generated code inlines
+  void* lookup(uint64_t hash) const { return dir_.buckets[bucket(hash)]; }  // what generated code inlines
   uint64_t count() const { return entries_.count(); }
   void* entry(uint64_t i) const { return entries_.at(i); }
 
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
   size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * kHashBucketMultiplier) >> dir_.shift); }
+  void setBuckets(uint64_t n) {
+    buckets_ = ZeroedBuffer(n * sizeof(void*));  // null pointers
+    bucketCount_ = n;
+    dir_.buckets = reinterpret_cast<void**>(buckets_.data());
+  }
   void grow() {
-    buckets_.assign(buckets_.size() * 2, nullptr);
-    dir_.buckets = buckets_.data();
+    setBuckets(bucketCount_ * 2);
     --dir_.shift;
     for (uint64_t i = 0; i < entries_.count(); ++i) {
       auto* e = static_cast<char*>(entries_.at(i));
       uint64_t h;
       std::memcpy(&h, e + 8, 8);
-      void*& head = buckets_[bucket(h)];
+      void*& head = dir_.buckets[bucket(h)];
       std::memcpy(e, &head, sizeof(void*));
       head = e;
     }
   }
   HashDirectory dir_{nullptr, 64 - 4};  // first: generated code reads it at offset 0
   BlockStorage entries_;
-  std::vector<void*> buckets_;
+  ZeroedBuffer buckets_;
+  uint64_t bucketCount_ = 0;
 };
 static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 

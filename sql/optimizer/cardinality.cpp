@@ -189,6 +189,7 @@ void CardinalityModel::estimate(Operator& op) {
       switch (j.kind) {
         case JoinKind::Inner: op.estimatedRows = joinRows(b, p, j.keys, j.residual.get()); break;
         case JoinKind::LeftOuter: op.estimatedRows = std::max(p, joinRows(b, p, j.keys, j.residual.get())); break;
+        case JoinKind::RightOuter: op.estimatedRows = std::max(b, joinRows(b, p, j.keys, j.residual.get())); break;
         case JoinKind::FullOuter: op.estimatedRows = std::max({b, p, joinRows(b, p, j.keys, j.residual.get())}); break;
         case JoinKind::Mark: op.estimatedRows = p; break;
         case JoinKind::RightSemi:

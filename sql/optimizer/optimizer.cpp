@@ -29,6 +29,12 @@ void chooseBuildSides(Operator& op) {
     j.kind = j.kind == JoinKind::Semi ? JoinKind::RightSemi : JoinKind::RightAnti;
     return;
   }
+  if (j.kind == JoinKind::LeftOuter && !j.singleMatch && op.child(0)->estimatedRows > 2 * op.child(1)->estimatedRows) {
+    // Few preserved rows against many: build on the preserved ones, mark those the many match.
+    swapSides();
+    j.kind = JoinKind::RightOuter;
+    return;
+  }
   if (j.kind != JoinKind::Inner) return;  // the others must probe with the side they preserve
   // The hash table holds the build side: make it the smaller input.
   if (op.child(0)->estimatedRows > op.child(1)->estimatedRows) swapSides();
