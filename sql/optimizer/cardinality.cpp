@@ -15,6 +15,11 @@ CardinalityModel::CardinalityModel(Operator& root) {
     if (op.kind == OpKind::TableScan) {
       auto& s = static_cast<TableScan&>(op);
       for (auto& c : s.columns) scanned_[c.iu] = {&s, c.index};
+    } else if (op.kind == OpKind::Map) {
+      for (auto& c : static_cast<Map&>(op).computed) computed_[c.iu] = c.expr.get();
+    }
+    if (op.kind == OpKind::TableScan) {
+      auto& s = static_cast<TableScan&>(op);
       if (const TableStatistics* ts = s.table->statistics())
         for (auto& c : s.columns)
           if (c.index < ts->columns.size()) columns_[c.iu] = &ts->columns[c.index];
@@ -33,14 +38,45 @@ const ColumnStatistics* CardinalityModel::stats(const Expr& e) const {
 }
 
 double CardinalityModel::distinct(const Expr& e, double rows) const {
-  double d = rows;
-  if (const ColumnStatistics* s = stats(e)) {
-    d = s->distinct;
-  } else if (e.kind == ExprKind::Column) {
-    auto it = groupCounts_.find(e.iu);
-    if (it != groupCounts_.end()) d = it->second;
+  return std::max(1.0, std::min(distinctValues(e, rows, 0), rows));
+}
+
+// A column's statistics, a GROUP BY output's groups, a computed column's expression; a function
+// of columns has at most the product of their distinct counts (EXTRACT(YEAR FROM o_orderdate):
+// at most o_orderdate's years). `rows` is the answer when nothing is known.
+double CardinalityModel::distinctValues(const Expr& e, double rows, int depth) const {
+  if (const ColumnStatistics* s = stats(e)) return s->distinct;
+  if (depth > 8) return rows;
+  switch (e.kind) {
+    case ExprKind::Constant: return 1;
+    case ExprKind::Column: return distinctOf(e.iu, rows, depth);
+    case ExprKind::Extract: {
+      double d = distinctValues(*e.args[0], rows, depth + 1);
+      if (e.field == DateField::Month) return std::min(d, 12.0);
+      if (e.field == DateField::Day) return std::min(d, 31.0);
+      if (const ColumnStatistics* s = stats(*e.args[0]); s && s->hasRange)
+        return std::min(d, std::floor((s->max - s->min) / 365.25) + 2);  // days to years, both ends partial
+      return d;
+    }
+    default: break;
   }
-  return std::max(1.0, std::min(d, rows));
+  std::vector<const IU*> inputs;
+  e.collectIUs(inputs);
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  double d = 1;
+  for (const IU* iu : inputs) {
+    d *= distinctOf(iu, rows, depth + 1);
+    if (d >= rows) return rows;
+  }
+  return d;
+}
+
+double CardinalityModel::distinctOf(const IU* iu, double rows, int depth) const {
+  if (auto it = columns_.find(iu); it != columns_.end()) return it->second->distinct;
+  if (auto it = groupCounts_.find(iu); it != groupCounts_.end()) return it->second;
+  if (auto it = computed_.find(iu); it != computed_.end()) return distinctValues(*it->second, rows, depth + 1);
+  return rows;
 }
 
 namespace {

@@ -40,6 +40,9 @@ class CardinalityModel {
   };
   std::unordered_map<const plan::IU*, ScannedColumn> scanned_;
   std::unordered_map<const plan::IU*, double> groupCounts_;  // IUs of GROUP BY outputs: their groups
+  std::unordered_map<const plan::IU*, const plan::Expr*> computed_;  // IUs a Map computes: their expressions
+  double distinctValues(const plan::Expr& e, double rows, int depth) const;
+  double distinctOf(const plan::IU* iu, double rows, int depth) const;
 };
 
 }  // namespace hyrax::sql
