@@ -32,7 +32,12 @@ llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* has
   llvm::Value* buckets = cg.loadPtr(cg.gep(hashTable, offsetof(HashDirectory, buckets)));
   llvm::Value* shift = b.CreateLoad(cg.i64(), cg.gep(hashTable, offsetof(HashDirectory, shift)));
   llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
-  return cg.loadPtr(b.CreateGEP(cg.ptr(), buckets, index));
+  llvm::Value* bucket = b.CreateLoad(cg.i64(), b.CreateGEP(cg.i64(), buckets, index));
+  // HashTable::lookup's steps: no entry when the tag bit of the hash is clear.
+  llvm::Value* tag = b.CreateShl(cg.c64(1), b.CreateAdd(b.CreateAnd(hash, cg.c64(15)), cg.c64(48)));
+  llvm::Value* mayHold = b.CreateICmpNE(b.CreateAnd(bucket, tag), cg.c64(0));
+  llvm::Value* head = b.CreateIntToPtr(b.CreateAnd(bucket, cg.c64(static_cast<int64_t>(kHashEntryMask))), cg.ptr());
+  return b.CreateSelect(mayHold, head, llvm::ConstantPointerNull::get(cg.ptr()));
 }
 
 void QueryTranslator::beginPipeline(PipelineInfo info) {

@@ -73,8 +73,9 @@ void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
 //   offset 16: payload, laid out by the generated code
 // Inserting never moves entries; the bucket array grows by rehashing stored hashes.
 // Lookups are inlined by the generated code: a HashTable starts with a HashDirectory
-// {void** buckets; uint64_t shift}, and the chain of hash h starts at
-// buckets[(h * kHashBucketMultiplier) >> shift] (hash_table.hpp).
+// {uint64_t* buckets; uint64_t shift}; the chain of hash h starts at the entry in the low 48 bits
+// of buckets[(h * kHashBucketMultiplier) >> shift], unless that bucket's tag bit hashTag(h) is
+// clear: then no entry of the chain has hash h (hash_table.hpp).
 hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize, uint64_t expectedEntries);
 void* hyrax_rt_ht_insert(hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
 uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);

@@ -53,7 +53,9 @@ TEST_CASE("hash tables chain colliding hashes and number entries in insertion or
   // Every entry with hash 7 is on the chain of hash 7's bucket, found the way generated code finds
   // it: through the directory at the table's start.
   auto* dir = reinterpret_cast<const HashDirectory*>(ht);
-  void* head = dir->buckets[(7 * kHashBucketMultiplier) >> dir->shift];
+  uint64_t bucket = dir->buckets[(7 * kHashBucketMultiplier) >> dir->shift];
+  REQUIRE((bucket & hashTag(7)) != 0);
+  void* head = chainOf(bucket);
   CHECK(head == ht->lookup(7));
   int found = 0;
   for (auto* e = static_cast<char*>(head); e; std::memcpy(&e, e, sizeof(e))) {
@@ -66,8 +68,32 @@ TEST_CASE("hash tables chain colliding hashes and number entries in insertion or
   HashTable* sized = hyrax_rt_ht_create(&ctx, 24, 50000);
   for (uint64_t i = 0; i < 100000; ++i) hyrax_rt_ht_insert(sized, i % 1000);
   auto* sdir = reinterpret_cast<const HashDirectory*>(sized);
-  CHECK(sdir->buckets[(7 * kHashBucketMultiplier) >> sdir->shift] == sized->lookup(7));
+  CHECK(chainOf(sdir->buckets[(7 * kHashBucketMultiplier) >> sdir->shift]) == sized->lookup(7));
   CHECK(hyrax_rt_ht_count(sized) == 100000);
+}
+
+TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
+  QueryContext ctx;
+  HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 0);  // 16 buckets
+  auto* dir = reinterpret_cast<const HashDirectory*>(ht);
+  auto bucketOf = [&](uint64_t h) { return (h * kHashBucketMultiplier) >> dir->shift; };
+  const uint64_t h1 = 0x1234567;
+  void* e = hyrax_rt_ht_insert(ht, h1);
+  // Another hash of the same bucket: with h1's tag it walks the chain, with another it reads none.
+  uint64_t sameTag = 0, otherTag = 0;
+  for (uint64_t h = h1 + 1; !sameTag || !otherTag; ++h) {
+    if (bucketOf(h) != bucketOf(h1)) continue;
+    if (hashTag(h) == hashTag(h1)) sameTag = sameTag ? sameTag : h;
+    else otherTag = otherTag ? otherTag : h;
+  }
+  CHECK(ht->lookup(h1) == e);
+  CHECK(ht->lookup(sameTag) == e);
+  CHECK(ht->lookup(otherTag) == nullptr);
+  // After growing, the tags are rebuilt from the stored hashes.
+  for (uint64_t i = 0; i < 1000; ++i) hyrax_rt_ht_insert(ht, i * 7919);
+  int found = 0;
+  for (auto* p = static_cast<char*>(ht->lookup(h1)); p; std::memcpy(&p, p, sizeof(p))) found += p == e;
+  CHECK(found == 1);
 }
 
 TEST_CASE("row buffers sort stably with a comparator") {
