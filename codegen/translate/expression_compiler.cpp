@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/runtime/like_pattern.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/string_ref.hpp"
 
@@ -249,7 +250,19 @@ SqlValue ExprCompiler::like(const plan::Expr& e) {
   auto [plo, phi] = safeString(p);
   SqlValue r;
   r.type = e.type;
-  llvm::Value* m = b_.CreateICmpNE(cg_.call("hyrax_rt_like", {slo, shi, plo, phi}), cg_.c8(0));
+  // A constant pattern is prepared now, so rows only search; the prepared bytes live with the
+  // query's other host strings.
+  std::string prepared;
+  const plan::Expr& pattern = *e.args[1];
+  bool constant = pattern.kind == ExprKind::Constant && !pattern.value.isNull() && pattern.value.type().isString();
+  llvm::Value* call = nullptr;
+  if (constant && prepareLikePattern(pattern.value.asString(), prepared)) {
+    strings_.push_back(std::move(prepared));
+    call = cg_.call("hyrax_rt_like_prepared", {slo, shi, cg_.cPtr(strings_.back().data())});
+  } else {
+    call = cg_.call("hyrax_rt_like", {slo, shi, plo, phi});
+  }
+  llvm::Value* m = b_.CreateICmpNE(call, cg_.c8(0));
   r.v = e.negated ? b_.CreateNot(m) : m;
   r.null = anyNull({&s, &p});
   return r;

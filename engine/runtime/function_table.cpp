@@ -38,6 +38,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_str_cmp, A::I32, A::I64, A::I64, A::I64, A::I64),
     HYRAX_FN(hyrax_rt_str_eq, A::I8, A::I64, A::I64, A::I64, A::I64),
     HYRAX_FN(hyrax_rt_like, A::I8, A::I64, A::I64, A::I64, A::I64),
+    HYRAX_FN(hyrax_rt_like_prepared, A::I8, A::I64, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_str_concat, A::Void, A::Ptr, A::I64, A::I64, A::I64, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_substring, A::I32, A::Ptr, A::I64, A::I64, A::I64, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_str_case, A::Void, A::Ptr, A::I64, A::I64, A::I32, A::Ptr),

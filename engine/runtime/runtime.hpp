@@ -101,6 +101,8 @@ int32_t hyrax_rt_str_cmp(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi)
 int8_t hyrax_rt_str_eq(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi);
 // SQL LIKE with '%' and '_' (and '\' escaping the next pattern character).
 int8_t hyrax_rt_like(uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi);
+// LIKE with a constant pattern prepared at compile time (like_pattern.hpp).
+int8_t hyrax_rt_like_prepared(uint64_t slo, uint64_t shi, const char* prepared);
 // Strings made at run time live in the query's arena; results come back through out[0..1].
 void hyrax_rt_str_concat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi,
                          uint64_t* out);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/runtime/like_pattern.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/string_ref.hpp"
@@ -40,43 +41,6 @@ bool like(std::string_view s, std::string_view p) {
   return pi == p.size();
 }
 
-// Patterns without '_' or escapes are literal segments between '%'s ('%special%requests%'): the
-// first must start the string (unless the pattern starts with '%'), the last must end it, and the
-// others are found left to right with a fast substring search. Returns false when the pattern
-// needs the general matcher.
-bool likeSegments(std::string_view s, std::string_view p, bool& result) {
-  if (p.find_first_of("_\\") != std::string_view::npos) return false;
-  size_t first = p.find('%');
-  if (first == std::string_view::npos) {
-    result = s == p;
-    return true;
-  }
-  std::string_view head = p.substr(0, first);
-  size_t last = p.rfind('%');
-  std::string_view tail = p.substr(last + 1);
-  if (s.size() < head.size() + tail.size() || s.substr(0, head.size()) != head ||
-      s.substr(s.size() - tail.size()) != tail) {
-    result = false;
-    return true;
-  }
-  size_t pos = head.size();
-  const size_t end = s.size() - tail.size();
-  for (size_t i = first + 1; i < last;) {  // the segments between the first and last '%'
-    size_t j = p.find('%', i);
-    std::string_view seg = p.substr(i, j - i);
-    i = j + 1;
-    if (seg.empty()) continue;
-    size_t at = s.substr(0, end).find(seg, pos);
-    if (at == std::string_view::npos) {
-      result = false;
-      return true;
-    }
-    pos = at + seg.size();
-  }
-  result = true;
-  return true;
-}
-
 }  // namespace
 
 extern "C" {
@@ -96,9 +60,14 @@ int8_t hyrax_rt_str_eq(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) {
 
 int8_t hyrax_rt_like(uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi) {
   StringRef s = StringRef::fromHalves(slo, shi), p = StringRef::fromHalves(plo, phi);
-  bool r;
-  if (likeSegments(s.view(), p.view(), r)) return r;
+  thread_local std::string prepared;  // a pattern computed per row: prepared per row
+  prepared.clear();
+  if (prepareLikePattern(p.view(), prepared)) return matchPreparedLike(s.view(), prepared.data());
   return like(s.view(), p.view());
+}
+
+int8_t hyrax_rt_like_prepared(uint64_t slo, uint64_t shi, const char* prepared) {
+  return matchPreparedLike(StringRef::fromHalves(slo, shi).view(), prepared);
 }
 
 void hyrax_rt_str_concat(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out) {

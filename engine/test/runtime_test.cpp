@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <random>
 #include <set>
+#include <string_view>
 
 #include "engine/runtime/hash_table.hpp"
+#include "engine/runtime/like_pattern.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/string_ref.hpp"
@@ -37,6 +40,41 @@ TEST_CASE("LIKE matches SQL patterns without exponential backtracking") {
   CHECK_FALSE(like("xaybz", "x%b%a%z"));
   std::string s(5000, 'a');
   CHECK_FALSE(like(s.c_str(), "%a%a%a%a%a%a%a%a%b"));
+}
+
+namespace {
+// The definition, recursively: '%' any run, '_' one character, others themselves.
+bool likeReference(std::string_view s, std::string_view p) {
+  if (p.empty()) return s.empty();
+  if (p[0] == '%') return likeReference(s, p.substr(1)) || (!s.empty() && likeReference(s.substr(1), p));
+  return !s.empty() && (p[0] == '_' || p[0] == s[0]) && likeReference(s.substr(1), p.substr(1));
+}
+}  // namespace
+
+TEST_CASE("prepared LIKE patterns (literal segments) match as the definition says") {
+  // Short alphabets make overlaps, repeats and near misses common; strings over 16 bytes reach
+  // the 16-at-a-time search, its tail and both ends.
+  std::mt19937 rng(7);
+  auto pick = [&](const char* alphabet, size_t maxLen) {
+    std::string r(rng() % (maxLen + 1), ' ');
+    for (auto& c : r) c = alphabet[rng() % std::strlen(alphabet)];
+    return r;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::string p = pick("ab%", 7), s = pick("ab", 40);
+    std::string plan;
+    REQUIRE(prepareLikePattern(p, plan));
+    INFO("'" << s << "' LIKE '" << p << "'");
+    bool expected = likeReference(s, p);
+    CHECK(matchPreparedLike(s, plan.data()) == expected);
+    CHECK(like(s.c_str(), p.c_str()) == expected);
+    StringRef a = StringRef::make(s);
+    CHECK((hyrax_rt_like_prepared(a.lo(), a.hi(), plan.data()) != 0) == expected);
+  }
+  std::string plan;
+  CHECK_FALSE(prepareLikePattern("a_c", plan));  // the general matcher's patterns
+  CHECK_FALSE(prepareLikePattern("a\\%c", plan));
+  CHECK(plan.empty());
 }
 
 TEST_CASE("hash tables chain colliding hashes and number entries in insertion order") {
