@@ -108,6 +108,36 @@ bool takeJoinKey(HashJoin& j, ExprPtr& p, const IURefs& build, const IURefs& pro
 
 OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds);
 
+// From a disjunction over both inputs of a join, what it implies for one input alone: when each
+// disjunct has conjuncts reading only `side`, their OR (TPC-H Q19: the part-only halves of the
+// three branches filter part before the join). The original stays in the join's residual.
+ExprPtr impliedFor(const Expr& e, const IURefs& side) {
+  if (e.kind != ExprKind::Or) return nullptr;
+  std::vector<const Expr*> disjuncts;
+  auto flatten = [&](auto& self, const Expr& x) -> void {
+    if (x.kind != ExprKind::Or) return disjuncts.push_back(&x);
+    for (auto& a : x.args) self(self, *a);
+  };
+  flatten(flatten, e);
+  auto result = std::make_unique<Expr>(ExprKind::Or, SqlType::boolean(false), e.pos);
+  for (const Expr* d : disjuncts) {
+    std::vector<const Expr*> conjuncts;
+    auto split = [&](auto& self, const Expr& x) -> void {
+      if (x.kind != ExprKind::And) return conjuncts.push_back(&x);
+      for (auto& a : x.args) self(self, *a);
+    };
+    split(split, *d);
+    std::vector<ExprPtr> mine;
+    for (const Expr* c : conjuncts)
+      if (readsOnly(*c, side) && !c->isConstant()) mine.push_back(c->clone());
+    if (mine.empty()) return nullptr;  // this branch says nothing about the side
+    ExprPtr branch = conjunction(std::move(mine));
+    result->type.nullable = result->type.nullable || branch->type.nullable;
+    result->args.push_back(std::move(branch));
+  }
+  return result;
+}
+
 // Joins that preserve their probe side. Conditions from above that read only the probe side go
 // below the join; the rest (they read the join's outer columns or mark) stay above. Of the join's
 // own condition, parts that read only the build side filter the build input; equalities across
@@ -161,12 +191,15 @@ OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds) {
       IURefs left = op->child(0)->producedSet(), right = op->child(1)->producedSet();
       std::vector<ExprPtr> toLeft, toRight, residual;
       for (auto& p : preds) {
-        if (readsOnly(*p, left))
+        if (readsOnly(*p, left)) {
           toLeft.push_back(std::move(p));
-        else if (readsOnly(*p, right))
+        } else if (readsOnly(*p, right)) {
           toRight.push_back(std::move(p));
-        else if (!takeJoinKey(*j, p, left, right))
+        } else if (!takeJoinKey(*j, p, left, right)) {
+          if (ExprPtr l = impliedFor(*p, left)) toLeft.push_back(std::move(l));
+          if (ExprPtr r = impliedFor(*p, right)) toRight.push_back(std::move(r));
           residual.push_back(std::move(p));
+        }
       }
       j->residual = conjunction(std::move(residual));
       op->children[0] = push(std::move(op->children[0]), std::move(toLeft));
