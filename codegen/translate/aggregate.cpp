@@ -54,6 +54,18 @@ void AggregateTranslator::consume(Translator&) {
     h = q_.expr.combine(h, kh);
     keys.push_back(k);
   }
+  if (groupFilter_) {
+    std::vector<SqlValue> joinKeys;
+    for (size_t g : filterGroups_) joinKeys.push_back(keys[g]);
+    cg_.If(groupFilter_->holdsKeys(joinKeys), [&] { update(keys, h); });
+  } else {
+    update(keys, h);
+  }
+}
+
+void AggregateTranslator::update(const std::vector<SqlValue>& keys, llvm::Value* h) {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
   llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
   // Whether `entry` is the row's group: hashes first, keys only on equal hashes.
   auto isGroup = [&](llvm::Value* entry) {

@@ -55,6 +55,7 @@ void HashJoinTranslator::produce() {
                       cg_.stateSlot(slot_));
   });
   children[0]->produce();
+  filterAggregateBelow();
   children[1]->produce();
   if (!matchedField_) return;
   // FULL and RightOuter: the build rows no probe row matched, with NULL probe columns. RightSemi:
@@ -81,17 +82,72 @@ void HashJoinTranslator::consume(Translator& from) {
 
 HashJoinTranslator::Keys HashJoinTranslator::keys(bool buildSide) {
   auto& j = static_cast<const plan::HashJoin&>(op_);
+  std::vector<SqlValue> values;
+  for (auto& key : j.keys) values.push_back(q_.expr.compile(buildSide ? *key.build : *key.probe));
+  return hashed(std::move(values));
+}
+
+HashJoinTranslator::Keys HashJoinTranslator::hashed(std::vector<SqlValue> values) {
   auto& b = cg_.b;
   Keys k;
-  for (auto& key : j.keys) {
-    k.values.push_back(q_.expr.compile(buildSide ? *key.build : *key.probe));
-    llvm::Value* n = k.values.back().null;
-    if (n) k.anyNull = k.anyNull ? b.CreateOr(k.anyNull, n) : n;
-    llvm::Value* kh = q_.expr.hash(k.values.back());
+  k.values = std::move(values);
+  for (auto& v : k.values) {
+    if (v.null) k.anyNull = k.anyNull ? b.CreateOr(k.anyNull, v.null) : v.null;
+    llvm::Value* kh = q_.expr.hash(v);
     k.hash = k.hash ? q_.expr.combine(k.hash, kh) : kh;
   }
   if (!k.hash) k.hash = cg_.c64(0);  // no keys: a cross product, every row in one chain
   return k;
+}
+
+llvm::Value* HashJoinTranslator::holdsKeys(const std::vector<SqlValue>& values) {
+  auto& b = cg_.b;
+  Keys keys = hashed(values);
+  auto* holds = cg_.local(cg_.i1(), "holds_keys");
+  b.CreateStore(cg_.cFalse(), holds);
+  auto lookup = [&] {
+    llvm::Value* found = cg_.FindInChain(q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), keys.hash), [&](llvm::Value* entry) {
+      auto* same = cg_.local(cg_.i1(), "same_keys");
+      b.CreateStore(cg_.cFalse(), same);
+      llvm::Value* candidate = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), keys.hash);
+      if (matchedField_)  // entries of NULL keys match nothing
+        candidate = b.CreateAnd(candidate, b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), b.getInt16(2)));
+      cg_.If(candidate, [&] { b.CreateStore(keysEqual(entry, keys), same); });
+      return b.CreateLoad(cg_.i1(), same);
+    });
+    b.CreateStore(b.CreateIsNotNull(found), holds);
+  };
+  if (keys.anyNull)
+    cg_.If(b.CreateNot(keys.anyNull), lookup);
+  else
+    lookup();
+  return b.CreateLoad(cg_.i1(), holds);
+}
+
+// A join that drops probe rows without a match, over an aggregate grouped by its probe keys (Map
+// and Filter between pass the groups through): the hash table is built before the aggregate's
+// input runs, so that input skips rows whose group it does not hold. TPC-H Q17 and Q20 compute a
+// correlated aggregate of lineitem this way only for the outer query's parts.
+void HashJoinTranslator::filterAggregateBelow() {
+  auto& j = static_cast<const plan::HashJoin&>(op_);
+  using K = plan::JoinKind;
+  if (j.keys.empty() || !(j.kind == K::Inner || j.kind == K::RightOuter || j.kind == K::Semi ||
+                          j.kind == K::RightSemi || j.kind == K::RightAnti))
+    return;
+  Translator* t = children[1].get();
+  while (t->op().kind == plan::OpKind::Map || t->op().kind == plan::OpKind::Filter) t = t->children[0].get();
+  if (t->op().kind != plan::OpKind::Aggregate) return;
+  auto* agg = static_cast<AggregateTranslator*>(t);
+  auto& groups = static_cast<const plan::Aggregate&>(t->op()).groups;
+  std::vector<size_t> which;
+  for (auto& key : j.keys) {
+    if (key.probe->kind != plan::ExprKind::Column) return;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](auto& grp) { return grp.iu == key.probe->iu; });
+    if (g == groups.end() || !g->iu->type.sameAs(key.build->type)) return;
+    which.push_back(static_cast<size_t>(g - groups.begin()));
+  }
+  agg->groupFilter_ = this;
+  agg->filterGroups_ = std::move(which);
 }
 
 void HashJoinTranslator::build() {

@@ -79,6 +79,8 @@ class HashJoinTranslator : public Translator {
   HashJoinTranslator(const plan::Operator& op, QueryTranslator& q);
   void produce() override;
   void consume(Translator& from) override;
+  // i1: whether the (built) hash table holds an entry with these probe key values, none NULL.
+  llvm::Value* holdsKeys(const std::vector<SqlValue>& values);
 
  private:
   // One side's key values, whether any is NULL, and their combined hash.
@@ -96,6 +98,8 @@ class HashJoinTranslator : public Translator {
   llvm::Value* matchedFlag(llvm::Value* entry);  // FullOuter: the entry's i16 match flag
   void build();
   void probe();
+  void filterAggregateBelow();
+  Keys hashed(std::vector<SqlValue> values);
   uint32_t slot_ = 0;
   RowLayout layout_{16};
   std::vector<uint32_t> keyFields_;
@@ -125,6 +129,13 @@ class AggregateTranslator : public Translator {
     bool sharedCount = false;  // count is the group's row count (rowCount_)
     SqlType valueType;
   };
+  friend class HashJoinTranslator;
+  // Finds or inserts the row's group (keys and their hash `h`) and updates its aggregates.
+  void update(const std::vector<SqlValue>& keys, llvm::Value* h);
+  // Set by a join above that drops probe rows without a match: rows whose group has no partner
+  // in its hash table are skipped (their group would be computed for nothing).
+  HashJoinTranslator* groupFilter_ = nullptr;
+  std::vector<size_t> filterGroups_;  // the group key of each of the join's keys
   std::optional<uint32_t> rowCount_;
   uint32_t slot_ = 0;
   std::optional<uint32_t> lastSlot_;  // the previous row's group entry (null before the first row)
