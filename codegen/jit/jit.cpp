@@ -1,7 +1,11 @@
 #include "codegen/jit/jit.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include <llvm/ExecutionEngine/ExecutionEngine.h>
@@ -53,8 +57,41 @@ class MemoryManager : public llvm::SectionMemoryManager {
     if (!a) missing = name;
     return a;
   }
+  uint8_t* allocateCodeSection(uintptr_t size, unsigned alignment, unsigned id, llvm::StringRef name) override {
+    uint8_t* p = llvm::SectionMemoryManager::allocateCodeSection(size, alignment, id, name);
+    codeSections.push_back({reinterpret_cast<uint64_t>(p), reinterpret_cast<uint64_t>(p) + size});
+    return p;
+  }
   std::string missing;
+  std::vector<std::pair<uint64_t, uint64_t>> codeSections;  // [begin, end) of generated code
 };
+
+// With HYRAX_PERF_MAP set, each compiled function is listed in /tmp/perf-<pid>.map, the file
+// `perf report` reads to name code without symbols: profiles then show pipeline functions
+// (hyrax_q<number>_pipeline_<n>) instead of bare addresses.
+void writePerfMap(llvm::ExecutionEngine& engine, const std::vector<std::string>& functions, const MemoryManager& mm) {
+  static const bool enabled = std::getenv("HYRAX_PERF_MAP") != nullptr;
+  if (!enabled) return;
+  static std::mutex mutex;
+  static uint64_t query = 0;
+  std::lock_guard lock(mutex);
+  ++query;
+  std::vector<std::pair<uint64_t, const std::string*>> starts;
+  for (auto& f : functions)
+    if (uint64_t a = engine.getFunctionAddress(f)) starts.push_back({a, &f});
+  std::sort(starts.begin(), starts.end());
+  std::FILE* out = std::fopen(("/tmp/perf-" + std::to_string(getpid()) + ".map").c_str(), "a");
+  if (!out) return;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    uint64_t begin = starts[i].first, end = begin + 4096;
+    for (auto& [b, e] : mm.codeSections)
+      if (begin >= b && begin < e) end = e;
+    if (i + 1 < starts.size()) end = std::min(end, starts[i + 1].first);
+    std::fprintf(out, "%llx %llx hyrax_q%llu_%s\n", static_cast<unsigned long long>(begin),
+                 static_cast<unsigned long long>(end - begin), static_cast<unsigned long long>(query), starts[i].second->c_str());
+  }
+  std::fclose(out);
+}
 
 std::string hostTriple() { return llvm::sys::getProcessTriple(); }
 
@@ -212,6 +249,9 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxAr
   if (options.keepAssembly) result->assembly_ = emitAssembly(*m);
 
   start = std::chrono::steady_clock::now();
+  std::vector<std::string> functions;
+  for (auto& f : *m)
+    if (!f.isDeclaration()) functions.push_back(f.getName().str());
   auto mm = std::make_unique<MemoryManager>();
   MemoryManager* mmRaw = mm.get();
   std::string err;
@@ -228,6 +268,7 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxAr
     throw Error(sqlstate::InternalError, "generated code calls unknown function " + mmRaw->missing);
   if (result->engine_->hasError())
     throw Error(sqlstate::InternalError, "JIT error: " + result->engine_->getErrorMessage());
+  writePerfMap(*result->engine_, functions, *mmRaw);
   result->context_ = std::move(ctx);
   if (times) times->machineCodeMs = msSince(start);
   return result;
