@@ -247,6 +247,11 @@ llvm::Value* CodeGen::stateSlot(uint32_t i) {
   return b.CreateConstInBoundsGEP1_64(ptr(), stateArg(), i);
 }
 
+void CodeGen::markCold() {
+  fn_->addFnAttr(llvm::Attribute::OptimizeNone);
+  fn_->addFnAttr(llvm::Attribute::NoInline);
+}
+
 std::string CodeGen::uniqueName(const std::string& base) { return base + "_" + std::to_string(nameCounter_++); }
 
 }  // namespace hyrax::codegen

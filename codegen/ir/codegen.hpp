@@ -54,6 +54,9 @@ class CodeGen {
   // Starts a function of another signature (e.g. a sort comparator); its error exit returns 0.
   llvm::Function* beginFunction(const std::string& name, llvm::FunctionType* type);
   void endFunction();
+  // Marks the current function as run little (optnone): IR passes skip it and instruction
+  // selection takes the fast path, so it costs little compile time.
+  void markCold();
   void endFunction(llvm::Value* result);  // for functions from the second beginFunction
   llvm::Function* function() const { return fn_; }
   llvm::Value* arg(unsigned i) const { return fn_->getArg(i); }

@@ -196,7 +196,7 @@ void AggregateTranslator::produce() {
     q_.endPipeline();
   }
 
-  q_.hashTablePipeline(slot_, [&](llvm::Value* entry) {
+  q_.hashTablePipeline(slot_, op_.estimatedRows, [&](llvm::Value* entry) {
     for (size_t g = 0; g < a.groups.size(); ++g) q_.values[a.groups[g].iu] = layout_.load(cg_, entry, groupFields_[g]);
     for (size_t k = 0; k < a.aggregates.size(); ++k) {
       auto& agg = a.aggregates[k];

@@ -62,7 +62,7 @@ void HashJoinTranslator::produce() {
   // the matched build rows; RightAnti: the others.
   auto& b = cg_.b;
   auto kind = static_cast<const plan::HashJoin&>(op_).kind;
-  q_.hashTablePipeline(slot_, [&](llvm::Value* entry) {
+  q_.hashTablePipeline(slot_, op_.child(0)->estimatedRows, [&](llvm::Value* entry) {
     llvm::Value* matched = b.CreateICmpEQ(b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(1));
     cg_.If(kind == plan::JoinKind::RightSemi ? matched : b.CreateNot(matched), [&] {
       loadPayload(entry);

@@ -73,6 +73,7 @@ std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const p
     result->impl_ = std::make_unique<CompiledQuery::Impl>();
     result->operatorCount_ = plan->operatorCount;
     QueryTranslator q(cg, options.countRows);
+    q.tiered = options.fullOptimization;
     ResultSinkTranslator sink(*plan, q);
     sink.children.push_back(q.build(*plan->root));
     sink.children[0]->parent = &sink;

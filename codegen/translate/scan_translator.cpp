@@ -57,7 +57,7 @@ void TableScanTranslator::produce() {
   auto& scan = static_cast<const plan::TableScan&>(op_);
   if (scan.index) return produceIndexLookup();
   auto& b = cg_.b;
-  q_.beginPipeline({"", PipelineInfo::Range::TableChunks, 0, scan.table});
+  q_.beginPipeline({"", PipelineInfo::Range::TableChunks, 0, scan.table, static_cast<double>(scan.table->rowCount())});
   llvm::Value* table = cg_.cPtr(scan.table);
   llvm::Value* chunks = b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64());
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), chunks), cg_.arg(3), chunks);

@@ -20,6 +20,7 @@ llvm::Function* SortTranslator::comparator() {
   auto& b = cg_.b;
   auto* ft = llvm::FunctionType::get(cg_.i32(), {cg_.ptr(), cg_.ptr()}, false);
   llvm::Function* fn = cg_.beginFunction(cg_.uniqueName("compare"), ft);
+  q_.markColdIf(op_.estimatedRows);
   llvm::Value* ra = fn->getArg(0);
   llvm::Value* rb = fn->getArg(1);
   for (auto& key : s.keys) {
@@ -72,7 +73,7 @@ void SortTranslator::produce() {
   cg_.call("hyrax_rt_buf_sort", {cg_.loadPtr(cg_.stateSlot(slot_)), cmp});
   q_.endPipeline();
 
-  q_.beginPipeline({"", PipelineInfo::Range::BufferRows, slot_});
+  q_.beginPipeline({"", PipelineInfo::Range::BufferRows, slot_, nullptr, op_.estimatedRows});
   llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
   llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);

@@ -23,6 +23,7 @@ QueryTranslator::QueryTranslator(CodeGen& c, bool count) : cg(c), countRows(coun
 
 void QueryTranslator::generateInit(const std::string& name) {
   cg.beginFunction(name);
+  markColdIf(0);  // runs once
   for (auto& gen : initCode_) gen();
   cg.endFunction();
 }
@@ -43,12 +44,13 @@ llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* has
 void QueryTranslator::beginPipeline(PipelineInfo info) {
   info.function = cg.uniqueName("pipeline");
   cg.beginFunction(info.function);
+  markColdIf(info.rows);
   pipelines_.push_back(std::move(info));
 }
 
-void QueryTranslator::hashTablePipeline(uint32_t slot, const std::function<void(llvm::Value*)>& body) {
+void QueryTranslator::hashTablePipeline(uint32_t slot, double rows, const std::function<void(llvm::Value*)>& body) {
   auto& b = cg.b;
-  beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot});
+  beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot, nullptr, rows});
   llvm::Value* ht = cg.loadPtr(cg.stateSlot(slot));
   llvm::Value* n = cg.call("hyrax_rt_ht_count", {ht});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg.arg(3), n), cg.arg(3), n);

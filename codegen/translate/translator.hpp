@@ -46,6 +46,7 @@ struct PipelineInfo {
   enum class Range { None, TableChunks, HashTableEntries, BufferRows } range = Range::None;
   uint32_t stateSlot = 0;  // the breaker's state slot (for entry/row ranges)
   const void* table = nullptr;
+  double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
 };
 
 // Per query: the code generator, the IU values in registers, the state slots breakers keep their
@@ -76,7 +77,14 @@ class QueryTranslator {
   void endPipeline();
   // A whole pipeline over the entries of the hash table in state slot `slot` (a morsel of them
   // per call), with `body` generating what happens to each entry.
-  void hashTablePipeline(uint32_t slot, const std::function<void(llvm::Value* entry)>& body);
+  void hashTablePipeline(uint32_t slot, double rows, const std::function<void(llvm::Value* entry)>& body);
+  // Compile-time tiering (set for fully optimized queries): functions expected to see fewer
+  // than kColdRows rows get the fast path (CodeGen::markCold); the hot loops get everything.
+  static constexpr double kColdRows = 10'000;
+  bool tiered = false;
+  void markColdIf(double rows) {
+    if (tiered && rows >= 0 && rows < kColdRows) cg.markCold();
+  }
   const std::vector<PipelineInfo>& pipelines() const { return pipelines_; }
 
   // The translator tree for an operator tree.
