@@ -41,31 +41,50 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
 }
 
 void AggregateTranslator::consume(Translator&) {
+  auto& b = cg_.b;
+  if (entryGroups_ && entryGroups_->currentEntry()) {
+    // The join entry this row came from points at its group once the first of its rows found it.
+    llvm::Value* field = cg_.gep(entryGroups_->currentEntry(), entryGroupOffset_);
+    auto* group = cg_.local(cg_.ptr(), "entry_group");
+    b.CreateStore(cg_.loadPtr(field), group);
+    cg_.If(b.CreateIsNull(b.CreateLoad(cg_.ptr(), group)), [&] {
+      llvm::Value* g = findGroup(groupKeys());
+      b.CreateStore(g, group);
+      b.CreateStore(g, field);
+    });
+    accumulate(b.CreateLoad(cg_.ptr(), group));
+    return;
+  }
+  GroupKeys keys = groupKeys();
+  if (groupFilter_) {
+    std::vector<SqlValue> joinKeys;
+    for (size_t g : filterGroups_) joinKeys.push_back(keys.values[g]);
+    cg_.If(groupFilter_->holdsKeys(joinKeys), [&] { accumulate(findGroup(keys)); });
+  } else {
+    accumulate(findGroup(keys));
+  }
+}
+
+AggregateTranslator::GroupKeys AggregateTranslator::groupKeys() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   auto& b = cg_.b;
-  std::vector<SqlValue> keys;
-  llvm::Value* h = cg_.c64(0);
+  GroupKeys r{{}, cg_.c64(0)};
   for (auto& g : a.groups) {
     SqlValue k = q_.expr.compile(*g.expr);
     k.type = g.iu->type;
     if (!k.type.nullable) k.null = nullptr;
     llvm::Value* kh = q_.expr.hash(k);
     if (k.null) kh = b.CreateSelect(k.null, cg_.c64(0x5bd1e995), kh);
-    h = q_.expr.combine(h, kh);
-    keys.push_back(k);
+    r.hash = q_.expr.combine(r.hash, kh);
+    r.values.push_back(k);
   }
-  if (groupFilter_) {
-    std::vector<SqlValue> joinKeys;
-    for (size_t g : filterGroups_) joinKeys.push_back(keys[g]);
-    cg_.If(groupFilter_->holdsKeys(joinKeys), [&] { update(keys, h); });
-  } else {
-    update(keys, h);
-  }
+  return r;
 }
 
-void AggregateTranslator::update(const std::vector<SqlValue>& keys, llvm::Value* h) {
-  auto& a = static_cast<const plan::Aggregate&>(op_);
+llvm::Value* AggregateTranslator::findGroup(const GroupKeys& groupKeys) {
   auto& b = cg_.b;
+  const std::vector<SqlValue>& keys = groupKeys.values;
+  llvm::Value* h = groupKeys.hash;
   llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
   // Whether `entry` is the row's group: hashes first, keys only on equal hashes.
   auto isGroup = [&](llvm::Value* entry) {
@@ -125,7 +144,12 @@ void AggregateTranslator::update(const std::vector<SqlValue>& keys, llvm::Value*
       b.CreateStore(b.CreateLoad(cg_.ptr(), found), lastAddr);
     });
   }
-  llvm::Value* group = b.CreateLoad(cg_.ptr(), found);
+  return b.CreateLoad(cg_.ptr(), found);
+}
+
+void AggregateTranslator::accumulate(llvm::Value* group) {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
   if (rowCount_) {
     llvm::Value* addr = cg_.gep(group, layout_.offset(*rowCount_));
     b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), addr), cg_.c64(1)), addr);
@@ -176,6 +200,16 @@ void AggregateTranslator::update(const std::vector<SqlValue>& keys, llvm::Value*
 void AggregateTranslator::produce() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   auto& b = cg_.b;
+  if (!a.groups.empty()) {  // a join below whose entries fix the groups (Map, Filter between)
+    Translator* t = children[0].get();
+    while (t->op().kind == plan::OpKind::Map || t->op().kind == plan::OpKind::Filter) t = t->children[0].get();
+    std::vector<const plan::Expr*> keys;
+    for (auto& g : a.groups) keys.push_back(g.expr.get());
+    if (t->op().kind == plan::OpKind::HashJoin && static_cast<HashJoinTranslator*>(t)->entryFixes(keys)) {
+      entryGroups_ = static_cast<HashJoinTranslator*>(t);
+      entryGroupOffset_ = entryGroups_->reserveGroupField();
+    }
+  }
   slot_ = q_.newStateSlot();
   // Only a big table makes the previous group worth a check: a few groups stay in cache, and
   // with them rows change group too often (TPC-H Q1 loses a third).

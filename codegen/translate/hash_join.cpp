@@ -68,7 +68,7 @@ void HashJoinTranslator::produce() {
       loadPayload(entry);
       setOuterColumns(true, true);
       setOuterColumns(false, false);
-      emit();
+      emitFrom(entry);
     });
   });
 }
@@ -122,6 +122,35 @@ llvm::Value* HashJoinTranslator::holdsKeys(const std::vector<SqlValue>& values) 
   else
     lookup();
   return b.CreateLoad(cg_.i1(), holds);
+}
+
+// Rows leave an Inner or RightOuter join from one build entry each (a match, or an unmatched
+// entry after the probe); when every group key is a build column or a probe key (equal to the
+// entry's key), all rows of an entry belong to one group.
+bool HashJoinTranslator::entryFixes(const std::vector<const plan::Expr*>& groupKeys) const {
+  auto& j = static_cast<const plan::HashJoin&>(op_);
+  if (j.kind != plan::JoinKind::Inner && j.kind != plan::JoinKind::RightOuter) return false;
+  for (const plan::Expr* g : groupKeys) {
+    if (g->kind != plan::ExprKind::Column) return false;
+    bool ofBuild = std::find(payload_.begin(), payload_.end(), g->iu) != payload_.end();
+    bool probeKey = j.kind == plan::JoinKind::Inner &&
+                    std::any_of(j.keys.begin(), j.keys.end(), [&](auto& k) {
+                      return k.probe->kind == plan::ExprKind::Column && k.probe->iu == g->iu;
+                    });
+    if (!ofBuild && !probeKey) return false;
+  }
+  return true;
+}
+
+uint32_t HashJoinTranslator::reserveGroupField() {
+  if (!groupField_) groupField_ = layout_.add(SqlType::int64(false));  // a pointer, null until set
+  return layout_.offset(*groupField_);
+}
+
+void HashJoinTranslator::emitFrom(llvm::Value* entry) {
+  currentEntry_ = entry;
+  emit();
+  currentEntry_ = nullptr;
 }
 
 // A join that drops probe rows without a match, over an aggregate grouped by its probe keys (Map
@@ -217,7 +246,7 @@ void HashJoinTranslator::probe() {
           cg_.If(candidate(entry), [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
-              cg_.If(q_.expr.isTrue(residual()), [&] { emit(); });
+              cg_.If(q_.expr.isTrue(residual()), [&] { emitFrom(entry); });
             });
           });
         });
@@ -267,7 +296,7 @@ void HashJoinTranslator::probe() {
               cg_.If(q_.expr.isTrue(residual()), [&] {
                 b.CreateStore(b.getInt16(1), flag);
                 setOuterColumns(false, true);
-                emit();
+                emitFrom(entry);
               });
             });
           });

@@ -81,6 +81,13 @@ class HashJoinTranslator : public Translator {
   void consume(Translator& from) override;
   // i1: whether the (built) hash table holds an entry with these probe key values, none NULL.
   llvm::Value* holdsKeys(const std::vector<SqlValue>& values);
+  // An aggregate above whose groups are fixed per build entry (build columns, probe keys) keeps
+  // a pointer to its group in each entry, so a row finds its group without hashing its keys:
+  // whether this join allows it for these group keys, the entry field it gets, and the entry of
+  // the row being emitted (nullptr outside the code that emits one).
+  bool entryFixes(const std::vector<const plan::Expr*>& groupKeys) const;
+  uint32_t reserveGroupField();
+  llvm::Value* currentEntry() const { return currentEntry_; }
 
  private:
   // One side's key values, whether any is NULL, and their combined hash.
@@ -100,6 +107,9 @@ class HashJoinTranslator : public Translator {
   void probe();
   void filterAggregateBelow();
   Keys hashed(std::vector<SqlValue> values);
+  void emitFrom(llvm::Value* entry);  // emit() with currentEntry_ set
+  llvm::Value* currentEntry_ = nullptr;
+  std::optional<uint32_t> groupField_;
   uint32_t slot_ = 0;
   RowLayout layout_{16};
   std::vector<uint32_t> keyFields_;
@@ -130,8 +140,15 @@ class AggregateTranslator : public Translator {
     SqlType valueType;
   };
   friend class HashJoinTranslator;
-  // Finds or inserts the row's group (keys and their hash `h`) and updates its aggregates.
-  void update(const std::vector<SqlValue>& keys, llvm::Value* h);
+  struct GroupKeys {
+    std::vector<SqlValue> values;
+    llvm::Value* hash;
+  };
+  GroupKeys groupKeys();  // the row's
+  llvm::Value* findGroup(const GroupKeys& keys);  // finds or inserts the row's group: its entry
+  void accumulate(llvm::Value* group);            // updates the group's aggregates with the row
+  HashJoinTranslator* entryGroups_ = nullptr;  // the join below whose entries point at groups
+  uint32_t entryGroupOffset_ = 0;
   // Set by a join above that drops probe rows without a match: rows whose group has no partner
   // in its hash table are skipped (their group would be computed for nothing).
   HashJoinTranslator* groupFilter_ = nullptr;
