@@ -528,6 +528,41 @@ void ArtIndex::scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const 
   s.visit(root_, 0, !lo.empty(), hi != nullptr);
 }
 
+namespace {
+
+// Every leaf below c, in order or reverse order, until fn returns false (then false).
+template <typename Fn>
+bool forEachLeaf(Child c, bool reverse, Fn& fn) {
+  if (isLeaf(c)) return fn(leafRow(c));
+  return forEachChild(nodeOf(c), reverse, [&](uint8_t, Child child) { return forEachLeaf(child, reverse, fn); });
+}
+
+}  // namespace
+
+void ArtIndex::scanPrefix(const KeyBytes& prefix, bool reverse, const std::function<bool(uint64_t)>& fn) const {
+  Child c = root_;
+  size_t depth = 0;
+  while (c != 0 && !isLeaf(c)) {
+    Node* n = nodeOf(c);
+    for (size_t i = 0; i < n->prefixLen && depth < prefix.size(); ++i, ++depth)
+      if (n->prefix[i] != prefix[depth]) return;
+    if (depth >= prefix.size()) {  // every entry below starts with the prefix
+      auto call = [&](uint64_t row) { return fn(row); };
+      forEachLeaf(c, reverse, call);
+      return;
+    }
+    Child* next = findChild(n, prefix[depth]);
+    if (!next) return;
+    c = *next;
+    ++depth;
+  }
+  if (c == 0) return;
+  // A leaf above the prefix's end (lazy expansion): its key decides.
+  KeyBytes k;
+  entryKey(leafRow(c), leafRow(c), k);
+  if (k.size() >= prefix.size() && std::memcmp(k.data(), prefix.data(), prefix.size()) == 0) fn(leafRow(c));
+}
+
 // Point lookups descend by the key's bytes alone; past its end, the subtree's leftmost leaf is
 // the first entry (all below share the key). A leaf met earlier is only a candidate (lazy
 // expansion skipped the rest of its bytes): callers compare its key columns.
@@ -560,6 +595,11 @@ void ArtIndex::forEachInRange(const KeyBound& low, const KeyBound& high, bool re
                               const std::function<bool(uint64_t)>& fn) const {
   KeyBytes lo, hi;
   key().encodeProbe(low.probe, low.columns, lo);
+  if (low.columns && low.columns == high.columns && low.inclusive && high.inclusive) {
+    key().encodeProbe(high.probe, high.columns, hi);
+    if (lo == hi) return scanPrefix(lo, reverse, fn);  // equality on the leading columns
+    hi.clear();
+  }
   if (low.columns && !low.inclusive && !successor(lo)) return;
   bool bounded = high.columns > 0;
   if (bounded) {
@@ -570,8 +610,9 @@ void ArtIndex::forEachInRange(const KeyBound& low, const KeyBound& high, bool re
 }
 
 void ArtIndex::forEachEqual(const uint8_t* probe, const std::function<void(uint64_t)>& fn) const {
-  KeyBound k{probe, static_cast<uint32_t>(columns().size()), true};
-  forEachInRange(k, k, false, [&](uint64_t r) {
+  KeyBytes k;
+  key().encodeProbe(probe, static_cast<uint32_t>(columns().size()), k);
+  scanPrefix(k, false, [&](uint64_t r) {
     fn(r);
     return true;
   });

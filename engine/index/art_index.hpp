@@ -47,6 +47,10 @@ class ArtIndex final : public Index {
   bool eraseEntry(const KeyBytes& key, uint64_t row);
   // Rows with keys in [lo, hi) (no upper end when `hiEnd` is false) in order until fn says stop.
   void scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const std::function<bool(uint64_t)>& fn) const;
+  // Rows of the entries starting with `prefix`, in order, until fn says stop: a descent by the
+  // prefix, then the whole subtree below it, unchecked (equality on leading key columns, the
+  // common range: one order's lines in lineitem's key).
+  void scanPrefix(const KeyBytes& prefix, bool reverse, const std::function<bool(uint64_t)>& fn) const;
   // The row of the first entry starting with `prefix`, to be checked by the caller, who may skip
   // the first `verified` bytes of the key (the path matched them); or kNoRow.
   uint64_t candidate(const KeyBytes& prefix, size_t& verified) const;

@@ -84,16 +84,23 @@ uint64_t copyRows(QueryContext* ctx, const std::vector<uint64_t>& found, uint64_
   *rows = out;
   return found.size();
 }
+// The rows an index call found, gathered here (its capacity kept between calls: an index
+// nested-loop join makes one call per outer row) and then copied into the query's arena.
+std::vector<uint64_t>& foundRows() {
+  thread_local std::vector<uint64_t> found;
+  found.clear();
+  return found;
+}
 }  // namespace
 
 uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const uint8_t* probe, uint64_t** rows) {
-  std::vector<uint64_t> found;
+  std::vector<uint64_t>& found = foundRows();
   index->forEachEqual(probe, [&](uint64_t r) { found.push_back(r); });
   return copyRows(ctx, found, rows);
 }
 uint64_t hyrax_rt_index_range(QueryContext* ctx, const Index* index, const uint8_t* low, const uint8_t* high,
                               uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows) {
-  std::vector<uint64_t> found;
+  std::vector<uint64_t>& found = foundRows();
   if (limit == 0) return copyRows(ctx, found, rows);
   KeyBound lo{low, columns & 0xFFFF, (flags & 1) != 0}, hi{high, columns >> 16, (flags & 2) != 0};
   index->forEachInRange(lo, hi, (flags & 4) != 0, [&](uint64_t r) {

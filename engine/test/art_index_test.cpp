@@ -110,6 +110,25 @@ TEST_CASE("the ordered index returns exactly the rows in a key range, in key ord
       got.resize(std::min<size_t>(got.size(), 3));
       REQUIRE(firstThree == got);
     }
+    // Equality on the first column (a prefix of the key), both directions, stopped early too.
+    for (int q = 0; q < 40; ++q) {
+      int32_t a = f.randomA();
+      bool reverse = f.rng() % 2;
+      Probe p(a);
+      KeyBound k{p.bytes, 1, true};
+      std::vector<uint64_t> got, firstTwo;
+      f.idx->forEachInRange(k, k, reverse, [&](uint64_t r) {
+        got.push_back(r);
+        return true;
+      });
+      REQUIRE(got == f.expected(true, a, true, true, a, true, nullptr, reverse));
+      f.idx->forEachInRange(k, k, reverse, [&](uint64_t r) {
+        firstTwo.push_back(r);
+        return firstTwo.size() < 2;
+      });
+      got.resize(std::min<size_t>(got.size(), 2));
+      REQUIRE(firstTwo == got);
+    }
     // Full-key equality (both columns) on keys present and absent.
     for (int q = 0; q < 40; ++q) {
       int32_t a = f.randomA();
