@@ -60,6 +60,63 @@ void collectRegion(OperatorPtr op, Region& r, std::vector<ExprPtr>& exprs) {
 
 int popcount(Mask m) { return __builtin_popcount(m); }
 
+// Columns known equal: a union-find over IUs.
+class EqualColumns {
+ public:
+  const IU* find(const IU* x) {
+    auto it = parent_.find(x);
+    if (it == parent_.end() || it->second == x) return x;
+    return it->second = find(it->second);
+  }
+  bool same(const IU* a, const IU* b) { return find(a) == find(b); }
+  void join(const IU* a, const IU* b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::unordered_map<const IU*, const IU*> parent_;
+};
+
+// `a = b` between two columns of one type: the two IUs.
+bool columnEquality(const Expr& e, const IU*& a, const IU*& b) {
+  if (e.kind != ExprKind::Compare || e.cmp != CmpOp::Eq) return false;
+  const Expr &x = *e.args[0], &y = *e.args[1];
+  if (x.kind != ExprKind::Column || y.kind != ExprKind::Column || !x.type.sameAs(y.type)) return false;
+  a = x.iu, b = y.iu;
+  return true;
+}
+
+// a = b and b = c imply a = c (TRUE only for non-NULL equal values, so transitively): the implied
+// equalities are added, so the join order may join a's and c's tables directly (TPC-H Q9: part
+// with partsupp, both equal to lineitem's l_partkey). Counting rows and placing keys skip the
+// ones other applied equalities already imply.
+void addImpliedEqualities(std::vector<ExprPtr>& exprs) {
+  EqualColumns classes;
+  std::vector<std::pair<const IU*, const IU*>> direct;
+  std::vector<const IU*> members;
+  std::unordered_map<const IU*, SourcePos> pos;
+  for (auto& e : exprs) {
+    const IU *a, *b;
+    if (!columnEquality(*e, a, b)) continue;
+    classes.join(a, b);
+    direct.push_back({a, b});
+    for (const IU* x : {a, b})
+      if (!pos.count(x)) members.push_back(x), pos[x] = e->pos;
+  }
+  auto known = [&](const IU* a, const IU* b) {
+    return std::any_of(direct.begin(), direct.end(), [&](auto& d) { return (d.first == a && d.second == b) || (d.first == b && d.second == a); });
+  };
+  for (size_t i = 0; i < members.size(); ++i)
+    for (size_t j = i + 1; j < members.size(); ++j) {
+      const IU *a = members[i], *b = members[j];
+      if (!classes.same(a, b) || known(a, b)) continue;
+      auto eq = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(a->type.nullable || b->type.nullable), pos[a]);
+      eq->cmp = CmpOp::Eq;
+      eq->args.push_back(Expr::column(a, pos[a]));
+      eq->args.push_back(Expr::column(b, pos[b]));
+      exprs.push_back(std::move(eq));
+      direct.push_back({a, b});
+    }
+}
+
 class Planner {
  public:
   Planner(Region& r, CardinalityModel& model) : r_(r), model_(model) {
@@ -123,10 +180,17 @@ class Planner {
     double rows = 1;
     for (size_t i = 0; i < r_.leaves.size(); ++i)
       if (s & (1u << i)) rows *= std::max(1.0, r_.leaves[i]->estimatedRows);
-    // Equalities between the same two leaves (a composite key) divide together.
+    // Equalities between the same two leaves (a composite key) divide together; one that the
+    // others already imply (a = b, b = c, a = c) divides nothing.
     std::map<std::pair<Mask, Mask>, std::pair<std::vector<const Expr*>, std::vector<const Expr*>>> pairs;
+    EqualColumns equal;
     for (auto& c : r_.conds) {
       if (!c.expr || (c.leaves & s) != c.leaves || popcount(c.leaves) < 2) continue;
+      const IU *x, *y;
+      if (c.equi && columnEquality(*c.expr, x, y)) {
+        if (equal.same(x, y)) continue;
+        equal.join(x, y);
+      }
       if (c.equi) {
         bool swap = c.left > c.right;
         auto& [a, b] = pairs[{swap ? c.right : c.left, swap ? c.left : c.right}];
@@ -225,6 +289,14 @@ class Planner {
       if (!here) continue;
       bool aFirst = (c.left & s1) == c.left && (c.right & s2) == c.right;
       bool bFirst = (c.left & s2) == c.left && (c.right & s1) == c.right;
+      const IU *x, *y;
+      if (c.equi && columnEquality(*c.expr, x, y)) {
+        if (applied_.same(x, y)) {  // implied by equalities applied below or at this join
+          c.expr.reset();
+          continue;
+        }
+        applied_.join(x, y);
+      }
       if (c.equi && (aFirst || bFirst)) {
         HashJoin::Key k;
         k.build = std::move(c.expr->args[aFirst ? 0 : 1]);
@@ -245,6 +317,7 @@ class Planner {
   Region& r_;
   CardinalityModel& model_;
   Mask all_ = 0;
+  EqualColumns applied_;  // equalities build() has applied so far
   std::unordered_map<const IU*, Mask> owner_;
   std::unordered_map<Mask, double> rows_;
   std::vector<Entry> best_;
@@ -295,6 +368,7 @@ void orderJoins(OperatorPtr& op, CardinalityModel& model) {
     orderJoins(leaf, model);  // regions further down (under aggregations, in subqueries)
     model.estimate(*leaf);
   }
+  addImpliedEqualities(exprs);
   for (auto& e : exprs) region.conds.push_back({std::move(e)});
   if (region.leaves.size() > 32) throw Error(sqlstate::TooComplex, "more than 32 tables joined in one query");
   op = Planner(region, model).plan();
