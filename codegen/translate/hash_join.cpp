@@ -13,10 +13,17 @@
 
 namespace hyrax::codegen {
 
-HashJoinTranslator::HashJoinTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
-  auto& j = static_cast<const plan::HashJoin&>(op);
+HashJoinTranslator::HashJoinTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {}
+
+// Entries hold the keys, the build IUs something above the join reads (an ancestor's expressions,
+// the result, outer-join columns) or its own residual reads, and the match flag. Columns only a
+// lower join needed (its keys) stay out: TPC-H Q21's semi join entries shrank from 112 bytes.
+void HashJoinTranslator::layoutEntries() {
+  if (laidOut_) return;
+  laidOut_ = true;
+  auto& j = static_cast<const plan::HashJoin&>(op_);
   for (auto& k : j.keys) keyFields_.push_back(layout_.add(k.build->type.withNullable(false)));
-  payload_ = j.child(0)->produced();
+  payload_ = readFrom(*this, j.child(0)->produced());
   for (auto* iu : payload_) payloadFields_.push_back(layout_.add(iu->type));
   if (j.kind == plan::JoinKind::FullOuter || j.kind == plan::JoinKind::RightSemi || j.kind == plan::JoinKind::RightAnti ||
       j.kind == plan::JoinKind::RightOuter)
@@ -48,6 +55,7 @@ void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
 }
 
 void HashJoinTranslator::produce() {
+  layoutEntries();
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
     cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()),
@@ -127,7 +135,8 @@ llvm::Value* HashJoinTranslator::holdsKeys(const std::vector<SqlValue>& values) 
 // Rows leave an Inner or RightOuter join from one build entry each (a match, or an unmatched
 // entry after the probe); when every group key is a build column or a probe key (equal to the
 // entry's key), all rows of an entry belong to one group.
-bool HashJoinTranslator::entryFixes(const std::vector<const plan::Expr*>& groupKeys) const {
+bool HashJoinTranslator::entryFixes(const std::vector<const plan::Expr*>& groupKeys) {
+  layoutEntries();
   auto& j = static_cast<const plan::HashJoin&>(op_);
   if (j.kind != plan::JoinKind::Inner && j.kind != plan::JoinKind::RightOuter) return false;
   for (const plan::Expr* g : groupKeys) {
@@ -143,6 +152,7 @@ bool HashJoinTranslator::entryFixes(const std::vector<const plan::Expr*>& groupK
 }
 
 uint32_t HashJoinTranslator::reserveGroupField() {
+  layoutEntries();
   if (!groupField_) groupField_ = layout_.add(SqlType::int64(false));  // a pointer, null until set
   return layout_.offset(*groupField_);
 }

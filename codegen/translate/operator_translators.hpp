@@ -85,7 +85,7 @@ class HashJoinTranslator : public Translator {
   // a pointer to its group in each entry, so a row finds its group without hashing its keys:
   // whether this join allows it for these group keys, the entry field it gets, and the entry of
   // the row being emitted (nullptr outside the code that emits one).
-  bool entryFixes(const std::vector<const plan::Expr*>& groupKeys) const;
+  bool entryFixes(const std::vector<const plan::Expr*>& groupKeys);
   uint32_t reserveGroupField();
   llvm::Value* currentEntry() const { return currentEntry_; }
 
@@ -106,7 +106,9 @@ class HashJoinTranslator : public Translator {
   void build();
   void probe();
   void filterAggregateBelow();
+  void layoutEntries();  // keys, payload, flags: once, when first needed (parents are known then)
   Keys hashed(std::vector<SqlValue> values);
+  bool laidOut_ = false;
   void emitFrom(llvm::Value* entry);  // emit() with currentEntry_ set
   llvm::Value* currentEntry_ = nullptr;
   std::optional<uint32_t> groupField_;
@@ -189,6 +191,11 @@ class ResultSinkTranslator : public Translator {
 
   std::vector<const plan::IU*> output_;
   std::vector<uint32_t> into_;
+
+ public:
+  const std::vector<const plan::IU*>& output() const { return output_; }
+
+ private:
   int32_t foundSlot_ = -1;
   uint32_t slot_ = 0;  // the current ResultChunkView*
 };

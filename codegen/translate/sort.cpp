@@ -5,10 +5,7 @@
 
 namespace hyrax::codegen {
 
-SortTranslator::SortTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
-  columns_ = op.child()->produced();
-  for (auto* iu : columns_) fields_.push_back(layout_.add(iu->type));
-}
+SortTranslator::SortTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {}
 
 void SortTranslator::consume(Translator&) {
   llvm::Value* row = cg_.call("hyrax_rt_buf_append", {cg_.loadPtr(cg_.stateSlot(slot_))});
@@ -60,6 +57,8 @@ llvm::Function* SortTranslator::comparator() {
 }
 
 void SortTranslator::produce() {
+  columns_ = readFrom(*this, op_.child()->produced());  // the keys and what is read above
+  for (auto* iu : columns_) fields_.push_back(layout_.add(iu->type));
   auto& b = cg_.b;
   slot_ = q_.newStateSlot();
   q_.atInit([this] {

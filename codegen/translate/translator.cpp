@@ -1,5 +1,6 @@
 #include "codegen/translate/translator.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "codegen/translate/operator_translators.hpp"
@@ -64,6 +65,25 @@ void QueryTranslator::hashTablePipeline(uint32_t slot, double rows, const std::f
 void QueryTranslator::endPipeline() {
   cg.endFunction();
   values.clear();  // IU values live in one pipeline's registers only
+}
+
+std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<const plan::IU*>& candidates) {
+  std::vector<const plan::IU*> read;
+  auto reads = [&](const Translator& at) {
+    if (auto* sink = dynamic_cast<const ResultSinkTranslator*>(&at)) read.insert(read.end(), sink->output().begin(), sink->output().end());
+    auto& op = const_cast<plan::Operator&>(at.op());  // only read: forEachExpr takes a mutable operator
+    plan::forEachExpr(op, [&](plan::ExprPtr& e) { e->collectIUs(read); });
+    if (op.kind == plan::OpKind::HashJoin)
+      for (auto& c : static_cast<plan::HashJoin&>(op).outerColumns) read.push_back(c.inner);
+    if (op.kind == plan::OpKind::UnionAll)
+      for (auto& in : static_cast<plan::UnionAll&>(op).inputs) read.insert(read.end(), in.begin(), in.end());
+  };
+  for (const Translator* at = &t; at; at = at->parent) reads(*at);
+  std::sort(read.begin(), read.end());
+  std::vector<const plan::IU*> r;
+  for (auto* iu : candidates)
+    if (std::binary_search(read.begin(), read.end(), iu)) r.push_back(iu);
+  return r;
 }
 
 std::unique_ptr<Translator> QueryTranslator::build(const plan::Operator& op) {

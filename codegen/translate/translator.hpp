@@ -39,6 +39,10 @@ class Translator {
   const plan::Operator& op_;
 };
 
+// Of `candidates`, the IUs that t's operator or one above it reads (expressions, the result,
+// outer-join and UNION columns): what a breaker under them must keep of its input's rows.
+std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<const plan::IU*>& candidates);
+
 // One pipeline function as the driver sees it.
 struct PipelineInfo {
   std::string function;
