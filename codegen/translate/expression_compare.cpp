@@ -36,9 +36,14 @@ llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& 
 
   if (op == CmpOp::Eq || op == CmpOp::Ne) {
     // Length and prefix are the low half: if they differ, the strings differ. Short strings are
-    // complete in the high half; only long ones with equal prefixes need the runtime.
-    auto* slot = cg_.local(cg_.i1(), "str_eq");
+    // complete in the high half; only long ones with equal prefixes need the runtime. Equal low
+    // halves mean equal lengths, so a type that only holds short strings settles it for both.
     llvm::Value* loEq = b_.CreateICmpEQ(a.v, c.v);
+    if (alwaysInline(a.type) || alwaysInline(c.type)) {
+      llvm::Value* eq = b_.CreateAnd(loEq, b_.CreateICmpEQ(a.hi, c.hi));
+      return op == CmpOp::Eq ? eq : b_.CreateNot(eq);
+    }
+    auto* slot = cg_.local(cg_.i1(), "str_eq");
     llvm::Value* len = b_.CreateTrunc(a.v, cg_.i32());
     llvm::Value* isLong = b_.CreateICmpUGT(len, cg_.c32(12));
     cg_.If(b_.CreateAnd(loEq, isLong),
@@ -71,17 +76,19 @@ llvm::Value* ExprCompiler::hash(const SqlValue& v) {
   llvm::Value* x;
   if (v.type.isString()) {
     // Short strings inline (hashShortString's steps), long ones through the runtime.
+    auto shortHash = [&] {
+      auto k = [&](uint64_t c) { return cg_.c64(static_cast<int64_t>(c)); };
+      llvm::Value* h = b_.CreateXor(v.v, b_.CreateMul(v.hi, k(0x9E3779B97F4A7C15ULL)));
+      h = b_.CreateMul(h, k(0xBF58476D1CE4E5B9ULL));
+      h = b_.CreateXor(h, b_.CreateLShr(h, 29));
+      h = b_.CreateMul(h, k(0x94D049BB133111EBULL));
+      return b_.CreateXor(h, b_.CreateLShr(h, 32));
+    };
+    if (alwaysInline(v.type)) return shortHash();
     auto* slot = cg_.local(cg_.i64(), "str_hash");
     llvm::Value* isLong = b_.CreateICmpUGT(b_.CreateTrunc(v.v, cg_.i32()), cg_.c32(StringRef::kInlineMax));
     cg_.If(isLong, [&] { b_.CreateStore(cg_.call("hyrax_rt_hash_string", {v.v, v.hi}), slot); },
-           [&] {
-             auto k = [&](uint64_t c) { return cg_.c64(static_cast<int64_t>(c)); };
-             llvm::Value* h = b_.CreateXor(v.v, b_.CreateMul(v.hi, k(0x9E3779B97F4A7C15ULL)));
-             h = b_.CreateMul(h, k(0xBF58476D1CE4E5B9ULL));
-             h = b_.CreateXor(h, b_.CreateLShr(h, 29));
-             h = b_.CreateMul(h, k(0x94D049BB133111EBULL));
-             b_.CreateStore(b_.CreateXor(h, b_.CreateLShr(h, 32)), slot);
-           });
+           [&] { b_.CreateStore(shortHash(), slot); });
     return b_.CreateLoad(cg_.i64(), slot);
   }
   if (v.type.isFloat()) {

@@ -9,6 +9,7 @@
 
 #include "codegen/ir/codegen.hpp"
 #include "codegen/plan/expression.hpp"
+#include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
 
@@ -40,6 +41,12 @@ class IUValues {
   std::unordered_map<const plan::IU*, SqlValue> values_;
   std::unordered_map<const plan::IU*, std::function<SqlValue()>> lazy_;
 };
+
+// A CHAR(n) or VARCHAR(n) with n <= 12: every value is inline in its StringRef (lengths are
+// checked on the way in), so generated code needs no path for long strings.
+inline bool alwaysInline(const SqlType& t) {
+  return t.isString() && t.length > 0 && t.length <= StringRef::kInlineMax;
+}
 
 class ExprCompiler {
  public:
