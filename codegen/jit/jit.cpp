@@ -95,15 +95,30 @@ void writePerfMap(llvm::ExecutionEngine& engine, const std::vector<std::string>&
 
 std::string hostTriple() { return llvm::sys::getProcessTriple(); }
 
+// The host CPU and its features, asked once: LLVM works them out with cpuid on every call, and
+// every compile used to ask twice.
+const std::string& hostCPU() {
+  static const std::string cpu = llvm::sys::getHostCPUName().str();
+  return cpu;
+}
+const std::string& hostFeatures() {
+  static const std::string features = [] {
+    std::string f;
+    for (auto& x : llvm::sys::getHostCPUFeatures()) f += (x.second ? "+" : "-") + x.first().str() + ",";
+    return f;
+  }();
+  return features;
+}
+
 std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string& tripleIn, llvm::CodeGenOptLevel level) {
   std::string triple = tripleIn.empty() ? hostTriple() : tripleIn;
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target) throw Error(sqlstate::InternalError, "no LLVM target for " + triple + ": " + err);
-  std::string cpu = tripleIn.empty() ? llvm::sys::getHostCPUName().str() : "generic";
+  std::string cpu = tripleIn.empty() ? hostCPU() : "generic";
   std::string features;
   if (tripleIn.empty()) {
-    for (auto& f : llvm::sys::getHostCPUFeatures()) features += (f.second ? "+" : "-") + f.first().str() + ",";
+    features = hostFeatures();
   }
   llvm::TargetOptions opts;
   return std::unique_ptr<llvm::TargetMachine>(
@@ -238,31 +253,40 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxAr
   // tens for SelectionDAG and the greedy allocator, which only pay off over many rows.
   auto cgLevel = level == OptLevel::Full ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
   auto start = std::chrono::steady_clock::now();
-  {
-    auto tm = makeTargetMachine("", cgLevel);
-    optimize(*m, level, tm.get());
-  }
-  if (times) times->optimizeMs = msSince(start);
-
+  // The engine first: its target machine also serves the IR passes (one target machine and
+  // subtarget per compile, not two). It generates code only in finalizeObject, after them.
   auto result = std::unique_ptr<CompiledModule>(new CompiledModule());
-  if (options.keepIR) result->ir_ = printIR(*m);
-  if (options.keepAssembly) result->assembly_ = emitAssembly(*m);
-
-  start = std::chrono::steady_clock::now();
+  llvm::Module* module = m.get();
   std::vector<std::string> functions;
-  for (auto& f : *m)
+  for (auto& f : *module)
     if (!f.isDeclaration()) functions.push_back(f.getName().str());
   auto mm = std::make_unique<MemoryManager>();
   MemoryManager* mmRaw = mm.get();
   std::string err;
+  std::vector<std::string> attrs;
+  for (size_t i = 0, j; i < hostFeatures().size(); i = j + 1) {
+    j = hostFeatures().find(',', i);
+    if (j == std::string::npos) j = hostFeatures().size();
+    if (j > i) attrs.push_back(hostFeatures().substr(i, j - i));
+  }
   llvm::EngineBuilder builder(std::move(m));
   builder.setEngineKind(llvm::EngineKind::JIT)
       .setErrorStr(&err)
       .setOptLevel(cgLevel)
       .setMCJITMemoryManager(std::move(mm))
-      .setMCPU(llvm::sys::getHostCPUName());
+      .setMCPU(hostCPU())
+      .setMAttrs(attrs);
   result->engine_.reset(builder.create());
   if (!result->engine_) throw Error(sqlstate::InternalError, "cannot create the JIT: " + err);
+  double engineMs = msSince(start);
+
+  start = std::chrono::steady_clock::now();
+  optimize(*module, level, result->engine_->getTargetMachine());
+  if (times) times->optimizeMs = msSince(start);
+  if (options.keepIR) result->ir_ = printIR(*module);
+  if (options.keepAssembly) result->assembly_ = emitAssembly(*module);
+
+  start = std::chrono::steady_clock::now();
   result->engine_->finalizeObject();
   if (!mmRaw->missing.empty())
     throw Error(sqlstate::InternalError, "generated code calls unknown function " + mmRaw->missing);
@@ -270,7 +294,7 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxAr
     throw Error(sqlstate::InternalError, "JIT error: " + result->engine_->getErrorMessage());
   writePerfMap(*result->engine_, functions, *mmRaw);
   result->context_ = std::move(ctx);
-  if (times) times->machineCodeMs = msSince(start);
+  if (times) times->machineCodeMs = engineMs + msSince(start);
   return result;
 }
 
