@@ -29,7 +29,9 @@ class HyraxEngine : public Engine {
   }
 
   bool newOrder(const NewOrderInput& in, int date) override {
-    std::vector<Value> a = {i(in.w), i(in.d), i(in.c), i(in.olCnt), i(in.allLocal), Value::date(date)};
+    std::vector<Value> a;
+    a.reserve(6 + 45);
+    for (Value v : {i(in.w), i(in.d), i(in.c), i(in.olCnt), i(in.allLocal), Value::date(date)}) a.push_back(std::move(v));
     for (int k = 0; k < 15; ++k) {
       a.push_back(i(in.item[k]));
       a.push_back(i(in.supply[k]));

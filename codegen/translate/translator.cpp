@@ -69,16 +69,24 @@ void QueryTranslator::endPipeline() {
 
 std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<const plan::IU*>& candidates) {
   std::vector<const plan::IU*> read;
-  auto reads = [&](const Translator& at) {
-    if (auto* sink = dynamic_cast<const ResultSinkTranslator*>(&at)) read.insert(read.end(), sink->output().begin(), sink->output().end());
-    auto& op = const_cast<plan::Operator&>(at.op());  // only read: forEachExpr takes a mutable operator
+  auto readsOp = [&](const plan::Operator& o) {
+    auto& op = const_cast<plan::Operator&>(o);  // only read: forEachExpr takes a mutable operator
     plan::forEachExpr(op, [&](plan::ExprPtr& e) { e->collectIUs(read); });
     if (op.kind == plan::OpKind::HashJoin)
       for (auto& c : static_cast<plan::HashJoin&>(op).outerColumns) read.push_back(c.inner);
     if (op.kind == plan::OpKind::UnionAll)
       for (auto& in : static_cast<plan::UnionAll&>(op).inputs) read.insert(read.end(), in.begin(), in.end());
   };
-  for (const Translator* at = &t; at; at = at->parent) reads(*at);
+  // An index join's inner side looks up by keys computed from the outer rows: all of it counts.
+  auto readsTree = [&](auto& self, const plan::Operator& o) -> void {
+    readsOp(o);
+    for (auto& c : o.children) self(self, *c);
+  };
+  for (const Translator* at = &t; at; at = at->parent) {
+    if (auto* sink = dynamic_cast<const ResultSinkTranslator*>(at)) read.insert(read.end(), sink->output().begin(), sink->output().end());
+    readsOp(at->op());
+    if (at->op().kind == plan::OpKind::IndexJoin) readsTree(readsTree, *at->op().child(1));
+  }
   std::sort(read.begin(), read.end());
   std::vector<const plan::IU*> r;
   for (auto* iu : candidates)
