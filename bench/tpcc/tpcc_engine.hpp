@@ -35,6 +35,19 @@ struct StockLevelInput {
   int w = 0, d = 0, threshold = 0;
 };
 
+enum Type { NewOrder, Payment, OrderStatus, Delivery, StockLevel, kTypes };
+
+// One transaction of the mix: its type and the inputs of that type.
+struct Transaction {
+  Type type = NewOrder;
+  NewOrderInput newOrder;
+  PaymentInput payment;
+  OrderStatusInput orderStatus;
+  DeliveryInput delivery;
+  StockLevelInput stockLevel;
+  int date = 0;  // days since 1970
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -51,6 +64,30 @@ class Engine {
   virtual void stockLevel(const StockLevelInput& in) = 0;
   // The one integer a query returns (consistency checks).
   virtual int64_t count(const std::string& sql) = 0;
+
+  // A transaction in two halves. An engine that runs transactions on a thread of its own
+  // (overlaps() true: hyrax's OLTP thread) starts it in start() and returns at once, so the
+  // driver draws the next one's inputs meanwhile, as a server's other clients would; finish()
+  // waits for it. Others run it in finish(). finish() returns newOrder's answer (false: rolled
+  // back as asked), true for the other types, and throws what the transaction threw.
+  virtual bool overlaps() const { return false; }
+  virtual void start(const Transaction& t) { pending_ = t; }
+  virtual bool finish() { return runNow(pending_); }
+
+ protected:
+  bool runNow(const Transaction& t) {
+    switch (t.type) {
+      case NewOrder: return newOrder(t.newOrder, t.date);
+      case Payment: payment(t.payment, t.date); break;
+      case OrderStatus: orderStatus(t.orderStatus); break;
+      case Delivery: delivery(t.delivery, t.date); break;
+      default: stockLevel(t.stockLevel); break;
+    }
+    return true;
+  }
+
+ private:
+  Transaction pending_;
 };
 
 std::unique_ptr<Engine> makeHyraxEngine();

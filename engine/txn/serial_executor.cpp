@@ -63,18 +63,64 @@ void SerialExecutor::release(const void* session) {
   workReady_.notify_all();
 }
 
+SerialExecutor::Ticket::Ticket() = default;
+SerialExecutor::Ticket::~Ticket() { drop(); }
+SerialExecutor::Ticket::Ticket(Ticket&& o) noexcept : owner_(o.owner_), task_(std::move(o.task_)) {}
+SerialExecutor::Ticket& SerialExecutor::Ticket::operator=(Ticket&& o) noexcept {
+  if (this != &o) {
+    drop();
+    owner_ = o.owner_;
+    task_ = std::move(o.task_);
+  }
+  return *this;
+}
+// The queue may still point at the task: it must be done (or out of the queue) before it dies.
+void SerialExecutor::Ticket::drop() noexcept {
+  if (!task_) return;
+  try {
+    owner_->wait(*this);
+  } catch (...) {
+  }
+}
+
 void SerialExecutor::run(const void* session, const std::function<void()>& work) {
   if (std::this_thread::get_id() == thread_.get_id()) {
     work();
     return;
   }
-  Task task{session, &work, nullptr};
+  Ticket t = submit(session, work);
+  wait(t);
+}
+
+SerialExecutor::Ticket SerialExecutor::submit(const void* session, const std::function<void()>& work) {
+  Ticket t;
+  t.owner_ = this;
+  t.task_ = std::make_unique<Task>();
+  Task& task = *t.task_;
+  task.session = session;
+  task.work = &work;
+  if (std::this_thread::get_id() == thread_.get_id()) {  // work that submits more work: inline
+    try {
+      work();
+    } catch (...) {
+      task.error = std::current_exception();
+    }
+    task.done = true;
+    return t;
+  }
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(&task);
     submitted_.fetch_add(1, std::memory_order_release);
   }
   workReady_.notify_all();
+  return t;
+}
+
+void SerialExecutor::wait(Ticket& ticket) {
+  if (!ticket.task_) return;
+  std::unique_ptr<Task> owned = std::move(ticket.task_);
+  Task& task = *owned;
   if (spinFor([&] { return task.done.load(std::memory_order_acquire); })) {
     if (task.error) std::rethrow_exception(task.error);
     return;
@@ -90,6 +136,7 @@ void SerialExecutor::run(const void* session, const std::function<void()>& work)
           queue_.erase(it);
           break;
         }
+      lock.unlock();  // the task dies with `owned`, out of the queue
       throw Error(sqlstate::LockNotAvailable, "another session's transaction is open; gave up waiting after " +
                                                   std::to_string(lockTimeout_.count()) + " ms");
     }

@@ -17,12 +17,15 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 namespace hyrax {
 
 class SerialExecutor {
+  struct Task;
+
  public:
   SerialExecutor();
   ~SerialExecutor();
@@ -32,6 +35,27 @@ class SerialExecutor {
   // Runs `work` on the executor thread and returns when it is done; what it throws is rethrown
   // here. Called from the executor thread itself (work that runs more work), it runs inline.
   void run(const void* session, const std::function<void()>& work);
+
+  // run() in two halves: submit() hands `work` over and returns at once, so the session can
+  // prepare its next request while the executor runs this one; wait() returns when it is done
+  // (rethrowing what it threw), or gives up after the lock timeout if it never started. `work`
+  // must live until wait() returns; a ticket dropped without wait() waits (ignoring errors).
+  class Ticket {
+   public:
+    Ticket();
+    ~Ticket();
+    Ticket(Ticket&&) noexcept;
+    Ticket& operator=(Ticket&&) noexcept;
+    bool pending() const { return task_ != nullptr; }
+
+   private:
+    friend class SerialExecutor;
+    void drop() noexcept;
+    SerialExecutor* owner_ = nullptr;
+    std::unique_ptr<Task> task_;
+  };
+  Ticket submit(const void* session, const std::function<void()>& work);
+  void wait(Ticket& ticket);
 
   // From inside work: `session` keeps the executor after this work (BEGIN), or gives it back.
   void hold(const void* session);

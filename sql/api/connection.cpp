@@ -68,6 +68,12 @@ Connection::Connection(Database& db)
       routineCaller_(std::make_unique<sql::SessionRoutines>(db.routines(), db.catalog(), *undo_, &cancel_)) {}
 
 Connection::~Connection() {
+  if (pending_) {
+    try {
+      finishCall();
+    } catch (...) {  // its error has no one to go to; what it did was undone
+    }
+  }
   if (txn_ == TransactionState::Idle) return;
   try {
     db_.executor().run(this, [&] { endTransaction(false); });
@@ -84,6 +90,7 @@ std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
 QueryResult Connection::execute(std::string_view sql) { return execute(sql, SourcePos{1, 1}); }
 
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
+  if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
   cancel_.store(false);
   QueryResult r;
   db_.executor().run(this, [&] {
@@ -191,15 +198,46 @@ QueryResult Connection::atomically(const std::function<QueryResult()>& statement
 }
 
 QueryResult Connection::call(const std::string& name, const std::vector<Value>& args) {
+  if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
   cancel_.store(false);
   QueryResult r;
-  db_.executor().run(this, [&] {
-    RoutineCallerScope scope(routineCaller_.get());
-    if (txn_ == TransactionState::Failed)
-      throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
-    r = atomically([&] { return db_.routines().call(db_.catalog(), *undo_, name, args, &cancel_); });
-  });
+  db_.executor().run(this, [&] { r = callOnExecutor(name, args); });
   return r;
+}
+
+QueryResult Connection::callOnExecutor(const std::string& name, const std::vector<Value>& args) {
+  RoutineCallerScope scope(routineCaller_.get());
+  if (txn_ == TransactionState::Failed)
+    throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
+  return atomically([&] { return db_.routines().call(db_.catalog(), *undo_, name, args, &cancel_); });
+}
+
+// A started call: what it needs lives here until finishCall().
+struct Connection::PendingCall {
+  std::string name;
+  std::vector<Value> args;
+  QueryResult result;
+  std::function<void()> work;
+  SerialExecutor::Ticket ticket;
+};
+
+void Connection::startCall(const std::string& name, std::vector<Value> args) {
+  if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
+  cancel_.store(false);
+  auto p = std::make_unique<PendingCall>();
+  p->name = name;
+  p->args = std::move(args);
+  PendingCall* raw = p.get();
+  p->work = [this, raw] { raw->result = callOnExecutor(raw->name, raw->args); };
+  p->ticket = db_.executor().submit(this, p->work);
+  pending_ = std::move(p);
+}
+
+QueryResult Connection::finishCall() {
+  if (!pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "no call was started on this connection");
+  std::unique_ptr<PendingCall> p = std::move(pending_);
+  db_.executor().wait(p->ticket);
+  return std::move(p->result);
 }
 
 // SELECT f(args) of a stored function (alone: no FROM, nothing else) is a call of it.

@@ -124,6 +124,12 @@ class Connection {
   // Calls a stored procedure or function with argument values of its parameters' types (what
   // CALL p(...) / SELECT f(...) do, without parsing): the embedding API's and the bench's way.
   QueryResult call(const std::string& name, const std::vector<Value>& args);
+  // call() in two halves: startCall() hands the call to the executor thread and returns at once,
+  // so the caller can prepare its next one meanwhile (a driver standing in for many clients keeps
+  // the OLTP thread busy that way); finishCall() waits for it and returns its result or throws its
+  // error. One call at a time may be started on a connection (55000 otherwise).
+  void startCall(const std::string& name, std::vector<Value> args);
+  QueryResult finishCall();
   // Runs every statement of a script in order, stopping at the first error (which is thrown).
   std::vector<QueryResult> executeScript(std::string_view sql);
 
@@ -145,6 +151,7 @@ class Connection {
  private:
   QueryResult run(std::string_view sql, SourcePos origin);  // on the executor thread
   QueryResult atomically(const std::function<QueryResult()>& statement);
+  QueryResult callOnExecutor(const std::string& name, const std::vector<Value>& args);
   QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
   QueryResult prepare(ast::PrepareStmt& stmt);
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
@@ -162,6 +169,8 @@ class Connection {
   std::istream* copyIn_ = nullptr;
   std::ostream* copyOut_ = nullptr;
   std::function<void(const std::string&)> progress_;
+  struct PendingCall;  // connection.cpp
+  std::unique_ptr<PendingCall> pending_;
 };
 
 // Splits a script into statements at top-level ';' (outside quotes and comments). Each piece keeps

@@ -144,3 +144,44 @@ TEST_CASE("a procedure called many times keeps giving the same answers") {
   CHECK(con.execute("SELECT count(*), sum(k) FROM t").text(0, 1) == "20100");
   CHECK(con.execute("SELECT s FROM t WHERE k = 137").text(0, 0) == "row number 137 with a long text");
 }
+
+TEST_CASE("a started call runs while the caller goes on, and finishes with its result or error") {
+  Database db;
+  Connection con(db), other(db);
+  con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER)");
+  con.execute("CREATE PROCEDURE put(n INTEGER) AS $$ BEGIN INSERT INTO t VALUES (n, n * 10); "
+              "IF n < 0 THEN RAISE EXCEPTION 'negative %', n; END IF; END $$ LANGUAGE plpgsql");
+  con.execute("CREATE FUNCTION twice(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN n * 2; END $$ LANGUAGE plpgsql");
+  // Calls started one after another, each prepared while the previous one ran.
+  for (int i = 1; i <= 100; ++i) {
+    con.startCall("put", {Value::int32(i)});
+    CHECK(con.finishCall().tag() == "CALL");
+  }
+  con.startCall("twice", {Value::int32(21)});
+  CHECK(con.finishCall().text(0, 0) == "42");
+  // One at a time per connection; other connections are not held up.
+  con.startCall("put", {Value::int32(101)});
+  CHECK_THROWS_WITH(con.startCall("put", {Value::int32(102)}), Catch::Contains("has not finished"));
+  CHECK_THROWS_WITH(con.execute("SELECT 1"), Catch::Contains("has not finished"));
+  CHECK_THROWS_WITH(con.call("put", {Value::int32(102)}), Catch::Contains("has not finished"));
+  CHECK(other.execute("SELECT count(*) FROM t").rowCount() == 1);
+  con.finishCall();
+  CHECK_THROWS_WITH(con.finishCall(), Catch::Contains("no call was started"));
+  // The error comes from finishCall, and the call's writes are undone.
+  con.startCall("put", {Value::int32(-5)});
+  try {
+    con.finishCall();
+    FAIL("the call should have failed");
+  } catch (const Error& e) {
+    CHECK(std::string(e.sqlstate()) == "P0001");
+    CHECK(std::string(e.what()).find("negative -5") != std::string::npos);
+  }
+  CHECK(con.execute("SELECT count(*), sum(v) FROM t").text(0, 0) == "101");
+  CHECK(con.execute("SELECT count(*) FROM t WHERE k = -5").text(0, 0) == "0");
+  // A connection dropped with a call under way waits for it first.
+  {
+    Connection brief(db);
+    brief.startCall("put", {Value::int32(500)});
+  }
+  CHECK(con.execute("SELECT v FROM t WHERE k = 500").text(0, 0) == "5000");
+}
