@@ -1,6 +1,7 @@
 #pragma once
 // The chained hash table generated code uses for joins and aggregation (layout in runtime.hpp):
 // the runtime owns memory and buckets; generated code compares hashes and keys and follows chains.
+#include <cassert>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -61,6 +62,10 @@ class HashTable {
   }
   // Puts entry e of hash h at the head of its chain.
   void link(char* e, uint64_t hash) {
+    // User-space addresses have 47 bits on x86-64 and AArch64 Linux (unless a mapping asks for
+    // more, which hyrax never does) and 32 on ARMv7, so the tags have the top 16 bits to themselves.
+    // (Checked in debug builds only: this runs under generated code, which nothing may unwind.)
+    assert((static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) & ~kHashEntryMask) == 0);
     uint64_t& b = dir_.buckets[bucket(hash)];
     void* next = chainOf(b);
     std::memcpy(e, &next, sizeof(void*));
