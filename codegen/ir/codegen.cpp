@@ -109,6 +109,16 @@ void CodeGen::raiseIf(llvm::Value* cond, int32_t code) {
   If(cond, [&] { raise(code); });
 }
 
+void CodeGen::raiseIf(llvm::Value* cond, const char* runtimeName, llvm::ArrayRef<llvm::Value*> args) {
+  If(cond, [&] {
+    std::vector<llvm::Value*> all{queryContext()};
+    all.insert(all.end(), args.begin(), args.end());
+    call(runtimeName, all);
+    b.CreateBr(errorBlock_);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "after_error", fn_));
+  });
+}
+
 void CodeGen::cancelPoint() {
   constexpr int64_t kBudget = 4096;  // loop iterations between two calls of the runtime's check
   if (!cancelBudget_) {

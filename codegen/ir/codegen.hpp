@@ -68,6 +68,9 @@ class CodeGen {
   // Records runtime error `code` (HyraxRuntimeError) and leaves with status 1.
   void raise(int32_t code);
   void raiseIf(llvm::Value* cond, int32_t code);
+  // The same with a runtime function of its own recording the error (one that says more than a
+  // code can), called with `args` after the query context.
+  void raiseIf(llvm::Value* cond, const char* runtimeName, llvm::ArrayRef<llvm::Value*> args);
   // A runtime call returned a status: leave with it when non-zero.
   void checkStatus(llvm::Value* status);
   // Where a long-running loop may be cancelled: counts down a per-function budget in a register

@@ -12,6 +12,10 @@ int64_t rangeMin(TypeId t) { return t == TypeId::Int16 ? INT16_MIN : t == TypeId
 int64_t rangeMax(TypeId t) { return t == TypeId::Int16 ? INT16_MAX : t == TypeId::Int32 ? INT32_MAX : INT64_MAX; }
 }  // namespace
 
+void ExprCompiler::tooLongIf(llvm::Value* cond, const SqlType& to) {
+  cg_.raiseIf(cond, "hyrax_rt_string_too_long", {cg_.c32(static_cast<int>(to.id)), cg_.c32(to.length)});
+}
+
 SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   SqlValue r;
   r.type = to.withNullable(in.null != nullptr || in.type.id == TypeId::Null);
@@ -40,7 +44,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
     if (from.isString()) {
       // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
       llvm::Value* len = b_.CreateTrunc(in.v, cg_.i32());
-      cg_.raiseIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), HYRAX_ERR_STRING_TOO_LONG);
+      tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
       r.v = in.v;
       r.hi = in.hi;
       return r;
@@ -63,7 +67,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
     r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
     if (to.length) {
       llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
-      cg_.raiseIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), HYRAX_ERR_STRING_TOO_LONG);
+      tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
     }
     return r;
   }

@@ -67,6 +67,7 @@ class ExprCompiler {
   llvm::Value* combine(llvm::Value* h1, llvm::Value* h2);
   // Converts a value to another type (NULL stays NULL; errors raise).
   SqlValue cast(const SqlValue& v, const SqlType& to);
+  void tooLongIf(llvm::Value* cond, const SqlType& to);  // 22001 naming the type
   SqlValue constant(const Value& v);
   // OR of the NULL flags (nullptr when none can be NULL).
   llvm::Value* anyNull(std::initializer_list<const SqlValue*> vs);

@@ -13,6 +13,7 @@ using A = AbiType;
 
 const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_error, A::I32, A::Ptr, A::I32),
+    HYRAX_FN(hyrax_rt_string_too_long, A::I32, A::Ptr, A::I32, A::I32),
     HYRAX_FN(hyrax_rt_check_cancel, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_table_chunks, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_table_chunk_rows, A::I32, A::Ptr, A::I32),

@@ -21,7 +21,7 @@ struct ResultChunkView;
 enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_DIVISION_BY_ZERO = 1,   // 22012
   HYRAX_ERR_OVERFLOW = 2,           // 22003 numeric value out of range
-  HYRAX_ERR_STRING_TOO_LONG = 3,    // 22001
+  // 3 was 22001, now hyrax_rt_string_too_long (the message names the type)
   HYRAX_ERR_CANCELLED = 4,          // 57014
   HYRAX_ERR_NULL_VIOLATION = 5,     // 23502
   HYRAX_ERR_SUBQUERY_ROWS = 6,      // 21000 a scalar subquery yielded more than one row
@@ -34,6 +34,8 @@ extern "C" {
 // ---- errors and cancellation ----
 // Records the error for `code` and returns 1 (the status the pipeline then returns).
 int32_t hyrax_rt_error(hyrax::QueryContext* ctx, int32_t code);
+// 22001 for a string longer than CHAR(n)/VARCHAR(n) allows, naming the type.
+int32_t hyrax_rt_string_too_long(hyrax::QueryContext* ctx, int32_t typeId, int32_t length);
 // 0 normally; records 57014 and returns 1 when the statement was cancelled (Ctrl-C).
 int32_t hyrax_rt_check_cancel(hyrax::QueryContext* ctx);
 

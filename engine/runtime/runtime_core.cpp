@@ -18,7 +18,6 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
   switch (code) {
     case HYRAX_ERR_DIVISION_BY_ZERO: ctx->setError(sqlstate::DivisionByZero, "division by zero"); break;
     case HYRAX_ERR_OVERFLOW: ctx->setError(sqlstate::NumericOutOfRange, "numeric value out of range"); break;
-    case HYRAX_ERR_STRING_TOO_LONG: ctx->setError(sqlstate::StringTooLong, "value too long for type"); break;
     case HYRAX_ERR_CANCELLED: ctx->setError(sqlstate::QueryCanceled, "canceling statement due to user request"); break;
     case HYRAX_ERR_NULL_VIOLATION: ctx->setError(sqlstate::NotNullViolation, "null value violates not-null constraint"); break;
     case HYRAX_ERR_SUBQUERY_ROWS:
@@ -32,6 +31,14 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
       break;
     default: ctx->setError(sqlstate::InternalError, "runtime error " + std::to_string(code));
   }
+  return 1;
+}
+
+int32_t hyrax_rt_string_too_long(QueryContext* ctx, int32_t typeId, int32_t length) {
+  SqlType t;
+  t.id = static_cast<TypeId>(typeId);
+  t.length = static_cast<uint32_t>(length);
+  ctx->setError(sqlstate::StringTooLong, "value too long for type " + t.name());
   return 1;
 }
 
