@@ -1,6 +1,7 @@
 // Hash aggregation. consume() finds or inserts the row's group in a chained hash table (trying
-// the previous row's group first) and updates the aggregate states in place; produce() then runs a pipeline over the groups. GROUP BY
-// treats NULLs as one group. Without GROUP BY there is exactly one group, even for empty input.
+// the previous row's group first, or the group a join entry points at) and updates the aggregate
+// states in place; produce() then runs a pipeline over the groups. GROUP BY treats NULLs as one
+// group. Without GROUP BY there is exactly one group, even for empty input.
 #include <algorithm>
 
 #include "codegen/translate/operator_translators.hpp"
