@@ -56,6 +56,7 @@ void AggregateTranslator::consume(Translator&) {
     accumulate(b.CreateLoad(cg_.ptr(), group));
     return;
   }
+  prefetchAhead();
   GroupKeys keys = groupKeys();
   if (groupFilter_) {
     std::vector<SqlValue> joinKeys;
@@ -68,18 +69,42 @@ void AggregateTranslator::consume(Translator&) {
 
 AggregateTranslator::GroupKeys AggregateTranslator::groupKeys() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
-  auto& b = cg_.b;
-  GroupKeys r{{}, cg_.c64(0)};
+  std::vector<SqlValue> values;
   for (auto& g : a.groups) {
     SqlValue k = q_.expr.compile(*g.expr);
     k.type = g.iu->type;
     if (!k.type.nullable) k.null = nullptr;
+    values.push_back(k);
+  }
+  return hashed(std::move(values));
+}
+
+AggregateTranslator::GroupKeys AggregateTranslator::hashed(std::vector<SqlValue> values) {
+  auto& b = cg_.b;
+  GroupKeys r{std::move(values), cg_.c64(0)};
+  for (auto& k : r.values) {
     llvm::Value* kh = q_.expr.hash(k);
     if (k.null) kh = b.CreateSelect(k.null, cg_.c64(0x5bd1e995), kh);
     r.hash = q_.expr.combine(r.hash, kh);
-    r.values.push_back(k);
   }
   return r;
+}
+
+// Many groups fed straight from a scan: the bucket of the group a row some rows ahead belongs to
+// is loaded meanwhile (TPC-H Q18: 6M lineitem rows into 1.5M groups).
+void AggregateTranslator::prefetchAhead() {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  if (!q_.lookahead || a.groups.empty() || op_.estimatedRows < QueryTranslator::kPrefetchMinEntries) return;
+  std::vector<SqlValue> ahead;
+  for (auto& g : a.groups) {
+    if (g.expr->kind != plan::ExprKind::Column) return;
+    auto v = q_.lookahead(g.expr->iu, QueryTranslator::kPrefetchDistance);
+    if (!v) return;
+    v->type = g.iu->type;
+    v->null = nullptr;
+    ahead.push_back(*v);
+  }
+  q_.prefetchBucket(cg_.loadPtr(cg_.stateSlot(slot_)), hashed(std::move(ahead)).hash);
 }
 
 llvm::Value* AggregateTranslator::findGroup(const GroupKeys& groupKeys) {

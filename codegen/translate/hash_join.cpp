@@ -157,6 +157,21 @@ uint32_t HashJoinTranslator::reserveGroupField() {
   return layout_.offset(*groupField_);
 }
 
+// Probing a table bigger than the caches straight from a scan: the bucket a row some rows ahead
+// will read is loaded meanwhile, so the misses of consecutive rows overlap.
+void HashJoinTranslator::prefetchAhead() {
+  auto& j = static_cast<const plan::HashJoin&>(op_);
+  if (!q_.lookahead || j.keys.empty() || op_.child(0)->estimatedRows < QueryTranslator::kPrefetchMinEntries) return;
+  std::vector<SqlValue> ahead;
+  for (auto& k : j.keys) {
+    if (k.probe->kind != plan::ExprKind::Column) return;
+    auto v = q_.lookahead(k.probe->iu, QueryTranslator::kPrefetchDistance);
+    if (!v) return;
+    ahead.push_back(*v);
+  }
+  q_.prefetchBucket(cg_.loadPtr(cg_.stateSlot(slot_)), hashed(std::move(ahead)).hash);
+}
+
 void HashJoinTranslator::emitFrom(llvm::Value* entry) {
   currentEntry_ = entry;
   emit();
@@ -225,6 +240,7 @@ void HashJoinTranslator::loadPayload(llvm::Value* entry) {
 void HashJoinTranslator::probe() {
   auto& j = static_cast<const plan::HashJoin&>(op_);
   auto& b = cg_.b;
+  prefetchAhead();
   Keys keys = this->keys(false);
   // Entries of the probe row's chain whose hash and keys equal the row's; `body` sees each with
   // the build row's values loaded.

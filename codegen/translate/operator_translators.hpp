@@ -110,6 +110,7 @@ class HashJoinTranslator : public Translator {
   Keys hashed(std::vector<SqlValue> values);
   bool laidOut_ = false;
   void emitFrom(llvm::Value* entry);  // emit() with currentEntry_ set
+  void prefetchAhead();
   llvm::Value* currentEntry_ = nullptr;
   std::optional<uint32_t> groupField_;
   uint32_t slot_ = 0;
@@ -147,6 +148,8 @@ class AggregateTranslator : public Translator {
     llvm::Value* hash;
   };
   GroupKeys groupKeys();  // the row's
+  GroupKeys hashed(std::vector<SqlValue> values);
+  void prefetchAhead();
   llvm::Value* findGroup(const GroupKeys& keys);  // finds or inserts the row's group: its entry
   void accumulate(llvm::Value* group);            // updates the group's aggregates with the row
   HashJoinTranslator* entryGroups_ = nullptr;  // the join below whose entries point at groups

@@ -76,7 +76,17 @@ void TableScanTranslator::produce() {
       last = b.CreateSelect(b.CreateICmpULT(last, rows), last, rows);
       cg_.ForRange(first, last, [&](llvm::Value* row) {
         loadRow(chunk64, row, data, nulls);
+        q_.lookahead = [&, row, rows, chunk64](const plan::IU* iu, int64_t distance) -> std::optional<SqlValue> {
+          for (size_t i = 0; i < scan.columns.size(); ++i) {
+            if (scan.columns[i].iu != iu || iu->type.nullable || !data[i]) continue;
+            llvm::Value* ahead = b.CreateAdd(row, cg_.c64(distance));
+            ahead = b.CreateSelect(b.CreateICmpULT(ahead, rows), ahead, b.CreateSub(rows, cg_.c64(1)));
+            return loadColumn(i, chunk64, ahead, data[i], nullptr);
+          }
+          return std::nullopt;
+        };
         emit();
+        q_.lookahead = nullptr;
       });
     });
   });

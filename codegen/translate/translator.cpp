@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <llvm/IR/Intrinsics.h>
+
 #include "codegen/translate/operator_translators.hpp"
 #include "engine/runtime/hash_table.hpp"
 
@@ -27,6 +29,15 @@ void QueryTranslator::generateInit(const std::string& name) {
   markColdIf(0);  // runs once
   for (auto& gen : initCode_) gen();
   cg.endFunction();
+}
+
+void QueryTranslator::prefetchBucket(llvm::Value* hashTable, llvm::Value* hash) {
+  auto& b = cg.b;
+  llvm::Value* buckets = cg.loadPtr(cg.gep(hashTable, offsetof(HashDirectory, buckets)));
+  llvm::Value* shift = b.CreateLoad(cg.i64(), cg.gep(hashTable, offsetof(HashDirectory, shift)));
+  llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {cg.ptr()},
+                    {b.CreateGEP(cg.i64(), buckets, index), cg.c32(0), cg.c32(3), cg.c32(1)});
 }
 
 llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* hash) {

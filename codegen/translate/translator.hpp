@@ -6,7 +6,9 @@
 // breaker) up to the next breaker; each pipeline becomes one generated function
 // `i32 (ctx, state, begin, end)` over a morsel [begin, end) of its input.
 #include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,17 @@ class QueryTranslator {
 
   // The head of the bucket chain of `hash` in a runtime HashTable, read inline (runtime.hpp).
   llvm::Value* chainHead(llvm::Value* hashTable, llvm::Value* hash);
+  // Starts loading the bucket of `hash` into the cache (no effect on results).
+  void prefetchBucket(llvm::Value* hashTable, llvm::Value* hash);
+
+  // While a table scan hands a row up: the value of one of its NOT NULL columns `distance` rows
+  // further in the chunk (its last row's near the end), so that an operator can prefetch the hash
+  // bucket a later row will need while this one is processed; nullopt for other IUs.
+  std::function<std::optional<SqlValue>(const plan::IU*, int64_t distance)> lookahead;
+  // Rows ahead worth prefetching for, and the hash table size (entries) from which it pays: a
+  // smaller directory stays in the caches anyway.
+  static constexpr int64_t kPrefetchDistance = 16;
+  static constexpr double kPrefetchMinEntries = 100'000;
 
   void beginPipeline(PipelineInfo info);
   void endPipeline();
