@@ -94,7 +94,8 @@ AggregateTranslator::GroupKeys AggregateTranslator::hashed(std::vector<SqlValue>
 // is loaded meanwhile (TPC-H Q18: 6M lineitem rows into 1.5M groups).
 void AggregateTranslator::prefetchAhead() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
-  if (!q_.lookahead || a.groups.empty() || op_.estimatedRows < QueryTranslator::kPrefetchMinEntries) return;
+  // Not when a join above lets few groups in (its filter, below, drops most rows first).
+  if (!q_.lookahead || groupFilter_ || a.groups.empty() || op_.estimatedRows < QueryTranslator::kPrefetchMinEntries) return;
   std::vector<SqlValue> ahead;
   for (auto& g : a.groups) {
     if (g.expr->kind != plan::ExprKind::Column) return;
