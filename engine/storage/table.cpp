@@ -7,6 +7,7 @@
 #include "engine/index/index.hpp"
 #include "engine/storage/string_heap.hpp"
 #include "engine/util/error.hpp"
+#include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
 
@@ -27,38 +28,34 @@ void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string&
   }
 }
 
-namespace {
-
-// Column chunks are private anonymous mappings: a fork() sees them copy-on-write, and big
-// mappings let the kernel use huge pages. Pages are touched only when rows arrive.
-void* mapZeroed(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw Error(sqlstate::OutOfMemory, "out of memory allocating table storage");
-  return p;
-}
-
-}  // namespace
-
+// A chunk's columns (then their NULL bitmaps) are slices of one private anonymous mapping: a
+// fork() sees it copy-on-write, and a big aligned mapping can sit on huge pages (a random row
+// touches one page per column). Pages are touched only when rows arrive. A table's first chunk
+// starts on small pages, so a table of a few rows holds a few pages; when it fills, and for every
+// chunk after it, huge pages (engine/util/huge_pages.hpp).
 struct Table::Chunk {
   std::vector<void*> data;
   std::vector<uint8_t*> nulls;  // nullptr for NOT NULL columns
-  std::vector<size_t> sizes;
+  void* mapping = nullptr;
+  size_t bytes = 0;
   uint32_t rows = 0;
 
-  explicit Chunk(const std::vector<ColumnDef>& cols) {
+  Chunk(const std::vector<ColumnDef>& cols, bool huge) {
+    for (auto& c : cols) bytes += static_cast<size_t>(c.type.byteWidth()) * kChunkRows + (c.type.nullable ? kChunkRows / 8 : 0);
+    mapping = mapAligned(bytes, huge);
+    char* at = static_cast<char*>(mapping);
     for (auto& c : cols) {
-      size_t bytes = static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
-      data.push_back(mapZeroed(bytes));
-      sizes.push_back(bytes);
-      nulls.push_back(c.type.nullable ? static_cast<uint8_t*>(mapZeroed(kChunkRows / 8)) : nullptr);
+      data.push_back(at);
+      at += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
+    }
+    for (auto& c : cols) {
+      nulls.push_back(c.type.nullable ? reinterpret_cast<uint8_t*>(at) : nullptr);
+      if (c.type.nullable) at += kChunkRows / 8;
     }
   }
-  ~Chunk() {
-    for (size_t i = 0; i < data.size(); ++i) {
-      munmap(data[i], sizes[i]);
-      if (nulls[i]) munmap(nulls[i], kChunkRows / 8);
-    }
-  }
+  ~Chunk() { munmap(mapping, roundToHugePages(bytes)); }
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
 };
 
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
@@ -73,7 +70,10 @@ void* Table::columnData(uint32_t chunk, uint32_t column) { return chunks_[chunk]
 uint8_t* Table::nullBitmap(uint32_t chunk, uint32_t column) { return chunks_[chunk]->nulls[column]; }
 
 uint64_t Table::beginRow() {
-  if (chunks_.empty() || chunks_.back()->rows == kChunkRows) chunks_.push_back(std::make_unique<Chunk>(columns_));
+  if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
+    if (chunks_.size() == 1) adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
+    chunks_.push_back(std::make_unique<Chunk>(columns_, !chunks_.empty()));
+  }
   Chunk& c = *chunks_.back();
   uint32_t r = c.rows++;
   for (auto* bitmap : c.nulls)

@@ -12,11 +12,11 @@
 #include <mutex>
 
 #include "engine/util/error.hpp"
+#include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
 
 namespace {
-constexpr size_t kHugePage = size_t{2} << 20;
 
 // Mappings given back are kept for the next query, up to an eighth of the machine's memory (at
 // most 1 GiB): zeroing a page the process already has costs a memset, while a page fresh from the
@@ -67,26 +67,19 @@ ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
     if (!data_) outOfMemory(bytes);
     return;
   }
-  size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+  size_t rounded = roundToHugePages(bytes);
   mapped_ = true;
   if ((data_ = MappingPool::instance().take(rounded))) {
     std::memset(data_, 0, rounded);
     bytes_ = rounded;
     return;
   }
-  // Map a huge page more than asked, keep the 2 MiB-aligned part, give back the rest.
-  size_t span = rounded + kHugePage;
-  void* p = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) outOfMemory(bytes);
-  auto start = reinterpret_cast<uintptr_t>(p);
-  uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
-  if (aligned > start) munmap(p, aligned - start);
-  if (size_t tail = start + span - (aligned + rounded)) munmap(reinterpret_cast<void*>(aligned + rounded), tail);
-  data_ = reinterpret_cast<char*>(aligned);
+  try {
+    data_ = static_cast<char*>(mapAligned(rounded, true));
+  } catch (const Error&) {
+    outOfMemory(bytes);
+  }
   bytes_ = rounded;
-#ifdef MADV_HUGEPAGE
-  madvise(data_, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages stay small
-#endif
 }
 
 ZeroedBuffer::~ZeroedBuffer() { release(); }
