@@ -70,7 +70,10 @@ class Engine {
   // driver draws the next one's inputs meanwhile, as a server's other clients would; finish()
   // waits for it. Others run it in finish(). finish() returns newOrder's answer (false: rolled
   // back as asked), true for the other types, and throws what the transaction threw.
+  // prepare() gets the next transaction while the current one runs (an overlapping engine turns
+  // its inputs into a call there, so start() only hands the call over); start() begins it.
   virtual bool overlaps() const { return false; }
+  virtual void prepare(const Transaction&) {}
   virtual void start(const Transaction& t) { pending_ = t; }
   virtual bool finish() { return runNow(pending_); }
 

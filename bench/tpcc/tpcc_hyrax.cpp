@@ -41,15 +41,21 @@ class HyraxEngine : public Engine {
   // The driver's overlapped form: the call runs on the OLTP thread while the driver draws the
   // next transaction.
   bool overlaps() const override { return true; }
+  void prepare(const Transaction& t) override {
+    preparedType_ = t.type;
+    switch (t.type) {
+      case NewOrder: prepared_ = {"new_order", newOrderArgs(t.newOrder, t.date)}; break;
+      case Payment: prepared_ = {"payment", paymentArgs(t.payment, t.date)}; break;
+      case OrderStatus: prepared_ = {"order_status", orderStatusArgs(t.orderStatus)}; break;
+      case Delivery: prepared_ = {"delivery", {i(t.delivery.w), i(t.delivery.carrier), Value::date(t.date)}}; break;
+      default: prepared_ = {"stock_level", {i(t.stockLevel.w), i(t.stockLevel.d), i(t.stockLevel.threshold)}}; break;
+    }
+  }
   void start(const Transaction& t) override {
     startedType_ = t.type;
-    switch (t.type) {
-      case NewOrder: con_.startCall("new_order", newOrderArgs(t.newOrder, t.date)); break;
-      case Payment: con_.startCall("payment", paymentArgs(t.payment, t.date)); break;
-      case OrderStatus: con_.startCall("order_status", orderStatusArgs(t.orderStatus)); break;
-      case Delivery: con_.startCall("delivery", {i(t.delivery.w), i(t.delivery.carrier), Value::date(t.date)}); break;
-      default: con_.startCall("stock_level", {i(t.stockLevel.w), i(t.stockLevel.d), i(t.stockLevel.threshold)}); break;
-    }
+    if (t.type != preparedType_ || !prepared_.name) prepare(t);
+    con_.startCall(prepared_.name, std::move(prepared_.args));
+    prepared_.name = nullptr;
   }
   bool finish() override {
     try {
@@ -93,7 +99,11 @@ class HyraxEngine : public Engine {
     }
     return true;
   }
-  Type startedType_ = NewOrder;
+  Type startedType_ = NewOrder, preparedType_ = NewOrder;
+  struct PreparedCall {
+    const char* name = nullptr;
+    std::vector<Value> args;
+  } prepared_;
   Database db_;
   Connection con_;
 };

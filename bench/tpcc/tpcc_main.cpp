@@ -175,11 +175,13 @@ Stats runMix(Engine& e, int warehouses, double duration, uint64_t seed, int date
   // next one's inputs drawn while it works (others are handed a transaction after the draw).
   const bool overlapped = e.overlaps();
   Transaction cur = draw();
+  e.prepare(cur);
   while (Clock::now() < deadline) {
     for (int batch = 0; batch < 64; ++batch) {
       auto t0 = Clock::now();
       if (overlapped) e.start(cur);
       Transaction next = draw();
+      if (overlapped) e.prepare(next);
       if (!overlapped) {
         t0 = Clock::now();
         e.start(cur);
