@@ -66,16 +66,18 @@ class Engine {
   virtual int64_t count(const std::string& sql) = 0;
 
   // A transaction in two halves. An engine that runs transactions on a thread of its own
-  // (overlaps() true: hyrax's OLTP thread) starts it in start() and returns at once, so the
-  // driver draws the next one's inputs meanwhile, as a server's other clients would; finish()
-  // waits for it. Others run it in finish(). finish() returns newOrder's answer (false: rolled
-  // back as asked), true for the other types, and throws what the transaction threw.
-  // prepare() gets the next transaction while the current one runs (an overlapping engine turns
-  // its inputs into a call there, so start() only hands the call over); start() begins it.
+  // (overlaps() true: hyrax's OLTP thread) serves terminals() clients at once, each with at most
+  // one transaction under way, as TPC-C's terminals are: start(k, t) hands terminal k's
+  // transaction over and returns at once, finish(k) waits for it. Meanwhile the driver draws the
+  // next transaction's inputs and prepare()s them (an overlapping engine turns them into a call
+  // there, so start() only hands it over). Other engines run the transaction in finish(), with
+  // one terminal. finish() returns newOrder's answer (false: rolled back as asked), true for the
+  // other types, and throws what the transaction threw.
   virtual bool overlaps() const { return false; }
+  virtual int terminals() const { return 1; }
   virtual void prepare(const Transaction&) {}
-  virtual void start(const Transaction& t) { pending_ = t; }
-  virtual bool finish() { return runNow(pending_); }
+  virtual void start(int, const Transaction& t) { pending_ = t; }
+  virtual bool finish(int) { return runNow(pending_); }
 
  protected:
   bool runNow(const Transaction& t) {
@@ -93,7 +95,8 @@ class Engine {
   Transaction pending_;
 };
 
-std::unique_ptr<Engine> makeHyraxEngine();
+// hyrax served by `terminals` connections whose calls queue at its one OLTP thread.
+std::unique_ptr<Engine> makeHyraxEngine(int terminals);
 std::unique_ptr<Engine> makeSqliteEngine();
 std::unique_ptr<Engine> makePostgresEngine(const std::filesystem::path& workDir);
 

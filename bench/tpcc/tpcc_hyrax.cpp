@@ -1,5 +1,6 @@
 // hyrax as a TPC-C engine: COPY loads the data, and each transaction is one call of its stored
-// procedure through Connection::call (no SQL text parsed per transaction).
+// procedure through Connection::call (no SQL text parsed per transaction). In the driver's mix it
+// serves several terminals, one connection each, whose calls queue at the one OLTP thread.
 #include <sstream>
 
 #include "bench/tpcc/tpcc_engine.hpp"
@@ -11,20 +12,22 @@ namespace {
 
 class HyraxEngine : public Engine {
  public:
-  HyraxEngine() : con_(db_) {}
+  explicit HyraxEngine(int terminals) {
+    for (int k = 0; k < terminals; ++k) terminals_.push_back({std::make_unique<Connection>(db_), NewOrder});
+  }
   std::string name() const override { return "hyrax"; }
 
   double load(const std::string& schema, const std::vector<std::string>& procedures, const InitialData& data) override {
     auto start = std::chrono::steady_clock::now();
-    con_.executeScript(schema);
+    con().executeScript(schema);
     for (size_t t = 0; t < kTables.size(); ++t) {
       std::istringstream in(data.text[t]);
-      con_.setCopyStreams(&in, nullptr);
-      con_.execute("COPY " + std::string(kTables[t]) + " FROM STDIN");
-      con_.setCopyStreams(nullptr, nullptr);
+      con().setCopyStreams(&in, nullptr);
+      con().execute("COPY " + std::string(kTables[t]) + " FROM STDIN");
+      con().setCopyStreams(nullptr, nullptr);
     }
-    con_.execute("ANALYZE");
-    for (auto& p : procedures) con_.execute(p);
+    con().execute("ANALYZE");
+    for (auto& p : procedures) con().execute(p);
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
@@ -41,6 +44,7 @@ class HyraxEngine : public Engine {
   // The driver's overlapped form: the call runs on the OLTP thread while the driver draws the
   // next transaction.
   bool overlaps() const override { return true; }
+  int terminals() const override { return static_cast<int>(terminals_.size()); }
   void prepare(const Transaction& t) override {
     preparedType_ = t.type;
     switch (t.type) {
@@ -51,23 +55,25 @@ class HyraxEngine : public Engine {
       default: prepared_ = {"stock_level", {i(t.stockLevel.w), i(t.stockLevel.d), i(t.stockLevel.threshold)}}; break;
     }
   }
-  void start(const Transaction& t) override {
-    startedType_ = t.type;
+  void start(int k, const Transaction& t) override {
+    Terminal& term = terminals_[static_cast<size_t>(k)];
+    term.type = t.type;
     if (t.type != preparedType_ || !prepared_.name) prepare(t);
-    con_.startCall(prepared_.name, std::move(prepared_.args));
+    term.con->startCall(prepared_.name, std::move(prepared_.args));
     prepared_.name = nullptr;
   }
-  bool finish() override {
+  bool finish(int k) override {
+    Terminal& term = terminals_[static_cast<size_t>(k)];
     try {
-      con_.finishCall();
+      term.con->finishCall();
     } catch (const Error& e) {
-      if (startedType_ == NewOrder && e.sqlstate() == sqlstate::RaiseException) return false;  // the unknown item
+      if (term.type == NewOrder && e.sqlstate() == sqlstate::RaiseException) return false;  // the unknown item
       throw;
     }
     return true;
   }
 
-  int64_t count(const std::string& sql) override { return con_.execute(sql).value(0, 0).asInt(); }
+  int64_t count(const std::string& sql) override { return con().execute(sql).value(0, 0).asInt(); }
 
  private:
   static Value i(int v) { return Value::int32(v); }
@@ -92,24 +98,29 @@ class HyraxEngine : public Engine {
   // A New-Order with the unknown item raises: false (rolled back as asked); other errors throw.
   bool callNow(Type type, const char* name, const std::vector<Value>& args) {
     try {
-      con_.call(name, args);
+      con().call(name, args);
     } catch (const Error& e) {
       if (type == NewOrder && e.sqlstate() == sqlstate::RaiseException) return false;
       throw;
     }
     return true;
   }
-  Type startedType_ = NewOrder, preparedType_ = NewOrder;
+  Type preparedType_ = NewOrder;
   struct PreparedCall {
     const char* name = nullptr;
     std::vector<Value> args;
   } prepared_;
   Database db_;
-  Connection con_;
+  struct Terminal {
+    std::unique_ptr<Connection> con;
+    Type type;  // of the call under way
+  };
+  std::vector<Terminal> terminals_;  // the first also loads and checks
+  Connection& con() { return *terminals_.front().con; }
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeHyraxEngine() { return std::make_unique<HyraxEngine>(); }
+std::unique_ptr<Engine> makeHyraxEngine(int terminals) { return std::make_unique<HyraxEngine>(terminals); }
 
 }  // namespace hyrax::bench::tpcc

@@ -171,30 +171,45 @@ Stats runMix(Engine& e, int warehouses, double duration, uint64_t seed, int date
     }
     return t;
   };
-  // A transaction's time runs from handing it over to its end; an engine that overlaps gets the
-  // next one's inputs drawn while it works (others are handed a transaction after the draw).
+  // A transaction's time runs from handing it over to its end. An engine that overlaps gets the
+  // next one's inputs drawn (and prepared) while it works, and its terminals' transactions queue
+  // behind each other, so their times include that wait; others are handed a transaction after
+  // the draw, one at a time.
   const bool overlapped = e.overlaps();
-  Transaction cur = draw();
-  e.prepare(cur);
+  const int terminals = overlapped ? std::max(1, e.terminals()) : 1;
+  std::vector<Transaction> running(static_cast<size_t>(terminals));
+  std::vector<Clock::time_point> began(static_cast<size_t>(terminals));
+  Transaction next = draw();
+  e.prepare(next);
+  auto begin = [&](int k) {
+    began[static_cast<size_t>(k)] = Clock::now();
+    running[static_cast<size_t>(k)] = std::move(next);
+    e.start(k, running[static_cast<size_t>(k)]);
+    next = draw();
+    e.prepare(next);
+  };
+  auto end = [&](int k) {
+    const Transaction& t = running[static_cast<size_t>(k)];
+    if (!overlapped) began[static_cast<size_t>(k)] = Clock::now();  // it runs in finish()
+    try {
+      if (!e.finish(k)) ++s.rolledBack;
+    } catch (const std::exception& ex) {
+      if (s.errors++ < 5) std::fprintf(stderr, "%s: %s failed: %s\n", e.name().c_str(), kTypeNames[t.type], ex.what());
+    }
+    s.micros[t.type].push_back(std::chrono::duration<double, std::micro>(Clock::now() - began[static_cast<size_t>(k)]).count());
+  };
+  for (int k = 0; k < terminals; ++k) begin(k);
+  int turn = 0;
   while (Clock::now() < deadline) {
     for (int batch = 0; batch < 64; ++batch) {
-      auto t0 = Clock::now();
-      if (overlapped) e.start(cur);
-      Transaction next = draw();
-      if (overlapped) e.prepare(next);
-      if (!overlapped) {
-        t0 = Clock::now();
-        e.start(cur);
-      }
-      try {
-        if (!e.finish()) ++s.rolledBack;
-      } catch (const std::exception& ex) {
-        if (s.errors++ < 5) std::fprintf(stderr, "%s: %s failed: %s\n", e.name().c_str(), kTypeNames[cur.type], ex.what());
-      }
-      s.micros[cur.type].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-      cur = std::move(next);
+      end(turn);
+      begin(turn);
+      turn = (turn + 1) % terminals;
     }
   }
+  // What the terminals still have under way runs to its end and counts; a transaction handed to
+  // an engine that runs it in finish() has not run and is dropped.
+  for (int k = 0; k < terminals && overlapped; ++k) end((turn + k) % terminals);
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return s;
 }
@@ -224,6 +239,8 @@ int tpcc(int argc, char** argv) {
       "duration,d", po::value<double>()->default_value(10), "seconds of the mix per engine")(
       "peers", po::value<std::string>()->default_value(""), "also run it on: sqlite, postgres (comma-separated)")(
       "seed", po::value<uint64_t>()->default_value(42), "random seed (the same inputs for every engine)")(
+      "terminals", po::value<int>()->default_value(2),
+      "hyrax's clients, each a connection with one transaction under way; their calls queue at the one OLTP thread")(
       "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -236,6 +253,8 @@ int tpcc(int argc, char** argv) {
   double duration = vm["duration"].as<double>();
   uint64_t seed = vm["seed"].as<uint64_t>();
   if (warehouses < 1 || warehouses > 1000) throw std::runtime_error("--warehouses must be between 1 and 1000");
+  int terminals = vm["terminals"].as<int>();
+  if (terminals < 1 || terminals > 64) throw std::runtime_error("--terminals must be between 1 and 64");
   fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpcc";
   std::string schema = readFile(src / "schema.sql");
   std::vector<std::string> procedures = splitProcedures(readFile(src / "procedures.sql"));
@@ -247,7 +266,7 @@ int tpcc(int argc, char** argv) {
               std::chrono::duration<double, std::milli>(Clock::now() - t).count());
 
   std::vector<std::unique_ptr<Engine>> engines;
-  engines.push_back(makeHyraxEngine());
+  engines.push_back(makeHyraxEngine(terminals));
   std::string peers = vm["peers"].as<std::string>();
   std::stringstream ps(peers);
   for (std::string p; std::getline(ps, p, ',');) {
