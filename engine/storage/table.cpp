@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/index/index.hpp"
@@ -42,6 +43,7 @@ struct Table::Chunk {
 
   Chunk(const std::vector<ColumnDef>& cols, bool huge) {
     for (auto& c : cols) bytes += static_cast<size_t>(c.type.byteWidth()) * kChunkRows + (c.type.nullable ? kChunkRows / 8 : 0);
+    bytes = std::max<size_t>(bytes, 1);  // a table without columns still has rows
     mapping = mapAligned(bytes, huge);
     char* at = static_cast<char*>(mapping);
     for (auto& c : cols) {

@@ -20,6 +20,16 @@ TEST_CASE("tables append across chunks and truncate back exactly") {
   CHECK(t.getValue(3, 1).isNull());
   CHECK(t.getValue(4, 1).asString() == "value number 4");
   CHECK(t.nullBitmap(0, 0) == nullptr);  // NOT NULL columns have no bitmap
+  // Every value survived the first chunk's move to huge pages when it filled, and the strings
+  // (2.5 MB of them) span several heap blocks.
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    Value a = t.getValue(i, 0), s = t.getValue(i, 1);
+    bool ok = a.asInt() == static_cast<int64_t>(i) &&
+              (i % 3 ? !s.isNull() && s.asString() == "value number " + std::to_string(i) : s.isNull());
+    wrong += ok ? 0 : 1;
+  }
+  CHECK(wrong == 0);
 
   t.truncate(10);
   CHECK(t.rowCount() == 10);
@@ -28,6 +38,18 @@ TEST_CASE("tables append across chunks and truncate back exactly") {
   t.appendRow(row);
   CHECK(t.getValue(10, 0).asInt() == -1);
   CHECK_FALSE(t.getValue(10, 1).isNull());  // the reused slot's NULL bit was cleared
+}
+
+TEST_CASE("a string longer than a quarter heap block gets a block of its own and the heap goes on") {
+  Table t("t", {{"s", SqlType::text(false)}});
+  std::string big(3u << 20, 'x'), small = "a string longer than twelve bytes";
+  for (const std::string* v : {&small, &big, &small}) {
+    Value row[1] = {Value::string(*v)};
+    t.appendRow(row);
+  }
+  CHECK(t.getValue(0, 0).asString() == small);
+  CHECK(t.getValue(1, 0).asString() == big);
+  CHECK(t.getValue(2, 0).asString() == small);
 }
 
 TEST_CASE("the catalog reports duplicate and missing tables") {
