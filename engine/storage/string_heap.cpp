@@ -14,10 +14,10 @@ StringHeap::~StringHeap() {
 
 const char* StringHeap::add(const char* data, size_t n) {
   if (used_ + n > capacity_) {
-    bool big = n > kBlockSize / 4;  // a big string gets a block of its own, on small pages
+    bool big = n > kBlockSize / 4;  // a big string gets a block of its own
     size_t size = big ? n : kBlockSize;
     blocks_.reserve(blocks_.size() + 1);
-    blocks_.push_back({static_cast<char*>(mapAligned(size, !big && !blocks_.empty())), size});
+    blocks_.push_back({static_cast<char*>(mapAligned(size, false)), size});
     capacity_ = size;
     used_ = 0;
   }

@@ -1,8 +1,9 @@
 #pragma once
 // Characters of long strings (over 12 bytes) of one table: append-only blocks, so the pointers in
 // StringRefs stay valid for the table's life. A failed INSERT does not give its bytes back; the
-// waste is bounded by what was attempted. Blocks are 2 MiB mappings, on huge pages from the
-// second on (a table with a few long strings keeps a few small pages; engine/util/huge_pages.hpp).
+// waste is bounded by what was attempted. Blocks are 2 MiB private mappings on small pages: on
+// huge pages (tried) TPC-C's load took 40% longer (each 2 MiB fault zeroed, maybe compacted) and
+// the transactions ran no faster, unlike the tables' columns (storage/table.cpp).
 #include <cstddef>
 #include <vector>
 
