@@ -46,7 +46,6 @@ class HyraxEngine : public Engine {
   bool overlaps() const override { return true; }
   int terminals() const override { return static_cast<int>(terminals_.size()); }
   void prepare(const Transaction& t) override {
-    preparedType_ = t.type;
     switch (t.type) {
       case NewOrder: prepared_ = {"new_order", newOrderArgs(t.newOrder, t.date)}; break;
       case Payment: prepared_ = {"payment", paymentArgs(t.payment, t.date)}; break;
@@ -58,7 +57,7 @@ class HyraxEngine : public Engine {
   void start(int k, const Transaction& t) override {
     Terminal& term = terminals_[static_cast<size_t>(k)];
     term.type = t.type;
-    if (t.type != preparedType_ || !prepared_.name) prepare(t);
+    if (!prepared_.name) prepare(t);  // the driver prepares each transaction; others start unprepared
     term.con->startCall(prepared_.name, std::move(prepared_.args));
     prepared_.name = nullptr;
   }
@@ -105,7 +104,6 @@ class HyraxEngine : public Engine {
     }
     return true;
   }
-  Type preparedType_ = NewOrder;
   struct PreparedCall {
     const char* name = nullptr;
     std::vector<Value> args;

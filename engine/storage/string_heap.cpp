@@ -1,27 +1,17 @@
 #include "engine/storage/string_heap.hpp"
 
-#include <sys/mman.h>
-
 #include <cstring>
-
-#include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
 
-StringHeap::~StringHeap() {
-  for (Block& b : blocks_) munmap(b.data, roundToHugePages(b.size));
-}
-
 const char* StringHeap::add(const char* data, size_t n) {
   if (used_ + n > capacity_) {
-    bool big = n > kBlockSize / 4;  // a big string gets a block of its own
-    size_t size = big ? n : kBlockSize;
-    blocks_.reserve(blocks_.size() + 1);
-    blocks_.push_back({static_cast<char*>(mapAligned(size, false)), size});
+    size_t size = n > kBlockSize / 4 ? n : kBlockSize;  // big strings get a block of their own
+    blocks_.push_back(std::make_unique<char[]>(size));
     capacity_ = size;
     used_ = 0;
   }
-  char* dst = blocks_.back().data + used_;
+  char* dst = blocks_.back().get() + used_;
   std::memcpy(dst, data, n);
   used_ += n;
   bytes_ += n;
