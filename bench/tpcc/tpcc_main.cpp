@@ -1,6 +1,6 @@
 // hyrax-bench tpcc: the TPC-C transaction mix on hyrax's stored procedures, with no wait times on
 // one OLTP thread, beside SQLite and PostgreSQL running the same mix in the same run.
-//   hyrax-bench tpcc [--warehouses W] [--duration S] [--peers sqlite,postgres] [--seed N] [--test]
+//   hyrax-bench tpcc [--warehouses W] [--duration S] [--transactions N] [--peers sqlite,postgres] [--seed N] [--test]
 // Loads the initial database of clause 4.3 (NURand, the spec's populations), checks consistency
 // conditions 1-4 (clause 3.3.2) before and after the run and fails loudly on a violation, and
 // prints transactions/s, New-Orders per minute (tpmC) and latency percentiles per transaction type.
@@ -106,7 +106,10 @@ double percentile(std::vector<double>& v, double p) {
 
 // The mix of clause 5.2.3 without wait times: 45% New-Order (1% of them with an unknown item),
 // 43% Payment, 4% each of the others; inputs by clause 2.
-Stats runMix(Engine& e, int warehouses, double duration, uint64_t seed, int date) {
+// Stops at the duration or after `limit` transactions (0: no limit), whichever comes first; the
+// inputs are the same sequence for every run with one seed, so a limit gives a fixed piece of work
+// (for profiling under callgrind, where time means little).
+Stats runMix(Engine& e, int warehouses, double duration, uint64_t limit, uint64_t seed, int date) {
   Random r(seed);
   Stats s;
   auto start = Clock::now();
@@ -198,10 +201,13 @@ Stats runMix(Engine& e, int warehouses, double duration, uint64_t seed, int date
     }
     s.micros[t.type].push_back(std::chrono::duration<double, std::micro>(Clock::now() - began[static_cast<size_t>(k)]).count());
   };
-  for (int k = 0; k < terminals; ++k) begin(k);
+  if (limit == 0) limit = UINT64_MAX;
+  uint64_t handed = 0;
+  for (int k = 0; k < terminals && handed < limit; ++k, ++handed) begin(k);
   int turn = 0;
-  while (Clock::now() < deadline) {
-    for (int batch = 0; batch < 64; ++batch) {
+  int open = static_cast<int>(handed);  // terminals with a transaction under way
+  while (Clock::now() < deadline && handed < limit) {
+    for (int batch = 0; batch < 64 && handed < limit; ++batch, ++handed) {
       end(turn);
       begin(turn);
       turn = (turn + 1) % terminals;
@@ -209,7 +215,7 @@ Stats runMix(Engine& e, int warehouses, double duration, uint64_t seed, int date
   }
   // What the terminals still have under way runs to its end and counts; a transaction handed to
   // an engine that runs it in finish() has not run and is dropped.
-  for (int k = 0; k < terminals && overlapped; ++k) end((turn + k) % terminals);
+  for (int k = 0; k < open && overlapped; ++k) end((turn + k) % terminals);
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return s;
 }
@@ -237,6 +243,8 @@ int tpcc(int argc, char** argv) {
   po::options_description opts("hyrax-bench tpcc options");
   opts.add_options()("help,h", "show this help")("warehouses,w", po::value<int>()->default_value(1), "warehouses (W)")(
       "duration,d", po::value<double>()->default_value(10), "seconds of the mix per engine")(
+      "transactions", po::value<uint64_t>()->default_value(0),
+      "stop each engine after this many transactions if the duration has not passed (0: no limit)")(
       "peers", po::value<std::string>()->default_value(""), "also run it on: sqlite, postgres (comma-separated)")(
       "seed", po::value<uint64_t>()->default_value(42), "random seed (the same inputs for every engine)")(
       "terminals", po::value<int>()->default_value(2),
@@ -281,7 +289,7 @@ int tpcc(int argc, char** argv) {
     double ms = e->load(schema, procedures, data);
     std::printf("%s: loaded in %.0f ms (%.0f rows/s)\n", e->name().c_str(), ms, static_cast<double>(data.rows) / ms * 1000);
     violations += checkConsistency(*e, "before the run");
-    Stats s = runMix(*e, warehouses, duration, seed, date);
+    Stats s = runMix(*e, warehouses, duration, vm["transactions"].as<uint64_t>(), seed, date);
     report(e->name(), s);
     violations += checkConsistency(*e, "after the run");
     errors += s.errors;

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include <llvm/ExecutionEngine/ExecutionEngine.h>
+#include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/MCJIT.h>
 #include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -91,6 +92,16 @@ void writePerfMap(llvm::ExecutionEngine& engine, const std::vector<std::string>&
                  static_cast<unsigned long long>(end - begin), static_cast<unsigned long long>(query), starts[i].second->c_str());
   }
   std::fclose(out);
+}
+
+// With HYRAX_PERF_JITDUMP set, LLVM writes the generated code itself to a jit-<pid>.dump file
+// (in $JITDUMPDIR/.debug/jit, else ~/.debug/jit) that `perf inject --jit` merges into a profile
+// recorded with `perf record -k mono`: `perf annotate` then shows which instructions of a
+// pipeline take the time. One listener for the process; null when unset.
+llvm::JITEventListener* perfJitDump() {
+  static llvm::JITEventListener* listener =
+      std::getenv("HYRAX_PERF_JITDUMP") ? llvm::JITEventListener::createPerfJITEventListener() : nullptr;
+  return listener;
 }
 
 std::string hostTriple() { return llvm::sys::getProcessTriple(); }
@@ -278,6 +289,7 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxAr
       .setMAttrs(attrs);
   result->engine_.reset(builder.create());
   if (!result->engine_) throw Error(sqlstate::InternalError, "cannot create the JIT: " + err);
+  if (llvm::JITEventListener* dump = perfJitDump()) result->engine_->RegisterJITEventListener(dump);
   double engineMs = msSince(start);
 
   start = std::chrono::steady_clock::now();

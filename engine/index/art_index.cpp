@@ -11,7 +11,8 @@ constexpr uint32_t kMaxPrefix = 8;
 enum NodeType : uint8_t { kNode4, kNode16, kNode48, kNode256 };
 }  // namespace
 
-struct ArtIndex::Node {
+// 16-byte aligned: a pointer to a node has four free low bits, which hold its tag (see childOf).
+struct alignas(16) ArtIndex::Node {
   uint8_t type;
   uint8_t prefixLen = 0;
   uint16_t count = 0;  // children
@@ -45,11 +46,21 @@ struct Node256 : Node {
   Node256() : Node(kNode256) {}
 };
 
+// A child is a leaf (row << 1 | 1) or a tagged pointer to a node: bits 1-2 its type, bit 3 set
+// when it has a prefix. A lookup thus goes from a Node256 (or Node48) straight to the child slot
+// of its key byte without reading the node's header: in a big index that header is a cache line
+// of its own, a miss on each level. The tag is computed from the node whenever a parent slot is
+// written (childOf), so it must be written again after a node's prefix changes.
+constexpr Child kTagBits = 15;
 bool isLeaf(Child c) { return c & 1; }
 uint64_t leafRow(Child c) { return static_cast<uint64_t>(c >> 1); }
 Child leaf(uint64_t row) { return (static_cast<Child>(row) << 1) | 1; }
-Node* nodeOf(Child c) { return reinterpret_cast<Node*>(c); }
-Child childOf(Node* n) { return reinterpret_cast<Child>(n); }
+Node* nodeOf(Child c) { return reinterpret_cast<Node*>(c & ~kTagBits); }
+Child childOf(Node* n) {
+  return reinterpret_cast<Child>(n) | (Child{n->type} << 1) | (n->prefixLen ? Child{8} : Child{0});
+}
+uint8_t typeOf(Child c) { return static_cast<uint8_t>((c >> 1) & 3); }
+bool hasPrefix(Child c) { return (c & 8) != 0; }
 
 void freeNode(Node* n) {
   switch (n->type) {
@@ -127,6 +138,31 @@ Child* findChild(Node* n, uint8_t b) {
       return m->children[b] ? &m->children[b] : nullptr;
     }
   }
+}
+
+// findChild for a tagged child: a Node48's or Node256's header is not read.
+Child* findChildOf(Child c, uint8_t b) {
+  switch (typeOf(c)) {
+    case kNode48: {
+      auto* m = static_cast<Node48*>(nodeOf(c));
+      return m->slot[b] ? &m->children[m->slot[b] - 1] : nullptr;
+    }
+    case kNode256: {
+      auto* m = static_cast<Node256*>(nodeOf(c));
+      return m->children[b] ? &m->children[b] : nullptr;
+    }
+    default: return findChild(nodeOf(c), b);
+  }
+}
+
+// Compares node c's prefix with the key's bytes from `depth` on (advancing it, up to the key's
+// end); false on a mismatch. A node without a prefix is not read.
+bool matchPrefix(Child c, const KeyBytes& key, size_t& depth) {
+  if (!hasPrefix(c)) return true;
+  const Node* n = nodeOf(c);
+  for (size_t i = 0; i < n->prefixLen && depth < key.size(); ++i, ++depth)
+    if (n->prefix[i] != key[depth]) return false;
+  return true;
 }
 
 void copyHeader(Node* to, const Node* from) {
@@ -280,6 +316,7 @@ void shrink(Child& ref) {
         std::memcpy(merged + m->prefixLen + 1, c->prefix, c->prefixLen);
         c->prefixLen = static_cast<uint8_t>(m->prefixLen + 1 + c->prefixLen);
         std::memcpy(c->prefix, merged, c->prefixLen);
+        only = childOf(c);  // now with a prefix
       }
       delete m;
       ref = only;
@@ -313,15 +350,13 @@ void removeChild(Child& ref, uint8_t b) {
 Child branch(const KeyBytes& a, const KeyBytes& b, size_t depth, size_t mismatch, Child childA, Child childB) {
   auto* n = new Node4;
   size_t len = mismatch - depth;
-  Child ref = childOf(n);
+  n->prefixLen = static_cast<uint8_t>(std::min<size_t>(len, kMaxPrefix));
+  std::memcpy(n->prefix, a.data() + depth, n->prefixLen);
+  Child ref = childOf(n);  // after the prefix: it is in the tag
   if (len <= kMaxPrefix) {
-    n->prefixLen = static_cast<uint8_t>(len);
-    std::memcpy(n->prefix, a.data() + depth, len);
     addChild(ref, a[mismatch], childA);
     addChild(ref, b[mismatch], childB);
   } else {
-    n->prefixLen = kMaxPrefix;
-    std::memcpy(n->prefix, a.data() + depth, kMaxPrefix);
     addChild(ref, a[depth + kMaxPrefix], branch(a, b, depth + kMaxPrefix + 1, mismatch, childA, childB));
   }
   return ref;
@@ -343,7 +378,9 @@ bool successor(KeyBytes& p) {
 }
 
 void appendRow(uint64_t row, KeyBytes& out) {
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(row >> shift));
+  size_t at = out.size();
+  out.resize(at + 8, boost::container::default_init);
+  for (int i = 0; i < 8; ++i) out[at + i] = static_cast<uint8_t>(row >> (56 - 8 * i));
 }
 
 }  // namespace
@@ -384,10 +421,10 @@ void ArtIndex::insertEntry(const KeyBytes& key, uint64_t row) {
       return;
     }
     Node* n = nodeOf(*ref);
-    size_t p = 0;
-    while (p < n->prefixLen && depth + p < key.size() && key[depth + p] == n->prefix[p]) ++p;
+    size_t p = 0, prefixLen = hasPrefix(*ref) ? n->prefixLen : 0;
+    while (p < prefixLen && depth + p < key.size() && key[depth + p] == n->prefix[p]) ++p;
     if (depth + p >= key.size()) throw Error(sqlstate::InternalError, "index \"" + name() + "\" met a key prefix");
-    if (p < n->prefixLen) {  // the key leaves this node's prefix: a new node above it
+    if (p < prefixLen) {  // the key leaves this node's prefix: a new node above it
       auto* split = new Node4;
       split->prefixLen = static_cast<uint8_t>(p);
       std::memcpy(split->prefix, n->prefix, p);
@@ -395,13 +432,13 @@ void ArtIndex::insertEntry(const KeyBytes& key, uint64_t row) {
       n->prefixLen = static_cast<uint8_t>(n->prefixLen - p - 1);
       std::memmove(n->prefix, n->prefix + p + 1, n->prefixLen);
       Child s = childOf(split);
-      addChild(s, byte, *ref);
+      addChild(s, byte, childOf(n));  // tagged again: its prefix shrank, maybe to nothing
       addChild(s, key[depth + p], leaf(row));
       *ref = s;
       return;
     }
-    depth += n->prefixLen;
-    Child* c = findChild(n, key[depth]);
+    depth += prefixLen;
+    Child* c = findChildOf(*ref, key[depth]);
     if (!c) {
       addChild(*ref, key[depth], leaf(row));
       return;
@@ -543,15 +580,13 @@ void ArtIndex::scanPrefix(const KeyBytes& prefix, bool reverse, const std::funct
   Child c = root_;
   size_t depth = 0;
   while (c != 0 && !isLeaf(c)) {
-    Node* n = nodeOf(c);
-    for (size_t i = 0; i < n->prefixLen && depth < prefix.size(); ++i, ++depth)
-      if (n->prefix[i] != prefix[depth]) return;
+    if (!matchPrefix(c, prefix, depth)) return;
     if (depth >= prefix.size()) {  // every entry below starts with the prefix
       auto call = [&](uint64_t row) { return fn(row); };
       forEachLeaf(c, reverse, call);
       return;
     }
-    Child* next = findChild(n, prefix[depth]);
+    Child* next = findChildOf(c, prefix[depth]);
     if (!next) return;
     c = *next;
     ++depth;
@@ -570,9 +605,7 @@ uint64_t ArtIndex::candidate(const KeyBytes& prefix, size_t& verified) const {
   Child c = root_;
   size_t depth = 0;
   while (c != 0 && !isLeaf(c)) {
-    Node* n = nodeOf(c);
-    for (size_t i = 0; i < n->prefixLen && depth < prefix.size(); ++i, ++depth)
-      if (n->prefix[i] != prefix[depth]) return kNoRow;
+    if (!matchPrefix(c, prefix, depth)) return kNoRow;
     if (depth >= prefix.size()) {
       while (!isLeaf(c)) {  // the leftmost leaf
         forEachChild(nodeOf(c), false, [&](uint8_t, Child child) {
@@ -582,7 +615,7 @@ uint64_t ArtIndex::candidate(const KeyBytes& prefix, size_t& verified) const {
       }
       break;
     }
-    Child* next = findChild(n, prefix[depth]);
+    Child* next = findChildOf(c, prefix[depth]);
     if (!next) return kNoRow;
     c = *next;
     ++depth;
@@ -645,6 +678,8 @@ std::array<uint64_t, 4> ArtIndex::nodeCounts() const {
   std::function<void(Child)> walk = [&](Child c) {
     if (c == 0 || isLeaf(c)) return;
     Node* n = nodeOf(c);
+    if (typeOf(c) != n->type || hasPrefix(c) != (n->prefixLen > 0))
+      throw Error(sqlstate::InternalError, "index \"" + name() + "\": a node's tag is out of step with the node");
     ++counts[n->type];
     forEachChild(n, false, [&](uint8_t, Child child) {
       walk(child);

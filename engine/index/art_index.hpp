@@ -5,7 +5,9 @@
 // nodes is compressed into a node's prefix of up to 8 bytes (longer ones become a chain), and a
 // subtree holding one key is a leaf in its parent's slot (lazy expansion). A leaf is the row number
 // itself, tagged in the pointer's low bit: the key is read back from the table when a leaf must be
-// compared, as every hyrax index reads keys from its table.
+// compared, as every hyrax index reads keys from its table. A pointer to an inner node carries the
+// node's type and whether it has a prefix in its low bits, so lookups skip the header of a
+// Node48/Node256 without a prefix (a cache miss per level in a big index).
 //
 // Every entry's key ends with its row number (8 bytes, big-endian), so rows sharing a key are
 // distinct entries ordered by row, and a unique index checks for a duplicate by looking for any
@@ -33,7 +35,8 @@ class ArtIndex final : public Index {
   void forEachInRange(const KeyBound& low, const KeyBound& high, bool reverse,
                       const std::function<bool(uint64_t)>& fn) const override;
 
-  // Inner nodes by size, for tests and EXPLAIN-level curiosity: {4, 16, 48, 256}.
+  // Inner nodes by size, for tests and EXPLAIN-level curiosity: {4, 16, 48, 256}. Throws
+  // (XX000) if a parent's pointer to a node carries a stale tag (its type or prefix flag).
   std::array<uint64_t, 4> nodeCounts() const;
 
   struct Node;

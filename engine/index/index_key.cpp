@@ -1,6 +1,7 @@
 #include "engine/index/index_key.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
@@ -90,6 +91,37 @@ void appendFloat(const void* p, KeyBytes& out) {
   appendBigEndian(static_cast<U>((bits & sign) ? ~bits : (bits | sign)), out);
 }
 
+// A fixed-width value (not a string) encoded at `at`; returns the end. The same bytes as
+// encodeValue, written without growing a vector byte by byte.
+uint8_t* encodeFixed(TypeId id, const void* p, uint8_t* at) {
+  auto bigEndian = [&](auto x) {
+    using U = decltype(x);
+    for (size_t i = 0; i < sizeof(U); ++i) at[i] = static_cast<uint8_t>(x >> (8 * (sizeof(U) - 1 - i)));
+    return at + sizeof(U);
+  };
+  auto flipped = [&](auto s) {  // signed: the sign bit flipped, big-endian
+    using S = decltype(s);
+    using U = std::make_unsigned_t<S>;
+    std::memcpy(&s, p, sizeof(S));
+    return bigEndian(static_cast<U>(static_cast<U>(s) ^ (U{1} << (8 * sizeof(U) - 1))));
+  };
+  switch (id) {
+    case TypeId::Bool: *at = *static_cast<const uint8_t*>(p) ? 1 : 0; return at + 1;
+    case TypeId::Int16: return flipped(int16_t{});
+    case TypeId::Int32:
+    case TypeId::Date: return flipped(int32_t{});
+    case TypeId::Float32:
+    case TypeId::Float64: {
+      KeyBytes tmp;  // rare in keys: the general path
+      if (id == TypeId::Float32) appendFloat<float, uint32_t>(p, tmp);
+      else appendFloat<double, uint64_t>(p, tmp);
+      std::memcpy(at, tmp.data(), tmp.size());
+      return at + tmp.size();
+    }
+    default: return flipped(int64_t{});
+  }
+}
+
 void encodeValue(const SqlType& t, const void* p, KeyBytes& out) {
   switch (t.id) {
     case TypeId::Bool: out.push_back(*static_cast<const uint8_t*>(p) ? 1 : 0); return;
@@ -121,6 +153,7 @@ IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(t
   uint32_t end = 0;
   for (uint32_t c : columns_) {
     const SqlType& t = table_.columns()[c].type;
+    types_.push_back(t.id);
     offsets_.push_back(probeBytes_);
     probeBytes_ += t.byteWidth();
     // encodeValue's widths: fixed for all but strings.
@@ -171,12 +204,27 @@ bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe, uint32_t from)
   return true;
 }
 
+// Keys of fixed-width columns only (most: integers, dates) grow `out` once and are written in
+// place; a key with a string goes value by value.
+template <typename ValueOf>
+void IndexKey::encode(uint32_t columns, ValueOf value, KeyBytes& out) const {
+  if (columns == 0) return;
+  if (uint32_t bytes = encodedEnd_[columns - 1]; bytes != UINT32_MAX) {
+    size_t at = out.size();
+    out.resize(at + bytes, boost::container::default_init);
+    uint8_t* p = out.data() + at;
+    for (uint32_t k = 0; k < columns; ++k) p = encodeFixed(types_[k], value(k), p);
+    return;
+  }
+  for (uint32_t k = 0; k < columns; ++k) encodeValue(typeAt(k), value(k), out);
+}
+
 void IndexKey::encodeRow(uint64_t row, KeyBytes& out) const {
-  for (uint32_t k = 0; k < columns_.size(); ++k) encodeValue(typeAt(k), valueAt(row, k), out);
+  encode(static_cast<uint32_t>(columns_.size()), [&](uint32_t k) { return valueAt(row, k); }, out);
 }
 
 void IndexKey::encodeProbe(const uint8_t* probe, uint32_t columns, KeyBytes& out) const {
-  for (uint32_t k = 0; k < columns; ++k) encodeValue(typeAt(k), probe + offsets_[k], out);
+  encode(columns, [&](uint32_t k) { return static_cast<const void*>(probe + offsets_[k]); }, out);
 }
 
 void IndexKey::writeProbe(uint64_t row, uint8_t* out) const {

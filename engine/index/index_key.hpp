@@ -48,9 +48,12 @@ class IndexKey {
   // Equal keys hash equally whether read from a row or a probe: `value(k)` gives key column k.
   template <typename ValueOf>
   uint64_t hashKey(ValueOf value) const;
+  template <typename ValueOf>
+  void encode(uint32_t columns, ValueOf value, KeyBytes& out) const;
   const Table& table_;
   std::vector<uint32_t> columns_;
   std::vector<uint32_t> offsets_;  // of each key column in a probe buffer
+  std::vector<TypeId> types_;      // of each key column
   std::vector<uint32_t> encodedEnd_;  // where each column's encoding ends, UINT32_MAX from a string on
   uint32_t probeBytes_ = 0;
 };

@@ -34,13 +34,17 @@ QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<b
 QueryContext::~QueryContext() = default;
 
 void QueryContext::reset(const std::vector<SqlType>& resultTypes) {
-  errorState_.clear();
-  errorMessage_.clear();
-  hashTables_.clear();
-  rowBuffers_.clear();
-  results_.clear();
-  current_.reset();
-  resultTypes_ = resultTypes;  // reuses the vector's memory
+  // Runs before each statement of a procedure, most of which (SELECT INTO, assignments) leave
+  // nothing behind: only what is there is cleared.
+  if (!errorState_.empty()) {
+    errorState_.clear();
+    errorMessage_.clear();
+  }
+  if (!hashTables_.empty()) hashTables_.clear();
+  if (!rowBuffers_.empty()) rowBuffers_.clear();
+  if (!results_.empty()) results_.clear();
+  if (current_) current_.reset();
+  if (!resultTypes.empty() || !resultTypes_.empty()) resultTypes_ = resultTypes;  // reuses the vector's memory
 }
 
 void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
