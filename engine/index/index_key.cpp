@@ -154,6 +154,7 @@ IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(t
   for (uint32_t c : columns_) {
     const SqlType& t = table_.columns()[c].type;
     types_.push_back(t.id);
+    nullable_ = nullable_ || t.nullable;
     offsets_.push_back(probeBytes_);
     probeBytes_ += t.byteWidth();
     // encodeValue's widths: fixed for all but strings.
@@ -173,6 +174,7 @@ uint64_t IndexKey::hashKey(ValueOf value) const {
 }
 
 bool IndexKey::rowHasNull(uint64_t row) const {
+  if (!nullable_) return false;  // a primary key's columns: every index operation asks
   for (uint32_t c : columns_)
     if (table_.isNull(row, c)) return true;
   return false;

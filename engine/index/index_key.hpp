@@ -54,6 +54,7 @@ class IndexKey {
   std::vector<uint32_t> columns_;
   std::vector<uint32_t> offsets_;  // of each key column in a probe buffer
   std::vector<TypeId> types_;      // of each key column
+  bool nullable_ = false;          // some key column may hold NULL
   std::vector<uint32_t> encodedEnd_;  // where each column's encoding ends, UINT32_MAX from a string on
   uint32_t probeBytes_ = 0;
 };

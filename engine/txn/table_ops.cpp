@@ -105,7 +105,8 @@ void checkNotReferenced(const Table& t, const ForeignKey& fk, const std::vector<
 }  // namespace
 
 void saveValue(const Table& table, uint64_t row, uint32_t column, uint8_t* out) {
-  std::memset(out, 0, kSavedValueBytes);
+  // A NULL's value bytes are never read back (restoreValue writes the NULL), nor those past the
+  // column's width: only what is read is written.
   bool null = table.isNull(row, column);
   if (!null) std::memcpy(out, table.valuePtr(row, column), table.columns()[column].type.byteWidth());
   out[16] = null;

@@ -59,13 +59,8 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
   try {
     for (auto& chunk : chunks) {
       for (uint64_t r = 0; r < chunk->rowCount(); ++r) {
-        // Check the whole row before reserving it.
-        for (uint32_t c = 0; c < cols.size(); ++c) {
-          int src = sourceOf[c];
-          if (src < 0 && cols[c].sequence) continue;  // numbered below
-          bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
-          checkValue(table, c, isNull ? nullptr : chunk->at(r, static_cast<uint32_t>(src)), isNull);
-        }
+        // Each value is checked as it is written; a failed check throws and the truncate below
+        // takes the row back (a long string may leave its characters in the heap, unreferenced).
         uint64_t row = table.beginRow();
         for (uint32_t c = 0; c < cols.size(); ++c) {
           int src = sourceOf[c];
@@ -77,7 +72,9 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std
           }
           bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
           static const uint64_t zero[2] = {0, 0};
-          table.setValue(row, c, isNull ? zero : chunk->at(r, static_cast<uint32_t>(src)), isNull);
+          const void* value = isNull ? zero : chunk->at(r, static_cast<uint32_t>(src));
+          checkValue(table, c, value, isNull);
+          table.setValue(row, c, value, isNull);
         }
         requireChecks(table, *chunk, r, static_cast<uint32_t>(columnOf.size()), row);
       }
