@@ -34,21 +34,27 @@ QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<b
 QueryContext::~QueryContext() = default;
 
 void QueryContext::reset(const std::vector<SqlType>& resultTypes) {
-  // Runs before each statement of a procedure, most of which (SELECT INTO, assignments) leave
-  // nothing behind: only what is there is cleared.
-  if (!errorState_.empty()) {
+  // Runs before each statement of a procedure (dozens per transaction), most of which (SELECT
+  // INTO, assignments) leave nothing behind and have the types of the statement before.
+  if (dirty_) {
     errorState_.clear();
     errorMessage_.clear();
+    hashTables_.clear();
+    rowBuffers_.clear();
+    results_.clear();
+    current_.reset();
+    dirty_ = false;
   }
-  if (!hashTables_.empty()) hashTables_.clear();
-  if (!rowBuffers_.empty()) rowBuffers_.clear();
-  if (!results_.empty()) results_.clear();
-  if (current_) current_.reset();
-  if (!resultTypes.empty() || !resultTypes_.empty()) resultTypes_ = resultTypes;  // reuses the vector's memory
+  if (&resultTypes != typesFrom_) {
+    resultTypes_ = resultTypes;  // reuses the vector's memory
+    typesFrom_ = &resultTypes;
+  }
 }
 
 void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
+  dirty_ = true;
   reset({});
+  typesFrom_ = nullptr;  // that was a temporary
   arena_.clear();
   cancel_ = cancel;
 }
@@ -68,22 +74,26 @@ void QueryContext::takeResults(std::vector<std::unique_ptr<ResultChunk>>& out) {
 }
 
 void QueryContext::setError(const char* sqlstate, std::string message) {
+  dirty_ = true;
   if (!errorState_.empty()) return;  // the first error wins
   errorState_ = sqlstate;
   errorMessage_ = std::move(message);
 }
 
 HashTable* QueryContext::newHashTable(uint32_t entrySize, uint64_t expectedEntries) {
+  dirty_ = true;
   hashTables_.push_back(std::make_unique<HashTable>(entrySize, expectedEntries));
   return hashTables_.back().get();
 }
 
 RowBuffer* QueryContext::newRowBuffer(uint32_t rowSize) {
+  dirty_ = true;
   rowBuffers_.push_back(std::make_unique<RowBuffer>(rowSize));
   return rowBuffers_.back().get();
 }
 
 ResultChunkView* QueryContext::currentResult() {
+  dirty_ = true;
   // The first chunk is small (most statements of a transaction make a row or a few); the
   // following ones have the full capacity.
   if (!current_) {
@@ -101,6 +111,7 @@ ResultChunkView* QueryContext::currentResult() {
 }
 
 void QueryContext::flushResult() {
+  dirty_ = true;
   if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
   current_ = std::make_unique<ResultChunk>(resultTypes_);
 }

@@ -39,6 +39,8 @@ class QueryContext {
 
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
   // buffers and results go; the arena (strings variables may point at) and the parameters stay.
+  // `resultTypes` must live unchanged until the next resetForCall (a procedure's statement's
+  // types): the context copies them only when given another vector than last time.
   void reset(const std::vector<SqlType>& resultTypes);
   // Makes a context that finished a procedure call ready for the next call: the arena too is
   // cleared, and the cancel flag is the new caller's.
@@ -78,6 +80,8 @@ class QueryContext {
   std::unique_ptr<ResultChunk> current_;
   std::vector<std::unique_ptr<ResultChunk>> spares_;  // recycled small chunks
   std::vector<uint64_t> counters_;
+  bool dirty_ = true;                                 // something for reset() to clear
+  const std::vector<SqlType>* typesFrom_ = nullptr;   // what resultTypes_ was copied from
 };
 
 }  // namespace hyrax
