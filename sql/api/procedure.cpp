@@ -55,9 +55,8 @@ class Call {
 
   // Runs the body with `args` (already of the parameters' types); returns the notices raised.
   void run(const std::vector<Value>& args) {
+    ctx_->parameters() = p_.nullSlots;  // every variable NULL (one copy, into the kept capacity)
     auto& slots = ctx_->parameters();
-    slots.assign(kSlot * std::max<size_t>(p_.slotTypes.size(), 1), 0);
-    for (size_t i = 0; i < p_.slotTypes.size(); ++i) slots[kSlot * i + 16] = 1;
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].isNull()) continue;
       args[i].encode(p_.slotTypes[i], slot(static_cast<uint32_t>(i)));

@@ -51,6 +51,7 @@ struct Procedure {
   std::shared_ptr<ast::CreateFunctionStmt> def;
   uint64_t catalogVersion = 0;
   std::vector<SqlType> slotTypes;  // parameters first, then variables, FOUND, loop variables, temporaries
+  std::vector<uint8_t> nullSlots;  // kSlot bytes per slot (at least one), each NULL: a call's start
   std::vector<Step> steps;
   std::vector<std::unique_ptr<CompiledStatement>> statements;
   std::vector<std::vector<SqlType>> resultTypes;  // of each statement that returns rows, else empty
