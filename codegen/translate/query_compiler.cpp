@@ -23,14 +23,12 @@ CompiledQuery::~CompiledQuery() = default;
 
 void CompiledQuery::run(QueryContext& ctx) const {
   // On the stack for the usual few slots: a transaction's statements run thousands of times a second.
-  void* small[16];
-  std::vector<void*> large;
+  void* small[16] = {};  // 128 bytes zeroed by a few vector stores, no memset call
+  std::unique_ptr<void*[]> large;
   void** state = small;
   if (impl_->stateSlots > 16) {
-    large.assign(impl_->stateSlots, nullptr);
-    state = large.data();
-  } else {
-    std::fill(small, small + impl_->stateSlots, nullptr);
+    large = std::make_unique<void*[]>(impl_->stateSlots);  // zeroed
+    state = large.get();
   }
   // Row counters only for EXPLAIN ANALYZE (code compiled without them never touches slot 0).
   state[0] = nullptr;

@@ -33,9 +33,9 @@ QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<b
 
 QueryContext::~QueryContext() = default;
 
-void QueryContext::reset(const std::vector<SqlType>& resultTypes) {
-  // Runs before each statement of a procedure (dozens per transaction), most of which (SELECT
-  // INTO, assignments) leave nothing behind and have the types of the statement before.
+void QueryContext::resetSlow(const std::vector<SqlType>& resultTypes) {
+  // Runs before each statement of a procedure (dozens per transaction) unless the one before
+  // left nothing behind and had the same types (most: SELECT INTO, assignments).
   if (dirty_) {
     errorState_.clear();
     errorMessage_.clear();
@@ -53,7 +53,7 @@ void QueryContext::reset(const std::vector<SqlType>& resultTypes) {
 
 void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
   dirty_ = true;
-  reset({});
+  resetSlow({});
   typesFrom_ = nullptr;  // that was a temporary
   arena_.clear();
   cancel_ = cancel;

@@ -41,7 +41,10 @@ class QueryContext {
   // buffers and results go; the arena (strings variables may point at) and the parameters stay.
   // `resultTypes` must live unchanged until the next resetForCall (a procedure's statement's
   // types): the context copies them only when given another vector than last time.
-  void reset(const std::vector<SqlType>& resultTypes);
+  void reset(const std::vector<SqlType>& resultTypes) {
+    // Inline for the common case, a statement after one that left nothing, both without rows.
+    if (dirty_ || (&resultTypes != typesFrom_ && !(resultTypes.empty() && resultTypes_.empty()))) resetSlow(resultTypes);
+  }
   // Makes a context that finished a procedure call ready for the next call: the arena too is
   // cleared, and the cancel flag is the new caller's.
   void resetForCall(const std::atomic<bool>* cancel);
@@ -69,6 +72,8 @@ class QueryContext {
   std::vector<uint64_t>& operatorCounters() { return counters_; }
 
  private:
+  void resetSlow(const std::vector<SqlType>& resultTypes);
+
   std::string errorState_, errorMessage_;
   std::vector<uint8_t> parameters_ = std::vector<uint8_t>(24);
   const std::atomic<bool>* cancel_;
