@@ -65,6 +65,10 @@ struct TableScan : Operator {
   bool reverse = false;
   uint64_t limit = UINT64_MAX;
   std::vector<ExprPtr> indexConditions;
+  // Columns (table indexes) of a row found by a point lookup that later statements will use: a
+  // stored procedure's UPDATE of the row it just read. Generated code prefetches them as it finds
+  // the row, so their cache misses overlap this statement's instead of stalling the next one.
+  std::vector<uint32_t> prefetch;
   bool pointLookup() const;
   TableScan() : Operator(OpKind::TableScan) {}
   std::vector<const IU*> produced() const override;

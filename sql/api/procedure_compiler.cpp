@@ -1,7 +1,9 @@
 // Compiling a stored procedure's body: every statement, condition, assignment and RAISE argument
 // list becomes a plan, all compiled into one module; the control flow becomes steps between them.
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
@@ -40,6 +42,7 @@ class ProcedureCompiler {
     block(f.body);
     times.plan = msSince(t);
 
+    prefetchUpdatedColumns();
     std::vector<const plan::QueryPlan*> plans;
     bool big = false;
     for (auto& s : p_->statements) plans.push_back(&s->plan);
@@ -61,6 +64,44 @@ class ProcedureCompiler {
   }
 
  private:
+  // Read, then update: a body that UPDATEs rows of a table (New-Order's stock, Payment's
+  // customer) usually read the row first. Each point lookup of that table prefetches the columns
+  // the UPDATEs read or set, so they are in cache when the UPDATE comes (one table column is a
+  // cache line of its own, a miss per column otherwise).
+  void prefetchUpdatedColumns() {
+    constexpr size_t kMaxPrefetch = 8;
+    auto forEachScan = [](plan::Operator& root, auto&& fn) {
+      std::vector<plan::Operator*> todo{&root};
+      while (!todo.empty()) {
+        plan::Operator* op = todo.back();
+        todo.pop_back();
+        if (op->kind == plan::OpKind::TableScan) fn(static_cast<plan::TableScan&>(*op));
+        for (auto& c : op->children) todo.push_back(c.get());
+      }
+    };
+    std::map<const Table*, std::set<uint32_t>> updated;
+    for (auto& st : p_->statements) {
+      if (st->kind != ast::StmtKind::Update || !st->table) continue;
+      std::set<uint32_t>& cols = updated[st->table];
+      cols.insert(st->columns.begin(), st->columns.end());
+      forEachScan(*st->plan.root, [&](plan::TableScan& s) {
+        if (s.table != st->table) return;
+        for (auto& c : s.columns)
+          if (c.index != plan::TableScan::kRowNumber) cols.insert(c.index);
+      });
+    }
+    if (updated.empty()) return;
+    for (auto& st : p_->statements)
+      forEachScan(*st->plan.root, [&](plan::TableScan& s) {
+        auto it = updated.find(s.table);
+        if (it == updated.end() || !s.index || !s.pointLookup()) return;
+        for (uint32_t c : it->second) {
+          bool loaded = std::any_of(s.columns.begin(), s.columns.end(), [&](auto& own) { return own.index == c; });
+          if (!loaded && s.prefetch.size() < kMaxPrefetch) s.prefetch.push_back(c);
+        }
+      });
+  }
+
   void requireUnique(const std::string& name, SourcePos pos) {
     for (auto& n : names_)
       if (n == name) throw Error("42P13", "variable \"" + name + "\" is declared more than once", pos);
