@@ -34,31 +34,22 @@ void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string&
 // touches one page per column). Pages are touched only when rows arrive. A table's first chunk
 // starts on small pages, so a table of a few rows holds a few pages; when it fills, and for every
 // chunk after it, huge pages (engine/util/huge_pages.hpp).
-struct Table::Chunk {
-  std::vector<void*> data;
-  std::vector<uint8_t*> nulls;  // nullptr for NOT NULL columns
-  void* mapping = nullptr;
-  size_t bytes = 0;
-  uint32_t rows = 0;
-
-  Chunk(const std::vector<ColumnDef>& cols, bool huge) {
-    for (auto& c : cols) bytes += static_cast<size_t>(c.type.byteWidth()) * kChunkRows + (c.type.nullable ? kChunkRows / 8 : 0);
-    bytes = std::max<size_t>(bytes, 1);  // a table without columns still has rows
-    mapping = mapAligned(bytes, huge);
-    char* at = static_cast<char*>(mapping);
-    for (auto& c : cols) {
-      data.push_back(at);
-      at += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
-    }
-    for (auto& c : cols) {
-      nulls.push_back(c.type.nullable ? reinterpret_cast<uint8_t*>(at) : nullptr);
-      if (c.type.nullable) at += kChunkRows / 8;
-    }
+Table::Chunk::Chunk(const std::vector<ColumnDef>& cols, bool huge) {
+  for (auto& c : cols) bytes += static_cast<size_t>(c.type.byteWidth()) * kChunkRows + (c.type.nullable ? kChunkRows / 8 : 0);
+  bytes = std::max<size_t>(bytes, 1);  // a table without columns still has rows
+  mapping = mapAligned(bytes, huge);
+  char* at = static_cast<char*>(mapping);
+  for (auto& c : cols) {
+    data.push_back(at);
+    at += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
   }
-  ~Chunk() { munmap(mapping, roundToHugePages(bytes)); }
-  Chunk(const Chunk&) = delete;
-  Chunk& operator=(const Chunk&) = delete;
-};
+  for (auto& c : cols) {
+    nulls.push_back(c.type.nullable ? reinterpret_cast<uint8_t*>(at) : nullptr);
+    if (c.type.nullable) at += kChunkRows / 8;
+  }
+}
+
+Table::Chunk::~Chunk() { munmap(mapping, roundToHugePages(bytes)); }
 
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
@@ -66,10 +57,6 @@ Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint3
 
 Table::~Table() = default;
 
-uint32_t Table::chunkCount() const { return static_cast<uint32_t>(chunks_.size()); }
-uint32_t Table::chunkRows(uint32_t chunk) const { return chunks_[chunk]->rows; }
-void* Table::columnData(uint32_t chunk, uint32_t column) { return chunks_[chunk]->data[column]; }
-uint8_t* Table::nullBitmap(uint32_t chunk, uint32_t column) { return chunks_[chunk]->nulls[column]; }
 
 uint64_t Table::beginRow() {
   if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
@@ -111,16 +98,6 @@ void Table::overwriteValue(uint64_t row, uint32_t column, const void* src, bool 
   setValue(row, column, src, isNull, copyString);
 }
 
-const void* Table::valuePtr(uint64_t row, uint32_t column) const {
-  const Chunk& c = *chunks_[row / kChunkRows];
-  return static_cast<const char*>(c.data[column]) + (row % kChunkRows) * columns_[column].type.byteWidth();
-}
-
-bool Table::isNull(uint64_t row, uint32_t column) const {
-  const uint8_t* bitmap = chunks_[row / kChunkRows]->nulls[column];
-  uint32_t r = static_cast<uint32_t>(row % kChunkRows);
-  return bitmap && ((bitmap[r >> 3] >> (r & 7)) & 1);
-}
 
 void Table::copyRow(uint64_t from, uint64_t to) {
   for (uint32_t c = 0; c < columns_.size(); ++c) overwriteValue(to, c, valuePtr(from, c), isNull(from, c), false);

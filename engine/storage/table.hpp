@@ -56,11 +56,12 @@ class Table {
   const std::vector<uint32_t>& primaryKey() const { return primaryKey_; }
   uint64_t rowCount() const { return rows_; }
 
-  // Chunk access (what generated scans use, through engine/runtime).
-  uint32_t chunkCount() const;
-  uint32_t chunkRows(uint32_t chunk) const;            // rows filled in that chunk
-  void* columnData(uint32_t chunk, uint32_t column);   // array of type().byteWidth() values
-  uint8_t* nullBitmap(uint32_t chunk, uint32_t column); // nullptr for NOT NULL columns
+  // Chunk access (what generated scans use, through engine/runtime). Inline, with valuePtr and
+  // isNull: every row a transaction reads or writes goes through them, a column at a time.
+  uint32_t chunkCount() const { return static_cast<uint32_t>(chunks_.size()); }
+  uint32_t chunkRows(uint32_t chunk) const { return chunks_[chunk]->rows; }  // rows filled in it
+  void* columnData(uint32_t chunk, uint32_t column) { return chunks_[chunk]->data[column]; }  // byteWidth() apart
+  uint8_t* nullBitmap(uint32_t chunk, uint32_t column) { return chunks_[chunk]->nulls[column]; }  // nullptr: NOT NULL
 
   // Appending rows. Callers validate values first (types, NOT NULL, lengths); append copies long
   // strings into the string heap. Appends are undone by truncate(rowsBefore), which is how a failed
@@ -80,8 +81,15 @@ class Table {
   void copyRow(uint64_t from, uint64_t to);
 
   // One value in physical representation, and its NULL flag.
-  const void* valuePtr(uint64_t row, uint32_t column) const;
-  bool isNull(uint64_t row, uint32_t column) const;
+  const void* valuePtr(uint64_t row, uint32_t column) const {
+    const Chunk& c = *chunks_[row / kChunkRows];
+    return static_cast<const char*>(c.data[column]) + (row % kChunkRows) * columns_[column].type.byteWidth();
+  }
+  bool isNull(uint64_t row, uint32_t column) const {
+    const uint8_t* bitmap = chunks_[row / kChunkRows]->nulls[column];
+    uint32_t r = static_cast<uint32_t>(row % kChunkRows);
+    return bitmap && ((bitmap[r >> 3] >> (r & 7)) & 1);
+  }
 
   Value getValue(uint64_t row, uint32_t column) const;  // for tests and tools, not hot paths
 
@@ -107,7 +115,19 @@ class Table {
   void setStatistics(TableStatistics s) { stats_ = std::make_shared<const TableStatistics>(std::move(s)); }
 
  private:
-  struct Chunk;
+  // A chunk's columns (then their NULL bitmaps) are slices of one private anonymous mapping
+  // (table.cpp says why).
+  struct Chunk {
+    std::vector<void*> data;
+    std::vector<uint8_t*> nulls;  // nullptr for NOT NULL columns
+    void* mapping = nullptr;
+    size_t bytes = 0;
+    uint32_t rows = 0;
+    Chunk(const std::vector<ColumnDef>& cols, bool huge);
+    ~Chunk();
+    Chunk(const Chunk&) = delete;
+    Chunk& operator=(const Chunk&) = delete;
+  };
   std::string name_;
   std::vector<ColumnDef> columns_;
   std::vector<uint32_t> primaryKey_;
