@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "codegen/jit/jit.hpp"
+#include "codegen/translate/program_compiler.hpp"
 #include "codegen/translate/operator_translators.hpp"
 #include "engine/runtime/query_context.hpp"
 
@@ -55,6 +56,11 @@ std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const Compil
 
 std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const plan::QueryPlan*>& plans,
                                                        const CompileOptions& options) {
+  return compileProgram(plans, nullptr, options).plans;
+}
+
+CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans, const plan::Program* program,
+                               const CompileOptions& options) {
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
   jit::initialize();
@@ -86,6 +92,14 @@ std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const p
     for (auto& p : q.pipelines()) pipelines.back().push_back(p.function);
     results.push_back(std::move(result));
   }
+  std::string body;
+  if (program) {
+    std::vector<PlanFunctions> functions;
+    for (size_t i = 0; i < results.size(); ++i)
+      functions.push_back({results[i]->impl_->hasInit ? inits[i] : std::string(), pipelines[i], results[i]->impl_->stateSlots});
+    body = cg.uniqueName("procedure_body");
+    generateProgram(cg, *program, functions, body);
+  }
   CompileStats stats;
   stats.codegenMs = std::chrono::duration<double, std::milli>(clock::now() - start).count();
 
@@ -108,7 +122,13 @@ std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const p
     r.impl_->init = fn(inits[i]);
     for (auto& p : pipelines[i]) r.impl_->pipelines.push_back(fn(p));
   }
-  return results;
+  CompiledProgram out;
+  if (program) {
+    out.body = fn(body);
+    out.module = compiled;
+  }
+  out.plans = std::move(results);
+  return out;
 }
 
 }  // namespace hyrax::codegen

@@ -7,10 +7,14 @@
 #include <vector>
 
 #include "codegen/plan/operator.hpp"
+#include "codegen/plan/program.hpp"
 
 namespace hyrax {
 class QueryContext;
+namespace jit {
+class CompiledModule;
 }
+}  // namespace hyrax
 
 namespace hyrax::codegen {
 
@@ -38,8 +42,8 @@ class CompiledQuery {
   uint32_t operatorCount() const { return operatorCount_; }
 
  private:
-  friend std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const plan::QueryPlan*>&,
-                                                                const CompileOptions&);
+  friend struct CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>&, const plan::Program*,
+                                               const CompileOptions&);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string ir_, assembly_;
@@ -54,5 +58,16 @@ std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const Compil
 // share the machine code, and stats() of each tells the whole module's times.
 std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const plan::QueryPlan*>& plans,
                                                        const CompileOptions& options);
+
+// The same, plus a stored procedure body's control flow as one function calling those plans
+// (program_compiler.hpp): `i32 body(ctx, state, begin, end)`, 0 when the body ended, 1 when it
+// failed; it runs with a ProgramHost installed (engine/runtime/program_host.hpp).
+struct CompiledProgram {
+  std::vector<std::unique_ptr<CompiledQuery>> plans;
+  int32_t (*body)(QueryContext*, void**, uint64_t, uint64_t) = nullptr;
+  std::shared_ptr<jit::CompiledModule> module;  // keeps the body's code alive
+};
+CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans, const plan::Program* program,
+                               const CompileOptions& options);
 
 }  // namespace hyrax::codegen

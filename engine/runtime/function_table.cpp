@@ -21,6 +21,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_table_nulls, A::Ptr, A::Ptr, A::I32, A::I32),
     HYRAX_FN(hyrax_rt_index_find, A::I64, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_params, A::Ptr, A::Ptr),
+    HYRAX_FN(hyrax_rt_program_host, A::I32, A::Ptr, A::I32),
+    HYRAX_FN(hyrax_rt_program_reset, A::Void, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_index_find_all, A::I64, A::Ptr, A::Ptr, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_index_range, A::I64, A::Ptr, A::Ptr, A::Ptr, A::Ptr, A::I32, A::I32, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_result_view, A::Ptr, A::Ptr),

@@ -62,6 +62,10 @@ int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, const char* name, const 
 
 // ---- parameters of prepared statements: slots of 24 bytes (value, then a NULL byte at 16) ----
 const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);
+// A compiled procedure body's steps that need the C++ side (program_host.hpp), and the context's
+// reset before each of its plans (`resultTypes`: the plan's std::vector<SqlType>).
+int32_t hyrax_rt_program_host(hyrax::QueryContext* ctx, uint32_t step);
+void hyrax_rt_program_reset(hyrax::QueryContext* ctx, const void* resultTypes);
 
 // ---- results ----
 hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);

@@ -3,9 +3,11 @@
 #include "sql/api/procedure.hpp"
 
 #include <cstring>
+#include <exception>
 #include <optional>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/runtime/program_host.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/compiled_statement.hpp"
@@ -36,7 +38,7 @@ struct NestedCall {
   NestedCall& operator=(const NestedCall&) = delete;
 };
 
-class Call {
+class Call final : public ProgramHost {
  public:
   Call(Procedure& p, Routines& routines, Catalog& catalog, UndoLog& undo, const std::atomic<bool>* cancel)
       : p_(p), routines_(routines), catalog_(catalog), undo_(undo), cancel_(cancel), ctx_(std::move(p.spareContext)),
@@ -46,7 +48,7 @@ class Call {
     else
       ctx_ = std::make_shared<QueryContext>(std::vector<SqlType>{}, cancel);
   }
-  ~Call() {
+  ~Call() override {
     loops_.clear();
     if (ctx_.use_count() == 1) p_.spareContext = std::move(ctx_);
   }
@@ -63,14 +65,43 @@ class Call {
       slots[kSlot * i + 16] = 0;
     }
     setBool(p_.foundSlot, false);
+    if (p_.body) {  // the compiled body; it asks step() below for what it leaves to C++
+      ProgramHostScope scope(this);
+      if (p_.body(ctx_.get(), nullptr, 0, 0) != 0) {
+        if (error_) std::rethrow_exception(error_);
+        if (ctx_->failed()) throw ctx_->error();
+        throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
+      }
+      return;
+    }
     size_t pc = 0;
     const auto& steps = p_.steps;
     while (pc < steps.size()) {
       try {
-        step(steps[pc], pc);
+        exec(steps[pc], pc);
       } catch (const Error& e) {
         if (!handle(e, pc)) throw;
       }
+    }
+  }
+
+  // ProgramHost: a step the compiled body hands over. A Run step's plan has run (a write's rows
+  // are left to apply); any other runs as the step machine would run it, and where it left pc
+  // says what the body does next.
+  int32_t step(uint32_t i) noexcept override {
+    try {
+      const Step& s = p_.steps[i];
+      if (s.op == Step::Op::Run) {
+        applyWrite(s.stmt);
+        return kNext;
+      }
+      size_t pc = i;
+      exec(s, pc);
+      if (pc >= p_.steps.size()) return kStop;
+      return pc == i + 1 ? kNext : kJump;
+    } catch (...) {
+      error_ = std::current_exception();
+      return kFailed;
     }
   }
 
@@ -119,7 +150,7 @@ class Call {
     slot(s)[16] = 0;
   }
 
-  void step(const Step& s, size_t& pc) {
+  void exec(const Step& s, size_t& pc) {
     switch (s.op) {
       case Step::Op::Run:
         runPlan(s.stmt);
@@ -232,8 +263,15 @@ class Call {
     st.compiled->run(*ctx_);
     if (st.plan.foundSlot >= 0 && !isTrue(p_.foundSlot))
       for (uint32_t s : st.plan.into) slot(s)[16] = 1;  // SELECT INTO found no row: NULL
+    applyWrite(i);
+  }
+
+  // A write's rows, made by its plan, applied to its table; FOUND tells whether there were any.
+  // Other statements have nothing to apply (a FOR loop's query leaves its rows for ForQueryOpen).
+  void applyWrite(uint32_t i) {
+    CompiledStatement& st = *p_.statements[i];
     if (st.kind != ast::StmtKind::Insert && st.kind != ast::StmtKind::Update && st.kind != ast::StmtKind::Delete)
-      return;  // a FOR loop's query: its rows stay for ForQueryOpen
+      return;
     uint64_t n = 0;
     std::vector<std::unique_ptr<ResultChunk>>& rows = rows_;
     ctx_->takeResults(rows);
@@ -303,6 +341,7 @@ class Call {
   std::vector<std::unique_ptr<ResultChunk>> rows_;  // a write's rows, the buffer kept between statements
   std::vector<QueryResult::Notice> notices_;
   bool returned_ = false;
+  std::exception_ptr error_;  // what a step the compiled body handed over threw
 };
 
 std::string signature(const ast::CreateFunctionStmt& f) {

@@ -1,6 +1,7 @@
 // Compiling a stored procedure's body: every statement, condition, assignment and RAISE argument
 // list becomes a plan, all compiled into one module; the control flow becomes steps between them.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,7 +50,11 @@ class ProcedureCompiler {
     for (auto& s : p_->statements) big |= s->plan.root->estimatedRows > 50'000;
     codegen::CompileOptions opts;
     opts.fullOptimization = big;
-    auto compiled = codegen::compileAll(plans, opts);
+    std::optional<plan::Program> program = bodyProgram();
+    codegen::CompiledProgram out = codegen::compileProgram(plans, program ? &*program : nullptr, opts);
+    auto& compiled = out.plans;
+    p_->body = out.body;
+    p_->bodyCode = std::move(out.module);
     for (size_t i = 0; i < compiled.size(); ++i) p_->statements[i]->compiled = std::move(compiled[i]);
     if (!compiled.empty()) {
       auto& st = p_->statements[0]->compiled->stats();
@@ -64,6 +69,48 @@ class ProcedureCompiler {
   }
 
  private:
+  // The steps as codegen's program, one for one (so the host is asked by step number), or none
+  // when the body has EXCEPTION blocks or HYRAX_PROCEDURE_STEPS asks for the step machine.
+  std::optional<plan::Program> bodyProgram() {
+    static const bool steps = std::getenv("HYRAX_PROCEDURE_STEPS") != nullptr;
+    if (steps || !p_->tries.empty()) return std::nullopt;
+    using Op = plan::ProgramStep::Op;
+    plan::Program program;
+    auto withPlan = [&](plan::ProgramStep& ps, uint32_t stmt) {
+      const CompiledStatement& st = *p_->statements[stmt];
+      ps.plan = stmt;
+      ps.foundSlot = st.plan.foundSlot;
+      ps.into = st.plan.into;
+      ps.resultTypes = &p_->resultTypes[stmt];
+      ps.host = st.kind == ast::StmtKind::Insert || st.kind == ast::StmtKind::Update || st.kind == ast::StmtKind::Delete;
+    };
+    for (const Step& s : p_->steps) {
+      plan::ProgramStep ps{Op::Host};
+      ps.target = s.target;
+      ps.slot = s.slot;
+      ps.reverse = s.reverse;
+      ps.jumpIfTrue = s.jumpIfTrue;
+      switch (s.op) {
+        case Step::Op::Run: ps.op = Op::Run; withPlan(ps, s.stmt); break;
+        case Step::Op::Branch:
+          ps.op = Op::Branch;
+          static_assert(static_cast<int>(Step::Test::IsNotNull) == static_cast<int>(plan::ProgramStep::Test::IsNotNull));
+          ps.test = static_cast<plan::ProgramStep::Test>(s.test);  // the same tests, in the same order
+          if (s.test == Step::Test::Plan) withPlan(ps, s.stmt);
+          break;
+        case Step::Op::Jump: ps.op = Op::Jump; break;
+        case Step::Op::RangeCheck: ps.op = Op::RangeCheck; break;
+        case Step::Op::RangeStep: ps.op = Op::RangeStep; break;
+        case Step::Op::TryBegin:
+        case Step::Op::TryEnd: return std::nullopt;
+        default: break;  // the host's: FOR query rows, RETURN, RAISE, CALL
+      }
+      if (ps.op == Op::Branch && ps.host) return std::nullopt;  // a condition never writes
+      program.steps.push_back(std::move(ps));
+    }
+    return program;
+  }
+
   // Read, then update: a body that UPDATEs rows of a table (New-Order's stock, Payment's
   // customer) usually read the row first. Each point lookup of that table prefetches the columns
   // the UPDATEs read or set, so they are in cache when the UPDATE comes (one table column is a

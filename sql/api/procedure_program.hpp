@@ -66,6 +66,11 @@ struct Procedure {
     uint32_t sqlstateSlot = 0, sqlerrmSlot = 0;
   };
   std::vector<TryBlock> tries;
+  // The body compiled into one function with its plans (codegen's compileProgram), or null: a
+  // body with EXCEPTION blocks runs on the steps above (its handlers restart it mid-way), as does
+  // every body with HYRAX_PROCEDURE_STEPS set (for comparisons).
+  int32_t (*body)(QueryContext*, void**, uint64_t, uint64_t) = nullptr;
+  std::shared_ptr<jit::CompiledModule> bodyCode;
   // The context of the last call, reused by the next one (calls run one at a time on the executor
   // thread) unless a result still holds it.
   std::shared_ptr<QueryContext> spareContext;

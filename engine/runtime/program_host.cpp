@@ -1,0 +1,32 @@
+#include "engine/runtime/program_host.hpp"
+
+#include <vector>
+
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/runtime.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax {
+
+namespace {
+thread_local ProgramHost* current = nullptr;
+}  // namespace
+
+ProgramHostScope::ProgramHostScope(ProgramHost* host) : saved_(current) { current = host; }
+ProgramHostScope::~ProgramHostScope() { current = saved_; }
+
+}  // namespace hyrax
+
+using namespace hyrax;
+
+int32_t hyrax_rt_program_host(QueryContext* ctx, uint32_t step) {
+  if (!current) {
+    ctx->setError(sqlstate::InternalError, "a procedure body ran without its host");
+    return ProgramHost::kFailed;
+  }
+  return current->step(step);
+}
+
+void hyrax_rt_program_reset(QueryContext* ctx, const void* resultTypes) {
+  ctx->reset(*static_cast<const std::vector<SqlType>*>(resultTypes));
+}
