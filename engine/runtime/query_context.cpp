@@ -29,32 +29,25 @@ void Arena::clear() {
 }
 
 QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<bool>* cancel)
-    : cancel_(cancel), resultTypes_(std::move(resultTypes)) {}
+    : cancel_(cancel), ownTypes_(std::move(resultTypes)) {}
 
 QueryContext::~QueryContext() = default;
 
-void QueryContext::resetSlow(const std::vector<SqlType>& resultTypes) {
-  // Runs before each statement of a procedure (dozens per transaction) unless the one before
-  // left nothing behind and had the same types (most: SELECT INTO, assignments).
-  if (dirty_) {
-    errorState_.clear();
-    errorMessage_.clear();
-    hashTables_.clear();
-    rowBuffers_.clear();
-    results_.clear();
-    current_.reset();
-    dirty_ = false;
-  }
-  if (&resultTypes != typesFrom_) {
-    resultTypes_ = resultTypes;  // reuses the vector's memory
-    typesFrom_ = &resultTypes;
-  }
+void QueryContext::resetSlow() {
+  // Before a procedure's statement when the one before left something (its rows, hash tables,
+  // an error); most (SELECT INTO, assignments) leave nothing.
+  errorState_.clear();
+  errorMessage_.clear();
+  hashTables_.clear();
+  rowBuffers_.clear();
+  results_.clear();
+  current_.reset();
+  dirty_ = false;
 }
 
 void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
-  dirty_ = true;
-  resetSlow({});
-  typesFrom_ = nullptr;  // that was a temporary
+  resetSlow();
+  resultTypes_ = &ownTypes_;
   arena_.clear();
   cancel_ = cancel;
 }
@@ -98,14 +91,26 @@ ResultChunkView* QueryContext::currentResult() {
   // following ones have the full capacity.
   if (!current_) {
     uint64_t capacity = results_.empty() ? kFirstChunkRows : ResultChunk::kCapacity;
+    // A spare made for these very types first (a procedure's statement runs again), then one
+    // whose memory fits them.
+    auto take = [&](auto it) {
+      current_ = std::move(*it);
+      spares_.erase(it);
+    };
     for (auto it = spares_.begin(); it != spares_.end(); ++it)
-      if ((*it)->fits(resultTypes_, capacity)) {
-        current_ = std::move(*it);
-        spares_.erase(it);
-        current_->reuseFor(resultTypes_);
+      if ((*it)->owner() == resultTypes_ && (*it)->view().capacity == capacity) {
+        take(it);
+        current_->view().count = 0;
         return &current_->view();
       }
-    current_ = std::make_unique<ResultChunk>(resultTypes_, capacity);
+    for (auto it = spares_.begin(); it != spares_.end(); ++it)
+      if ((*it)->fits(*resultTypes_, capacity)) {
+        take(it);
+        current_->reuseFor(*resultTypes_, resultTypes_);
+        return &current_->view();
+      }
+    current_ = std::make_unique<ResultChunk>(*resultTypes_, capacity);
+    current_->reuseFor(*resultTypes_, resultTypes_);
   }
   return &current_->view();
 }
@@ -113,7 +118,7 @@ ResultChunkView* QueryContext::currentResult() {
 void QueryContext::flushResult() {
   dirty_ = true;
   if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
-  current_ = std::make_unique<ResultChunk>(resultTypes_);
+  current_ = std::make_unique<ResultChunk>(*resultTypes_);
 }
 
 std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {
@@ -147,8 +152,9 @@ bool ResultChunk::fits(const std::vector<SqlType>& types, uint64_t capacity) con
   return true;
 }
 
-void ResultChunk::reuseFor(const std::vector<SqlType>& types) {
+void ResultChunk::reuseFor(const std::vector<SqlType>& types, const void* owner) {
   types_ = types;
+  owner_ = owner;
   view_.count = 0;
 }
 

@@ -30,6 +30,8 @@ class QueryContext {
  public:
   explicit QueryContext(std::vector<SqlType> resultTypes = {}, const std::atomic<bool>* cancel = nullptr);
   ~QueryContext();
+  QueryContext(const QueryContext&) = delete;  // it points into itself
+  QueryContext& operator=(const QueryContext&) = delete;
 
   // Error state set by runtime functions; generated code returns a non-zero status after it.
   void setError(const char* sqlstate, std::string message);
@@ -39,11 +41,12 @@ class QueryContext {
 
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
   // buffers and results go; the arena (strings variables may point at) and the parameters stay.
-  // `resultTypes` must live unchanged until the next resetForCall (a procedure's statement's
-  // types): the context copies them only when given another vector than last time.
+  // `resultTypes` must live unchanged as long as the context (a procedure's statement's types,
+  // and the context is that procedure's): the context points at them, and a result chunk made
+  // for them is found again by that address.
   void reset(const std::vector<SqlType>& resultTypes) {
-    // Inline for the common case, a statement after one that left nothing, both without rows.
-    if (dirty_ || (&resultTypes != typesFrom_ && !(resultTypes.empty() && resultTypes_.empty()))) resetSlow(resultTypes);
+    if (dirty_) resetSlow();  // inline for the common case: the statement before left nothing
+    resultTypes_ = &resultTypes;
   }
   // Makes a context that finished a procedure call ready for the next call: the arena too is
   // cleared, and the cancel flag is the new caller's.
@@ -62,7 +65,7 @@ class QueryContext {
   // Chunks whose rows were consumed: a few are kept and refilled by later statements of the same
   // layout (a procedure's statements run again and again), saving their allocation.
   void recycle(std::vector<std::unique_ptr<ResultChunk>>& chunks);  // leaves `chunks` empty
-  const std::vector<SqlType>& resultTypes() const { return resultTypes_; }
+  const std::vector<SqlType>& resultTypes() const { return *resultTypes_; }
 
   // Values of a prepared statement's parameters, 24 bytes each (physical value, NULL byte at 16);
   // strings point at characters the caller keeps alive for the run.
@@ -72,7 +75,7 @@ class QueryContext {
   std::vector<uint64_t>& operatorCounters() { return counters_; }
 
  private:
-  void resetSlow(const std::vector<SqlType>& resultTypes);
+  void resetSlow();
 
   std::string errorState_, errorMessage_;
   std::vector<uint8_t> parameters_ = std::vector<uint8_t>(24);
@@ -80,13 +83,13 @@ class QueryContext {
   Arena arena_;
   std::vector<std::unique_ptr<HashTable>> hashTables_;
   std::vector<std::unique_ptr<RowBuffer>> rowBuffers_;
-  std::vector<SqlType> resultTypes_;
+  std::vector<SqlType> ownTypes_;  // the constructor's
+  const std::vector<SqlType>* resultTypes_ = &ownTypes_;
   std::vector<std::unique_ptr<ResultChunk>> results_;
   std::unique_ptr<ResultChunk> current_;
   std::vector<std::unique_ptr<ResultChunk>> spares_;  // recycled small chunks
   std::vector<uint64_t> counters_;
-  bool dirty_ = true;                                 // something for reset() to clear
-  const std::vector<SqlType>* typesFrom_ = nullptr;   // what resultTypes_ was copied from
+  bool dirty_ = true;  // something for reset() to clear
 };
 
 }  // namespace hyrax

@@ -30,7 +30,10 @@ class ResultChunk {
   // Whether this chunk's memory fits rows of `types` at `capacity` (the same value widths), and
   // making it an empty chunk of those types.
   bool fits(const std::vector<SqlType>& types, uint64_t capacity) const;
-  void reuseFor(const std::vector<SqlType>& types);
+  // `owner`: what the types came from (a procedure's statement's vector), so the chunk is found
+  // again for them without comparing layouts.
+  void reuseFor(const std::vector<SqlType>& types, const void* owner = nullptr);
+  const void* owner() const { return owner_; }
   uint64_t rowCount() const { return view_.count; }
   uint32_t columnCount() const { return static_cast<uint32_t>(types_.size()); }
   const SqlType& type(uint32_t col) const { return types_[col]; }
@@ -47,6 +50,7 @@ class ResultChunk {
   std::vector<void*> columnPtrs_;
   std::vector<uint8_t*> nullPtrs_;
   ResultChunkView view_{};
+  const void* owner_ = nullptr;
 };
 
 }  // namespace hyrax
