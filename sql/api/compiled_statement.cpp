@@ -154,7 +154,7 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
       break;
     }
     case ast::StmtKind::Insert:
-      r = QueryResult({}, {}, "INSERT 0 " + std::to_string(insertRows(undo, *s.table, chunks, s.columns)));
+      r = QueryResult({}, {}, "INSERT 0 " + std::to_string(insertRows(undo, *s.table, chunks, insertTargetsOf(s))));
       break;
     case ast::StmtKind::Update:
       r = QueryResult({}, {}, "UPDATE " + std::to_string(updateRows(undo, *s.table, chunks, s.columns)));

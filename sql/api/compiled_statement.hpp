@@ -31,6 +31,7 @@ struct CompiledStatement {
   std::shared_ptr<codegen::CompiledQuery> compiled;  // null for INSERT of constant VALUES (results may
                                                      // point at its string constants)
   uint64_t catalogVersion = 0;    // the catalog it was compiled against (Catalog::version)
+  std::shared_ptr<const struct InsertTargets> insertTargets;  // INSERT: made on its first run
 };
 
 // Binds, optimizes and compiles `stmt` (of the four kinds above); `parameterTypes` are declared

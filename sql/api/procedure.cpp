@@ -276,7 +276,7 @@ class Call final : public ProgramHost {
     std::vector<std::unique_ptr<ResultChunk>>& rows = rows_;
     ctx_->takeResults(rows);
     switch (st.kind) {
-      case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, rows, st.columns); break;
+      case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, rows, insertTargetsOf(st)); break;
       case ast::StmtKind::Update: n = updateRows(undo_, *st.table, rows, st.columns); break;
       default: n = deleteRows(undo_, *st.table, rows); break;
     }

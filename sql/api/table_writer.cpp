@@ -48,35 +48,60 @@ void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uin
   }
 }
 
-uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columnOf) {
+InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& columnOf) {
   const auto& cols = table.columns();
-  boost::container::small_vector<int, 32> sourceOf(cols.size(), -1);
-  for (size_t i = 0; i < columnOf.size(); ++i) sourceOf[columnOf[i]] = static_cast<int>(i);
-  for (uint32_t c = 0; c < cols.size(); ++c)
-    if (sourceOf[c] < 0 && !cols[c].type.nullable && !cols[c].sequence) notNullViolation(table, c);
+  InsertTargets t;
+  t.columns.resize(cols.size());
+  t.sourceColumns = static_cast<uint32_t>(columnOf.size());
+  for (size_t i = 0; i < columnOf.size(); ++i) t.columns[columnOf[i]].src = static_cast<int>(i);
+  for (uint32_t c = 0; c < cols.size(); ++c) {
+    InsertTargets::Target& x = t.columns[c];
+    x.width = cols[c].type.byteWidth();
+    x.maxLength = cols[c].type.isString() ? cols[c].type.length : 0;
+    x.notNull = !cols[c].type.nullable;
+    x.sequence = cols[c].sequence != nullptr;
+    if (x.src < 0 && x.notNull && !x.sequence && t.missingNotNull < 0) t.missingNotNull = static_cast<int>(c);
+  }
+  return t;
+}
 
+const InsertTargets& insertTargetsOf(CompiledStatement& insert) {
+  if (!insert.insertTargets) insert.insertTargets = std::make_shared<InsertTargets>(insertTargets(*insert.table, insert.columns));
+  return *insert.insertTargets;
+}
+
+uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const InsertTargets& targets) {
+  if (targets.missingNotNull >= 0) notNullViolation(table, static_cast<uint32_t>(targets.missingNotNull));
+  const auto& cols = table.columns();
   const uint64_t before = table.rowCount();
   try {
     for (auto& chunk : chunks) {
-      for (uint64_t r = 0; r < chunk->rowCount(); ++r) {
-        // Each value is checked as it is written; a failed check throws and the truncate below
-        // takes the row back (a long string may leave its characters in the heap, unreferenced).
+      const ResultChunkView& v = chunk->view();
+      for (uint64_t r = 0; r < v.count; ++r) {
+        // Each value is checked as it is written (checkValue words the error); a failed check
+        // throws and the truncate below takes the row back (a long string may leave its
+        // characters in the heap, unreferenced).
         uint64_t row = table.beginRow();
         for (uint32_t c = 0; c < cols.size(); ++c) {
-          int src = sourceOf[c];
-          if (src < 0 && cols[c].sequence) {  // SERIAL / IDENTITY left out: the next number
-            uint64_t value = 0;
-            nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &value);
-            table.setValue(row, c, &value, false);
+          const InsertTargets::Target& t = targets.columns[c];
+          static const uint64_t zero[2] = {0, 0};
+          if (t.src < 0) {
+            if (!t.sequence) {
+              table.setValue(row, c, zero, true);
+              continue;
+            }
+            uint64_t next = 0;  // SERIAL / IDENTITY left out: the next number
+            nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &next);
+            table.setValue(row, c, &next, false);
             continue;
           }
-          bool isNull = src < 0 || chunk->isNull(r, static_cast<uint32_t>(src));
-          static const uint64_t zero[2] = {0, 0};
-          const void* value = isNull ? zero : chunk->at(r, static_cast<uint32_t>(src));
-          checkValue(table, c, value, isNull);
+          bool isNull = v.nulls[t.src][r] != 0;
+          const void* value = isNull ? static_cast<const void*>(zero) : static_cast<const char*>(v.columns[t.src]) + r * t.width;
+          if (isNull ? t.notNull : t.maxLength && static_cast<const StringRef*>(value)->len > t.maxLength)
+            checkValue(table, c, value, isNull);  // throws
           table.setValue(row, c, value, isNull);
         }
-        requireChecks(table, *chunk, r, static_cast<uint32_t>(columnOf.size()), row);
+        requireChecks(table, *chunk, r, targets.sourceColumns, row);
       }
     }
   } catch (...) {

@@ -21,9 +21,24 @@ namespace hyrax::sql {
 
 using Chunks = std::vector<std::unique_ptr<ResultChunk>>;
 
-// `columnOf[i]` is the table column that result column i goes to; columns not listed get NULL;
-// CHECK results follow the columns.
-uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columnOf);
+// What each column of a table takes from an INSERT's rows, worked out once per statement (a
+// procedure's INSERT runs once per row it inserts). `columnOf[i]` is the table column that result
+// column i goes to; columns not listed get NULL; CHECK results follow the columns.
+struct InsertTargets {
+  struct Target {
+    int src = -1;            // the rows' column, or -1: NULL or the sequence's next value
+    uint32_t width = 0;
+    uint32_t maxLength = 0;  // CHAR(n) / VARCHAR(n): n, else 0
+    bool notNull = false, sequence = false;
+  };
+  std::vector<Target> columns;    // one per table column
+  uint32_t sourceColumns = 0;     // the rows' values; their CHECK results follow
+  int missingNotNull = -1;        // a NOT NULL column the rows leave out: each run fails (23502)
+};
+InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& columnOf);
+struct CompiledStatement;
+const InsertTargets& insertTargetsOf(CompiledStatement& insert);  // made on its first run, then kept
+uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const InsertTargets& targets);
 // Rows are [row number, new value of each of `columns`, CHECK results].
 uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns);
 // Rows are [row number].
