@@ -167,10 +167,10 @@ Child* findChildOf(Child c, uint8_t b) {
 
 // Compares node c's prefix with the key's bytes from `depth` on (advancing it, up to the key's
 // end); false on a mismatch. A node without a prefix is not read.
-bool matchPrefix(Child c, const KeyBytes& key, size_t& depth) {
+[[gnu::always_inline]] inline bool matchPrefix(Child c, const uint8_t* key, size_t size, size_t& depth) {
   if (!hasPrefix(c)) return true;
   const Node* n = nodeOf(c);
-  for (size_t i = 0; i < n->prefixLen && depth < key.size(); ++i, ++depth)
+  for (size_t i = 0; i < n->prefixLen && depth < size; ++i, ++depth)
     if (n->prefix[i] != key[depth]) return false;
   return true;
 }
@@ -490,7 +490,7 @@ uint64_t ArtIndex::insert(uint64_t row, bool allowDuplicate) {
   key().encodeRow(row, k);
   if (unique() && !allowDuplicate) {
     size_t verified = 0;
-    uint64_t other = candidate(k, verified);
+    uint64_t other = candidate(k.data(), k.size(), verified);
     if (other != kNoRow && key().rowsEqual(other, row, key().firstUnverifiedColumn(verified))) return other;
   }
   appendRow(row, k);
@@ -590,7 +590,7 @@ void ArtIndex::scanPrefix(const KeyBytes& prefix, bool reverse, const std::funct
   Child c = root_;
   size_t depth = 0;
   while (c != 0 && !isLeaf(c)) {
-    if (!matchPrefix(c, prefix, depth)) return;
+    if (!matchPrefix(c, prefix.data(), prefix.size(), depth)) return;
     if (depth >= prefix.size()) {  // every entry below starts with the prefix
       auto call = [&](uint64_t row) { return fn(row); };
       forEachLeaf(c, reverse, call);
@@ -611,12 +611,12 @@ void ArtIndex::scanPrefix(const KeyBytes& prefix, bool reverse, const std::funct
 // Point lookups descend by the key's bytes alone; past its end, the subtree's leftmost leaf is
 // the first entry (all below share the key). A leaf met earlier is only a candidate (lazy
 // expansion skipped the rest of its bytes): callers compare its key columns.
-uint64_t ArtIndex::candidate(const KeyBytes& prefix, size_t& verified) const {
+uint64_t ArtIndex::candidate(const uint8_t* prefix, size_t size, size_t& verified) const {
   Child c = root_;
   size_t depth = 0;
   while (c != 0 && !isLeaf(c)) {
-    if (!matchPrefix(c, prefix, depth)) return kNoRow;
-    if (depth >= prefix.size()) {
+    if (!matchPrefix(c, prefix, size, depth)) return kNoRow;
+    if (depth >= size) {
       while (!isLeaf(c)) {  // the leftmost leaf
         forEachChild(nodeOf(c), false, [&](uint8_t, Child child) {
           c = child;
@@ -630,7 +630,7 @@ uint64_t ArtIndex::candidate(const KeyBytes& prefix, size_t& verified) const {
     c = *next;
     ++depth;
   }
-  verified = std::min(depth, prefix.size());
+  verified = std::min(depth, size);
   return c == 0 ? kNoRow : leafRow(c);
 }
 
@@ -662,10 +662,18 @@ void ArtIndex::forEachEqual(const uint8_t* probe, const std::function<void(uint6
 }
 
 uint64_t ArtIndex::findFirst(const uint8_t* probe) const {
-  KeyBytes k;
-  key().encodeProbe(probe, static_cast<uint32_t>(columns().size()), k);
-  size_t verified = 0;
-  uint64_t row = candidate(k, verified);
+  // A key of fixed-width columns is encoded on the stack: point lookups are most of what a
+  // transaction asks of an index.
+  uint8_t fixed[64];
+  size_t size = 0, verified = 0;
+  uint64_t row;
+  if (key().encodeFixedProbe(probe, fixed, sizeof fixed, size)) {
+    row = candidate(fixed, size, verified);
+  } else {
+    KeyBytes k;
+    key().encodeProbe(probe, static_cast<uint32_t>(columns().size()), k);
+    row = candidate(k.data(), k.size(), verified);
+  }
   return row != kNoRow && key().rowEqualsProbe(row, probe, key().firstUnverifiedColumn(verified)) ? row : kNoRow;
 }
 

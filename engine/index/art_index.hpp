@@ -56,7 +56,7 @@ class ArtIndex final : public Index {
   void scanPrefix(const KeyBytes& prefix, bool reverse, const std::function<bool(uint64_t)>& fn) const;
   // The row of the first entry starting with `prefix`, to be checked by the caller, who may skip
   // the first `verified` bytes of the key (the path matched them); or kNoRow.
-  uint64_t candidate(const KeyBytes& prefix, size_t& verified) const;
+  uint64_t candidate(const uint8_t* prefix, size_t size, size_t& verified) const;
   Child root_ = 0;
   uint64_t count_ = 0;
 };

@@ -225,6 +225,14 @@ void IndexKey::encodeRow(uint64_t row, KeyBytes& out) const {
   encode(static_cast<uint32_t>(columns_.size()), [&](uint32_t k) { return valueAt(row, k); }, out);
 }
 
+bool IndexKey::encodeFixedProbe(const uint8_t* probe, uint8_t* out, size_t capacity, size_t& size) const {
+  if (columns_.empty() || encodedEnd_.back() == UINT32_MAX || encodedEnd_.back() > capacity) return false;
+  uint8_t* p = out;
+  for (uint32_t k = 0; k < columns_.size(); ++k) p = encodeFixed(types_[k], probe + offsets_[k], p);
+  size = static_cast<size_t>(p - out);
+  return true;
+}
+
 void IndexKey::encodeProbe(const uint8_t* probe, uint32_t columns, KeyBytes& out) const {
   encode(columns, [&](uint32_t k) { return static_cast<const void*>(probe + offsets_[k]); }, out);
 }

@@ -41,6 +41,9 @@ class IndexKey {
   // Appends the row's key, or the first `columns` key columns of a probe, as KeyBytes.
   void encodeRow(uint64_t row, KeyBytes& out) const;
   void encodeProbe(const uint8_t* probe, uint32_t columns, KeyBytes& out) const;
+  // The whole key of a probe into `out` (capacity bytes) when its columns are all fixed-width and
+  // it fits: true and its size; else false (encodeProbe then).
+  bool encodeFixedProbe(const uint8_t* probe, uint8_t* out, size_t capacity, size_t& size) const;
 
  private:
   const void* valueAt(uint64_t row, uint32_t keyColumn) const;
