@@ -157,7 +157,7 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
       r = QueryResult({}, {}, "INSERT 0 " + std::to_string(insertRows(undo, *s.table, chunks, insertTargetsOf(s))));
       break;
     case ast::StmtKind::Update:
-      r = QueryResult({}, {}, "UPDATE " + std::to_string(updateRows(undo, *s.table, chunks, s.columns)));
+      r = QueryResult({}, {}, "UPDATE " + std::to_string(updateRows(undo, *s.table, chunks, updateBatchOf(s))));
       break;
     case ast::StmtKind::Delete:
       r = QueryResult({}, {}, "DELETE " + std::to_string(deleteRows(undo, *s.table, chunks)));

@@ -18,6 +18,10 @@ class Catalog;
 class UndoLog;
 }  // namespace hyrax
 
+namespace hyrax::txn {
+struct UpdateBatch;
+}
+
 namespace hyrax::sql {
 
 using Clock = std::chrono::steady_clock;
@@ -32,6 +36,7 @@ struct CompiledStatement {
                                                      // point at its string constants)
   uint64_t catalogVersion = 0;    // the catalog it was compiled against (Catalog::version)
   std::shared_ptr<const struct InsertTargets> insertTargets;  // INSERT: made on its first run
+  std::shared_ptr<const txn::UpdateBatch> updateBatch;         // UPDATE: made on its first run
 };
 
 // Binds, optimizes and compiles `stmt` (of the four kinds above); `parameterTypes` are declared

@@ -277,7 +277,7 @@ class Call final : public ProgramHost {
     ctx_->takeResults(rows);
     switch (st.kind) {
       case ast::StmtKind::Insert: n = insertRows(undo_, *st.table, rows, insertTargetsOf(st)); break;
-      case ast::StmtKind::Update: n = updateRows(undo_, *st.table, rows, st.columns); break;
+      case ast::StmtKind::Update: n = updateRows(undo_, *st.table, rows, updateBatchOf(st)); break;
       default: n = deleteRows(undo_, *st.table, rows); break;
     }
     ctx_->recycle(rows);

@@ -112,8 +112,14 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const Ins
   return table.rowCount() - before;
 }
 
-uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns) {
-  txn::UpdateBatch batch = txn::beginUpdate(table, columns);
+const txn::UpdateBatch& updateBatchOf(CompiledStatement& update) {
+  if (!update.updateBatch) update.updateBatch = std::make_shared<txn::UpdateBatch>(txn::beginUpdate(*update.table, update.columns));
+  return *update.updateBatch;
+}
+
+uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype) {
+  txn::UpdateBatch batch = prototype;
+  const auto& columns = batch.columns;
   boost::container::small_vector<const void*, 16> values(columns.size());
   boost::container::small_vector<bool, 16> nulls(columns.size() + 1);
   // A row is updated once, whatever joins did (one row, the usual case, needs no set).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/runtime/result_chunk.hpp"
+#include "engine/txn/table_ops.hpp"
 
 namespace hyrax {
 class Catalog;
@@ -19,6 +20,7 @@ class UndoLog;
 
 namespace hyrax::sql {
 
+struct CompiledStatement;
 using Chunks = std::vector<std::unique_ptr<ResultChunk>>;
 
 // What each column of a table takes from an INSERT's rows, worked out once per statement (a
@@ -36,11 +38,13 @@ struct InsertTargets {
   int missingNotNull = -1;        // a NOT NULL column the rows leave out: each run fails (23502)
 };
 InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& columnOf);
-struct CompiledStatement;
 const InsertTargets& insertTargetsOf(CompiledStatement& insert);  // made on its first run, then kept
 uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const InsertTargets& targets);
-// Rows are [row number, new value of each of `columns`, CHECK results].
-uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const std::vector<uint32_t>& columns);
+// Rows are [row number, new value of each of the batch's columns, CHECK results]; `prototype`
+// (txn::beginUpdate's, kept with the statement by updateBatchOf) names the SET columns and the
+// indexes over them.
+uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype);
+const txn::UpdateBatch& updateBatchOf(CompiledStatement& update);  // made on its first run, then kept
 // Rows are [row number].
 uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks);
 
