@@ -61,7 +61,9 @@ Table::~Table() = default;
 uint64_t Table::beginRow() {
   if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
     if (chunks_.size() == 1) adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
-    chunks_.push_back(std::make_unique<Chunk>(columns_, !chunks_.empty()));
+    bool huge = !chunks_.empty();  // a table past its first chunk is a big one
+    chunks_.push_back(std::make_unique<Chunk>(columns_, huge));
+    if (huge) prefaultInBackground(chunks_.back()->mapping, roundToHugePages(chunks_.back()->bytes));
   }
   Chunk& c = *chunks_.back();
   uint32_t r = c.rows++;

@@ -2,12 +2,20 @@
 
 #include <sys/mman.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 #include "engine/util/error.hpp"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25  // Linux 6.1; older C library headers lack the name
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
 #endif
 
 namespace hyrax {
@@ -27,6 +35,41 @@ void* mapAligned(size_t bytes, bool huge) {
   if (huge) madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);
 #endif
   return reinterpret_cast<void*>(aligned);
+}
+
+namespace {
+
+// One thread for the process, started on first use and never stopped (it sleeps when there is
+// nothing to do); its queue is never destroyed, so it outlives static destruction at exit.
+struct Prefaulter {
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::pair<void*, size_t>> ranges;
+  Prefaulter() {
+    std::thread([this] {
+      for (;;) {
+        std::pair<void*, size_t> r;
+        {
+          std::unique_lock lock(mutex);
+          wake.wait(lock, [&] { return !ranges.empty(); });
+          r = ranges.front();
+          ranges.pop_front();
+        }
+        madvise(r.first, r.second, MADV_POPULATE_WRITE);  // fails harmlessly (see the header)
+      }
+    }).detach();
+  }
+};
+
+}  // namespace
+
+void prefaultInBackground(void* p, size_t bytes) {
+  static auto* prefaulter = new Prefaulter;  // NOLINT: deliberately never freed (see above)
+  {
+    std::lock_guard lock(prefaulter->mutex);
+    prefaulter->ranges.emplace_back(p, bytes);
+  }
+  prefaulter->wake.notify_one();
 }
 
 void adviseHuge(void* p, size_t bytes) {

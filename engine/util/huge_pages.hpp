@@ -20,4 +20,10 @@ inline size_t roundToHugePages(size_t bytes) { return (bytes + kHugePage - 1) & 
 // later). Advice only: without transparent huge pages the memory stays as it was.
 void adviseHuge(void* p, size_t bytes);
 
+// Asks a background thread to fault in [p, p + bytes) writable (MADV_POPULATE_WRITE, Linux 5.14+):
+// a table's new chunk is then zeroed by the kernel there, not in the transaction that appends the
+// chunk's rows (a 2 MiB page fault costs some hundred microseconds). The contents stay as they
+// are (zero); a range unmapped meanwhile, or a kernel without the advice, makes it a no-op.
+void prefaultInBackground(void* p, size_t bytes);
+
 }  // namespace hyrax
