@@ -218,6 +218,10 @@ llvm::Value* CodeGen::FindInChain(llvm::Value* head, const std::function<llvm::V
   return found;
 }
 
+void CodeGen::prefetch(llvm::Value* addr, bool forWrite) {
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr()}, {addr, c32(forWrite ? 1 : 0), c32(3), c32(1)});
+}
+
 llvm::AllocaInst* CodeGen::local(llvm::Type* t, const std::string& name) {
   llvm::IRBuilder<> ab(allocaBlock_, allocaBlock_->begin());
   return ab.CreateAlloca(t, nullptr, name);

@@ -90,6 +90,8 @@ class CodeGen {
   llvm::Value* FindInChain(llvm::Value* head, const std::function<llvm::Value*(llvm::Value*)>& matches);
   // A stack slot in the entry block (mem2reg turns it into registers).
   llvm::AllocaInst* local(llvm::Type* t, const std::string& name = "");
+  // Asks for the cache line at `addr` (to be written: `forWrite`), keeping it close (locality 3).
+  void prefetch(llvm::Value* addr, bool forWrite = false);
 
   // ---- memory ----
   llvm::Value* gep(llvm::Value* base, uint64_t offset);  // byte offset

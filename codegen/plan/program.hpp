@@ -18,7 +18,7 @@ struct ProgramStep {
                  // a NULL one: the host raises the error
     RangeStep,   // `slot` += 1 (-1 when `reverse`); past INTEGER's range: to `target`
     Host,        // the host runs it: next, jump to `target`, or stop (RETURN, FOR rows, RAISE, CALL)
-  } op;
+  } op = Op::Host;
   enum class Test : uint8_t { Plan, IsTrue, IsFalse, IsNull, IsNotNull } test = Test::Plan;
   uint32_t plan = UINT32_MAX;
   uint32_t target = 0;

@@ -39,7 +39,7 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
   };
   auto runPlan = [&](const plan::ProgramStep& s) {
     const PlanFunctions& p = plans[s.plan];
-    b.CreateCall(cg.runtimeFunction("hyrax_rt_program_reset"), {ctx, cg.cPtr(s.resultTypes)});
+    cg.call("hyrax_rt_program_reset", {ctx, cg.cPtr(s.resultTypes)});
     if (s.foundSlot >= 0) {
       b.CreateStore(cg.c8(0), value(static_cast<uint32_t>(s.foundSlot)));
       b.CreateStore(cg.c8(0), nullByte(static_cast<uint32_t>(s.foundSlot)));

@@ -32,7 +32,7 @@ void ResultSinkTranslator::consumeInto() {
       // that uses the variable (often an INSERT copying it) comes later, so start loading now.
       llvm::Value* isLong = b.CreateICmpUGT(b.CreateTrunc(v.v, cg.i32()), cg.c32(StringRef::kInlineMax));
       llvm::Value* chars = b.CreateSelect(isLong, b.CreateIntToPtr(v.hi, cg.ptr()), slot(into_[i]));
-      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {cg.ptr()}, {chars, cg.c32(0), cg.c32(3), cg.c32(1)});
+      cg.prefetch(chars);
     }
   }
   if (foundSlot_ >= 0) {

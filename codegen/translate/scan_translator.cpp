@@ -194,15 +194,13 @@ void TableScanTranslator::indexRows() {
         return loadColumn(i, chunk64, inChunk, data, nulls);
       });
     }
-    for (uint32_t col : scan.prefetch) {  // for the statements after this one (a write, locality 3)
+    for (uint32_t col : scan.prefetch) {  // for the statements after this one (a write)
       const SqlType& t = scan.table->columns()[col].type;
       llvm::Value* data = cg_.call("hyrax_rt_table_column", {table, chunk, cg_.c32(col)});
-      llvm::Value* at = b.CreateGEP(cg_.i8(), data, b.CreateMul(inChunk, cg_.c64(t.byteWidth())));
-      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {cg_.ptr()}, {at, cg_.c32(1), cg_.c32(3), cg_.c32(1)});
+      cg_.prefetch(b.CreateGEP(cg_.i8(), data, b.CreateMul(inChunk, cg_.c64(t.byteWidth()))), true);
       if (!t.nullable) continue;
       llvm::Value* nulls = cg_.call("hyrax_rt_table_nulls", {table, chunk, cg_.c32(col)});
-      at = b.CreateGEP(cg_.i8(), nulls, b.CreateLShr(inChunk, 3));
-      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {cg_.ptr()}, {at, cg_.c32(1), cg_.c32(3), cg_.c32(1)});
+      cg_.prefetch(b.CreateGEP(cg_.i8(), nulls, b.CreateLShr(inChunk, 3)), true);
     }
     emit();
   };

@@ -36,8 +36,7 @@ void QueryTranslator::prefetchBucket(llvm::Value* hashTable, llvm::Value* hash) 
   llvm::Value* buckets = cg.loadPtr(cg.gep(hashTable, offsetof(HashDirectory, buckets)));
   llvm::Value* shift = b.CreateLoad(cg.i64(), cg.gep(hashTable, offsetof(HashDirectory, shift)));
   llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
-  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {cg.ptr()},
-                    {b.CreateGEP(cg.i64(), buckets, index), cg.c32(0), cg.c32(3), cg.c32(1)});
+  cg.prefetch(b.CreateGEP(cg.i64(), buckets, index));
 }
 
 llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* hash) {

@@ -151,7 +151,7 @@ void freeTree(Child c) {
 }
 
 // findChild for a tagged child: a Node48's or Node256's header is not read.
-Child* findChildOf(Child c, uint8_t b) {
+[[gnu::always_inline]] inline Child* findChildOf(Child c, uint8_t b) {
   switch (typeOf(c)) {
     case kNode48: {
       auto* m = static_cast<Node48*>(nodeOf(c));

@@ -206,6 +206,12 @@ bool IndexKey::rowEqualsProbe(uint64_t row, const uint8_t* probe, uint32_t from)
   return true;
 }
 
+template <typename ValueOf>
+uint8_t* IndexKey::encodeFixedColumns(uint32_t columns, ValueOf value, uint8_t* out) const {
+  for (uint32_t k = 0; k < columns; ++k) out = encodeFixed(types_[k], value(k), out);
+  return out;
+}
+
 // Keys of fixed-width columns only (most: integers, dates) grow `out` once and are written in
 // place; a key with a string goes value by value.
 template <typename ValueOf>
@@ -214,8 +220,7 @@ void IndexKey::encode(uint32_t columns, ValueOf value, KeyBytes& out) const {
   if (uint32_t bytes = encodedEnd_[columns - 1]; bytes != UINT32_MAX) {
     size_t at = out.size();
     out.resize(at + bytes, boost::container::default_init);
-    uint8_t* p = out.data() + at;
-    for (uint32_t k = 0; k < columns; ++k) p = encodeFixed(types_[k], value(k), p);
+    encodeFixedColumns(columns, value, out.data() + at);
     return;
   }
   for (uint32_t k = 0; k < columns; ++k) encodeValue(typeAt(k), value(k), out);
@@ -227,9 +232,9 @@ void IndexKey::encodeRow(uint64_t row, KeyBytes& out) const {
 
 bool IndexKey::encodeFixedProbe(const uint8_t* probe, uint8_t* out, size_t capacity, size_t& size) const {
   if (columns_.empty() || encodedEnd_.back() == UINT32_MAX || encodedEnd_.back() > capacity) return false;
-  uint8_t* p = out;
-  for (uint32_t k = 0; k < columns_.size(); ++k) p = encodeFixed(types_[k], probe + offsets_[k], p);
-  size = static_cast<size_t>(p - out);
+  uint32_t columns = static_cast<uint32_t>(columns_.size());
+  auto value = [&](uint32_t k) { return static_cast<const void*>(probe + offsets_[k]); };
+  size = static_cast<size_t>(encodeFixedColumns(columns, value, out) - out);
   return true;
 }
 

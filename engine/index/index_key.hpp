@@ -53,6 +53,9 @@ class IndexKey {
   uint64_t hashKey(ValueOf value) const;
   template <typename ValueOf>
   void encode(uint32_t columns, ValueOf value, KeyBytes& out) const;
+  // The first `columns` key columns, all fixed-width, written from `out` on; returns the end.
+  template <typename ValueOf>
+  uint8_t* encodeFixedColumns(uint32_t columns, ValueOf value, uint8_t* out) const;
   const Table& table_;
   std::vector<uint32_t> columns_;
   std::vector<uint32_t> offsets_;  // of each key column in a probe buffer

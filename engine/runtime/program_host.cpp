@@ -6,20 +6,10 @@
 #include "engine/runtime/runtime.hpp"
 #include "engine/util/error.hpp"
 
-namespace hyrax {
-
-namespace {
-thread_local ProgramHost* current = nullptr;
-}  // namespace
-
-ProgramHostScope::ProgramHostScope(ProgramHost* host) : saved_(current) { current = host; }
-ProgramHostScope::~ProgramHostScope() { current = saved_; }
-
-}  // namespace hyrax
-
 using namespace hyrax;
 
 int32_t hyrax_rt_program_host(QueryContext* ctx, uint32_t step) {
+  ProgramHost* current = ProgramHostScope::current();
   if (!current) {
     ctx->setError(sqlstate::InternalError, "a procedure body ran without its host");
     return ProgramHost::kFailed;

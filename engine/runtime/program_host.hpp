@@ -6,6 +6,8 @@
 // of procedures: the call installs itself as the thread's ProgramHost for the body's run.
 #include <cstdint>
 
+#include "engine/runtime/thread_scope.hpp"
+
 namespace hyrax {
 
 class ProgramHost {
@@ -18,16 +20,7 @@ class ProgramHost {
   virtual int32_t step(uint32_t step) noexcept = 0;
 };
 
-// Installs `host` for the calling thread for a scope (nested calls install theirs in turn).
-class ProgramHostScope {
- public:
-  explicit ProgramHostScope(ProgramHost* host);
-  ~ProgramHostScope();
-  ProgramHostScope(const ProgramHostScope&) = delete;
-  ProgramHostScope& operator=(const ProgramHostScope&) = delete;
-
- private:
-  ProgramHost* saved_;
-};
+// Installs a host for the calling thread for a scope (nested calls install theirs in turn).
+using ProgramHostScope = ThreadScope<ProgramHost>;
 
 }  // namespace hyrax

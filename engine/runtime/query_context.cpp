@@ -109,8 +109,7 @@ ResultChunkView* QueryContext::currentResult() {
         current_->reuseFor(*resultTypes_, resultTypes_);
         return &current_->view();
       }
-    current_ = std::make_unique<ResultChunk>(*resultTypes_, capacity);
-    current_->reuseFor(*resultTypes_, resultTypes_);
+    current_ = std::make_unique<ResultChunk>(*resultTypes_, capacity, resultTypes_);
   }
   return &current_->view();
 }
@@ -127,7 +126,8 @@ std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {
   return out;
 }
 
-ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity) : types_(types) {
+ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity, const void* owner)
+    : types_(types), owner_(owner) {
   // One allocation, not zeroed: every row up to `count` is written before it is read. Columns
   // start 16-byte aligned, as separate allocations would (128-bit values).
   size_t bytes = 0;

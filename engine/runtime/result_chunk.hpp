@@ -22,7 +22,8 @@ class ResultChunk {
  public:
   static constexpr uint64_t kCapacity = 1024;
 
-  explicit ResultChunk(const std::vector<SqlType>& types, uint64_t capacity = kCapacity);
+  // `owner`: what the types came from (see reuseFor).
+  explicit ResultChunk(const std::vector<SqlType>& types, uint64_t capacity = kCapacity, const void* owner = nullptr);
   ResultChunk(const ResultChunk&) = delete;
   ResultChunk& operator=(const ResultChunk&) = delete;
 

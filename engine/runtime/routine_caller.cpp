@@ -6,25 +6,13 @@
 #include "engine/runtime/runtime.hpp"
 #include "engine/util/error.hpp"
 
-namespace hyrax {
-
-namespace {
-thread_local RoutineCaller* current = nullptr;
-}  // namespace
-
-RoutineCaller* currentRoutineCaller() { return current; }
-RoutineCallerScope::RoutineCallerScope(RoutineCaller* caller) : saved_(current) { current = caller; }
-RoutineCallerScope::~RoutineCallerScope() { current = saved_; }
-
-}  // namespace hyrax
-
 using namespace hyrax;
 
 // Errors become the query's error and a status, as every runtime function reports them: they
 // never unwind through generated code.
 int32_t hyrax_rt_call_routine(QueryContext* ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) {
   try {
-    RoutineCaller* caller = currentRoutineCaller();
+    RoutineCaller* caller = RoutineCallerScope::current();
     if (!caller) throw Error(sqlstate::FeatureNotSupported, std::string("function ") + name + " cannot be called here");
     caller->call(*ctx, name, args, count, out);
     return 0;

@@ -4,6 +4,8 @@
 // run on the executor thread, one at a time), and hyrax_rt_call_routine hands each call to it.
 #include <cstdint>
 
+#include "engine/runtime/thread_scope.hpp"
+
 namespace hyrax {
 
 class QueryContext;
@@ -17,17 +19,8 @@ class RoutineCaller {
   virtual void call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) = 0;
 };
 
-// The caller of the current thread's statement, or nullptr; set for a scope by the session.
-RoutineCaller* currentRoutineCaller();
-class RoutineCallerScope {
- public:
-  explicit RoutineCallerScope(RoutineCaller* caller);
-  ~RoutineCallerScope();
-  RoutineCallerScope(const RoutineCallerScope&) = delete;
-  RoutineCallerScope& operator=(const RoutineCallerScope&) = delete;
-
- private:
-  RoutineCaller* saved_;
-};
+// The caller of the current thread's statement (RoutineCallerScope::current(), or nullptr); set
+// for a scope by the session.
+using RoutineCallerScope = ThreadScope<RoutineCaller>;
 
 }  // namespace hyrax

@@ -57,7 +57,6 @@ Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint3
 
 Table::~Table() = default;
 
-
 uint64_t Table::beginRow() {
   if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
     if (chunks_.size() == 1) adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
@@ -99,7 +98,6 @@ void Table::overwriteValue(uint64_t row, uint32_t column, const void* src, bool 
   }
   setValue(row, column, src, isNull, copyString);
 }
-
 
 void Table::copyRow(uint64_t from, uint64_t to) {
   for (uint32_t c = 0; c < columns_.size(); ++c) overwriteValue(to, c, valuePtr(from, c), isNull(from, c), false);

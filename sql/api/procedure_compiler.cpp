@@ -85,7 +85,7 @@ class ProcedureCompiler {
       ps.host = st.kind == ast::StmtKind::Insert || st.kind == ast::StmtKind::Update || st.kind == ast::StmtKind::Delete;
     };
     for (const Step& s : p_->steps) {
-      plan::ProgramStep ps{Op::Host};
+      plan::ProgramStep ps;  // the host's unless the switch below says otherwise
       ps.target = s.target;
       ps.slot = s.slot;
       ps.reverse = s.reverse;

@@ -48,6 +48,8 @@ void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uin
   }
 }
 
+namespace {
+
 InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& columnOf) {
   const auto& cols = table.columns();
   InsertTargets t;
@@ -64,6 +66,8 @@ InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& col
   }
   return t;
 }
+
+}  // namespace
 
 const InsertTargets& insertTargetsOf(CompiledStatement& insert) {
   if (!insert.insertTargets) insert.insertTargets = std::make_shared<InsertTargets>(insertTargets(*insert.table, insert.columns));

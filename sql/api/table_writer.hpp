@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "engine/runtime/result_chunk.hpp"
-#include "engine/txn/table_ops.hpp"
 
 namespace hyrax {
 class Catalog;
 class Table;
 class UndoLog;
 }  // namespace hyrax
+
+namespace hyrax::txn {
+struct UpdateBatch;
+}
 
 namespace hyrax::sql {
 
@@ -37,7 +40,6 @@ struct InsertTargets {
   uint32_t sourceColumns = 0;     // the rows' values; their CHECK results follow
   int missingNotNull = -1;        // a NOT NULL column the rows leave out: each run fails (23502)
 };
-InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& columnOf);
 const InsertTargets& insertTargetsOf(CompiledStatement& insert);  // made on its first run, then kept
 uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const InsertTargets& targets);
 // Rows are [row number, new value of each of the batch's columns, CHECK results]; `prototype`
