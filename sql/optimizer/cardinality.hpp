@@ -16,6 +16,8 @@ class CardinalityModel {
 
   // Fraction of rows for which the condition holds.
   double selectivity(const plan::Expr& e) const;
+  // ... for conditions that must all hold (a column's two bounds taken as one range).
+  double selectivity(const std::vector<const plan::Expr*>& conjuncts) const;
   // Distinct values of an expression over `rows` input rows (capped by them).
   double distinct(const plan::Expr& e, double rows) const;
   // What the rows of a join are divided by, for equalities a[i] = b[i] between inputs of ra and
@@ -31,6 +33,16 @@ class CardinalityModel {
 
  private:
   const ColumnStatistics* stats(const plan::Expr& e) const;  // for a plain column read
+  // A column compared with <, <=, > or >= to another value: the side it bounds and the share of
+  // rows it keeps, `known` when statistics and a constant give it.
+  struct Inequality {
+    const plan::IU* column = nullptr;
+    bool lower = false, known = false;
+    bool constant = false;  // the other side reads no column: fixed while a scan runs
+    double fraction = 0, notNull = 1;  // when known: of the non-NULL values, and their share
+    double share() const;
+  };
+  bool inequality(const plan::Expr& e, Inequality& q) const;
   // The table rows when the expressions are columns of one scanned table covering its primary key.
   double uniqueTableRows(const std::vector<const plan::Expr*>& keys) const;
   std::unordered_map<const plan::IU*, const ColumnStatistics*> columns_;

@@ -172,9 +172,9 @@ std::vector<ColumnCondition> conditionsOf(const std::vector<ExprPtr>& parts, con
 }
 
 double shareOf(const IndexUse& u, const std::vector<ExprPtr>& parts, const CardinalityModel& model) {
-  double s = 1;
-  for (size_t i : u.conjuncts()) s *= model.selectivity(*parts[i]);
-  return s;
+  std::vector<const Expr*> conds;
+  for (size_t i : u.conjuncts()) conds.push_back(parts[i].get());
+  return model.selectivity(conds);
 }
 
 void select(OperatorPtr& ptr, const CardinalityModel& model) {
