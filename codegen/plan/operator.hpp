@@ -12,6 +12,7 @@
 namespace hyrax {
 class Table;
 class Index;
+class RowWriter;
 }
 
 namespace hyrax::plan {
@@ -222,6 +223,9 @@ struct QueryPlan {
   // A stored procedure's statement is planned at CREATE but may never run: an error in folding a
   // constant (1 / 0 on a path not taken) is left for the generated code to raise when it runs.
   bool deferConstantErrors = false;
+  // A write of at most one row: the sink hands each output row to this writer
+  // (engine/runtime/row_writer.hpp) instead of a result chunk, then sets `foundSlot` if any.
+  RowWriter* writer = nullptr;
   IUSet ius;
   OperatorPtr root;
   std::vector<const IU*> output;

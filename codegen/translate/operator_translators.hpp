@@ -191,6 +191,9 @@ class ResultSinkTranslator : public Translator {
  private:
   // SELECT ... INTO: the first row goes to parameter slots and the query stops.
   void consumeInto();
+  // A write of one row: to the statement's RowWriter (engine/runtime/row_writer.hpp).
+  void consumeWrite();
+  void setFound();
 
   std::vector<const plan::IU*> output_;
   std::vector<uint32_t> into_;
@@ -200,6 +203,7 @@ class ResultSinkTranslator : public Translator {
 
  private:
   int32_t foundSlot_ = -1;
+  RowWriter* writer_ = nullptr;
   uint32_t slot_ = 0;  // the current ResultChunkView*
 };
 

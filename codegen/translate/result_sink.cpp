@@ -7,8 +7,8 @@
 namespace hyrax::codegen {
 
 ResultSinkTranslator::ResultSinkTranslator(const plan::QueryPlan& plan, QueryTranslator& q)
-    : Translator(*plan.root, q), output_(plan.output), into_(plan.into), foundSlot_(plan.foundSlot) {
-  if (!into_.empty() || foundSlot_ >= 0) return;
+    : Translator(*plan.root, q), output_(plan.output), into_(plan.into), foundSlot_(plan.foundSlot), writer_(plan.writer) {
+  if (!into_.empty() || foundSlot_ >= 0 || writer_) return;
   slot_ = q.newStateSlot();
   q.atInit([this] {
     q_.cg.b.CreateStore(q_.cg.call("hyrax_rt_result_view", {q_.cg.queryContext()}), q_.cg.stateSlot(slot_));
@@ -35,14 +35,37 @@ void ResultSinkTranslator::consumeInto() {
       cg.prefetch(chars);
     }
   }
-  if (foundSlot_ >= 0) {
-    b.CreateStore(cg.c8(1), slot(static_cast<uint32_t>(foundSlot_)));
-    b.CreateStore(cg.c8(0), cg.gep(slot(static_cast<uint32_t>(foundSlot_)), 16));
-  }
+  setFound();
   cg.returnEarly();  // the first row is the one (PL/pgSQL's SELECT INTO without STRICT)
 }
 
+void ResultSinkTranslator::setFound() {
+  if (foundSlot_ < 0) return;
+  CodeGen& cg = q_.cg;
+  llvm::Value* found = cg.gep(cg.parameterSlots(), uint64_t{24} * static_cast<uint32_t>(foundSlot_));
+  cg.b.CreateStore(cg.c8(1), found);
+  cg.b.CreateStore(cg.c8(0), cg.gep(found, 16));
+}
+
+void ResultSinkTranslator::consumeWrite() {
+  CodeGen& cg = q_.cg;
+  auto& b = cg.b;
+  llvm::Value* row = cg.local(llvm::ArrayType::get(cg.i8(), 24 * std::max<size_t>(output_.size(), 1)), "write_row");
+  for (size_t i = 0; i < output_.size(); ++i) {
+    const plan::IU* iu = output_[i];
+    SqlValue v = q_.values.at(iu);
+    v.type = iu->type;
+    llvm::Value* at = cg.gep(row, uint64_t{24} * i);
+    llvm::Value* isNull = iu->type.id == TypeId::Null ? cg.cTrue() : (v.null ? v.null : cg.cFalse());
+    if (iu->type.id != TypeId::Null) cg.storeValue(at, v);
+    b.CreateStore(b.CreateZExt(isNull, cg.i8()), cg.gep(at, 16));
+  }
+  cg.checkStatus(cg.call("hyrax_rt_write_row", {cg.queryContext(), cg.cPtr(writer_), row}));
+  setFound();
+}
+
 void ResultSinkTranslator::consume(Translator&) {
+  if (writer_) return consumeWrite();
   if (!into_.empty() || foundSlot_ >= 0) return consumeInto();
   CodeGen& cg = q_.cg;
   auto& b = cg.b;

@@ -25,6 +25,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_program_reset, A::Void, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_index_find_all, A::I64, A::Ptr, A::Ptr, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_index_range, A::I64, A::Ptr, A::Ptr, A::Ptr, A::Ptr, A::I32, A::I32, A::I64, A::Ptr),
+    HYRAX_FN(hyrax_rt_write_row, A::I32, A::Ptr, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_result_view, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_result_flush, A::Void, A::Ptr),
     HYRAX_FN(hyrax_rt_date_part, A::I32, A::I32, A::I32),

@@ -38,6 +38,7 @@ void QueryContext::resetSlow() {
   // an error); most (SELECT INTO, assignments) leave nothing.
   errorState_.clear();
   errorMessage_.clear();
+  errorDetail_.clear();
   hashTables_.clear();
   rowBuffers_.clear();
   results_.clear();
@@ -71,6 +72,12 @@ void QueryContext::setError(const char* sqlstate, std::string message) {
   if (!errorState_.empty()) return;  // the first error wins
   errorState_ = sqlstate;
   errorMessage_ = std::move(message);
+}
+
+void QueryContext::setError(const Error& e) {
+  if (failed()) return;
+  setError(e.sqlstate().c_str(), e.message());
+  errorDetail_ = e.detail();
 }
 
 HashTable* QueryContext::newHashTable(uint32_t entrySize, uint64_t expectedEntries) {

@@ -16,6 +16,7 @@ namespace hyrax {
 
 class HashTable;
 class RowBuffer;
+class UndoLog;
 
 class Arena {
  public:
@@ -35,8 +36,9 @@ class QueryContext {
 
   // Error state set by runtime functions; generated code returns a non-zero status after it.
   void setError(const char* sqlstate, std::string message);
+  void setError(const Error& e);  // keeps its DETAIL too
   bool failed() const { return !errorState_.empty(); }
-  Error error() const { return Error(errorState_, errorMessage_); }
+  Error error() const { return Error(errorState_, errorMessage_).withDetail(errorDetail_); }
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
@@ -47,6 +49,7 @@ class QueryContext {
   void reset(const std::vector<SqlType>& resultTypes) {
     if (dirty_) resetSlow();  // inline for the common case: the statement before left nothing
     resultTypes_ = &resultTypes;
+    rowsWritten_ = 0;
   }
   // Makes a context that finished a procedure call ready for the next call: the arena too is
   // cleared, and the cancel flag is the new caller's.
@@ -67,6 +70,13 @@ class QueryContext {
   void recycle(std::vector<std::unique_ptr<ResultChunk>>& chunks);  // leaves `chunks` empty
   const std::vector<SqlType>& resultTypes() const { return *resultTypes_; }
 
+  // The undo log of the transaction a write statement's plan writes rows in (RowWriter), set by
+  // whoever runs it; and the rows those writers applied since the context was made or reset.
+  void setUndo(UndoLog* undo) { undo_ = undo; }
+  UndoLog& undo() const { return *undo_; }
+  void countWritten() { ++rowsWritten_; }
+  uint64_t rowsWritten() const { return rowsWritten_; }
+
   // Values of a prepared statement's parameters, 24 bytes each (physical value, NULL byte at 16);
   // strings point at characters the caller keeps alive for the run.
   std::vector<uint8_t>& parameters() { return parameters_; }
@@ -77,7 +87,9 @@ class QueryContext {
  private:
   void resetSlow();
 
-  std::string errorState_, errorMessage_;
+  std::string errorState_, errorMessage_, errorDetail_;
+  UndoLog* undo_ = nullptr;
+  uint64_t rowsWritten_ = 0;
   std::vector<uint8_t> parameters_ = std::vector<uint8_t>(24);
   const std::atomic<bool>* cancel_;
   Arena arena_;

@@ -17,7 +17,7 @@ int32_t hyrax_rt_call_routine(QueryContext* ctx, const char* name, const uint8_t
     caller->call(*ctx, name, args, count, out);
     return 0;
   } catch (const Error& e) {
-    ctx->setError(e.sqlstate().c_str(), e.message());
+    ctx->setError(e);
   } catch (const std::exception& e) {
     ctx->setError(sqlstate::InternalError, e.what());
   }

@@ -14,6 +14,7 @@ class HashTable;
 class RowBuffer;
 class Table;
 class Index;
+class RowWriter;
 struct ResultChunkView;
 }  // namespace hyrax
 
@@ -66,6 +67,9 @@ const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);
 // reset before each of its plans (`resultTypes`: the plan's std::vector<SqlType>).
 int32_t hyrax_rt_program_host(hyrax::QueryContext* ctx, uint32_t step);
 void hyrax_rt_program_reset(hyrax::QueryContext* ctx, const void* resultTypes);
+
+// ---- a write statement's one row (row_writer.hpp): 0, or 1 after recording the error ----
+int32_t hyrax_rt_write_row(hyrax::QueryContext* ctx, hyrax::RowWriter* writer, const uint8_t* row);
 
 // ---- results ----
 hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);

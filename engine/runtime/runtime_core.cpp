@@ -6,6 +6,7 @@
 #include "engine/index/index.hpp"
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/row_writer.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/text_format.hpp"
@@ -45,6 +46,21 @@ int32_t hyrax_rt_string_too_long(QueryContext* ctx, int32_t typeId, int32_t leng
 int32_t hyrax_rt_check_cancel(QueryContext* ctx) {
   if (!ctx->cancelled()) return 0;
   return hyrax_rt_error(ctx, HYRAX_ERR_CANCELLED);
+}
+
+int32_t hyrax_rt_write_row(QueryContext* ctx, RowWriter* writer, const uint8_t* row) {
+  try {
+    writer->write(*ctx, row);
+    ctx->countWritten();
+    return 0;
+  } catch (const Error& e) {
+    ctx->setError(e);
+  } catch (const std::bad_alloc&) {
+    ctx->setError(sqlstate::OutOfMemory, "out of memory");
+  } catch (const std::exception& e) {
+    ctx->setError(sqlstate::InternalError, e.what());
+  }
+  return 1;
 }
 
 int32_t hyrax_rt_date_part(int32_t days, int32_t field) {

@@ -112,6 +112,7 @@ std::unique_ptr<CompiledStatement> compile(Catalog& catalog, const ast::Statemen
   optimize(s->plan);
   times.plan = msSince(t);
   if (s->kind == ast::StmtKind::Insert && allConstant(s->plan)) return s;
+  if (s->kind != ast::StmtKind::Select && (s->writer = oneRowWriter(*s))) s->plan.writer = s->writer.get();
   Execution ex = compileAndRun(s->plan, {}, nullptr, times, false);
   s->compiled = std::move(ex.compiled);
   return s;
@@ -136,6 +137,7 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
   if (s.compiled) {
     ctx = std::make_shared<QueryContext>(outputTypes(s.plan), cancel);
     if (!parameters.empty()) ctx->parameters() = parameters;
+    ctx->setUndo(&undo);
     s.compiled->run(*ctx);
     chunks = ctx->takeResults();
   } else {
@@ -153,15 +155,22 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
       r.keepAlive(s.compiled);  // its string constants
       break;
     }
-    case ast::StmtKind::Insert:
-      r = QueryResult({}, {}, "INSERT 0 " + std::to_string(insertRows(undo, *s.table, chunks, insertTargetsOf(s))));
+    // A one-row write's plan applied its row itself (oneRowWriter); others' rows are applied here.
+    case ast::StmtKind::Insert: {
+      uint64_t n = s.writer ? ctx->rowsWritten() : insertRows(undo, *s.table, chunks, insertTargetsOf(s));
+      r = QueryResult({}, {}, "INSERT 0 " + std::to_string(n));
       break;
-    case ast::StmtKind::Update:
-      r = QueryResult({}, {}, "UPDATE " + std::to_string(updateRows(undo, *s.table, chunks, updateBatchOf(s))));
+    }
+    case ast::StmtKind::Update: {
+      uint64_t n = s.writer ? ctx->rowsWritten() : updateRows(undo, *s.table, chunks, updateBatchOf(s));
+      r = QueryResult({}, {}, "UPDATE " + std::to_string(n));
       break;
-    case ast::StmtKind::Delete:
-      r = QueryResult({}, {}, "DELETE " + std::to_string(deleteRows(undo, *s.table, chunks)));
+    }
+    case ast::StmtKind::Delete: {
+      uint64_t n = s.writer ? ctx->rowsWritten() : deleteRows(undo, *s.table, chunks);
+      r = QueryResult({}, {}, "DELETE " + std::to_string(n));
       break;
+    }
     default: break;
   }
   times.execute = msSince(t);

@@ -10,6 +10,7 @@
 #include "codegen/plan/operator.hpp"
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/row_writer.hpp"
 #include "sql/api/database.hpp"
 #include "sql/parser/ast.hpp"
 
@@ -37,6 +38,7 @@ struct CompiledStatement {
   uint64_t catalogVersion = 0;    // the catalog it was compiled against (Catalog::version)
   std::shared_ptr<const struct InsertTargets> insertTargets;  // INSERT: made on its first run
   std::shared_ptr<const txn::UpdateBatch> updateBatch;         // UPDATE: made on its first run
+  std::unique_ptr<RowWriter> writer;  // a one-row write's (table_writer.hpp: oneRowWriter); plan.writer
 };
 
 // Binds, optimizes and compiles `stmt` (of the four kinds above); `parameterTypes` are declared

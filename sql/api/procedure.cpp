@@ -47,6 +47,7 @@ class Call final : public ProgramHost {
       ctx_->resetForCall(cancel);
     else
       ctx_ = std::make_shared<QueryContext>(std::vector<SqlType>{}, cancel);
+    ctx_->setUndo(&undo_);  // for the writes whose plans hand their row to the table (RowWriter)
   }
   ~Call() override {
     loops_.clear();
@@ -267,11 +268,13 @@ class Call final : public ProgramHost {
   }
 
   // A write's rows, made by its plan, applied to its table; FOUND tells whether there were any.
-  // Other statements have nothing to apply (a FOR loop's query leaves its rows for ForQueryOpen).
+  // A one-row write's plan did both itself (table_writer.hpp's oneRowWriter). Other statements
+  // have nothing to apply (a FOR loop's query leaves its rows for ForQueryOpen).
   void applyWrite(uint32_t i) {
     CompiledStatement& st = *p_.statements[i];
     if (st.kind != ast::StmtKind::Insert && st.kind != ast::StmtKind::Update && st.kind != ast::StmtKind::Delete)
       return;
+    if (st.writer) return;  // its plan wrote its row and set FOUND
     uint64_t n = 0;
     std::vector<std::unique_ptr<ResultChunk>>& rows = rows_;
     ctx_->takeResults(rows);

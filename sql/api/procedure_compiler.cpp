@@ -9,6 +9,7 @@
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "sql/api/procedure_program.hpp"
+#include "sql/api/table_writer.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/binder.hpp"
 
@@ -83,7 +84,8 @@ class ProcedureCompiler {
       ps.foundSlot = st.plan.foundSlot;
       ps.into = st.plan.into;
       ps.resultTypes = &p_->resultTypes[stmt];
-      ps.host = st.kind == ast::StmtKind::Insert || st.kind == ast::StmtKind::Update || st.kind == ast::StmtKind::Delete;
+      ps.host = (st.kind == ast::StmtKind::Insert || st.kind == ast::StmtKind::Update || st.kind == ast::StmtKind::Delete) &&
+                !st.writer;
     };
     for (const Step& s : p_->steps) {
       plan::ProgramStep ps;  // the host's unless the switch below says otherwise
@@ -480,6 +482,10 @@ class ProcedureCompiler {
         st->table = w.table;
         st->columns = std::move(w.columns);
         run.stmt = addStatement(std::move(st), true);
+        if (CompiledStatement& added = *p_->statements[run.stmt]; (added.writer = oneRowWriter(added))) {
+          added.plan.writer = added.writer.get();
+          added.plan.foundSlot = static_cast<int32_t>(p_->foundSlot);  // set by the plan on its row
+        }
         break;
       }
       case ast::StmtKind::Call: return callStatement(static_cast<ast::CallStmt&>(*s.sql));

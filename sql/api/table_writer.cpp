@@ -2,6 +2,9 @@
 
 #include <unordered_set>
 
+#include "engine/index/index.hpp"
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/row_writer.hpp"
 #include "engine/storage/table.hpp"
 #include "sql/api/compiled_statement.hpp"
 #include "sql/optimizer/optimizer.hpp"
@@ -32,11 +35,27 @@ void checkValue(const Table& table, uint32_t c, const void* value, bool isNull) 
 
 uint64_t rowNumber(const ResultChunk& chunk, uint64_t r) { return chunk.get<uint64_t>(r, 0); }
 
-}  // namespace
+// One row of a write's values: a result chunk's row, or the 24-byte slots (value, NULL byte at
+// 16) a one-row write hands over (RowWriter). A NULL's value bytes are not to be read.
+class SourceRow {
+ public:
+  SourceRow(const ResultChunk& chunk, uint64_t r) : chunk_(&chunk), r_(r) {}
+  explicit SourceRow(const uint8_t* slots) : slots_(slots) {}
+  bool isNull(uint32_t c) const { return chunk_ ? chunk_->isNull(r_, c) : slots_[24 * c + 16] != 0; }
+  const void* value(uint32_t c) const { return chunk_ ? chunk_->at(r_, c) : slots_ + 24 * c; }
+  uint64_t rowNumber() const { return *static_cast<const uint64_t*>(value(0)); }  // UPDATE, DELETE
 
-void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uint32_t first, uint64_t row) {
+ private:
+  const ResultChunk* chunk_ = nullptr;
+  uint64_t r_ = 0;
+  const uint8_t* slots_ = nullptr;
+};
+
+// The CHECK results of one row (its values [first, first + table.checks().size())): throws 23514
+// for a FALSE one, naming the constraint and showing `row` of the table.
+void requireChecks(const Table& table, const SourceRow& src, uint32_t first, uint64_t row) {
   for (uint32_t k = 0; k < table.checks().size(); ++k) {
-    if (chunk.isNull(r, first + k) || chunk.get<uint8_t>(r, first + k)) continue;
+    if (src.isNull(first + k) || *static_cast<const uint8_t*>(src.value(first + k))) continue;
     std::string values;
     for (uint32_t c = 0; c < table.columns().size(); ++c) {
       Value v = table.getValue(row, c);
@@ -48,8 +67,6 @@ void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uin
   }
 }
 
-namespace {
-
 InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& columnOf) {
   const auto& cols = table.columns();
   InsertTargets t;
@@ -58,7 +75,6 @@ InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& col
   for (size_t i = 0; i < columnOf.size(); ++i) t.columns[columnOf[i]].src = static_cast<int>(i);
   for (uint32_t c = 0; c < cols.size(); ++c) {
     InsertTargets::Target& x = t.columns[c];
-    x.width = cols[c].type.byteWidth();
     x.maxLength = cols[c].type.isString() ? cols[c].type.length : 0;
     x.notNull = !cols[c].type.nullable;
     x.sequence = cols[c].sequence != nullptr;
@@ -67,6 +83,97 @@ InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& col
   return t;
 }
 
+// Appends one row, each value checked as it is written (checkValue words the error). A failed
+// check throws with the row appended, unindexed and unlogged: the caller truncates the table back
+// (a long string may leave its characters in the heap, unreferenced).
+void appendRow(Table& table, const InsertTargets& targets, const SourceRow& src) {
+  const auto& cols = table.columns();
+  uint64_t row = table.beginRow();
+  for (uint32_t c = 0; c < cols.size(); ++c) {
+    const InsertTargets::Target& t = targets.columns[c];
+    static const uint64_t zero[2] = {0, 0};
+    if (t.src < 0) {
+      if (!t.sequence) {
+        table.setValue(row, c, zero, true);
+        continue;
+      }
+      uint64_t next = 0;  // SERIAL / IDENTITY left out: the next number
+      nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &next);
+      table.setValue(row, c, &next, false);
+      continue;
+    }
+    uint32_t from = static_cast<uint32_t>(t.src);
+    bool isNull = src.isNull(from);
+    const void* value = isNull ? static_cast<const void*>(zero) : src.value(from);
+    if (isNull ? t.notNull : t.maxLength && static_cast<const StringRef*>(value)->len > t.maxLength)
+      checkValue(table, c, value, isNull);  // throws
+    table.setValue(row, c, value, isNull);
+  }
+  requireChecks(table, src, targets.sourceColumns, row);
+}
+
+// Overwrites the row an UPDATE's values name ([row number, new value of each SET column, CHECK
+// results]), logged; a CHECK that fails throws after the row changed (the undo log has it).
+void updateRow(UndoLog& undo, Table& table, txn::UpdateBatch& batch, const SourceRow& src) {
+  const auto& columns = batch.columns;
+  boost::container::small_vector<const void*, 16> values(columns.size());
+  boost::container::small_vector<bool, 16> nulls(columns.size() + 1);
+  uint64_t row = src.rowNumber();
+  for (size_t i = 0; i < columns.size(); ++i) {
+    uint32_t from = static_cast<uint32_t>(1 + i);
+    nulls[i] = src.isNull(from);
+    values[i] = src.value(from);
+    checkValue(table, columns[i], values[i], nulls[i]);
+  }
+  txn::updateRow(undo, table, batch, row, values.data(), nulls.data());
+  requireChecks(table, src, static_cast<uint32_t>(1 + columns.size()), row);
+}
+
+// One-row writes (row_writer.hpp): all of a row's work is done by write(), finishing checks
+// included, since no other row of the statement can follow.
+class InsertWriter final : public RowWriter {
+ public:
+  InsertWriter(Table& table, InsertTargets targets) : table_(table), targets_(std::move(targets)) {}
+  void write(QueryContext& ctx, const uint8_t* row) override {
+    if (targets_.missingNotNull >= 0) notNullViolation(table_, static_cast<uint32_t>(targets_.missingNotNull));
+    const uint64_t before = table_.rowCount();
+    try {
+      appendRow(table_, targets_, SourceRow(row));
+    } catch (...) {
+      table_.truncate(before);  // nothing indexed or logged yet
+      throw;
+    }
+    txn::finishAppend(ctx.undo(), table_, before);
+  }
+
+ private:
+  Table& table_;
+  const InsertTargets targets_;
+};
+
+class UpdateWriter final : public RowWriter {
+ public:
+  UpdateWriter(Table& table, txn::UpdateBatch prototype) : table_(table), batch_(std::move(prototype)) {}
+  void write(QueryContext& ctx, const uint8_t* row) override {
+    batch_.rows.clear();  // a failed write may have left its row
+    updateRow(ctx.undo(), table_, batch_, SourceRow(row));
+    txn::finishUpdate(table_, batch_);
+  }
+
+ private:
+  Table& table_;
+  txn::UpdateBatch batch_;
+};
+
+class DeleteWriter final : public RowWriter {
+ public:
+  explicit DeleteWriter(Table& table) : table_(table) {}
+  void write(QueryContext& ctx, const uint8_t* row) override { txn::deleteRows(ctx.undo(), table_, {SourceRow(row).rowNumber()}); }
+
+ private:
+  Table& table_;
+};
+
 }  // namespace
 
 const InsertTargets& insertTargetsOf(CompiledStatement& insert) {
@@ -74,40 +181,29 @@ const InsertTargets& insertTargetsOf(CompiledStatement& insert) {
   return *insert.insertTargets;
 }
 
+std::unique_ptr<RowWriter> oneRowWriter(const CompiledStatement& write) {
+  if (!write.table) return nullptr;
+  const plan::Operator* op = write.plan.root.get();
+  while (op->kind == plan::OpKind::Map || op->kind == plan::OpKind::Filter) op = op->children[0].get();
+  if (write.kind == ast::StmtKind::Insert) {
+    if (op->kind != plan::OpKind::Values || static_cast<const plan::Values&>(*op).rows.size() != 1) return nullptr;
+    return std::make_unique<InsertWriter>(*write.table, insertTargets(*write.table, write.columns));
+  }
+  if (op->kind != plan::OpKind::TableScan) return nullptr;
+  auto& scan = static_cast<const plan::TableScan&>(*op);
+  if (scan.table != write.table || !scan.pointLookup() || !scan.index->unique()) return nullptr;
+  if (write.kind == ast::StmtKind::Update)
+    return std::make_unique<UpdateWriter>(*write.table, txn::beginUpdate(*write.table, write.columns));
+  if (write.kind == ast::StmtKind::Delete) return std::make_unique<DeleteWriter>(*write.table);
+  return nullptr;
+}
+
 uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const InsertTargets& targets) {
   if (targets.missingNotNull >= 0) notNullViolation(table, static_cast<uint32_t>(targets.missingNotNull));
-  const auto& cols = table.columns();
   const uint64_t before = table.rowCount();
   try {
-    for (auto& chunk : chunks) {
-      const ResultChunkView& v = chunk->view();
-      for (uint64_t r = 0; r < v.count; ++r) {
-        // Each value is checked as it is written (checkValue words the error); a failed check
-        // throws and the truncate below takes the row back (a long string may leave its
-        // characters in the heap, unreferenced).
-        uint64_t row = table.beginRow();
-        for (uint32_t c = 0; c < cols.size(); ++c) {
-          const InsertTargets::Target& t = targets.columns[c];
-          static const uint64_t zero[2] = {0, 0};
-          if (t.src < 0) {
-            if (!t.sequence) {
-              table.setValue(row, c, zero, true);
-              continue;
-            }
-            uint64_t next = 0;  // SERIAL / IDENTITY left out: the next number
-            nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &next);
-            table.setValue(row, c, &next, false);
-            continue;
-          }
-          bool isNull = v.nulls[t.src][r] != 0;
-          const void* value = isNull ? static_cast<const void*>(zero) : static_cast<const char*>(v.columns[t.src]) + r * t.width;
-          if (isNull ? t.notNull : t.maxLength && static_cast<const StringRef*>(value)->len > t.maxLength)
-            checkValue(table, c, value, isNull);  // throws
-          table.setValue(row, c, value, isNull);
-        }
-        requireChecks(table, *chunk, r, targets.sourceColumns, row);
-      }
-    }
+    for (auto& chunk : chunks)
+      for (uint64_t r = 0; r < chunk->rowCount(); ++r) appendRow(table, targets, SourceRow(*chunk, r));
   } catch (...) {
     table.truncate(before);  // nothing indexed or logged yet
     throw;
@@ -123,26 +219,12 @@ const txn::UpdateBatch& updateBatchOf(CompiledStatement& update) {
 
 uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype) {
   txn::UpdateBatch batch = prototype;
-  const auto& columns = batch.columns;
-  boost::container::small_vector<const void*, 16> values(columns.size());
-  boost::container::small_vector<bool, 16> nulls(columns.size() + 1);
-  // A row is updated once, whatever joins did (one row, the usual case, needs no set).
+  // A row is updated once, whatever joins did (one row needs no set).
   std::unordered_set<uint64_t> seen;
   bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
-  for (auto& chunk : chunks) {
-    for (uint64_t r = 0; r < chunk->rowCount(); ++r) {
-      uint64_t row = rowNumber(*chunk, r);
-      if (!single && !seen.insert(row).second) continue;
-      for (size_t i = 0; i < columns.size(); ++i) {
-        uint32_t src = static_cast<uint32_t>(1 + i);
-        nulls[i] = chunk->isNull(r, src);
-        values[i] = chunk->at(r, src);
-        checkValue(table, columns[i], values[i], nulls[i]);
-      }
-      txn::updateRow(undo, table, batch, row, values.data(), nulls.data());
-      requireChecks(table, *chunk, r, static_cast<uint32_t>(1 + columns.size()), row);
-    }
-  }
+  for (auto& chunk : chunks)
+    for (uint64_t r = 0; r < chunk->rowCount(); ++r)
+      if (single || seen.insert(rowNumber(*chunk, r)).second) updateRow(undo, table, batch, SourceRow(*chunk, r));
   txn::finishUpdate(table, batch);
   return batch.rows.size();
 }
@@ -156,7 +238,7 @@ void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, c
       PhaseTimes ignored;
       Execution ex = compileAndRun(check, {}, cancel, ignored);
       for (auto& chunk : ex.ctx->takeResults())
-        for (uint64_t r = 0; r < chunk->rowCount(); ++r) requireChecks(table, *chunk, r, 1, rowNumber(*chunk, r));
+        for (uint64_t r = 0; r < chunk->rowCount(); ++r) requireChecks(table, SourceRow(*chunk, r), 1, rowNumber(*chunk, r));
     } catch (...) {
       table.truncate(first);  // nothing indexed or logged yet
       throw;

@@ -13,6 +13,7 @@
 
 namespace hyrax {
 class Catalog;
+class RowWriter;
 class Table;
 class UndoLog;
 }  // namespace hyrax
@@ -32,7 +33,6 @@ using Chunks = std::vector<std::unique_ptr<ResultChunk>>;
 struct InsertTargets {
   struct Target {
     int src = -1;            // the rows' column, or -1: NULL or the sequence's next value
-    uint32_t width = 0;
     uint32_t maxLength = 0;  // CHAR(n) / VARCHAR(n): n, else 0
     bool notNull = false, sequence = false;
   };
@@ -54,8 +54,11 @@ uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks);
 // over those rows), then keys and indexes, and logs them. On an error the table is as before.
 void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, const std::atomic<bool>* cancel);
 
-// The CHECK results of one row (columns [first, first + table.checks().size()) of the chunk row):
-// throws 23514 for a FALSE one, naming the constraint and showing `row` of the table.
-void requireChecks(const Table& table, const ResultChunk& chunk, uint64_t r, uint32_t first, uint64_t row);
+// A write that yields at most one row (an INSERT of one VALUES row; an UPDATE or DELETE of the
+// row its table's unique index finds) gets a writer its generated code hands that row to
+// (engine/runtime/row_writer.hpp): no result chunk, and the row's work done at once. Others get
+// nullptr: they collect their rows first, so that none changes while the plan reads the table.
+// Called on the optimized plan before code generation; the writer lives as long as the code.
+std::unique_ptr<RowWriter> oneRowWriter(const CompiledStatement& write);
 
 }  // namespace hyrax::sql

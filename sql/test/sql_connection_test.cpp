@@ -145,6 +145,50 @@ TEST_CASE("a procedure called many times keeps giving the same answers") {
   CHECK(con.execute("SELECT s FROM t WHERE k = 137").text(0, 0) == "row number 137 with a long text");
 }
 
+// Writes of one row (an INSERT of one VALUES row with parameters, an UPDATE or DELETE by primary
+// key) hand their row from the generated code to the table: the same tags, errors with their
+// DETAIL lines, and a failed row leaves table and index as they were.
+TEST_CASE("one-row writes report their counts and constraint errors, and a failed one leaves nothing") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE p (id INTEGER PRIMARY KEY, name VARCHAR(4) NOT NULL, qty INTEGER CHECK (qty >= 0))");
+  con.execute("CREATE TABLE c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE CASCADE)");
+  con.execute("PREPARE ins AS INSERT INTO p VALUES ($1, $2, $3)");
+  con.execute("PREPARE child AS INSERT INTO c VALUES ($1, $2)");
+  auto error = [&](const std::string& sql) {
+    try {
+      con.execute(sql);
+    } catch (const Error& e) {
+      return e.sqlstate() + " " + e.message() + " | " + e.detail();
+    }
+    return std::string("no error");
+  };
+  CHECK(con.execute("EXECUTE ins(1, 'a', 5)").tag() == "INSERT 0 1");
+  CHECK(con.execute("UPDATE p SET qty = qty + 1 WHERE id = 1").tag() == "UPDATE 1");
+  CHECK(con.execute("UPDATE p SET qty = qty + 1 WHERE id = 9").tag() == "UPDATE 0");
+  CHECK(con.execute("DELETE FROM p WHERE id = 9").tag() == "DELETE 0");
+  CHECK(error("EXECUTE ins(1, 'b', 1)") ==
+        "23505 duplicate key value violates unique constraint \"p_pkey\" | Key (id)=(1) already exists.");
+  CHECK(error("EXECUTE ins(2, NULL, 1)").starts_with("23502 null value in column \"name\""));
+  CHECK(error("EXECUTE ins(2, 'toolong', 1)").starts_with("22001 "));
+  CHECK(error("UPDATE p SET qty = -1 WHERE id = 1") ==
+        "23514 new row for relation \"p\" violates check constraint \"p_qty_check\" | Failing row contains (1, a, -1).");
+  CHECK(error("EXECUTE child(10, 7)") ==
+        "23503 insert or update on table \"c\" violates foreign key constraint \"c_pid_fkey\" | "
+        "Key (pid)=(7) is not present in table \"p\".");
+  CHECK(con.execute("SELECT count(*), sum(qty) FROM p").text(0, 1) == "6");
+  CHECK(con.execute("EXECUTE ins(2, 'b', 1)").tag() == "INSERT 0 1");  // the failed rows' key is free
+  CHECK(con.execute("SELECT name FROM p WHERE id = 2").text(0, 0) == "b");
+  con.execute("BEGIN");
+  con.execute("EXECUTE ins(3, 'c', 1)");
+  CHECK(con.execute("UPDATE p SET id = 4 WHERE id = 3").tag() == "UPDATE 1");
+  con.execute("ROLLBACK");
+  CHECK(con.execute("SELECT count(*) FROM p WHERE id >= 3").text(0, 0) == "0");
+  CHECK(con.execute("EXECUTE child(10, 1)").tag() == "INSERT 0 1");
+  CHECK(con.execute("DELETE FROM p WHERE id = 1").tag() == "DELETE 1");
+  CHECK(con.execute("SELECT count(*) FROM c").text(0, 0) == "0");  // cascaded
+}
+
 TEST_CASE("a started call runs while the caller goes on, and finishes with its result or error") {
   Database db;
   Connection con(db), other(db);
