@@ -22,9 +22,12 @@ class TableScanTranslator : public Translator {
   };
   KeyPart keyPart(const plan::Expr& e, const SqlType& t);
   void produceIndexLookup();
+  // Chunk `chunk`'s (i32) memory, and a column's array and NULL bitmap in it (nullptr: NOT NULL).
+  llvm::Value* chunkBase(llvm::Value* chunk);
+  llvm::Value* columnData(llvm::Value* base, uint32_t column);
+  llvm::Value* columnNulls(llvm::Value* base, uint32_t column);
   // The chunk's column arrays and NULL bitmaps (nullptr for the row number and NOT NULL columns).
-  void chunkColumns(llvm::Value* table, llvm::Value* chunk, std::vector<llvm::Value*>& data,
-                    std::vector<llvm::Value*>& nulls);
+  void chunkColumns(llvm::Value* chunk, std::vector<llvm::Value*>& data, std::vector<llvm::Value*>& nulls);
   // Scanned column i of row `row` (of chunk `chunk64`) from the chunk's column array and NULL
   // bitmap (nullptr: NOT NULL).
   SqlValue loadColumn(size_t i, llvm::Value* chunk64, llvm::Value* row, llvm::Value* data, llvm::Value* nulls);

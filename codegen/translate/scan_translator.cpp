@@ -11,17 +11,36 @@ constexpr unsigned kCancelBlockBits = 12;
 constexpr int64_t kCancelBlock = int64_t{1} << kCancelBlockBits;  // rows between cancel checks
 }  // namespace
 
-void TableScanTranslator::chunkColumns(llvm::Value* table, llvm::Value* chunk, std::vector<llvm::Value*>& data,
-                                       std::vector<llvm::Value*>& nulls) {
+// Where a chunk's column lives, computed inline from the table's layout (Table::chunkBases): two
+// loads instead of a runtime call per column of every row a transaction reads.
+llvm::Value* TableScanTranslator::chunkBase(llvm::Value* chunk) {
   auto& scan = static_cast<const plan::TableScan&>(op_);
+  llvm::Value* bases = cg_.loadPtr(cg_.cPtr(scan.table->chunkBases()));
+  return cg_.loadPtr(cg_.b.CreateGEP(cg_.ptr(), bases, cg_.b.CreateZExt(chunk, cg_.i64())));
+}
+
+llvm::Value* TableScanTranslator::columnData(llvm::Value* base, uint32_t column) {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  return cg_.gep(base, scan.table->columnOffset(column));
+}
+
+llvm::Value* TableScanTranslator::columnNulls(llvm::Value* base, uint32_t column) {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  if (!scan.table->columns()[column].type.nullable) return nullptr;  // NOT NULL: no bitmap
+  return cg_.gep(base, scan.table->nullOffset(column));
+}
+
+void TableScanTranslator::chunkColumns(llvm::Value* chunk, std::vector<llvm::Value*>& data, std::vector<llvm::Value*>& nulls) {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  llvm::Value* base = chunkBase(chunk);
   for (auto& c : scan.columns) {
     if (c.index == plan::TableScan::kRowNumber) {
       data.push_back(nullptr);
       nulls.push_back(nullptr);
       continue;
     }
-    data.push_back(cg_.call("hyrax_rt_table_column", {table, chunk, cg_.c32(c.index)}));
-    nulls.push_back(c.iu->type.nullable ? cg_.call("hyrax_rt_table_nulls", {table, chunk, cg_.c32(c.index)}) : nullptr);
+    data.push_back(columnData(base, c.index));
+    nulls.push_back(columnNulls(base, c.index));
   }
 }
 
@@ -65,7 +84,7 @@ void TableScanTranslator::produce() {
     llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
     llvm::Value* rows = b.CreateZExt(cg_.call("hyrax_rt_table_chunk_rows", {table, chunk}), cg_.i64());
     std::vector<llvm::Value*> data, nulls;
-    chunkColumns(table, chunk, data, nulls);
+    chunkColumns(chunk, data, nulls);
     // Rows in blocks of kCancelBlock with a cancel check between blocks: a per-row check would
     // cost a tight scan about 10%.
     llvm::Value* blocks = b.CreateLShr(b.CreateAdd(rows, cg_.c64(kCancelBlock - 1)), kCancelBlockBits);
@@ -174,33 +193,27 @@ void TableScanTranslator::indexRows() {
   };
   bound(scan.low, true, low, lowInclusive, lowColumns);
   bound(scan.high, false, high, highInclusive, highColumns);
-  llvm::Value* table = cg_.cPtr(scan.table);
   // A found row's columns load where they are used (lazily): random rows miss the cache once per
   // column, and a CASE over ten columns needs one of them.
   auto emitRow = [&](llvm::Value* row) {
     llvm::Value* chunk64 = b.CreateLShr(row, 16);
     static_assert(Table::kChunkRows == 1u << 16);
     llvm::Value* inChunk = b.CreateAnd(row, cg_.c64(Table::kChunkRows - 1));
-    llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
+    llvm::Value* base = chunkBase(b.CreateTrunc(chunk64, cg_.i32()));
     for (size_t i = 0; i < scan.columns.size(); ++i) {
       const auto& c = scan.columns[i];
       if (c.index == plan::TableScan::kRowNumber) {
         q_.values[c.iu] = loadColumn(i, chunk64, inChunk, nullptr, nullptr);
         continue;
       }
-      q_.values.setLazy(c.iu, [this, i, table, chunk, chunk64, inChunk, &c] {
-        llvm::Value* data = cg_.call("hyrax_rt_table_column", {table, chunk, cg_.c32(c.index)});
-        llvm::Value* nulls = c.iu->type.nullable ? cg_.call("hyrax_rt_table_nulls", {table, chunk, cg_.c32(c.index)}) : nullptr;
-        return loadColumn(i, chunk64, inChunk, data, nulls);
+      q_.values.setLazy(c.iu, [this, i, base, chunk64, inChunk, &c] {
+        return loadColumn(i, chunk64, inChunk, columnData(base, c.index), columnNulls(base, c.index));
       });
     }
     for (uint32_t col : scan.prefetch) {  // for the statements after this one (a write)
       const SqlType& t = scan.table->columns()[col].type;
-      llvm::Value* data = cg_.call("hyrax_rt_table_column", {table, chunk, cg_.c32(col)});
-      cg_.prefetch(b.CreateGEP(cg_.i8(), data, b.CreateMul(inChunk, cg_.c64(t.byteWidth()))), true);
-      if (!t.nullable) continue;
-      llvm::Value* nulls = cg_.call("hyrax_rt_table_nulls", {table, chunk, cg_.c32(col)});
-      cg_.prefetch(b.CreateGEP(cg_.i8(), nulls, b.CreateLShr(inChunk, 3)), true);
+      cg_.prefetch(b.CreateGEP(cg_.i8(), columnData(base, col), b.CreateMul(inChunk, cg_.c64(t.byteWidth()))), true);
+      if (llvm::Value* nulls = columnNulls(base, col)) cg_.prefetch(b.CreateGEP(cg_.i8(), nulls, b.CreateLShr(inChunk, 3)), true);
     }
     emit();
   };

@@ -17,8 +17,6 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_check_cancel, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_table_chunks, A::I32, A::Ptr),
     HYRAX_FN(hyrax_rt_table_chunk_rows, A::I32, A::Ptr, A::I32),
-    HYRAX_FN(hyrax_rt_table_column, A::Ptr, A::Ptr, A::I32, A::I32),
-    HYRAX_FN(hyrax_rt_table_nulls, A::Ptr, A::Ptr, A::I32, A::I32),
     HYRAX_FN(hyrax_rt_index_find, A::I64, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_params, A::Ptr, A::Ptr),
     HYRAX_FN(hyrax_rt_program_host, A::I32, A::Ptr, A::I32),

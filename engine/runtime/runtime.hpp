@@ -40,11 +40,9 @@ int32_t hyrax_rt_string_too_long(hyrax::QueryContext* ctx, int32_t typeId, int32
 // 0 normally; records 57014 and returns 1 when the statement was cancelled (Ctrl-C).
 int32_t hyrax_rt_check_cancel(hyrax::QueryContext* ctx);
 
-// ---- table scans: chunk by chunk ----
+// ---- table scans: chunk by chunk (columns found inline: Table::chunkBases) ----
 uint32_t hyrax_rt_table_chunks(hyrax::Table* t);
 uint32_t hyrax_rt_table_chunk_rows(hyrax::Table* t, uint32_t chunk);
-void* hyrax_rt_table_column(hyrax::Table* t, uint32_t chunk, uint32_t column);
-uint8_t* hyrax_rt_table_nulls(hyrax::Table* t, uint32_t chunk, uint32_t column);  // bitmap or nullptr
 
 // ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
 // The first row with that key, or ~0 (a unique index has at most one).

@@ -96,8 +96,6 @@ int32_t hyrax_rt_current_date() {
 
 uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
 uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }
-void* hyrax_rt_table_column(Table* t, uint32_t chunk, uint32_t column) { return t->columnData(chunk, column); }
-uint8_t* hyrax_rt_table_nulls(Table* t, uint32_t chunk, uint32_t column) { return t->nullBitmap(chunk, column); }
 
 uint64_t hyrax_rt_index_find(const Index* index, const uint8_t* probe) { return index->findFirst(probe); }
 namespace {

@@ -51,6 +51,19 @@ Table::Chunk::Chunk(const std::vector<ColumnDef>& cols, bool huge) {
 
 Table::Chunk::~Chunk() { munmap(mapping, roundToHugePages(bytes)); }
 
+size_t Table::columnOffset(uint32_t column) const {
+  size_t at = 0;
+  for (uint32_t c = 0; c < column; ++c) at += static_cast<size_t>(columns_[c].type.byteWidth()) * kChunkRows;
+  return at;
+}
+
+size_t Table::nullOffset(uint32_t column) const {
+  size_t at = columnOffset(static_cast<uint32_t>(columns_.size()));
+  for (uint32_t c = 0; c < column; ++c)
+    if (columns_[c].type.nullable) at += kChunkRows / 8;
+  return at;
+}
+
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
       heap_(std::make_unique<StringHeap>()) {}
@@ -62,6 +75,8 @@ uint64_t Table::beginRow() {
     if (chunks_.size() == 1) adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
     bool huge = !chunks_.empty();  // a table past its first chunk is a big one
     chunks_.push_back(std::make_unique<Chunk>(columns_, huge));
+    bases_.push_back(static_cast<char*>(chunks_.back()->mapping));
+    chunkBase_ = bases_.data();
     if (huge) prefaultInBackground(chunks_.back()->mapping, roundToHugePages(chunks_.back()->bytes));
   }
   Chunk& c = *chunks_.back();
@@ -143,6 +158,8 @@ void Table::truncate(uint64_t rows) {
   if (rows >= rows_) return;
   size_t keepChunks = static_cast<size_t>((rows + kChunkRows - 1) / kChunkRows);
   chunks_.resize(keepChunks);
+  bases_.resize(keepChunks);
+  chunkBase_ = bases_.data();
   if (!chunks_.empty()) chunks_.back()->rows = static_cast<uint32_t>(rows - (keepChunks - 1) * uint64_t{kChunkRows});
   rows_ = rows;
 }

@@ -62,6 +62,12 @@ class Table {
   uint32_t chunkRows(uint32_t chunk) const { return chunks_[chunk]->rows; }  // rows filled in it
   void* columnData(uint32_t chunk, uint32_t column) { return chunks_[chunk]->data[column]; }  // byteWidth() apart
   uint8_t* nullBitmap(uint32_t chunk, uint32_t column) { return chunks_[chunk]->nulls[column]; }  // nullptr: NOT NULL
+  // The same without a call, for generated code: chunk k's memory starts at (*chunkBases())[k]
+  // (the address chunkBases() returns stays fixed as chunks come and go); column c's values
+  // start columnOffset(c) bytes into it, its NULL bitmap (nullable columns) nullOffset(c) bytes.
+  char* const* const* chunkBases() const { return &chunkBase_; }
+  size_t columnOffset(uint32_t column) const;
+  size_t nullOffset(uint32_t column) const;
 
   // Appending rows. Callers validate values first (types, NOT NULL, lengths); append copies long
   // strings into the string heap. Appends are undone by truncate(rowsBefore), which is how a failed
@@ -132,6 +138,8 @@ class Table {
   std::vector<ColumnDef> columns_;
   std::vector<uint32_t> primaryKey_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::vector<char*> bases_;      // each chunk's mapping, as generated code finds it
+  char** chunkBase_ = nullptr;    // bases_.data()
   std::unique_ptr<StringHeap> heap_;
   uint64_t rows_ = 0;
   std::shared_ptr<const TableStatistics> stats_;

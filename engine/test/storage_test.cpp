@@ -20,6 +20,17 @@ TEST_CASE("tables append across chunks and truncate back exactly") {
   CHECK(t.getValue(3, 1).isNull());
   CHECK(t.getValue(4, 1).asString() == "value number 4");
   CHECK(t.nullBitmap(0, 0) == nullptr);  // NOT NULL columns have no bitmap
+  // Generated code finds columns from chunkBases and the offsets, not by calls.
+  auto inlineLayoutAgrees = [&] {
+    bool ok = true;
+    for (uint32_t k = 0; k < t.chunkCount(); ++k) {
+      char* base = (*t.chunkBases())[k];
+      ok = ok && base + t.columnOffset(0) == t.columnData(k, 0) && base + t.columnOffset(1) == t.columnData(k, 1);
+      ok = ok && base + t.nullOffset(1) == reinterpret_cast<char*>(t.nullBitmap(k, 1));
+    }
+    return ok;
+  };
+  CHECK(inlineLayoutAgrees());
   // Every value survived the first chunk's move to huge pages when it filled, and the strings
   // (2.5 MB of them) span several heap blocks.
   uint64_t wrong = 0;
@@ -34,6 +45,7 @@ TEST_CASE("tables append across chunks and truncate back exactly") {
   t.truncate(10);
   CHECK(t.rowCount() == 10);
   CHECK(t.chunkCount() == 1);
+  CHECK(inlineLayoutAgrees());
   Value row[2] = {Value::int64(-1), Value::string("x")};
   t.appendRow(row);
   CHECK(t.getValue(10, 0).asInt() == -1);
