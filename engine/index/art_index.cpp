@@ -669,6 +669,7 @@ uint64_t ArtIndex::findFirst(const uint8_t* probe) const {
   uint64_t row;
   if (key().encodeFixedProbe(probe, fixed, sizeof fixed, size)) {
     row = candidate(fixed, size, verified);
+    if (verified == size) return row;  // the path matched every byte of the key: nothing to compare
   } else {
     KeyBytes k;
     key().encodeProbe(probe, static_cast<uint32_t>(columns().size()), k);
