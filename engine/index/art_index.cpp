@@ -1,5 +1,6 @@
 #include "engine/index/art_index.hpp"
 
+#include <bit>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -170,6 +171,18 @@ void freeTree(Child c) {
 [[gnu::always_inline]] inline bool matchPrefix(Child c, const uint8_t* key, size_t size, size_t& depth) {
   if (!hasPrefix(c)) return true;
   const Node* n = nodeOf(c);
+  if constexpr (std::endian::native == std::endian::little) {
+    if (depth + kMaxPrefix <= size) {  // eight key bytes at hand: one compare of the prefix's bytes
+      static_assert(sizeof n->prefix == 8);
+      uint64_t k, p;
+      std::memcpy(&k, key + depth, 8);
+      std::memcpy(&p, n->prefix, 8);
+      uint64_t mask = n->prefixLen >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n->prefixLen)) - 1;
+      if ((k ^ p) & mask) return false;
+      depth += n->prefixLen;
+      return true;
+    }
+  }
   for (size_t i = 0; i < n->prefixLen && depth < size; ++i, ++depth)
     if (n->prefix[i] != key[depth]) return false;
   return true;
