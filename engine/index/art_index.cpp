@@ -400,6 +400,16 @@ bool successor(KeyBytes& p) {
   return true;
 }
 
+// The row of the first entry below `c` (a node with entries, or a leaf).
+uint64_t leftmostRow(Child c) {
+  while (!isLeaf(c))
+    forEachChild(nodeOf(c), false, [&](uint8_t, Child child) {
+      c = child;
+      return false;
+    });
+  return leafRow(c);
+}
+
 void appendRow(uint64_t row, KeyBytes& out) {
   size_t at = out.size();
   out.resize(at + 8, boost::container::default_init);
@@ -424,28 +434,32 @@ void ArtIndex::entryKey(uint64_t valuesOf, uint64_t row, KeyBytes& out) const {
   appendRow(row, out);
 }
 
-void ArtIndex::insertEntry(const KeyBytes& key, uint64_t row) {
+uint64_t ArtIndex::insertEntry(const KeyBytes& key, uint64_t row, size_t unique) {
   Child* ref = &root_;
   size_t depth = 0;
   KeyBytes other;
   while (true) {
     if (*ref == 0) {
       *ref = leaf(row);
-      return;
+      return kNoRow;
     }
     if (isLeaf(*ref)) {
       other.clear();
       entryKey(leafRow(*ref), leafRow(*ref), other);
       size_t m = depth;
       while (m < key.size() && m < other.size() && key[m] == other[m]) ++m;
+      if (unique && m >= unique) return leafRow(*ref);  // the same key columns
       if (m == key.size() || m == other.size())
         throw Error(sqlstate::InternalError, "index \"" + name() + "\" holds the row twice");
       *ref = branch(key, other, depth, m, leaf(row), *ref);
-      return;
+      return kNoRow;
     }
     Node* n = nodeOf(*ref);
     size_t p = 0, prefixLen = hasPrefix(*ref) ? n->prefixLen : 0;
     while (p < prefixLen && depth + p < key.size() && key[depth + p] == n->prefix[p]) ++p;
+    // Every entry below agrees with the key on bytes [0, depth + p): past the key columns' bytes,
+    // one of them has the key.
+    if (unique && depth + p >= unique) return leftmostRow(*ref);
     if (depth + p >= key.size()) throw Error(sqlstate::InternalError, "index \"" + name() + "\" met a key prefix");
     if (p < prefixLen) {  // the key leaves this node's prefix: a new node above it
       auto* split = new Node4;
@@ -458,13 +472,13 @@ void ArtIndex::insertEntry(const KeyBytes& key, uint64_t row) {
       addChild(s, byte, childOf(n));  // tagged again: its prefix shrank, maybe to nothing
       addChild(s, key[depth + p], leaf(row));
       *ref = s;
-      return;
+      return kNoRow;
     }
     depth += prefixLen;
     Child* c = findChildOf(*ref, key[depth]);
     if (!c) {
       addChild(*ref, key[depth], leaf(row));
-      return;
+      return kNoRow;
     }
     ref = c;
     ++depth;
@@ -501,13 +515,9 @@ uint64_t ArtIndex::insert(uint64_t row, bool allowDuplicate) {
   if (key().rowHasNull(row)) return kNoRow;
   KeyBytes k;
   key().encodeRow(row, k);
-  if (unique() && !allowDuplicate) {
-    size_t verified = 0;
-    uint64_t other = candidate(k.data(), k.size(), verified);
-    if (other != kNoRow && key().rowsEqual(other, row, key().firstUnverifiedColumn(verified))) return other;
-  }
+  size_t unique = this->unique() && !allowDuplicate ? k.size() : 0;
   appendRow(row, k);
-  insertEntry(k, row);
+  if (uint64_t other = insertEntry(k, row, unique); other != kNoRow) return other;  // one descent
   ++count_;
   return kNoRow;
 }
@@ -527,7 +537,7 @@ void ArtIndex::relocate(uint64_t from, uint64_t to) {
   if (!eraseEntry(k, from)) throw Error(sqlstate::InternalError, "index \"" + name() + "\" lost a row");
   k.clear();
   entryKey(from, to, k);  // the same key under the new row number
-  insertEntry(k, to);
+  insertEntry(k, to, 0);
 }
 
 namespace {
@@ -630,13 +640,8 @@ uint64_t ArtIndex::candidate(const uint8_t* prefix, size_t size, size_t& verifie
   while (c != 0 && !isLeaf(c)) {
     if (!matchPrefix(c, prefix, size, depth)) return kNoRow;
     if (depth >= size) {
-      while (!isLeaf(c)) {  // the leftmost leaf
-        forEachChild(nodeOf(c), false, [&](uint8_t, Child child) {
-          c = child;
-          return false;
-        });
-      }
-      break;
+      verified = size;
+      return leftmostRow(c);
     }
     Child* next = findChildOf(c, prefix[depth]);
     if (!next) return kNoRow;

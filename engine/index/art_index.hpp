@@ -46,7 +46,9 @@ class ArtIndex final : public Index {
   // The entry key of `row`: its key columns read from row `valuesOf`, then `row` (relocate writes
   // the new row number under the old row's values).
   void entryKey(uint64_t valuesOf, uint64_t row, KeyBytes& out) const;
-  void insertEntry(const KeyBytes& key, uint64_t row);
+  // Adds the entry; with `unique` (the key columns' bytes, a prefix of `key`), an entry whose
+  // first `unique` bytes are the key's is a duplicate: its row is returned and nothing changes.
+  uint64_t insertEntry(const KeyBytes& key, uint64_t row, size_t unique);
   bool eraseEntry(const KeyBytes& key, uint64_t row);
   // Rows with keys in [lo, hi) (no upper end when `hiEnd` is false) in order until fn says stop.
   void scan(const KeyBytes& lo, const KeyBytes* hi, bool reverse, const std::function<bool(uint64_t)>& fn) const;
