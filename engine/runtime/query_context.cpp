@@ -13,7 +13,7 @@ char* Arena::allocate(size_t n) {
   n = (n + 7) & ~size_t{7};
   if (used_ + n > capacity_) {
     size_t size = n > (1 << 16) ? n : (1 << 16);
-    blocks_.push_back(std::make_unique<char[]>(size));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before read: no zeroing
     used_ = 0;
     capacity_ = size;
   }
