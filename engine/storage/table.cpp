@@ -66,7 +66,13 @@ size_t Table::nullOffset(uint32_t column) const {
 
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
-      heap_(std::make_unique<StringHeap>()) {}
+      heap_(std::make_unique<StringHeap>()) {
+  for (uint32_t c = 0; c < columns_.size(); ++c)
+    layout_.push_back({columnOffset(c), columns_[c].type.nullable ? nullOffset(c) : 0, columns_[c].type.byteWidth(),
+                       columns_[c].type.isString()});
+}
+
+StringRef Table::copyToHeap(StringRef s) { return StringRef::make(heap_->add(s.data(), s.len), s.len); }
 
 Table::~Table() = default;
 

@@ -4,6 +4,7 @@
 // nullable column (bit set = NULL; no bitmap for NOT NULL columns); strings as StringRef whose long
 // characters live in the table's string heap.
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -79,6 +80,34 @@ class Table {
   // `copyString` false: a long string's characters already live in this table's heap (a row
   // copied or an old value restored).
   void setValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
+  // setValue for a row beginRow() just gave, inline (an INSERT's values, column by column):
+  // `at` is slotOf(row); `src` nullptr for NULL; long strings are copied into the heap.
+  struct RowSlot {
+    char* base;  // the row's chunk
+    uint32_t r;  // the row in it
+  };
+  RowSlot slotOf(uint64_t row) const {
+    return {static_cast<char*>(chunks_[row / kChunkRows]->mapping), static_cast<uint32_t>(row % kChunkRows)};
+  }
+  void put(RowSlot at, uint32_t column, const void* src) {
+    const Layout& l = layout_[column];
+    char* dst = at.base + l.offset + static_cast<size_t>(at.r) * l.width;
+    if (!src) {  // (a nullable column: callers check NOT NULL first)
+      std::memset(dst, 0, l.width);
+      at.base[l.nullOffset + (at.r >> 3)] |= static_cast<char>(1u << (at.r & 7));
+    } else if (l.width == 16) {  // strings only
+      StringRef s;
+      std::memcpy(static_cast<void*>(&s), src, sizeof s);
+      if (l.string && !s.isInline()) s = copyToHeap(s);
+      std::memcpy(dst, &s, sizeof s);
+    } else if (l.width == 8) {
+      std::memcpy(dst, src, 8);
+    } else if (l.width == 4) {
+      std::memcpy(dst, src, 4);
+    } else {
+      std::memcpy(dst, src, l.width);
+    }
+  }
   // setValue for a row that may hold a value already (UPDATE, undo): also clears its NULL bit,
   // which beginRow() does for new rows, so appends do not pay for it.
   void overwriteValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
@@ -138,6 +167,14 @@ class Table {
   std::vector<ColumnDef> columns_;
   std::vector<uint32_t> primaryKey_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
+  // Where each column lives in a chunk (columnOffset, nullOffset) and its width, for put().
+  struct Layout {
+    size_t offset, nullOffset;
+    uint32_t width;
+    bool string;
+  };
+  std::vector<Layout> layout_;
+  StringRef copyToHeap(StringRef s);
   std::vector<char*> bases_;      // each chunk's mapping, as generated code finds it
   char** chunkBase_ = nullptr;    // bases_.data()
   std::unique_ptr<StringHeap> heap_;

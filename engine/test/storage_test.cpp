@@ -73,3 +73,30 @@ TEST_CASE("the catalog reports duplicate and missing tables") {
   c.dropTable("a");
   CHECK(c.findTable("a") == nullptr);
 }
+
+TEST_CASE("a row appended value by value (Table::put) reads back as written, NULLs and long strings too") {
+  Table t("t", {{"a", SqlType::int32(false)}, {"s", SqlType::text(true)}, {"d", SqlType::date(true)}, {"b", SqlType::boolean(true)}});
+  const uint64_t n = Table::kChunkRows + 10;  // into a second chunk
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t row = t.beginRow();
+    Table::RowSlot at = t.slotOf(row);
+    int32_t a = static_cast<int32_t>(i), d = static_cast<int32_t>(i % 1000);
+    uint8_t b = i % 2;
+    std::string text = "a long string number " + std::to_string(i);
+    StringRef s = StringRef::make(text.data(), static_cast<uint32_t>(i % 3 == 1 ? 5 : text.size()));
+    t.put(at, 0, &a);
+    t.put(at, 1, i % 3 ? static_cast<const void*>(&s) : nullptr);
+    t.put(at, 2, i % 5 ? static_cast<const void*>(&d) : nullptr);
+    t.put(at, 3, &b);
+  }
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string text = "a long string number " + std::to_string(i);
+    Value s = t.getValue(i, 1), d = t.getValue(i, 2);
+    bool ok = t.getValue(i, 0).asInt() == static_cast<int64_t>(i) && t.getValue(i, 3).asBool() == (i % 2 == 1);
+    ok = ok && (i % 3 ? !s.isNull() && s.asString() == (i % 3 == 1 ? text.substr(0, 5) : text) : s.isNull());
+    ok = ok && (i % 5 ? !d.isNull() && d.asInt() == static_cast<int64_t>(i % 1000) : d.isNull());
+    wrong += ok ? 0 : 1;
+  }
+  CHECK(wrong == 0);
+}

@@ -35,24 +35,35 @@ void checkValue(const Table& table, uint32_t c, const void* value, bool isNull) 
 
 uint64_t rowNumber(const ResultChunk& chunk, uint64_t r) { return chunk.get<uint64_t>(r, 0); }
 
-// One row of a write's values: a result chunk's row, or the 24-byte slots (value, NULL byte at
-// 16) a one-row write hands over (RowWriter). A NULL's value bytes are not to be read.
-class SourceRow {
+// One row of a write's values, value c at a time (a NULL's value bytes are not to be read): a
+// result chunk's row, or the 24-byte slots (value, NULL byte at 16) a one-row write hands over
+// (RowWriter). The functions below are templates over the two.
+class ChunkRow {
  public:
-  SourceRow(const ResultChunk& chunk, uint64_t r) : chunk_(&chunk), r_(r) {}
-  explicit SourceRow(const uint8_t* slots) : slots_(slots) {}
-  bool isNull(uint32_t c) const { return chunk_ ? chunk_->isNull(r_, c) : slots_[24 * c + 16] != 0; }
-  const void* value(uint32_t c) const { return chunk_ ? chunk_->at(r_, c) : slots_ + 24 * c; }
+  ChunkRow(const ResultChunk& chunk, uint64_t r) : chunk_(chunk), r_(r) {}
+  bool isNull(uint32_t c) const { return chunk_.isNull(r_, c); }
+  const void* value(uint32_t c) const { return chunk_.at(r_, c); }
   uint64_t rowNumber() const { return *static_cast<const uint64_t*>(value(0)); }  // UPDATE, DELETE
 
  private:
-  const ResultChunk* chunk_ = nullptr;
-  uint64_t r_ = 0;
-  const uint8_t* slots_ = nullptr;
+  const ResultChunk& chunk_;
+  uint64_t r_;
+};
+
+class SlotRow {
+ public:
+  explicit SlotRow(const uint8_t* slots) : slots_(slots) {}
+  bool isNull(uint32_t c) const { return slots_[24 * c + 16] != 0; }
+  const void* value(uint32_t c) const { return slots_ + 24 * c; }
+  uint64_t rowNumber() const { return *static_cast<const uint64_t*>(value(0)); }
+
+ private:
+  const uint8_t* slots_;
 };
 
 // The CHECK results of one row (its values [first, first + table.checks().size())): throws 23514
 // for a FALSE one, naming the constraint and showing `row` of the table.
+template <typename SourceRow>
 void requireChecks(const Table& table, const SourceRow& src, uint32_t first, uint64_t row) {
   for (uint32_t k = 0; k < table.checks().size(); ++k) {
     if (src.isNull(first + k) || *static_cast<const uint8_t*>(src.value(first + k))) continue;
@@ -86,34 +97,35 @@ InsertTargets insertTargets(const Table& table, const std::vector<uint32_t>& col
 // Appends one row, each value checked as it is written (checkValue words the error). A failed
 // check throws with the row appended, unindexed and unlogged: the caller truncates the table back
 // (a long string may leave its characters in the heap, unreferenced).
+template <typename SourceRow>
 void appendRow(Table& table, const InsertTargets& targets, const SourceRow& src) {
   const auto& cols = table.columns();
   uint64_t row = table.beginRow();
+  Table::RowSlot at = table.slotOf(row);
   for (uint32_t c = 0; c < cols.size(); ++c) {
     const InsertTargets::Target& t = targets.columns[c];
-    static const uint64_t zero[2] = {0, 0};
     if (t.src < 0) {
       if (!t.sequence) {
-        table.setValue(row, c, zero, true);
+        table.put(at, c, nullptr);  // (a NOT NULL column left out failed the statement already)
         continue;
       }
       uint64_t next = 0;  // SERIAL / IDENTITY left out: the next number
       nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &next);
-      table.setValue(row, c, &next, false);
+      table.put(at, c, &next);
       continue;
     }
     uint32_t from = static_cast<uint32_t>(t.src);
-    bool isNull = src.isNull(from);
-    const void* value = isNull ? static_cast<const void*>(zero) : src.value(from);
-    if (isNull ? t.notNull : t.maxLength && static_cast<const StringRef*>(value)->len > t.maxLength)
-      checkValue(table, c, value, isNull);  // throws
-    table.setValue(row, c, value, isNull);
+    const void* value = src.isNull(from) ? nullptr : src.value(from);
+    if (!value ? t.notNull : t.maxLength && static_cast<const StringRef*>(value)->len > t.maxLength)
+      checkValue(table, c, value, !value);  // throws
+    table.put(at, c, value);
   }
   requireChecks(table, src, targets.sourceColumns, row);
 }
 
 // Overwrites the row an UPDATE's values name ([row number, new value of each SET column, CHECK
 // results]), logged; a CHECK that fails throws after the row changed (the undo log has it).
+template <typename SourceRow>
 void updateRow(UndoLog& undo, Table& table, txn::UpdateBatch& batch, const SourceRow& src) {
   const auto& columns = batch.columns;
   boost::container::small_vector<const void*, 16> values(columns.size());
@@ -138,7 +150,7 @@ class InsertWriter final : public RowWriter {
     if (targets_.missingNotNull >= 0) notNullViolation(table_, static_cast<uint32_t>(targets_.missingNotNull));
     const uint64_t before = table_.rowCount();
     try {
-      appendRow(table_, targets_, SourceRow(row));
+      appendRow(table_, targets_, SlotRow(row));
     } catch (...) {
       table_.truncate(before);  // nothing indexed or logged yet
       throw;
@@ -156,7 +168,7 @@ class UpdateWriter final : public RowWriter {
   UpdateWriter(Table& table, txn::UpdateBatch prototype) : table_(table), batch_(std::move(prototype)) {}
   void write(QueryContext& ctx, const uint8_t* row) override {
     batch_.rows.clear();  // a failed write may have left its row
-    updateRow(ctx.undo(), table_, batch_, SourceRow(row));
+    updateRow(ctx.undo(), table_, batch_, SlotRow(row));
     txn::finishUpdate(table_, batch_);
   }
 
@@ -168,7 +180,7 @@ class UpdateWriter final : public RowWriter {
 class DeleteWriter final : public RowWriter {
  public:
   explicit DeleteWriter(Table& table) : table_(table) {}
-  void write(QueryContext& ctx, const uint8_t* row) override { txn::deleteRows(ctx.undo(), table_, {SourceRow(row).rowNumber()}); }
+  void write(QueryContext& ctx, const uint8_t* row) override { txn::deleteRows(ctx.undo(), table_, {SlotRow(row).rowNumber()}); }
 
  private:
   Table& table_;
@@ -203,7 +215,7 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const Ins
   const uint64_t before = table.rowCount();
   try {
     for (auto& chunk : chunks)
-      for (uint64_t r = 0; r < chunk->rowCount(); ++r) appendRow(table, targets, SourceRow(*chunk, r));
+      for (uint64_t r = 0; r < chunk->rowCount(); ++r) appendRow(table, targets, ChunkRow(*chunk, r));
   } catch (...) {
     table.truncate(before);  // nothing indexed or logged yet
     throw;
@@ -224,7 +236,7 @@ uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn
   bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
   for (auto& chunk : chunks)
     for (uint64_t r = 0; r < chunk->rowCount(); ++r)
-      if (single || seen.insert(rowNumber(*chunk, r)).second) updateRow(undo, table, batch, SourceRow(*chunk, r));
+      if (single || seen.insert(rowNumber(*chunk, r)).second) updateRow(undo, table, batch, ChunkRow(*chunk, r));
   txn::finishUpdate(table, batch);
   return batch.rows.size();
 }
@@ -238,7 +250,7 @@ void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, c
       PhaseTimes ignored;
       Execution ex = compileAndRun(check, {}, cancel, ignored);
       for (auto& chunk : ex.ctx->takeResults())
-        for (uint64_t r = 0; r < chunk->rowCount(); ++r) requireChecks(table, SourceRow(*chunk, r), 1, rowNumber(*chunk, r));
+        for (uint64_t r = 0; r < chunk->rowCount(); ++r) requireChecks(table, ChunkRow(*chunk, r), 1, rowNumber(*chunk, r));
     } catch (...) {
       table.truncate(first);  // nothing indexed or logged yet
       throw;
