@@ -69,7 +69,7 @@ Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint3
       heap_(std::make_unique<StringHeap>()) {
   for (uint32_t c = 0; c < columns_.size(); ++c)
     layout_.push_back({columnOffset(c), columns_[c].type.nullable ? nullOffset(c) : 0, columns_[c].type.byteWidth(),
-                       columns_[c].type.isString()});
+                       columns_[c].type.isString(), columns_[c].type.nullable});
 }
 
 StringRef Table::copyToHeap(StringRef s) { return StringRef::make(heap_->add(s.data(), s.len), s.len); }

@@ -108,6 +108,26 @@ class Table {
       std::memcpy(dst, src, l.width);
     }
   }
+  // The same over a value a row holds already (an UPDATE's): its NULL bit is cleared first.
+  void overwrite(RowSlot at, uint32_t column, const void* src) {
+    const Layout& l = layout_[column];
+    if (src && l.nullable) at.base[l.nullOffset + (at.r >> 3)] &= static_cast<char>(~(1u << (at.r & 7)));
+    put(at, column, src);
+  }
+  // A value's physical bytes (its width of 16) and then, at out[16], whether it is NULL: the form
+  // the undo log keeps (engine/txn). A NULL's bytes are left unwritten.
+  void save(RowSlot at, uint32_t column, uint8_t* out) const {
+    const Layout& l = layout_[column];
+    bool null = l.nullable && ((at.base[l.nullOffset + (at.r >> 3)] >> (at.r & 7)) & 1);
+    const char* v = at.base + l.offset + static_cast<size_t>(at.r) * l.width;
+    if (!null) {
+      if (l.width == 16) std::memcpy(out, v, 16);
+      else if (l.width == 8) std::memcpy(out, v, 8);
+      else if (l.width == 4) std::memcpy(out, v, 4);
+      else std::memcpy(out, v, l.width);
+    }
+    out[16] = null;
+  }
   // setValue for a row that may hold a value already (UPDATE, undo): also clears its NULL bit,
   // which beginRow() does for new rows, so appends do not pay for it.
   void overwriteValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
@@ -171,7 +191,7 @@ class Table {
   struct Layout {
     size_t offset, nullOffset;
     uint32_t width;
-    bool string;
+    bool string, nullable;
   };
   std::vector<Layout> layout_;
   StringRef copyToHeap(StringRef s);

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "engine/catalog/catalog.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/util/error.hpp"
@@ -99,4 +101,23 @@ TEST_CASE("a row appended value by value (Table::put) reads back as written, NUL
     wrong += ok ? 0 : 1;
   }
   CHECK(wrong == 0);
+  // An UPDATE's overwrite turns NULL into a value and back; save() keeps a value's bytes and NULL.
+  Table::RowSlot at = t.slotOf(Table::kChunkRows + 5);  // i = 65541: s is NULL (i % 3 == 0)
+  REQUIRE(t.getValue(Table::kChunkRows + 5, 1).isNull());
+  StringRef s = StringRef::make("now a long value, not NULL");
+  t.overwrite(at, 1, &s);
+  CHECK(t.getValue(Table::kChunkRows + 5, 1).asString() == "now a long value, not NULL");
+  uint8_t saved[17];
+  t.save(at, 1, saved);
+  CHECK(saved[16] == 0);
+  t.overwrite(at, 1, nullptr);
+  CHECK(t.getValue(Table::kChunkRows + 5, 1).isNull());
+  t.save(at, 1, saved);
+  CHECK(saved[16] == 1);
+  int32_t d = 77;
+  t.overwrite(at, 2, &d);
+  t.save(at, 2, saved);
+  int32_t back = 0;
+  std::memcpy(&back, saved, 4);
+  CHECK((back == 77 && saved[16] == 0));
 }

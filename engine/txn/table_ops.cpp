@@ -107,9 +107,7 @@ void checkNotReferenced(const Table& t, const ForeignKey& fk, const std::vector<
 void saveValue(const Table& table, uint64_t row, uint32_t column, uint8_t* out) {
   // A NULL's value bytes are never read back (restoreValue writes the NULL), nor those past the
   // column's width: only what is read is written.
-  bool null = table.isNull(row, column);
-  if (!null) std::memcpy(out, table.valuePtr(row, column), table.columns()[column].type.byteWidth());
-  out[16] = null;
+  table.save(table.slotOf(row), column, out);
 }
 
 void unindexAndTruncate(Table& table, uint64_t first) {
@@ -240,7 +238,8 @@ UpdateBatch beginUpdate(Table& table, const std::vector<uint32_t>& columns) {
 void updateRow(UndoLog& undo, Table& table, UpdateBatch& b, uint64_t row, const void* const* values, const bool* nulls) {
   for (uint32_t c : b.columns) undo.logUpdate(table, row, c);
   for (Index* idx : b.touched) idx->erase(row);
-  for (size_t i = 0; i < b.columns.size(); ++i) table.overwriteValue(row, b.columns[i], values[i], nulls[i]);
+  Table::RowSlot at = table.slotOf(row);
+  for (size_t i = 0; i < b.columns.size(); ++i) table.overwrite(at, b.columns[i], nulls[i] ? nullptr : values[i]);
   for (Index* idx : b.touched) idx->insert(row, true);
   b.rows.push_back(row);
 }
