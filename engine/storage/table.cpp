@@ -85,10 +85,7 @@ uint64_t Table::beginRow() {
     chunkBase_ = bases_.data();
     if (huge) prefaultInBackground(chunks_.back()->mapping, roundToHugePages(chunks_.back()->bytes));
   }
-  Chunk& c = *chunks_.back();
-  uint32_t r = c.rows++;
-  for (auto* bitmap : c.nulls)
-    if (bitmap) bitmap[r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
+  ++chunks_.back()->rows;  // its NULL bits are clear: new memory is zero, and truncate clears them
   return rows_++;
 }
 
@@ -162,6 +159,13 @@ void Table::appendRow(const Value* values) {
 
 void Table::truncate(uint64_t rows) {
   if (rows >= rows_) return;
+  // The rows that go leave their NULL bits clear for the rows appended there later (beginRow
+  // does not clear them); rows of chunks that go entirely go with their memory.
+  if (uint32_t first = static_cast<uint32_t>(rows % kChunkRows)) {  // a chunk kept in part
+    Chunk& c = *chunks_[rows / kChunkRows];
+    for (uint8_t* bitmap : c.nulls)
+      for (uint32_t r = first; bitmap && r < c.rows; ++r) bitmap[r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
+  }
   size_t keepChunks = static_cast<size_t>((rows + kChunkRows - 1) / kChunkRows);
   chunks_.resize(keepChunks);
   bases_.resize(keepChunks);

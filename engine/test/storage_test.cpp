@@ -52,6 +52,10 @@ TEST_CASE("tables append across chunks and truncate back exactly") {
   t.appendRow(row);
   CHECK(t.getValue(10, 0).asInt() == -1);
   CHECK_FALSE(t.getValue(10, 1).isNull());  // the reused slot's NULL bit was cleared
+  REQUIRE(t.getValue(9, 1).isNull());  // 9 % 3 == 0: NULL
+  t.truncate(9);
+  t.appendRow(row);
+  CHECK_FALSE(t.getValue(9, 1).isNull());  // truncate cleared the bit of the row it took back
 }
 
 TEST_CASE("a string longer than a quarter heap block gets a block of its own and the heap goes on") {
