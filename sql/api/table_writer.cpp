@@ -1,5 +1,6 @@
 #include "sql/api/table_writer.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "engine/index/index.hpp"
@@ -231,12 +232,24 @@ const txn::UpdateBatch& updateBatchOf(CompiledStatement& update) {
 
 uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype) {
   txn::UpdateBatch batch = prototype;
-  // A row is updated once, whatever joins did (one row needs no set).
-  std::unordered_set<uint64_t> seen;
-  bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
+  // A row is updated once, whatever joins did: the rows so far are searched while few (an
+  // order's lines), then hashed.
+  constexpr size_t kFew = 32;
+  boost::container::small_vector<uint64_t, kFew> few;
+  std::unordered_set<uint64_t> many;
+  auto firstTime = [&](uint64_t row) {
+    if (!many.empty()) return many.insert(row).second;
+    if (std::find(few.begin(), few.end(), row) != few.end()) return false;
+    if (few.size() < kFew) {
+      few.push_back(row);
+      return true;
+    }
+    many.insert(few.begin(), few.end());
+    return many.insert(row).second;
+  };
   for (auto& chunk : chunks)
     for (uint64_t r = 0; r < chunk->rowCount(); ++r)
-      if (single || seen.insert(rowNumber(*chunk, r)).second) updateRow(undo, table, batch, ChunkRow(*chunk, r));
+      if (firstTime(rowNumber(*chunk, r))) updateRow(undo, table, batch, ChunkRow(*chunk, r));
   txn::finishUpdate(table, batch);
   return batch.rows.size();
 }
