@@ -63,6 +63,7 @@ class IndexKey {
   bool nullable_ = false;          // some key column may hold NULL
   std::vector<uint32_t> encodedEnd_;  // where each column's encoding ends, UINT32_MAX from a string on
   uint32_t probeBytes_ = 0;
+  bool int32Words_ = false;  // every key column INTEGER or DATE: encoded word by word, no dispatch
 };
 
 }  // namespace hyrax
