@@ -463,7 +463,7 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
   auto fits = [&](size_t i) {
     const Value& v = args[i];
     const SqlType& to = p->slotTypes[i];
-    return v.isNull() || v.type().sameAs(to.withNullable(false)) || v.type().sameAs(to);
+    return v.isNull() || v.type().sameAs(to);  // (sameAs ignores nullability)
   };
   bool convert = false;
   for (size_t i = 0; i < args.size(); ++i) convert = convert || !fits(i);
