@@ -3,6 +3,7 @@
 // running scans stay valid). Fixed-width values in plain arrays; NULLs in a per-chunk bitmap per
 // nullable column (bit set = NULL; no bitmap for NOT NULL columns); strings as StringRef whose long
 // characters live in the table's string heap.
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -92,7 +93,8 @@ class Table {
   void put(RowSlot at, uint32_t column, const void* src) {
     const Layout& l = layout_[column];
     char* dst = at.base + l.offset + static_cast<size_t>(at.r) * l.width;
-    if (!src) {  // (a nullable column: callers check NOT NULL first)
+    if (!src) {
+      assert(l.nullable && "callers check NOT NULL before they write a NULL");
       std::memset(dst, 0, l.width);
       at.base[l.nullOffset + (at.r >> 3)] |= static_cast<char>(1u << (at.r & 7));
     } else if (l.width == 16) {  // strings only
