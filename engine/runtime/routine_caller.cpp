@@ -4,6 +4,7 @@
 
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/txn/table_ops.hpp"
 #include "engine/util/error.hpp"
 
 using namespace hyrax;
@@ -14,6 +15,7 @@ int32_t hyrax_rt_call_routine(QueryContext* ctx, const char* name, const uint8_t
   try {
     RoutineCaller* caller = RoutineCallerScope::current();
     if (!caller) throw Error(sqlstate::FeatureNotSupported, std::string("function ") + name + " cannot be called here");
+    txn::QueryRowsPinned pinned;  // the calling query holds row numbers: no DELETE may move rows
     caller->call(*ctx, name, args, count, out);
     return 0;
   } catch (const Error& e) {

@@ -173,7 +173,13 @@ void restoreValue(Table& table, uint64_t row, uint32_t column, const uint8_t* sa
     if (idx->covers(column)) idx->insert(row, true);
 }
 
+thread_local int QueryRowsPinned::depth_ = 0;
+
 void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows) {
+  if (QueryRowsPinned::active() && !rows.empty())
+    throw Error(sqlstate::FeatureNotSupported, "cannot delete rows of \"" + table.name() +
+                                                   "\" in a function called by a query")
+        .withDetail("The query holds rows a DELETE would move. Call the function alone (SELECT f(...) or CALL).");
   // Largest first: the last row moved into a hole is then never one still to be deleted.
   std::sort(rows.begin(), rows.end(), std::greater<>());
   struct Gone {

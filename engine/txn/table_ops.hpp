@@ -26,7 +26,23 @@ void finishAppend(UndoLog& undo, Table& table, uint64_t first);
 
 // Deletes the rows (any order, no duplicates): each hole is filled by the table's last row.
 // Afterwards checks that no FOREIGN KEY still references a deleted key (23503).
+// Refused (0A000) inside a stored function that a query calls per row (QueryRowsPinned): the
+// query holds row numbers, and moving a row under it would make it read or write the wrong row,
+// or a chunk no longer there.
 void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows);
+
+// Held by the runtime while generated code's query calls a stored function for a row.
+class QueryRowsPinned {
+ public:
+  QueryRowsPinned() { ++depth_; }
+  ~QueryRowsPinned() { --depth_; }
+  QueryRowsPinned(const QueryRowsPinned&) = delete;
+  QueryRowsPinned& operator=(const QueryRowsPinned&) = delete;
+  static bool active() { return depth_ > 0; }
+
+ private:
+  static thread_local int depth_;
+};
 
 // Overwrites `columns` of `row` with `values[i]` (physical representation, `nulls[i]`). Call
 // finishUpdate once all rows of the statement are written; only then are UNIQUE and FOREIGN KEY
