@@ -247,6 +247,8 @@ int tpcc(int argc, char** argv) {
       "stop each engine after this many transactions if the duration has not passed (0: no limit)")(
       "peers", po::value<std::string>()->default_value(""), "also run it on: sqlite, postgres (comma-separated)")(
       "seed", po::value<uint64_t>()->default_value(42), "random seed (the same inputs for every engine)")(
+      "warmup", po::value<double>()->default_value(1),
+      "seconds of the mix each engine runs first, not counted (TPC-C's ramp-up: first calls compile and plan)")(
       "terminals", po::value<int>()->default_value(2),
       "hyrax's clients, each a connection with one transaction under way; their calls queue at the one OLTP thread")(
       "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
@@ -289,6 +291,12 @@ int tpcc(int argc, char** argv) {
     double ms = e->load(schema, procedures, data);
     std::printf("%s: loaded in %.0f ms (%.0f rows/s)\n", e->name().c_str(), ms, static_cast<double>(data.rows) / ms * 1000);
     violations += checkConsistency(*e, "before the run");
+    if (double warmup = vm["warmup"].as<double>(); warmup > 0) {
+      Stats w = runMix(*e, warehouses, warmup, 0, seed + 1, date);  // other inputs than the run's
+      std::printf("%s: warm-up: %llu transactions in %.1f s, not counted\n", e->name().c_str(),
+                  static_cast<unsigned long long>(w.total()), w.seconds);
+      errors += w.errors;
+    }
     Stats s = runMix(*e, warehouses, duration, vm["transactions"].as<uint64_t>(), seed, date);
     report(e->name(), s);
     violations += checkConsistency(*e, "after the run");
