@@ -49,7 +49,6 @@ class QueryContext {
   void reset(const std::vector<SqlType>& resultTypes) {
     if (dirty_) resetSlow();  // inline for the common case: the statement before left nothing
     resultTypes_ = &resultTypes;
-    rowsWritten_ = 0;
   }
   // Makes a context that finished a procedure call ready for the next call: the arena too is
   // cleared, and the cancel flag is the new caller's.
@@ -71,7 +70,8 @@ class QueryContext {
   const std::vector<SqlType>& resultTypes() const { return *resultTypes_; }
 
   // The undo log of the transaction a write statement's plan writes rows in (RowWriter), set by
-  // whoever runs it; and the rows those writers applied since the context was made or reset.
+  // whoever runs it; and the rows those writers applied in this context (a statement's count:
+  // runStatement makes a context per run).
   void setUndo(UndoLog* undo) { undo_ = undo; }
   UndoLog& undo() const { return *undo_; }
   void countWritten() { ++rowsWritten_; }

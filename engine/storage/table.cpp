@@ -34,42 +34,30 @@ void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string&
 // touches one page per column). Pages are touched only when rows arrive. A table's first chunk
 // starts on small pages, so a table of a few rows holds a few pages; when it fills, and for every
 // chunk after it, huge pages (engine/util/huge_pages.hpp).
-Table::Chunk::Chunk(const std::vector<ColumnDef>& cols, bool huge) {
-  for (auto& c : cols) bytes += static_cast<size_t>(c.type.byteWidth()) * kChunkRows + (c.type.nullable ? kChunkRows / 8 : 0);
-  bytes = std::max<size_t>(bytes, 1);  // a table without columns still has rows
+Table::Chunk::Chunk(const std::vector<Layout>& layout, size_t size, bool huge) : bytes(size) {
   mapping = mapAligned(bytes, huge);
   char* at = static_cast<char*>(mapping);
-  for (auto& c : cols) {
-    data.push_back(at);
-    at += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
-  }
-  for (auto& c : cols) {
-    nulls.push_back(c.type.nullable ? reinterpret_cast<uint8_t*>(at) : nullptr);
-    if (c.type.nullable) at += kChunkRows / 8;
+  for (const Layout& l : layout) {
+    data.push_back(at + l.offset);
+    nulls.push_back(l.nullable ? reinterpret_cast<uint8_t*>(at + l.nullOffset) : nullptr);
   }
 }
 
 Table::Chunk::~Chunk() { munmap(mapping, roundToHugePages(bytes)); }
 
-size_t Table::columnOffset(uint32_t column) const {
-  size_t at = 0;
-  for (uint32_t c = 0; c < column; ++c) at += static_cast<size_t>(columns_[c].type.byteWidth()) * kChunkRows;
-  return at;
-}
-
-size_t Table::nullOffset(uint32_t column) const {
-  size_t at = columnOffset(static_cast<uint32_t>(columns_.size()));
-  for (uint32_t c = 0; c < column; ++c)
-    if (columns_[c].type.nullable) at += kChunkRows / 8;
-  return at;
-}
-
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
       heap_(std::make_unique<StringHeap>()) {
-  for (uint32_t c = 0; c < columns_.size(); ++c)
-    layout_.push_back({columnOffset(c), columns_[c].type.nullable ? nullOffset(c) : 0, columns_[c].type.byteWidth(),
-                       columns_[c].type.isString(), columns_[c].type.nullable});
+  for (auto& c : columns_) {
+    layout_.push_back({chunkBytes_, 0, c.type.byteWidth(), c.type.isString(), c.type.nullable});
+    chunkBytes_ += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
+  }
+  for (Layout& l : layout_)
+    if (l.nullable) {
+      l.nullOffset = chunkBytes_;
+      chunkBytes_ += kChunkRows / 8;
+    }
+  chunkBytes_ = std::max<size_t>(chunkBytes_, 1);  // a table without columns still has rows
 }
 
 StringRef Table::copyToHeap(StringRef s) { return StringRef::make(heap_->add(s.data(), s.len), s.len); }
@@ -80,7 +68,7 @@ uint64_t Table::beginRow() {
   if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
     if (chunks_.size() == 1) adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
     bool huge = !chunks_.empty();  // a table past its first chunk is a big one
-    chunks_.push_back(std::make_unique<Chunk>(columns_, huge));
+    chunks_.push_back(std::make_unique<Chunk>(layout_, chunkBytes_, huge));
     bases_.push_back(static_cast<char*>(chunks_.back()->mapping));
     chunkBase_ = bases_.data();
     if (huge) prefaultInBackground(chunks_.back()->mapping, roundToHugePages(chunks_.back()->bytes));
@@ -90,31 +78,11 @@ uint64_t Table::beginRow() {
 }
 
 void Table::setValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString) {
-  Chunk& c = *chunks_[row / kChunkRows];
-  uint32_t r = static_cast<uint32_t>(row % kChunkRows);
-  const SqlType& t = columns_[column].type;
-  char* dst = static_cast<char*>(c.data[column]) + static_cast<size_t>(r) * t.byteWidth();
-  if (isNull) {
-    std::memset(dst, 0, t.byteWidth());
-    c.nulls[column][r >> 3] |= static_cast<uint8_t>(1u << (r & 7));
-    return;
-  }
-  if (t.isString() && copyString) {
-    StringRef s;
-    std::memcpy(static_cast<void*>(&s), src, sizeof(s));
-    if (!s.isInline()) s = StringRef::make(heap_->add(s.data(), s.len), s.len);
-    std::memcpy(dst, &s, sizeof(s));
-  } else {
-    std::memcpy(dst, src, t.byteWidth());
-  }
+  put(slotOf(row), column, isNull ? nullptr : src, copyString);
 }
 
 void Table::overwriteValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString) {
-  if (uint8_t* bitmap = chunks_[row / kChunkRows]->nulls[column]) {
-    uint32_t r = static_cast<uint32_t>(row % kChunkRows);
-    bitmap[r >> 3] &= static_cast<uint8_t>(~(1u << (r & 7)));
-  }
-  setValue(row, column, src, isNull, copyString);
+  overwrite(slotOf(row), column, isNull ? nullptr : src, copyString);
 }
 
 void Table::copyRow(uint64_t from, uint64_t to) {

@@ -68,8 +68,8 @@ class Table {
   // (the address chunkBases() returns stays fixed as chunks come and go); column c's values
   // start columnOffset(c) bytes into it, its NULL bitmap (nullable columns) nullOffset(c) bytes.
   char* const* const* chunkBases() const { return &chunkBase_; }
-  size_t columnOffset(uint32_t column) const;
-  size_t nullOffset(uint32_t column) const;
+  size_t columnOffset(uint32_t column) const { return layout_[column].offset; }
+  size_t nullOffset(uint32_t column) const { return layout_[column].nullOffset; }
 
   // Appending rows. Callers validate values first (types, NOT NULL, lengths); append copies long
   // strings into the string heap. Appends are undone by truncate(rowsBefore), which is how a failed
@@ -82,7 +82,8 @@ class Table {
   // copied or an old value restored).
   void setValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
   // setValue for a row beginRow() just gave, inline (an INSERT's values, column by column):
-  // `at` is slotOf(row); `src` nullptr for NULL; long strings are copied into the heap.
+  // `at` is slotOf(row); `src` nullptr for NULL; long strings are copied into the heap unless
+  // `copyString` is false (setValue's).
   struct RowSlot {
     char* base;  // the row's chunk
     uint32_t r;  // the row in it
@@ -90,7 +91,7 @@ class Table {
   RowSlot slotOf(uint64_t row) const {
     return {static_cast<char*>(chunks_[row / kChunkRows]->mapping), static_cast<uint32_t>(row % kChunkRows)};
   }
-  void put(RowSlot at, uint32_t column, const void* src) {
+  void put(RowSlot at, uint32_t column, const void* src, bool copyString = true) {
     const Layout& l = layout_[column];
     char* dst = at.base + l.offset + static_cast<size_t>(at.r) * l.width;
     if (!src) {
@@ -100,7 +101,7 @@ class Table {
     } else if (l.width == 16) {  // strings only
       StringRef s;
       std::memcpy(static_cast<void*>(&s), src, sizeof s);
-      if (l.string && !s.isInline()) s = copyToHeap(s);
+      if (l.string && copyString && !s.isInline()) s = copyToHeap(s);
       std::memcpy(dst, &s, sizeof s);
     } else if (l.width == 8) {
       std::memcpy(dst, src, 8);
@@ -111,10 +112,10 @@ class Table {
     }
   }
   // The same over a value a row holds already (an UPDATE's): its NULL bit is cleared first.
-  void overwrite(RowSlot at, uint32_t column, const void* src) {
+  void overwrite(RowSlot at, uint32_t column, const void* src, bool copyString = true) {
     const Layout& l = layout_[column];
     if (src && l.nullable) at.base[l.nullOffset + (at.r >> 3)] &= static_cast<char>(~(1u << (at.r & 7)));
-    put(at, column, src);
+    put(at, column, src, copyString);
   }
   // A value's physical bytes (its width of 16) and then, at out[16], whether it is NULL: the form
   // the undo log keeps (engine/txn). A NULL's bytes are left unwritten.
@@ -130,8 +131,8 @@ class Table {
     }
     out[16] = null;
   }
-  // setValue for a row that may hold a value already (UPDATE, undo): also clears its NULL bit,
-  // which beginRow() does for new rows, so appends do not pay for it.
+  // setValue for a row that may hold a value already (UPDATE, undo): also clears its NULL bit
+  // (a new row's bits are clear already, so appends do not pay for it).
   void overwriteValue(uint64_t row, uint32_t column, const void* src, bool isNull, bool copyString = true);
   void truncate(uint64_t rows);
   // Copies every column of row `from` over row `to` (a delete moving the last row into a hole).
@@ -172,6 +173,13 @@ class Table {
   void setStatistics(TableStatistics s) { stats_ = std::make_shared<const TableStatistics>(std::move(s)); }
 
  private:
+  // Where each column lives in a chunk (its values, then every nullable column's NULL bitmap),
+  // made once by the constructor: chunks, put() and generated code all follow it.
+  struct Layout {
+    size_t offset, nullOffset;  // nullOffset: nullable columns only
+    uint32_t width;
+    bool string, nullable;
+  };
   // A chunk's columns (then their NULL bitmaps) are slices of one private anonymous mapping
   // (table.cpp says why).
   struct Chunk {
@@ -180,7 +188,7 @@ class Table {
     void* mapping = nullptr;
     size_t bytes = 0;
     uint32_t rows = 0;
-    Chunk(const std::vector<ColumnDef>& cols, bool huge);
+    Chunk(const std::vector<Layout>& layout, size_t bytes, bool huge);
     ~Chunk();
     Chunk(const Chunk&) = delete;
     Chunk& operator=(const Chunk&) = delete;
@@ -189,13 +197,8 @@ class Table {
   std::vector<ColumnDef> columns_;
   std::vector<uint32_t> primaryKey_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
-  // Where each column lives in a chunk (columnOffset, nullOffset) and its width, for put().
-  struct Layout {
-    size_t offset, nullOffset;
-    uint32_t width;
-    bool string, nullable;
-  };
   std::vector<Layout> layout_;
+  size_t chunkBytes_ = 0;
   StringRef copyToHeap(StringRef s);
   std::vector<char*> bases_;      // each chunk's mapping, as generated code finds it
   char** chunkBase_ = nullptr;    // bases_.data()

@@ -110,9 +110,9 @@ void appendRow(Table& table, const InsertTargets& targets, const SourceRow& src)
         table.put(at, c, nullptr);  // (a NOT NULL column left out failed the statement already)
         continue;
       }
-      uint64_t next = 0;  // SERIAL / IDENTITY left out: the next number
-      nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, &next);
-      table.put(at, c, &next);
+      uint64_t next[2] = {0, 0};  // SERIAL / IDENTITY left out: the next number (a value slot's size)
+      nextSequenceValue(*cols[c].sequence, cols[c].type, cols[c].name, next);
+      table.put(at, c, next);
       continue;
     }
     uint32_t from = static_cast<uint32_t>(t.src);
