@@ -161,7 +161,10 @@ void SerialExecutor::loop() {
       lock.unlock();
       bool more = spinFor([&] { return submitted_.load(std::memory_order_acquire) != seen; });
       lock.lock();
-      if (!more && queue_.empty() && !stopping_) workReady_.wait(lock);
+      // Sleep unless new work came: a queue of tasks that wait for another session's transaction
+      // block is no reason to stay awake. submit() counts under the mutex and then wakes the
+      // executor, so a count unchanged here means its wake-up is still to come.
+      if (!more && submitted_.load(std::memory_order_relaxed) == seen && !stopping_) workReady_.wait(lock);
       continue;
     }
     next->started = true;
