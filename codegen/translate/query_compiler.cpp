@@ -9,6 +9,10 @@
 
 namespace hyrax::codegen {
 
+// State slots kept on the stack when a query runs: the few a transaction's statements need
+// (thousands of runs a second, no allocation); more go to the heap.
+constexpr uint32_t kStackStateSlots = 16;
+
 struct CompiledQuery::Impl {
   using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
   std::deque<std::string> strings;  // long string constants the code points at
@@ -24,10 +28,10 @@ CompiledQuery::~CompiledQuery() = default;
 
 void CompiledQuery::run(QueryContext& ctx) const {
   // On the stack for the usual few slots: a transaction's statements run thousands of times a second.
-  void* small[16] = {};  // 128 bytes zeroed by a few vector stores, no memset call
+  void* small[kStackStateSlots] = {};  // zeroed by a few vector stores, no memset call
   std::unique_ptr<void*[]> large;
   void** state = small;
-  if (impl_->stateSlots > 16) {
+  if (impl_->stateSlots > kStackStateSlots) {
     large = std::make_unique<void*[]>(impl_->stateSlots);  // zeroed
     state = large.get();
   }

@@ -147,6 +147,10 @@ ColumnStatistics ColumnStatisticsBuilder::finish(uint64_t rows) const {
   return cs;
 }
 
+// Below this many rows a column's statistics take well under a millisecond, less than starting
+// a thread for it.
+constexpr uint64_t kParallelMinRows = 100'000;
+
 TableStatistics gatherStatistics(const Table& table) {
   auto& t = const_cast<Table&>(table);  // chunk accessors are non-const; nothing is written
   TableStatistics s;
@@ -159,7 +163,7 @@ TableStatistics gatherStatistics(const Table& table) {
     for (uint32_t c; (c = next.fetch_add(1)) < columns;) s.columns[c] = columnStatistics(t, c);
   };
   unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), columns));
-  if (s.rows < 100000) threads = 1;  // not worth a thread
+  if (s.rows < kParallelMinRows) threads = 1;
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
   work();

@@ -1,7 +1,7 @@
 #pragma once
 // The serial OLTP executor: one thread runs every statement and transaction, one after another,
 // so transactions need no locks or latches (HyPer's model). Sessions (the shell's connection, the
-// server's, the bench's) submit work through run() and wait for it.
+// bench's terminals) submit work through run() and wait for it.
 //
 // A session with an open transaction block (BEGIN ... COMMIT) holds the executor: until it
 // releases it, only its own work runs, and other sessions' work waits in the queue, up to the lock

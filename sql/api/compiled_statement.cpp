@@ -19,9 +19,12 @@ std::vector<SqlType> outputTypes(const plan::QueryPlan& p) {
 }
 
 // Long-running queries get the full LLVM pipeline; short ones the quick one (compile time
-// dominates them).
+// dominates them). The full pipeline costs some 10-30 ms more; a scan of this many rows takes
+// about as long again unoptimized, so beyond it the optimization pays for itself in one run.
+constexpr double kFullOptimizationMinRows = 50'000;
+
 bool worthFullOptimization(const plan::Operator& op) {
-  if (op.kind == plan::OpKind::TableScan && op.estimatedRows > 50'000) return true;
+  if (op.kind == plan::OpKind::TableScan && op.estimatedRows > kFullOptimizationMinRows) return true;
   for (auto& c : op.children)
     if (worthFullOptimization(*c)) return true;
   return false;

@@ -1,6 +1,6 @@
 #pragma once
 // The public API of hyrax: a Database (the in-memory state) and Connections (sessions) that run
-// SQL on it. The shell, the sqllogictest runner, the server and the bench all go through this.
+// SQL on it. The shell, the sqllogictest runner and the bench all go through this.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
