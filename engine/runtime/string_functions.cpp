@@ -14,14 +14,12 @@ using namespace hyrax;
 
 namespace {
 
-bool continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
 // Byte offset of character `n` (0-based) in s, or s.size() when s has fewer characters.
 size_t byteOfChar(std::string_view s, uint64_t n) {
   size_t i = 0;
   while (i < s.size() && n > 0) {
     ++i;
-    while (i < s.size() && continuation(s[i])) ++i;
+    while (i < s.size() && utf8Continuation(s[i])) ++i;
     --n;
   }
   return i;
@@ -29,7 +27,7 @@ size_t byteOfChar(std::string_view s, uint64_t n) {
 
 uint64_t charCount(std::string_view s) {
   uint64_t n = 0;
-  for (char c : s) n += !continuation(c);
+  for (char c : s) n += !utf8Continuation(c);
   return n;
 }
 

@@ -11,15 +11,13 @@ using namespace hyrax;
 
 namespace {
 
-bool continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
 // Matches SQL LIKE iteratively: on a mismatch after '%', retry one character further (the single
 // backtrack point makes it linear-ish, never exponential). '_' is one character, a UTF-8 code
 // point of one to four bytes, and the retries start on character boundaries only.
 bool like(std::string_view s, std::string_view p) {
   size_t si = 0, pi = 0, starP = std::string_view::npos, starS = 0;
   auto nextChar = [&](size_t i) {
-    for (++i; i < s.size() && continuation(s[i]);) ++i;
+    for (++i; i < s.size() && utf8Continuation(s[i]);) ++i;
     return i;
   };
   while (si < s.size()) {

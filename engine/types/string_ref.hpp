@@ -75,4 +75,8 @@ inline uint64_t hashShortString(uint64_t lo, uint64_t hi) {
   return h ^ (h >> 32);
 }
 
+// Strings are UTF-8: a character is a lead byte and up to three continuation bytes (10xxxxxx),
+// so functions that count characters skip these.
+inline bool utf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
 }  // namespace hyrax
