@@ -515,6 +515,9 @@ uint64_t ArtIndex::insert(uint64_t row, bool allowDuplicate) {
   if (key().rowHasNull(row)) return kNoRow;
   KeyBytes k;
   key().encodeRow(row, k);
+  if (k.size() > kMaxKeyBytes)
+    throw Error(sqlstate::ProgramLimitExceeded, "index row size " + std::to_string(k.size()) + " exceeds the maximum " +
+                                                    std::to_string(kMaxKeyBytes) + " for index \"" + name() + "\"");
   size_t unique = this->unique() && !allowDuplicate ? k.size() : 0;
   appendRow(row, k);
   if (uint64_t other = insertEntry(k, row, unique); other != kNoRow) return other;  // one descent

@@ -23,6 +23,11 @@ class ArtIndex final : public Index {
   ArtIndex(std::string name, const Table& table, std::vector<uint32_t> columns, bool unique);
   ~ArtIndex() override;
 
+  // The longest key an entry may have, in encoded bytes: a longer one fails with 54000, as in
+  // PostgreSQL (whose B-tree allows 2,704 bytes). The tree's depth, and so the recursion of its
+  // walks (erase, range scans, freeing), grows with the bytes keys share; the cap bounds it.
+  static constexpr size_t kMaxKeyBytes = 4096;
+
   uint64_t insert(uint64_t row, bool allowDuplicate = false) override;
   void erase(uint64_t row) override;
   void relocate(uint64_t from, uint64_t to) override;

@@ -243,10 +243,34 @@ UpdateBatch beginUpdate(Table& table, const std::vector<uint32_t>& columns) {
 
 void updateRow(UndoLog& undo, Table& table, UpdateBatch& b, uint64_t row, const void* const* values, const bool* nulls) {
   for (uint32_t c : b.columns) undo.logUpdate(table, row, c);
-  for (Index* idx : b.touched) idx->erase(row);
   Table::RowSlot at = table.slotOf(row);
-  for (size_t i = 0; i < b.columns.size(); ++i) table.overwrite(at, b.columns[i], nulls[i] ? nullptr : values[i]);
-  for (Index* idx : b.touched) idx->insert(row, true);
+  auto write = [&] {
+    for (size_t i = 0; i < b.columns.size(); ++i) table.overwrite(at, b.columns[i], nulls[i] ? nullptr : values[i]);
+  };
+  if (b.touched.empty()) {
+    write();
+    b.rows.push_back(row);
+    return;
+  }
+  // A key column changes: the row leaves its indexes and comes back under the new key. An index
+  // may refuse that key (too long: 54000); then the row gets its old values and keys back before
+  // the error goes on, so the statement's undo finds the row as its entries expect it.
+  std::vector<uint8_t> old(b.columns.size() * kSavedValueBytes);
+  for (size_t i = 0; i < b.columns.size(); ++i) saveValue(table, row, b.columns[i], &old[i * kSavedValueBytes]);
+  for (Index* idx : b.touched) idx->erase(row);
+  write();
+  size_t inserted = 0;
+  try {
+    for (; inserted < b.touched.size(); ++inserted) b.touched[inserted]->insert(row, true);
+  } catch (...) {
+    for (size_t i = 0; i < inserted; ++i) b.touched[i]->erase(row);
+    for (size_t i = 0; i < b.columns.size(); ++i) {
+      const uint8_t* v = &old[i * kSavedValueBytes];
+      table.overwriteValue(row, b.columns[i], v, v[16] != 0, false);  // as the undo log restores it
+    }
+    for (Index* idx : b.touched) idx->insert(row, true);
+    throw;
+  }
   b.rows.push_back(row);
 }
 

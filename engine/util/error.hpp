@@ -20,6 +20,7 @@ inline constexpr const char* DatatypeMismatch = "42804";
 inline constexpr const char* GroupingError = "42803";
 inline constexpr const char* InvalidColumnReference = "42P10";
 inline constexpr const char* TooComplex = "54001";
+inline constexpr const char* ProgramLimitExceeded = "54000";
 inline constexpr const char* DivisionByZero = "22012";
 inline constexpr const char* NumericOutOfRange = "22003";
 inline constexpr const char* StringTooLong = "22001";
