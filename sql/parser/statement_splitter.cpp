@@ -4,6 +4,21 @@
 
 namespace hyrax {
 
+namespace {
+
+// Whether `s` holds nothing but blanks and comments (an unterminated string or comment is more).
+bool onlyComments(std::string_view s) {
+  if (s.empty()) return true;
+  if (s[0] != '-' && s[0] != '/') return false;  // a statement starts here: no need to lex
+  try {
+    return sqlparse::tokenize(s).size() == 1;  // just the end
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::vector<StatementText> splitStatements(std::string_view s) {
   std::vector<StatementText> out;
   SourcePos pos{1, 1};
@@ -17,7 +32,9 @@ std::vector<StatementText> splitStatements(std::string_view s) {
     while (lead < piece.size() && std::isspace(static_cast<unsigned char>(piece[lead]))) ++lead;
     sqlparse::advance(p, piece.substr(0, lead));
     piece.remove_prefix(lead);
-    if (!piece.empty()) out.push_back({std::string(piece), p.line, p.column, complete});
+    // Nothing but blanks and comments (before the ';': an empty statement, as in `;;`): no statement.
+    if (onlyComments(complete ? piece.substr(0, piece.size() - 1) : piece)) return;
+    out.push_back({std::string(piece), p.line, p.column, complete});
   };
   size_t i = 0;
   int depth = 0;
@@ -69,14 +86,7 @@ std::vector<StatementText> splitStatements(std::string_view s) {
     }
   }
   // What follows the last ';' only counts if it holds more than blanks and comments.
-  std::string_view rest = s.substr(start);
-  bool onlyComments = true;
-  try {
-    onlyComments = sqlparse::tokenize(rest).size() == 1;
-  } catch (const Error&) {
-    onlyComments = false;  // an unterminated string or comment: incomplete
-  }
-  if (!onlyComments) emit(s.size(), false);
+  emit(s.size(), false);
   return out;
 }
 

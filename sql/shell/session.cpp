@@ -78,7 +78,7 @@ std::vector<Piece> splitInput(const std::string& text, std::string& rest, bool a
     rest = copyText;
     return out;
   }
-  rest = pending.find_first_not_of(" \t\r\n") == std::string::npos ? "" : pending;
+  rest = splitStatements(pending).empty() ? "" : pending;  // blanks and comments run nothing
   return out;
 }
 
@@ -121,6 +121,13 @@ bool Session::runText(const std::string& text) {
 }
 
 bool Session::runFile(const std::string& path) {
+  // A file that includes itself (or a cycle of them) would recurse until the stack overflows.
+  constexpr int kMaxIncludeDepth = 64;
+  if (includeDepth_ >= kMaxIncludeDepth) {
+    std::cerr << "ERROR:  54001: \\i nested more than " << kMaxIncludeDepth << " levels deep (does \"" << path
+              << "\" include itself?)\n";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     std::cerr << "ERROR:  58P01: could not open file \"" << path << "\"\n";
@@ -128,7 +135,10 @@ bool Session::runFile(const std::string& path) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  return runText(ss.str());
+  ++includeDepth_;
+  bool ok = runText(ss.str());
+  --includeDepth_;
+  return ok;
 }
 
 bool Session::describe(const std::string& name) {

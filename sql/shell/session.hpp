@@ -36,6 +36,7 @@ class Session {
   Connection& con_;
   std::unique_ptr<std::ofstream> file_;
   bool quit_ = false;
+  int includeDepth_ = 0;  // files being run by \i, one inside the other
 };
 
 // Splits input into statements and meta-command lines, in order; an unfinished statement at the

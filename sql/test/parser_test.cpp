@@ -86,3 +86,16 @@ TEST_CASE("scripts split at semicolons outside quotes and comments") {
   CHECK_FALSE(parts[2].complete);
   CHECK(splitStatements("SELECT 1; -- trailing comment\n").size() == 1);
 }
+
+TEST_CASE("empty statements and comment-only text split into nothing") {
+  CHECK(splitStatements(";;;").empty());
+  CHECK(splitStatements("-- only a comment\n").empty());
+  CHECK(splitStatements("/* a; b */ ; -- c\n;").empty());
+  auto parts = splitStatements(";\nSELECT 1;;\n-1;\n/* x */ SELECT 2");
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[0].text == "SELECT 1;");
+  CHECK(parts[1].text == "-1;");
+  CHECK(parts[2].text == "/* x */ SELECT 2");
+  CHECK_FALSE(parts[2].complete);
+  CHECK(splitStatements("'unterminated; string").size() == 1);  // incomplete, not a comment
+}

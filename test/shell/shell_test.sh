@@ -72,6 +72,24 @@ check "COPY TO STDOUT" $'CREATE TABLE\nINSERT 0 2\na,b\n1,"x,y"\n2,\nCOPY 2\nx,y
 err=$(printf 'CREATE TABLE t (a INT);\nCOPY t FROM STDIN;\n1\nx\n\\.\nSELECT count(*) FROM t;\n' | "$hyrax" --csv 2>&1)
 check "a failed COPY FROM STDIN loads nothing" $'CREATE TABLE\nERROR:  22P02: COPY t, STDIN line 2, column 1 (a): invalid input syntax for type integer: "x"\ncount\n0' "$err"
 
+# Empty statements and a last line that is a comment run nothing and fail nothing (as in psql).
+printf 'SELECT 1 AS one;\n;;\n-- the end\n' > "$tmp/comment.sql"
+out=$("$hyrax" --csv -f "$tmp/comment.sql" 2>&1)
+code=$?
+check "a script ending in a comment" $'one\n1' "$out"
+check "its exit code" "0" "$code"
+out=$(printf ';;;\n' | "$hyrax" 2>&1)
+code=$?
+check "only semicolons" "" "$out"
+check "their exit code" "0" "$code"
+
+# A file that includes itself stops with an error after 64 levels instead of overflowing the stack.
+printf 'SELECT 1 AS x;\n\\i %s/self.sql\n' "$tmp" > "$tmp/self.sql"
+err=$("$hyrax" --csv -f "$tmp/self.sql" 2>&1 >/dev/null)
+code=$?
+check "self-including file" "ERROR:  54001: \\i nested more than 64 levels deep (does \"$tmp/self.sql\" include itself?)" "$err"
+check "self-including file's exit code" "1" "$code"
+
 "$hyrax" --help | grep -q -- "--command" ; check "help" "0" "$?"
 
 echo "$passes passed, $fails failed"
