@@ -8,6 +8,9 @@ namespace hyrax {
 
 namespace {
 constexpr size_t kBlock = size_t{1} << 20;  // bytes read at a time
+// The longest record: PostgreSQL's limit for a value (1 GB). Input without line breaks (a binary
+// file, /dev/zero) thus fails instead of growing the buffer until memory runs out.
+constexpr size_t kMaxRecord = size_t{1} << 30;
 }
 
 DelimitedReader::DelimitedReader(Source source, CopyFormat format) : source_(std::move(source)), format_(std::move(format)) {
@@ -27,7 +30,12 @@ bool DelimitedReader::fill() {
     size_ -= pos_;
     pos_ = 0;
   }
-  if (size_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  if (size_ == buf_.size()) {
+    if (buf_.size() >= kMaxRecord)
+      throw Error(sqlstate::ProgramLimitExceeded, "record at line " + std::to_string(line_) + " is longer than " +
+                                                      std::to_string(kMaxRecord >> 20) + " MB (is the input a text file?)");
+    buf_.resize(buf_.size() * 2);
+  }
   size_t n = source_(buf_.data() + size_, buf_.size() - size_);
   if (n == 0) eof_ = true;
   size_ += n;

@@ -327,6 +327,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                         return sql::runStatement(*compiled, undo, {}, &cancel_, times);
                       }, progress_,
                       [&](Table& table, uint64_t first) { sql::finishLoad(catalog, undo, table, first, &cancel_); }};
+      ctx.cancel = &cancel_;
       QueryResult r = executeCopy(static_cast<const ast::CopyStmt&>(*stmt), ctx);
       r.times = times;
       return r;

@@ -120,6 +120,12 @@ QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& tabl
       return got;
     };
   }
+  if (ctx.cancel)
+    source = [read = std::move(source), cancel = ctx.cancel](char* buf, size_t n) {
+      if (cancel->load(std::memory_order_relaxed))
+        throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
+      return read(buf, n);
+    };
   DelimitedReader reader(std::move(source), format);
   std::function<void(const LoadProgress&)> progress;
   if (ctx.progress)

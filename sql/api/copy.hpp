@@ -1,6 +1,7 @@
 #pragma once
 // COPY: bulk loading from and unloading to files or the client's streams, in PostgreSQL's text
 // and csv formats. Loading is engine/load's; this binds the statement and formats output.
+#include <atomic>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -22,6 +23,7 @@ struct CopyContext {
   // After COPY FROM appended rows [firstRow, end): constraints, indexes, undo log. On an error it
   // leaves the table as before the load and throws.
   std::function<void(Table&, uint64_t firstRow)> afterLoad;
+  const std::atomic<bool>* cancel = nullptr;  // set: COPY FROM stops with 57014 (checked per block read)
 };
 
 QueryResult executeCopy(const ast::CopyStmt& stmt, const CopyContext& ctx);

@@ -17,9 +17,12 @@ using namespace hyrax;
 namespace {
 
 Connection* activeConnection = nullptr;
+volatile std::sig_atomic_t interrupted = 0;
 
-// Ctrl-C cancels the running statement (the flag is an atomic the generated code polls).
+// Ctrl-C cancels the running statement (the flag is an atomic the generated code polls); at the
+// prompt it interrupts the read, and the loop below throws the line away (as psql does).
 void onInterrupt(int) {
+  interrupted = 1;
   if (activeConnection) activeConnection->cancel();
 }
 
@@ -32,7 +35,14 @@ int interactive(shell::Session& session) {
   std::string pending;
   bool ok = true;
   while (!session.quitRequested()) {
+    interrupted = 0;
     char* line = readline(pending.empty() ? "hyrax=> " : "hyrax-> ");
+    if (interrupted) {  // Ctrl-C: a fresh prompt, the unfinished statement forgotten
+      free(line);
+      pending.clear();
+      std::cout << "\n";
+      continue;
+    }
     if (!line) break;  // Ctrl-D
     std::string text = line;
     free(line);

@@ -115,6 +115,20 @@ TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(seconds < 10);  // generous on a loaded machine; uncancelled it would run for minutes
   CHECK(con.execute("SELECT count(*) FROM big").value(0, 0).asInt() == 3 * 2048);
+
+  // COPY FROM endless input (no line ever ends) is cancelled too, and loads nothing.
+  std::thread copyCanceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    con.cancel();
+  });
+  try {
+    con.execute("COPY t FROM '/dev/zero'");
+    FAIL("COPY was not cancelled");
+  } catch (const Error& e) {
+    CHECK(std::string(e.sqlstate()) == "57014");
+  }
+  copyCanceller.join();
+  CHECK(con.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
 }
 
 TEST_CASE("a function's string result stays valid while later calls of it run") {

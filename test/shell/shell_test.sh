@@ -90,6 +90,10 @@ code=$?
 check "self-including file" "ERROR:  54001: \\i nested more than 64 levels deep (does \"$tmp/self.sql\" include itself?)" "$err"
 check "self-including file's exit code" "1" "$code"
 
+# Ctrl-C at the prompt clears the line; the shell and its tables stay (it used to quit silently).
+out=$(python3 "$(dirname "$0")/ctrl_c_at_prompt.py" "$hyrax" "$tmp" | tr -d '\r' | grep -E '^ +42$|^status')
+check "Ctrl-C at the prompt" $'     42\nstatus 0' "$out"
+
 "$hyrax" --help | grep -q -- "--command" ; check "help" "0" "$?"
 
 echo "$passes passed, $fails failed"
