@@ -86,6 +86,16 @@ TEST_CASE("errors carry SQLSTATE and the position of the offending name") {
   CHECK(results[1].rowCount() == 1);
 }
 
+namespace {
+// What the shell does on Ctrl-C: cancel the running statement from another thread, 200 ms in.
+std::thread cancelSoon(Connection& con) {
+  return std::thread([&con] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    con.cancel();
+  });
+}
+}  // namespace
+
 TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
   Database db;
   Connection con(db);
@@ -100,10 +110,7 @@ TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
   con.execute("CREATE TABLE big (x INTEGER)");
   con.execute("INSERT INTO big SELECT a FROM t");
   for (int i = 0; i < 11; ++i) con.execute("INSERT INTO big SELECT x FROM big");  // 3 * 2^11 rows
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    con.cancel();
-  });
+  std::thread canceller = cancelSoon(con);
   auto start = std::chrono::steady_clock::now();
   try {
     con.execute("SELECT count(*) FROM big b1, big b2, big b3 WHERE b1.x + b2.x + b3.x > 0");
@@ -117,10 +124,7 @@ TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
   CHECK(con.execute("SELECT count(*) FROM big").value(0, 0).asInt() == 3 * 2048);
 
   // COPY FROM endless input (no line ever ends) is cancelled too, and loads nothing.
-  std::thread copyCanceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    con.cancel();
-  });
+  std::thread copyCanceller = cancelSoon(con);
   try {
     con.execute("COPY t FROM '/dev/zero'");
     FAIL("COPY was not cancelled");
