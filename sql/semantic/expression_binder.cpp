@@ -169,19 +169,35 @@ ExprPtr SelectBinder::bindColumn(const ast::Expr& e) {
   return Expr::column(found, e.pos);
 }
 
+namespace {
+
+// An integer literal, negated when a minus sign stands right before it (as PostgreSQL's grammar
+// reads `-2147483648` as one INTEGER constant): INTEGER when it fits, else BIGINT, else DOUBLE. So
+// the least BIGINT can be written, though its magnitude alone is no BIGINT.
+ExprPtr integerLiteral(const std::string& text, bool negative, SourcePos pos) {
+  std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size()));
+  auto fits = [&](const char* max) {  // magnitude <= max, both plain digits
+    size_t n = std::strlen(max);
+    return digits.size() < n || (digits.size() == n && digits <= max);
+  };
+  if (fits(negative ? "2147483648" : "2147483647")) {
+    int64_t v = digits.empty() ? 0 : std::stoll(digits);
+    return Expr::constant(Value::int32(static_cast<int32_t>(negative ? -v : v)), pos);
+  }
+  if (fits(negative ? "9223372036854775808" : "9223372036854775807")) {
+    if (negative && digits == "9223372036854775808") return Expr::constant(Value::int64(INT64_MIN), pos);
+    int64_t v = std::stoll(digits);
+    return Expr::constant(Value::int64(negative ? -v : v), pos);
+  }
+  double d = text::parseDouble(text);
+  return Expr::constant(Value::float64(negative ? -d : d), pos);
+}
+
+}  // namespace
+
 ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
   switch (e.kind) {
-    case ast::ExprKind::Integer: {
-      const std::string& t = e.text;
-      std::string digits = t.substr(std::min(t.find_first_not_of('0'), t.size()));
-      if (digits.size() <= 18) {
-        int64_t v = digits.empty() ? 0 : std::stoll(digits);
-        if (v <= INT32_MAX) return Expr::constant(Value::int32(static_cast<int32_t>(v)), e.pos);
-        return Expr::constant(Value::int64(v), e.pos);
-      }
-      if (digits.size() == 19 && digits <= "9223372036854775807") return Expr::constant(Value::int64(std::stoll(digits)), e.pos);
-      return Expr::constant(Value::float64(text::parseDouble(t)), e.pos);
-    }
+    case ast::ExprKind::Integer: return integerLiteral(e.text, false, e.pos);
     case ast::ExprKind::Decimal: {
       size_t dot = e.text.find('.');
       std::string intPart = e.text.substr(0, dot);
@@ -230,6 +246,7 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     if (arg->type.id != TypeId::Date && arg->type.id != TypeId::Null)
       throw Error(sqlstate::UndefinedFunction, "function extract(" + e.unit + " from " + arg->type.name() + ") does not exist",
                   e.pos);
+    if (arg->type.id == TypeId::Null) arg = castTo(std::move(arg), SqlType::date());  // a NULL literal is a NULL date
     auto x = std::make_unique<Expr>(ExprKind::Extract, SqlType::int32(arg->type.nullable), e.pos);
     x->field = field;
     x->args.push_back(std::move(arg));
@@ -284,6 +301,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       return p;
     }
     case ast::ExprKind::Unary: {
+      if (e.op == "-" && e.args[0]->kind == ast::ExprKind::Integer) return integerLiteral(e.args[0]->text, true, e.pos);
       ExprPtr a = sub(0);
       if (e.op == "NOT") {
         std::vector<ExprPtr> args;
