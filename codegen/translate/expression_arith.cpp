@@ -6,6 +6,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "engine/runtime/runtime.hpp"
+#include "engine/types/text_format.hpp"
 
 namespace hyrax::codegen {
 
@@ -20,6 +21,14 @@ llvm::Value* ExprCompiler::checkedOp(ArithOp op, llvm::Value* a, llvm::Value* c,
   if (null) overflow = b_.CreateAnd(overflow, b_.CreateNot(null));
   cg_.raiseIf(overflow, HYRAX_ERR_OVERFLOW);
   return b_.CreateExtractValue(pair, 0);
+}
+
+void ExprCompiler::checkDateRange(llvm::Value* days, llvm::Value* null) {
+  // One unsigned compare: days - min <= max - min.
+  llvm::Value* offset = b_.CreateSub(days, cg_.c32(text::kMinDate));
+  llvm::Value* outside = b_.CreateICmpUGT(offset, cg_.c32(int64_t{text::kMaxDate} - text::kMinDate));
+  if (null) outside = b_.CreateAnd(outside, b_.CreateNot(null));
+  cg_.raiseIf(outside, HYRAX_ERR_DATE_RANGE);
 }
 
 SqlValue ExprCompiler::negate(const plan::Expr& e) {
@@ -87,7 +96,10 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
   switch (e.arith) {
     case ArithOp::Add:
     case ArithOp::Sub:
-    case ArithOp::Mul: r.v = checkedOp(e.arith, a.v, c.v, null); break;
+    case ArithOp::Mul:
+      r.v = checkedOp(e.arith, a.v, c.v, null);
+      if (e.type.id == TypeId::Date) checkDateRange(r.v, null);  // DATE +/- days
+      break;
     case ArithOp::Div:
     case ArithOp::Mod: {
       llvm::Type* t = a.v->getType();

@@ -365,6 +365,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
     }
     case plan::ScalarFunc::AddMonths:
       r.v = cg_.call("hyrax_rt_add_months", {args[0].v, args[1].v});
+      checkDateRange(r.v, null);  // text::kNoDate lies outside
       break;
     case plan::ScalarFunc::RoundDouble: r.v = cg_.call("hyrax_rt_round_double", {args[0].v, args[1].v}); break;
     case plan::ScalarFunc::FloorDouble:

@@ -84,6 +84,8 @@ class ExprCompiler {
   SqlValue call(const plan::Expr& e);  // plan::ScalarFunc, in the runtime
   // Integer op with overflow check (Add/Sub/Mul); raises 22003 unless `null`.
   llvm::Value* checkedOp(plan::ArithOp op, llvm::Value* a, llvm::Value* b, llvm::Value* null);
+  // 22008 unless `days` (of a value that is not NULL) is a date in 0001-01-01 .. 9999-12-31.
+  void checkDateRange(llvm::Value* days, llvm::Value* null);
   // String halves with NULLs replaced by the empty string, safe to hand to the runtime.
   std::pair<llvm::Value*, llvm::Value*> safeString(const SqlValue& v);
   llvm::Value* orNull(llvm::Value* a, llvm::Value* b);

@@ -28,6 +28,7 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_SUBQUERY_ROWS = 6,      // 21000 a scalar subquery yielded more than one row
   HYRAX_ERR_SUBSTRING_LENGTH = 7,   // 22011 negative substring length
   HYRAX_ERR_NEGATIVE_SQRT = 8,      // 2201F square root of a negative number
+  HYRAX_ERR_DATE_RANGE = 9,         // 22008 date arithmetic left 0001-01-01 .. 9999-12-31
 };
 
 extern "C" {
@@ -121,7 +122,7 @@ int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, i
                            uint64_t* out);  // count < 0 and !hasCount: to the end
 void hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
-int32_t hyrax_rt_add_months(int32_t days, int32_t months);
+int32_t hyrax_rt_add_months(int32_t days, int32_t months);  // text::kNoDate when out of range
 // Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER).
 double hyrax_rt_round_double(double x, int32_t digits);
 double hyrax_rt_floor_double(double x, int32_t ceil);

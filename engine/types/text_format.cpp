@@ -201,12 +201,15 @@ std::string formatShortest(F f) {
 std::string formatDouble(double d) { return formatShortest(d); }
 std::string formatFloat(float f) { return formatShortest(f); }
 
-int32_t addMonths(int32_t days, int32_t months) {
+int32_t addMonths(int32_t days, int64_t months) {
   int32_t y;
   uint32_t m, d;
   civilFromDays(days, y, m, d);
+  constexpr int64_t kMonthsInRange = 12 * 10'000;  // any shift larger leaves the range
+  if (months > kMonthsInRange || months < -kMonthsInRange) return kNoDate;
   int64_t total = static_cast<int64_t>(y) * 12 + (m - 1) + months;
   int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
+  if (ny < 1 || ny > 9999) return kNoDate;
   auto nm = static_cast<uint32_t>(total - ny * 12 + 1);
   static const uint32_t mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   bool leap = (ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0;

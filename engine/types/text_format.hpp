@@ -26,9 +26,15 @@ std::string formatDate(int32_t days);                      // "1998-12-01"
 // Calendar helpers (proleptic Gregorian).
 int32_t daysFromCivil(int32_t y, uint32_t m, uint32_t d);
 void civilFromDays(int32_t days, int32_t& y, uint32_t& m, uint32_t& d);
+// DATE values lie in 0001-01-01 .. 9999-12-31 (days since 1970-01-01): what dates read from text
+// can be. Arithmetic that leaves the range fails with 22008, so every date prints in a form that
+// reads back (COPY TO output loads again with COPY FROM).
+inline constexpr int32_t kMinDate = -719162, kMaxDate = 2932896;
+inline bool dateInRange(int64_t days) { return days >= kMinDate && days <= kMaxDate; }
+inline constexpr int32_t kNoDate = INT32_MIN;  // addMonths: the result is out of range
 // The date `months` months later (earlier if negative); a day past the new month's end becomes
-// its last day (Jan 31 + 1 month = Feb 28/29), as in PostgreSQL.
-int32_t addMonths(int32_t days, int32_t months);
+// its last day (Jan 31 + 1 month = Feb 28/29), as in PostgreSQL. kNoDate when out of range.
+int32_t addMonths(int32_t days, int64_t months);
 
 // 10^n for n in [0,18].
 int64_t pow10(unsigned n);

@@ -39,6 +39,7 @@ Value integral(TypeId id, int64_t x, const SqlType& t) {
 }
 
 int64_t checkRange(int64_t x, TypeId id, SourcePos pos) {
+  if (id == TypeId::Date && !text::dateInRange(x)) throw Error(sqlstate::DatetimeOutOfRange, "date out of range", pos);
   int64_t lo = id == TypeId::Int16 ? INT16_MIN : id == TypeId::Int32 || id == TypeId::Date ? INT32_MIN : INT64_MIN;
   int64_t hi = id == TypeId::Int16 ? INT16_MAX : id == TypeId::Int32 || id == TypeId::Date ? INT32_MAX : INT64_MAX;
   if (x < lo || x > hi) throw Error(sqlstate::NumericOutOfRange, std::string(SqlType{id}.name()) + " out of range", pos);

@@ -1,6 +1,7 @@
 // Binding of SQL's scalar functions. String functions become plan Calls into the runtime;
 // COALESCE, NULLIF and ABS are spelled out as the CASE expressions the standard defines them by,
 // so code generation needs nothing new for them.
+#include <algorithm>
 #include <climits>
 
 #include "engine/types/text_format.hpp"
@@ -210,8 +211,12 @@ ExprPtr SelectBinder::addInterval(ExprPtr date, const ast::Expr& interval, bool 
   args.push_back(foldConstants(std::move(date)));
   if (args[0]->kind == ExprKind::Constant) {  // folded here: the runtime call would run per row
     if (args[0]->value.isNull()) return std::move(args[0]);
-    return Expr::constant(Value::date(text::addMonths(static_cast<int32_t>(args[0]->value.asInt()), static_cast<int32_t>(months))), pos);
+    int32_t d = text::addMonths(static_cast<int32_t>(args[0]->value.asInt()), months);
+    if (d == text::kNoDate) throw Error(sqlstate::DatetimeOutOfRange, "date out of range", pos);
+    return Expr::constant(Value::date(d), pos);
   }
+  // Beyond 10,000 years every date leaves the range: a shift clamped there still fails the same.
+  months = std::clamp<int64_t>(months, -120'012, 120'012);
   args.push_back(Expr::constant(Value::int32(static_cast<int32_t>(months))));
   return call(ScalarFunc::AddMonths, SqlType::date(), std::move(args), pos);
 }
