@@ -164,7 +164,7 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
     inner->aggregates.push_back({f, arg ? arg->clone() : nullptr, iu});
     return iu;
   };
-  auto averages = std::make_unique<plan::Map>();
+  auto finish = std::make_unique<plan::Map>();  // averages, and counts of empty input
   std::vector<plan::Aggregate::Agg> combined;
   for (auto& a : agg.aggregates) {
     if (a.distinct) {
@@ -173,10 +173,23 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
     }
     switch (a.func) {
       case plan::AggFunc::CountStar:
-      case plan::AggFunc::Count:
-        // The outer groups are never empty, so this sum is never NULL, as a count must not be.
-        combined.push_back({plan::AggFunc::Sum, Expr::column(partial(a.func, a.arg)), a.iu});
+      case plan::AggFunc::Count: {
+        // Groups of a GROUP BY are never empty, so the sum of their counts is never NULL, as a
+        // count must not be. Without GROUP BY, empty input still makes one row: its count is 0.
+        const plan::IU* partialCount = partial(a.func, a.arg);
+        if (!agg.groups.empty()) {
+          combined.push_back({plan::AggFunc::Sum, Expr::column(partialCount), a.iu});
+          break;
+        }
+        const plan::IU* counts = plan_.ius.make(SqlType::int64(true), "count");
+        combined.push_back({plan::AggFunc::Sum, Expr::column(partialCount), counts});
+        std::vector<ExprPtr> arms;
+        arms.push_back(makeIsNull(Expr::column(counts), true, SourcePos{}));
+        arms.push_back(Expr::column(counts));
+        arms.push_back(Expr::constant(Value::int64(0)));
+        finish->computed.push_back({a.iu, castTo(makeCase(std::move(arms), true, SourcePos{}), a.iu->type)});
         break;
+      }
       case plan::AggFunc::Sum:
       case plan::AggFunc::Min:
       case plan::AggFunc::Max: combined.push_back({a.func, Expr::column(partial(a.func, a.arg)), a.iu}); break;
@@ -193,7 +206,7 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
         ExprPtr den = Expr::column(counts);
         if (!num->type.isFloat()) den = castTo(std::move(den), SqlType::decimal(18, 0, true));
         ExprPtr avg = makeArith(plan::ArithOp::Div, std::move(num), std::move(den), a.arg->pos);
-        averages->computed.push_back({a.iu, castTo(std::move(avg), a.iu->type)});
+        finish->computed.push_back({a.iu, castTo(std::move(avg), a.iu->type)});
         break;
       }
     }
@@ -201,12 +214,12 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
   agg.aggregates = std::move(combined);
   inner->children.push_back(std::move(agg.children[0]));
   agg.children[0] = std::move(inner);
-  if (averages->computed.empty()) return;
-  // The averages sit right above the aggregation, below whatever reads them.
+  if (finish->computed.empty()) return;
+  // These sit right above the aggregation, below whatever reads them.
   OperatorPtr* owner = &root;
   while (owner->get() != &agg) owner = &(*owner)->children[(*owner)->kind == plan::OpKind::HashJoin ? 1 : 0];
-  averages->children.push_back(std::move(*owner));
-  *owner = std::move(averages);
+  finish->children.push_back(std::move(*owner));
+  *owner = std::move(finish);
 }
 
 OperatorPtr SelectBinder::addFilter(OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name) {
