@@ -296,9 +296,15 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
         bool inScope = false;
         for (auto& e : scope_)
           for (auto& c : e.columns) inScope = inScope || c.first == ge->name;
-        if (!inScope)
+        if (!inScope) {
+          const ast::Expr* named = nullptr;  // compared by the GROUP BY's name, not the match's
           for (auto& item : s.items)
-            if (item.alias == ge->name) ge = item.expr.get();
+            if (item.alias == ge->name) {
+              if (named) throw Error(sqlstate::AmbiguousColumn, "GROUP BY \"" + ge->name + "\" is ambiguous", ge->pos);
+              named = item.expr.get();
+            }
+          if (named) ge = named;
+        }
       }
       if (containsAggregate(*ge)) throw Error(sqlstate::GroupingError, "aggregate functions are not allowed in GROUP BY", ge->pos);
       ExprPtr e = bindExpr(*ge, Clause::GroupBy);
