@@ -42,11 +42,21 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   // ---- to text ----
   if (to.isString()) {
     if (from.isString()) {
-      // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
-      llvm::Value* len = b_.CreateTrunc(in.v, cg_.i32());
-      tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
       r.v = in.v;
       r.hi = in.hi;
+      if (to.id == TypeId::Char && from.id != TypeId::Char) {
+        // CHAR(n) values carry no trailing blanks (text::withoutCharPadding): the same string
+        // without them, pointing into the same characters.
+        SqlValue blank = constant(Value::string(" "));
+        auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "char");
+        auto [lo, hi] = safeString(in);
+        cg_.call("hyrax_rt_trim", {lo, hi, blank.v, blank.hi, cg_.c32(0), cg_.c32(1), out});
+        r.v = b_.CreateLoad(cg_.i64(), out);
+        r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+      }
+      // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
+      llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
+      tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
       return r;
     }
     auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "tostr");

@@ -64,9 +64,10 @@ void parseField(std::string_view s, const SqlType& t, void* dst) {
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: {
-      if (t.length && s.size() > t.length)
+      std::string_view v = t.id == TypeId::Char ? text::withoutCharPadding(s) : s;
+      if (t.length && v.size() > t.length)
         throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
-      StringRef r = StringRef::make(s);  // the table copies long strings into its heap
+      StringRef r = StringRef::make(v);  // the table copies long strings into its heap
       std::memcpy(dst, &r, sizeof(r));
       return;
     }

@@ -26,6 +26,13 @@ std::string formatDate(int32_t days);                      // "1998-12-01"
 // Calendar helpers (proleptic Gregorian).
 int32_t daysFromCivil(int32_t y, uint32_t m, uint32_t d);
 void civilFromDays(int32_t days, int32_t& y, uint32_t& m, uint32_t& d);
+// CHAR(n) values carry no trailing blanks: they do not count in SQL's comparisons of CHAR values
+// ('ab' = 'ab   '), so each value is stored, compared, hashed and indexed in that one form.
+inline std::string_view withoutCharPadding(std::string_view s) {
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
 // DATE values lie in 0001-01-01 .. 9999-12-31 (days since 1970-01-01): what dates read from text
 // can be. Arithmetic that leaves the range fails with 22008, so every date prints in a form that
 // reads back (COPY TO output loads again with COPY FROM).

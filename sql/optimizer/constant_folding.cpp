@@ -61,10 +61,12 @@ std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) 
         case TypeId::Float32: return Value::float32(static_cast<float>(text::parseDouble(s)));
         case TypeId::Float64: return Value::float64(text::parseDouble(s));
         case TypeId::Date: return Value::date(text::parseDate(s));
-        default:
-          if (to.length && s.size() > to.length)
+        default: {
+          std::string_view t = to.id == TypeId::Char ? text::withoutCharPadding(s) : std::string_view(s);
+          if (to.length && t.size() > to.length)
             throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
-          return Value::string(s, to.withNullable(false));
+          return Value::string(std::string(t), to.withNullable(false));
+        }
       }
     }
     if (to.isString()) {

@@ -37,9 +37,18 @@ bool isStringLiteral(const Expr& e) { return e.kind == ExprKind::Constant && e.t
 SqlType withNull(SqlType t, bool nullable) { return t.withNullable(nullable); }
 
 // PostgreSQL reads a quoted literal next to a typed operand as that type ('1998-12-01' vs a DATE).
+// A string literal beside a CHAR(n) value is read as a CHAR (of any length), as PostgreSQL reads
+// an untyped literal: without its trailing blanks, which CHAR values never carry.
+void adoptCharLiteral(ExprPtr& literal, const SqlType& other) {
+  if (isStringLiteral(*literal) && other.id == TypeId::Char && literal->type.id != TypeId::Char)
+    literal = castTo(std::move(literal), SqlType::charN(0, false));
+}
+
 void adoptLiteral(ExprPtr& a, ExprPtr& b) {
   if (isStringLiteral(*a) && !b->type.isString() && !b->type.isNull()) a = castTo(std::move(a), b->type);
   if (isStringLiteral(*b) && !a->type.isString() && !a->type.isNull()) b = castTo(std::move(b), a->type);
+  adoptCharLiteral(a, b->type);
+  adoptCharLiteral(b, a->type);
 }
 
 [[noreturn]] void noOperator(const char* op, const SqlType& a, const SqlType& b, SourcePos pos) {
@@ -248,6 +257,7 @@ ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos
   SqlType t = a->type;
   for (auto& item : list) {
     if (isStringLiteral(*item) && !t.isString() && !t.isNull()) item = castTo(std::move(item), t);
+    adoptCharLiteral(item, a->type);
     auto c = commonType(t, item->type);
     if (!c) noOperator("IN", a->type, item->type, item->pos);
     t = *c;
