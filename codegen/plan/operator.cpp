@@ -222,6 +222,7 @@ std::string describe(const Operator& op) {
       std::string r = "Sort";
       for (auto& k : static_cast<const Sort&>(op).keys)
         r += " " + toString(*k.expr) + (k.descending ? " DESC" : "") + (k.nullsFirst ? " NULLS FIRST" : "");
+      if (uint64_t k = static_cast<const Sort&>(op).limit; k != UINT64_MAX) r += fmt::format(" (top {})", k);
       return r;
     }
     case OpKind::UnionAll: return "UnionAll";

@@ -188,6 +188,8 @@ struct SortKey {
 
 struct Sort : Operator {
   std::vector<SortKey> keys;
+  // Set under a LIMIT (limit + offset): only that many first rows are kept as rows come (top-k).
+  uint64_t limit = UINT64_MAX;
   Sort() : Operator(OpKind::Sort) {}
   std::vector<const IU*> produced() const override { return child()->produced(); }
 };

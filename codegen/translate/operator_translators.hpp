@@ -177,6 +177,7 @@ class SortTranslator : public Translator {
 
  private:
   llvm::Function* comparator();
+  llvm::Function* cmp_ = nullptr;
   uint32_t slot_ = 0;
   RowLayout layout_{0};
   std::vector<const plan::IU*> columns_;

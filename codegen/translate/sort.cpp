@@ -62,11 +62,14 @@ void SortTranslator::produce() {
   auto& b = cg_.b;
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
-    cg_.b.CreateStore(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))}),
-                      cg_.stateSlot(slot_));
+    llvm::Value* buf = cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))});
+    cg_.b.CreateStore(buf, cg_.stateSlot(slot_));
+    // The init function is generated last, when the comparator exists.
+    uint64_t limit = static_cast<const plan::Sort&>(op_).limit;
+    if (limit != UINT64_MAX) cg_.call("hyrax_rt_buf_keep_first", {buf, cg_.c64(static_cast<int64_t>(limit)), cmp_});
   });
   children[0]->produce();
-  llvm::Function* cmp = comparator();
+  llvm::Function* cmp = cmp_ = comparator();
 
   q_.beginPipeline({"", PipelineInfo::Range::None});
   cg_.call("hyrax_rt_buf_sort", {cg_.loadPtr(cg_.stateSlot(slot_)), cmp});

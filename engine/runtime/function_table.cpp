@@ -36,6 +36,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_buf_count, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_buf_row, A::Ptr, A::Ptr, A::I64),
     HYRAX_FN(hyrax_rt_buf_sort, A::Void, A::Ptr, A::Ptr),
+    HYRAX_FN(hyrax_rt_buf_keep_first, A::Void, A::Ptr, A::I64, A::Ptr),
     HYRAX_FN(hyrax_rt_hash_string, A::I64, A::I64, A::I64),
     HYRAX_FN(hyrax_rt_str_cmp, A::I32, A::I64, A::I64, A::I64, A::I64),
     HYRAX_FN(hyrax_rt_str_eq, A::I8, A::I64, A::I64, A::I64, A::I64),

@@ -88,21 +88,4 @@ class HashTable {
 };
 static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 
-class RowBuffer {
- public:
-  explicit RowBuffer(uint32_t rowSize) : rows_(rowSize) {}
-  void* append() {
-    void* p = rows_.append();
-    order_.push_back(p);
-    return p;
-  }
-  uint64_t count() const { return rows_.count(); }
-  void* row(uint64_t i) const { return order_[i]; }
-  std::vector<void*>& order() { return order_; }
-
- private:
-  BlockStorage rows_;
-  std::vector<void*> order_;
-};
-
 }  // namespace hyrax

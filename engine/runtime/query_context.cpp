@@ -1,6 +1,7 @@
 #include "engine/runtime/query_context.hpp"
 
 #include "engine/runtime/hash_table.hpp"
+#include "engine/runtime/row_buffer.hpp"
 
 namespace hyrax {
 

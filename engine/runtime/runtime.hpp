@@ -97,6 +97,8 @@ uint64_t hyrax_rt_buf_count(hyrax::RowBuffer* b);
 void* hyrax_rt_buf_row(hyrax::RowBuffer* b, uint64_t i);  // i-th row in the current order
 // Stable sort by a generated comparator (negative/zero/positive, like memcmp).
 void hyrax_rt_buf_sort(hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*));
+// ORDER BY ... LIMIT: only the first `limit` rows in cmp's order are wanted (top-k, row_buffer.hpp).
+void hyrax_rt_buf_keep_first(hyrax::RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*));
 
 // ---- dates ----
 int32_t hyrax_rt_date_part(int32_t days, int32_t field);  // field: 0 year, 1 month, 2 day

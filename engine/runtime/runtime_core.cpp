@@ -6,6 +6,7 @@
 #include "engine/index/index.hpp"
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/row_buffer.hpp"
 #include "engine/runtime/row_writer.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
@@ -148,8 +149,9 @@ RowBuffer* hyrax_rt_buf_create(QueryContext* ctx, uint32_t rowSize) { return ctx
 void* hyrax_rt_buf_append(RowBuffer* b) { return b->append(); }
 uint64_t hyrax_rt_buf_count(RowBuffer* b) { return b->count(); }
 void* hyrax_rt_buf_row(RowBuffer* b, uint64_t i) { return b->row(i); }
-void hyrax_rt_buf_sort(RowBuffer* b, int32_t (*cmp)(const void*, const void*)) {
-  std::stable_sort(b->order().begin(), b->order().end(), [cmp](const void* x, const void* y) { return cmp(x, y) < 0; });
+void hyrax_rt_buf_sort(RowBuffer* b, int32_t (*cmp)(const void*, const void*)) { b->sort(cmp); }
+void hyrax_rt_buf_keep_first(RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*)) {
+  b->keepFirst(limit, cmp);
 }
 
 }  // extern "C"

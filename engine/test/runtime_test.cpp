@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <set>
@@ -134,26 +135,57 @@ TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
   CHECK(found == 1);
 }
 
+namespace {
+// Rows of (key, sequence number), compared by key only.
+int32_t compareKeys(const void* x, const void* y) {
+  int64_t a, c;
+  std::memcpy(&a, x, 8);
+  std::memcpy(&c, y, 8);
+  return a < c ? -1 : a > c;
+}
+void appendKeyed(RowBuffer* b, int64_t key, int64_t seq) {
+  auto* r = static_cast<char*>(hyrax_rt_buf_append(b));
+  std::memcpy(r, &key, 8);
+  std::memcpy(r + 8, &seq, 8);
+}
+std::pair<int64_t, int64_t> keyed(RowBuffer* b, uint64_t i) {
+  int64_t key, seq;
+  std::memcpy(&key, hyrax_rt_buf_row(b, i), 8);
+  std::memcpy(&seq, static_cast<char*>(hyrax_rt_buf_row(b, i)) + 8, 8);
+  return {key, seq};
+}
+}  // namespace
+
+TEST_CASE("row buffers keeping the first k rows hold O(k) rows and give what a full sort gives") {
+  QueryContext ctx;
+  for (uint64_t k : {0u, 1u, 7u, 3000u}) {
+    RowBuffer* topk = hyrax_rt_buf_create(&ctx, 16);
+    RowBuffer* all = hyrax_rt_buf_create(&ctx, 16);
+    hyrax_rt_buf_keep_first(topk, k, compareKeys);
+    std::mt19937_64 rng(k);
+    uint64_t most = 0;
+    for (int64_t i = 0; i < 100'000; ++i) {
+      int64_t key = static_cast<int64_t>(rng() % 5000);  // many ties: stability matters
+      appendKeyed(topk, key, i);
+      appendKeyed(all, key, i);
+      most = std::max(most, hyrax_rt_buf_count(topk));
+    }
+    CHECK(most <= k + std::max<uint64_t>(k, 1024));
+    hyrax_rt_buf_sort(topk, compareKeys);
+    hyrax_rt_buf_sort(all, compareKeys);
+    REQUIRE(hyrax_rt_buf_count(topk) >= k);
+    for (uint64_t i = 0; i < k; ++i) REQUIRE(keyed(topk, i) == keyed(all, i));
+  }
+}
+
 TEST_CASE("row buffers sort stably with a comparator") {
   QueryContext ctx;
   RowBuffer* b = hyrax_rt_buf_create(&ctx, 16);
-  for (int64_t i = 0; i < 1000; ++i) {
-    int64_t key = i % 10, seq = i;
-    auto* r = static_cast<char*>(hyrax_rt_buf_append(b));
-    std::memcpy(r, &key, 8);
-    std::memcpy(r + 8, &seq, 8);
-  }
-  hyrax_rt_buf_sort(b, [](const void* x, const void* y) -> int32_t {
-    int64_t a, c;
-    std::memcpy(&a, x, 8);
-    std::memcpy(&c, y, 8);
-    return a < c ? -1 : a > c;
-  });
+  for (int64_t i = 0; i < 1000; ++i) appendKeyed(b, i % 10, i);
+  hyrax_rt_buf_sort(b, compareKeys);
   int64_t prevKey = -1, prevSeq = -1;
   for (uint64_t i = 0; i < hyrax_rt_buf_count(b); ++i) {
-    int64_t key, seq;
-    std::memcpy(&key, hyrax_rt_buf_row(b, i), 8);
-    std::memcpy(&seq, static_cast<char*>(hyrax_rt_buf_row(b, i)) + 8, 8);
+    auto [key, seq] = keyed(b, i);
     REQUIRE(key >= prevKey);
     if (key == prevKey) REQUIRE(seq > prevSeq);
     prevKey = key, prevSeq = seq;

@@ -40,6 +40,14 @@ void chooseBuildSides(Operator& op) {
   if (op.child(0)->estimatedRows > op.child(1)->estimatedRows) swapSides();
 }
 
+void limitSorts(Operator& op) {
+  for (auto& c : op.children) limitSorts(*c);
+  if (op.kind != OpKind::Limit || op.child()->kind != OpKind::Sort) return;
+  auto& l = static_cast<Limit&>(op);
+  if (l.limit == UINT64_MAX || l.offset > UINT64_MAX - 1 - l.limit) return;
+  static_cast<Sort&>(*op.child()).limit = l.limit + l.offset;
+}
+
 void optimize(QueryPlan& plan) {
   foldPlanConstants(*plan.root, plan.deferConstantErrors);
   simplifyMarkJoins(plan.root);
@@ -54,6 +62,7 @@ void optimize(QueryPlan& plan) {
   model.estimate(*plan.root);
   chooseBuildSides(*plan.root);
   selectIndexJoins(plan.root, model);
+  limitSorts(*plan.root);
   plan.operatorCount = numberOperators(*plan.root);
 }
 

@@ -10,7 +10,8 @@
 //   6. cardinality estimates for each operator from table statistics (cardinality.hpp),
 //   7. join order: dynamic programming over each region of inner joins (join_order.cpp), and the
 //      smaller input of each hash join as its build side,
-//   8. index nested-loop joins where few rows meet a large table with a fitting index.
+//   8. index nested-loop joins where few rows meet a large table with a fitting index,
+//   9. a Sort under a LIMIT keeps only the rows the LIMIT can return (top-k).
 #include "codegen/plan/operator.hpp"
 
 namespace hyrax::sql {
@@ -20,6 +21,7 @@ void optimize(plan::QueryPlan& plan);
 // Parts, exposed for tests.
 plan::OperatorPtr pushDownPredicates(plan::OperatorPtr op);
 void chooseBuildSides(plan::Operator& op);
+void limitSorts(plan::Operator& op);
 void foldPlanConstants(plan::Operator& op, bool deferErrors = false);
 void pruneColumns(plan::QueryPlan& plan);
 void simplifyMarkJoins(plan::OperatorPtr& op);

@@ -1,0 +1,66 @@
+#pragma once
+// The rows a Sort collects (and other materialisations): fixed-size rows in stable memory, read in
+// an order the sort sets. With a limit (ORDER BY ... LIMIT k), it keeps only the first k rows
+// in the sort's order as rows come: whenever the rows reach k plus a batch, it sorts them and
+// drops the rest, so memory stays O(k) however many rows the input has (top-k).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "engine/runtime/block_storage.hpp"
+
+namespace hyrax {
+
+class RowBuffer {
+ public:
+  using Compare = int32_t (*)(const void*, const void*);  // negative/zero/positive, like memcmp
+
+  explicit RowBuffer(uint32_t rowSize) : rowSize_(rowSize), rows_(rowSize) {}
+
+  void* append() {
+    if (order_.size() == compactAt_) keepFirstRows();
+    void* p = rows_.append();
+    order_.push_back(p);
+    return p;
+  }
+  uint64_t count() const { return order_.size(); }
+  void* row(uint64_t i) const { return order_[i]; }
+
+  // Stable: rows that compare equal keep the order they came in.
+  void sort(Compare cmp) {
+    std::stable_sort(order_.begin(), order_.end(), [cmp](const void* x, const void* y) { return cmp(x, y) < 0; });
+  }
+  // From now on only the first `limit` rows in `cmp`'s order matter; the rest may be dropped.
+  // (A stable sort then gives the same first rows as sorting everything.)
+  void keepFirst(uint64_t limit, Compare cmp) {
+    limit_ = limit;
+    cmp_ = cmp;
+    // Batches of at least kMinBatch rows: each sort costs O((k + batch) log), so a row costs O(log).
+    compactAt_ = limit + std::max(limit, kMinBatch);
+  }
+
+ private:
+  static constexpr uint64_t kMinBatch = 1024;
+  // Sorts, keeps the first limit_ rows, and moves them into fresh storage (freeing the rest).
+  void keepFirstRows() {
+    sort(cmp_);
+    order_.resize(limit_);
+    BlockStorage kept(rowSize_);
+    for (void*& p : order_) {
+      void* q = kept.append();
+      std::memcpy(q, p, rowSize_);
+      p = q;
+    }
+    rows_ = std::move(kept);
+  }
+
+  uint32_t rowSize_;
+  BlockStorage rows_;
+  std::vector<void*> order_;
+  uint64_t limit_ = 0;
+  uint64_t compactAt_ = UINT64_MAX;  // no limit: never
+  Compare cmp_ = nullptr;
+};
+
+}  // namespace hyrax
