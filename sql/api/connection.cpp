@@ -193,7 +193,11 @@ QueryResult Connection::atomically(const std::function<QueryResult()>& statement
   } catch (...) {
     undo_->rollbackTo(savepoint);
     if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
-    throw;
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {  // what the statement built did not fit: its error, not an internal one
+      throw Error(sqlstate::OutOfMemory, "out of memory: the statement's intermediate results did not fit");
+    }
   }
 }
 
