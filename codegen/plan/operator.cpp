@@ -135,6 +135,7 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
       auto& j = static_cast<HashJoin&>(op);
       for (auto& k : j.keys) visit(k.build), visit(k.probe);
       visit(j.residual);
+      visit(j.markCondition);
       break;
     }
     case OpKind::IndexJoin: visit(static_cast<IndexJoin&>(op).residual); break;
@@ -199,6 +200,7 @@ std::string describe(const Operator& op) {
       for (size_t i = 0; i < j.keys.size(); ++i)
         r += (i ? " AND " : " ") + toString(*j.keys[i].build) + " = " + toString(*j.keys[i].probe);
       if (j.residual) r += " [residual " + toString(*j.residual) + "]";
+      if (j.markCondition) r += " [mark " + toString(*j.markCondition) + "]";
       return r;
     }
     case OpKind::IndexJoin: {

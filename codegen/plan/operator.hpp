@@ -136,7 +136,13 @@ struct HashJoin : Operator {
     const IU* outer;
   };
   std::vector<OuterColumn> outerColumns;
-  const IU* mark = nullptr;  // Mark: BOOLEAN, nullable unless the condition can only be TRUE/FALSE
+  const IU* mark = nullptr;  // Mark: BOOLEAN, nullable unless markCondition can only be TRUE/FALSE
+  // Mark of x IN / op ANY (S): the comparison (x = s), in three-valued logic. A build row counts
+  // only where keys and residual (the subquery's correlation: its WHERE) are TRUE; among those,
+  // the mark is TRUE if markCondition is TRUE for one, else NULL if it is NULL for one, else FALSE.
+  // (A residual that is NULL leaves the row out of the subquery: it cannot make the mark NULL.)
+  // Null for EXISTS, and once the optimizer has merged a comparison that cannot be NULL.
+  ExprPtr markCondition;
   // LeftOuter for a scalar subquery: a second match for one probe row is an error (21000).
   bool singleMatch = false;
   HashJoin() : Operator(OpKind::HashJoin) {}

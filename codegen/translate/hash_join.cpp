@@ -363,10 +363,16 @@ void HashJoinTranslator::probe() {
           cg_.If(candidate(entry), [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
-              SqlValue r = residual();
-              b.CreateStore(q_.expr.isTrue(r), match);
-              if (j.kind == plan::JoinKind::Mark && r.null)
-                b.CreateStore(b.CreateOr(b.CreateLoad(cg_.i1(), sawNull), r.null), sawNull);
+              llvm::Value* counts = q_.expr.isTrue(residual());  // the row is in the subquery
+              if (!j.markCondition) {
+                b.CreateStore(counts, match);
+                return;
+              }
+              cg_.If(counts, [&] {  // x IN (...): its comparison decides, NULL included
+                SqlValue m = q_.expr.compile(*j.markCondition);
+                b.CreateStore(q_.expr.isTrue(m), match);
+                if (m.null) b.CreateStore(b.CreateOr(b.CreateLoad(cg_.i1(), sawNull), m.null), sawNull);
+              });
             });
           });
           return b.CreateLoad(cg_.i1(), match);

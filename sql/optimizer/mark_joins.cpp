@@ -27,13 +27,18 @@ void simplifyMarkJoins(OperatorPtr& op) {
     if (j->kind != JoinKind::Mark) break;
     for (auto& p : parts) {
       if (!p) continue;
-      if (readsOnly(*p, j->mark)) {
-        j->kind = JoinKind::Semi;
-        p.reset();
-      } else if (p->kind == ExprKind::Not && readsOnly(*p->args[0], j->mark) && !j->mark->type.nullable) {
-        j->kind = JoinKind::Anti;
-        p.reset();
+      bool semi = readsOnly(*p, j->mark);
+      bool anti = p->kind == ExprKind::Not && readsOnly(*p->args[0], j->mark) && !j->mark->type.nullable;
+      if (!semi && !anti) continue;
+      // Only whether some row makes the whole condition TRUE matters now: one condition.
+      j->kind = semi ? JoinKind::Semi : JoinKind::Anti;
+      if (j->markCondition) {
+        std::vector<ExprPtr> both;
+        if (j->residual) both.push_back(std::move(j->residual));
+        both.push_back(std::move(j->markCondition));
+        j->residual = conjunction(std::move(both));
       }
+      p.reset();
     }
   }
   std::vector<ExprPtr> rest;

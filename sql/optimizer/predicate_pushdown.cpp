@@ -89,15 +89,12 @@ OperatorPtr withFilter(OperatorPtr op, std::vector<ExprPtr> preds) {
 }
 
 // An equality between an expression of the build side and one of the probe side becomes a hash
-// key of the join (and leaves `p` empty). A Mark join whose mark can be NULL takes only keys that
-// cannot be NULL: its NULL comparisons must reach the residual, where they make the mark NULL.
+// key of the join (and leaves `p` empty).
 bool takeJoinKey(HashJoin& j, ExprPtr& p, const IURefs& build, const IURefs& probe) {
   if (p->kind != ExprKind::Compare || p->cmp != CmpOp::Eq || !p->args[0]->type.sameAs(p->args[1]->type)) return false;
   bool buildFirst = readsOnly(*p->args[0], build) && readsOnly(*p->args[1], probe);
   bool probeFirst = readsOnly(*p->args[1], build) && readsOnly(*p->args[0], probe);
   if (!buildFirst && !probeFirst) return false;
-  if (j.kind == JoinKind::Mark && j.mark->type.nullable && (p->args[0]->type.nullable || p->args[1]->type.nullable))
-    return false;
   HashJoin::Key k;
   k.build = std::move(p->args[buildFirst ? 0 : 1]);
   k.probe = std::move(p->args[buildFirst ? 1 : 0]);
@@ -150,10 +147,11 @@ OperatorPtr pushIntoOuterJoin(OperatorPtr op, std::vector<ExprPtr> preds) {
   for (auto& p : preds) (readsOnly(*p, probe) ? toProbe : above).push_back(std::move(p));
   std::vector<ExprPtr> own;
   if (j->residual) splitConjuncts(std::move(j->residual), own);
+  // A mark condition that cannot be NULL decides like the rest of the condition: one condition.
+  // One that can stays apart: NULL IN (...) is NULL, not FALSE, when the subquery has rows.
+  if (j->markCondition && !j->mark->type.nullable) splitConjuncts(std::move(j->markCondition), own);
   for (auto& p : own) {
-    // A full join keeps every build row; a mark that can be NULL must see a NULL condition (NULL
-    // IN (...) is NULL, not FALSE, when the subquery has rows).
-    bool keepsBuildRows = j->kind == JoinKind::FullOuter || (j->kind == JoinKind::Mark && j->mark->type.nullable);
+    bool keepsBuildRows = j->kind == JoinKind::FullOuter;  // a full join keeps every build row
     if (readsOnly(*p, build) && !keepsBuildRows)
       toBuild.push_back(std::move(p));
     else if (j->kind == JoinKind::Semi && readsOnly(*p, probe))

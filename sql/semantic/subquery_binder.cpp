@@ -249,11 +249,11 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
           negate = true;
         }
       }
-      conds.push_back(makeCompare(op, std::move(x), Expr::column(y, e.pos), e.pos));
+      join->markCondition = makeCompare(op, std::move(x), Expr::column(y, e.pos), e.pos);
     }
     join->kind = JoinKind::Mark;
-    join->residual = conjunction(std::move(conds));
-    bool nullable = !exists && join->residual->type.nullable;
+    join->residual = conjunction(std::move(conds));  // the correlation: the subquery's WHERE
+    bool nullable = join->markCondition && join->markCondition->type.nullable;
     join->mark = plan_.ius.make(SqlType::boolean(nullable), exists ? "exists" : "in");
     result = Expr::column(join->mark, e.pos);
     if (negate) result = logicNot(std::move(result), e.pos);
