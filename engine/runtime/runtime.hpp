@@ -7,6 +7,7 @@
 // that can fail records the error in the QueryContext and returns a non-zero int32 status (or
 // nullptr), and the generated code then returns from its pipeline with that status.
 #include <cstdint>
+#include <type_traits>
 
 namespace hyrax {
 class QueryContext;
@@ -161,7 +162,21 @@ namespace hyrax {
 
 enum class AbiType : uint8_t { Void, I8, I32, I64, F64, Ptr };
 
-// One row of the runtime function table.
+// The ABI type of a C++ parameter or result type, by the rules at the top of this file; any other
+// type does not compile.
+template <typename T>
+constexpr AbiType abiTypeOf() {
+  if constexpr (std::is_void_v<T>) return AbiType::Void;
+  else if constexpr (std::is_pointer_v<T>) return AbiType::Ptr;  // data and function pointers
+  else if constexpr (std::is_same_v<T, double>) return AbiType::F64;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 1) return AbiType::I8;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 4) return AbiType::I32;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return AbiType::I64;
+  else static_assert(sizeof(T) == 0, "runtime functions take and return only int8/int32/int64, double and pointers");
+}
+
+// One row of the runtime function table: its signature is derived from the function's C++ type
+// (runtimeFunction below), so the LLVM declaration codegen makes from it cannot disagree.
 struct RuntimeFunction {
   const char* name;
   void* address;
@@ -169,6 +184,12 @@ struct RuntimeFunction {
   uint8_t argc;
   AbiType args[8];
 };
+
+template <typename R, typename... Args>
+RuntimeFunction runtimeFunction(const char* name, R (*fn)(Args...)) {
+  static_assert(sizeof...(Args) <= 8, "a runtime function has at most 8 parameters");
+  return {name, reinterpret_cast<void*>(fn), abiTypeOf<R>(), static_cast<uint8_t>(sizeof...(Args)), {abiTypeOf<Args>()...}};
+}
 
 // Every function above, in one table.
 const RuntimeFunction* runtimeFunctions(unsigned& count);
