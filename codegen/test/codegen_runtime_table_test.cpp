@@ -46,16 +46,11 @@ TEST_CASE("codegen declares every runtime function with the table's signature") 
   llvm::LLVMContext ctx;
   llvm::Module module("runtime_table", ctx);
   codegen::CodeGen cg(ctx, module);
-  auto expected = [&](AbiType t) -> llvm::Type* {
-    switch (t) {
-      case AbiType::Void: return cg.b.getVoidTy();
-      case AbiType::I8: return cg.i8();
-      case AbiType::I32: return cg.i32();
-      case AbiType::I64: return cg.i64();
-      case AbiType::F64: return cg.f64();
-      case AbiType::Ptr: return cg.ptr();
-    }
-    return nullptr;
+  auto matches = [](llvm::Type* t, AbiType a) {
+    if (a == AbiType::Void) return t->isVoidTy();
+    if (a == AbiType::F64) return t->isDoubleTy();
+    if (a == AbiType::Ptr) return t->isPointerTy();
+    return t->isIntegerTy(a == AbiType::I8 ? 8 : a == AbiType::I32 ? 32 : 64);
   };
   unsigned n = 0;
   const RuntimeFunction* all = runtimeFunctions(n);
@@ -64,9 +59,9 @@ TEST_CASE("codegen declares every runtime function with the table's signature") 
     const RuntimeFunction& f = all[i];
     INFO(f.name);
     llvm::FunctionType* ft = cg.runtimeFunction(f.name)->getFunctionType();
-    CHECK(ft->getReturnType() == expected(f.ret));
+    CHECK(matches(ft->getReturnType(), f.ret));
     REQUIRE(ft->getNumParams() == f.argc);
-    for (unsigned a = 0; a < f.argc; ++a) CHECK(ft->getParamType(a) == expected(f.args[a]));
+    for (unsigned a = 0; a < f.argc; ++a) CHECK(matches(ft->getParamType(a), f.args[a]));
     CHECK_FALSE(ft->isVarArg());
   }
 }
