@@ -1,6 +1,8 @@
 #include "codegen/ir/codegen.hpp"
 
+#include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/value_slot.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax::codegen {
@@ -40,6 +42,65 @@ static llvm::Type* abiType(CodeGen& cg, AbiType t) {
     case AbiType::Ptr: return cg.ptr();
   }
   return cg.i64();
+}
+
+llvm::StructType* CodeGen::structType(const AbiLayout& layout) {
+  if (llvm::StructType* t = llvm::StructType::getTypeByName(ctx, layout.name)) return t;
+  std::vector<llvm::Type*> fields;
+  for (uint32_t i = 0; i < layout.fieldCount; ++i) {
+    const AbiField& f = layout.fields[i];
+    llvm::Type* t = abiType(*this, f.type);
+    fields.push_back(f.count > 1 ? llvm::ArrayType::get(t, f.count) : t);
+  }
+  return llvm::StructType::create(ctx, fields, layout.name);  // not packed: natural alignment, as C++
+}
+
+uint64_t CodeGen::sizeOf(const AbiLayout& layout) {
+  return module.getDataLayout().getTypeAllocSize(structType(layout)).getFixedValue();
+}
+
+llvm::Value* CodeGen::fieldAddress(llvm::Value* base, const AbiLayout& layout, unsigned field) {
+  return b.CreateStructGEP(structType(layout), base, field);
+}
+
+llvm::Value* CodeGen::element(llvm::Value* base, const AbiLayout& layout, llvm::Value* index) {
+  return b.CreateInBoundsGEP(structType(layout), base, index);
+}
+
+llvm::AllocaInst* CodeGen::localArray(const AbiLayout& layout, uint64_t count, const std::string& name) {
+  return local(llvm::ArrayType::get(structType(layout), count), name);
+}
+
+llvm::AllocaInst* CodeGen::localStringOut(const std::string& name) {
+  auto* out = local(llvm::ArrayType::get(i64(), 2), name);
+  b.CreateStore(llvm::Constant::getNullValue(out->getAllocatedType()), out);
+  return out;
+}
+
+void CodeGen::loadStringOut(llvm::Value* out, SqlValue& into) {
+  into.v = b.CreateLoad(i64(), out);
+  into.hi = b.CreateLoad(i64(), b.CreateConstInBoundsGEP1_64(i64(), out, 1));
+}
+
+llvm::Value* CodeGen::slotValue(llvm::Value* slots, uint64_t i) {
+  return field(element(slots, kValueSlotLayout, i), kValueSlotLayout, ValueSlotField::Value);
+}
+
+llvm::Value* CodeGen::slotNull(llvm::Value* slots, uint64_t i) {
+  return field(element(slots, kValueSlotLayout, i), kValueSlotLayout, ValueSlotField::Null);
+}
+
+SqlValue CodeGen::loadSlot(llvm::Value* slots, uint64_t i, const SqlType& t) {
+  SqlValue v = loadValue(slotValue(slots, i), t);
+  v.type = t;
+  v.null = b.CreateICmpNE(b.CreateLoad(i8(), slotNull(slots, i)), c8(0));
+  return v;
+}
+
+void CodeGen::storeSlot(llvm::Value* slots, uint64_t i, const SqlValue& v) {
+  if (!v.type.isNull()) storeValue(slotValue(slots, i), v);
+  llvm::Value* isNull = v.type.isNull() ? cTrue() : v.null ? v.null : cFalse();
+  b.CreateStore(b.CreateZExt(isNull, i8()), slotNull(slots, i));
 }
 
 llvm::CallInst* CodeGen::call(const char* runtimeName, llvm::ArrayRef<llvm::Value*> args) {
@@ -192,7 +253,7 @@ CodeGen::ChainWalk CodeGen::beginChainWalk(llvm::Value* head, const char* name) 
 }
 
 void CodeGen::continueChainWalk(const ChainWalk& w) {
-  w.entry->addIncoming(loadPtr(w.entry), b.GetInsertBlock());
+  w.entry->addIncoming(loadPtr(field(w.entry, kHashEntryLayout, HashEntryField::Next)), b.GetInsertBlock());
   b.CreateBr(w.loop);
 }
 

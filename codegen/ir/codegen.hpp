@@ -11,6 +11,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/ir/sql_value.hpp"
+#include "engine/runtime/abi_layout.hpp"
 
 namespace hyrax::codegen {
 
@@ -83,7 +84,7 @@ class CodeGen {
   void If(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise = {});
   // for (i = begin; i < end; ++i) body(i); body may call Continue-free code only.
   void ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body);
-  // Walks a chain of hash table entries (next pointer at offset 0) from `head` until nullptr.
+  // Walks a chain of hash table entries (HashEntryHeader::next) from `head` until nullptr.
   void ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body);
   // The first entry of the chain from `head` for which `matches` (which may branch) yields true,
   // or nullptr: the walk stops at the first match.
@@ -92,6 +93,34 @@ class CodeGen {
   llvm::AllocaInst* local(llvm::Type* t, const std::string& name = "");
   // Asks for the cache line at `addr` (to be written: `forWrite`), keeping it close (locality 3).
   void prefetch(llvm::Value* addr, bool forWrite = false);
+
+  // ---- structs shared with C++ (engine/runtime/abi_layout.hpp) ----
+  // The LLVM type of a layout, its fields at the offsets the target's DataLayout gives.
+  llvm::StructType* structType(const AbiLayout& layout);
+  uint64_t sizeOf(const AbiLayout& layout);  // the target's size of one (arrays step by it)
+  // The address of field `f` (the layout's field enum) of the struct at `base`.
+  template <typename Field>
+  llvm::Value* field(llvm::Value* base, const AbiLayout& layout, Field f) {
+    return fieldAddress(base, layout, static_cast<unsigned>(f));
+  }
+  llvm::Value* fieldAddress(llvm::Value* base, const AbiLayout& layout, unsigned field);
+  // The address of base[index] in an array of such structs.
+  llvm::Value* element(llvm::Value* base, const AbiLayout& layout, llvm::Value* index);
+  llvm::Value* element(llvm::Value* base, const AbiLayout& layout, uint64_t index) { return element(base, layout, c64(index)); }
+  // A stack array of `count` such structs.
+  llvm::AllocaInst* localArray(const AbiLayout& layout, uint64_t count, const std::string& name = "");
+  // Slot i of an array of ValueSlots (engine/runtime/value_slot.hpp: parameters, procedure
+  // variables, routine arguments, a one-row write): its value's and its NULL flag's addresses,
+  // and the value with its flag read or written (a value of the NULL type writes only the flag).
+  llvm::Value* slotValue(llvm::Value* slots, uint64_t i);
+  llvm::Value* slotNull(llvm::Value* slots, uint64_t i);
+  SqlValue loadSlot(llvm::Value* slots, uint64_t i, const SqlType& t);
+  void storeSlot(llvm::Value* slots, uint64_t i, const SqlValue& v);
+
+  // A string a runtime call returns through `uint64_t* out` (its two halves, out[0] and out[1],
+  // as string_ref.hpp splits it): a zeroed stack pair, and the halves read back into v / hi.
+  llvm::AllocaInst* localStringOut(const std::string& name);
+  void loadStringOut(llvm::Value* out, SqlValue& into);
 
   // ---- memory ----
   llvm::Value* gep(llvm::Value* base, uint64_t offset);  // byte offset

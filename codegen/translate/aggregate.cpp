@@ -117,7 +117,7 @@ llvm::Value* AggregateTranslator::findGroup(const GroupKeys& groupKeys) {
   auto isGroup = [&](llvm::Value* entry) {
     auto* same = cg_.local(cg_.i1(), "same");
     b.CreateStore(cg_.cFalse(), same);
-    cg_.If(b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), h), [&] {
+    cg_.If(b.CreateICmpEQ(q_.entryHash(entry), h), [&] {
       llvm::Value* eq = cg_.cTrue();
       for (size_t i = 0; i < keys.size(); ++i) {
         SqlValue stored = layout_.load(cg_, entry, groupFields_[i]);

@@ -48,20 +48,17 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
         // CHAR(n) values carry no trailing blanks (text::withoutCharPadding): the same string
         // without them, pointing into the same characters.
         SqlValue blank = constant(Value::string(" "));
-        auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "char");
+        auto* out = cg_.localStringOut("char");
         auto [lo, hi] = safeString(in);
         cg_.call("hyrax_rt_trim", {lo, hi, blank.v, blank.hi, cg_.c32(0), cg_.c32(1), out});
-        r.v = b_.CreateLoad(cg_.i64(), out);
-        r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+        cg_.loadStringOut(out, r);
       }
       // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
       llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
       tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
       return r;
     }
-    auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "tostr");
-    b_.CreateStore(cg_.c64(0), out);
-    b_.CreateStore(cg_.c64(0), cg_.gep(out, 8));
+    auto* out = cg_.localStringOut("tostr");
     guarded([&] {
       llvm::Value* bits;
       if (from.isFloat())
@@ -73,8 +70,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
       cg_.call("hyrax_rt_cast_to_str",
                {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), cg_.c32(from.scale), bits, out});
     });
-    r.v = b_.CreateLoad(cg_.i64(), out);
-    r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+    cg_.loadStringOut(out, r);
     if (to.length) {
       llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
       tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);

@@ -4,6 +4,7 @@
 
 #include "engine/runtime/like_pattern.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/value_slot.hpp"
 #include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
@@ -86,34 +87,18 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
     }
     case ExprKind::Constant: return constant(e.value);
     case ExprKind::RoutineCall: {
-      // Arguments and result in parameter-slot layout (24 bytes: the value, its NULL byte at 16).
+      // Arguments and result in value slots.
       auto n = static_cast<uint32_t>(e.args.size());
-      llvm::Value* args = cg_.local(llvm::ArrayType::get(cg_.i8(), 24 * std::max(n, 1u)), "routine_args");
-      for (uint32_t i = 0; i < n; ++i) {
-        SqlValue v = compile(*e.args[i]);
-        llvm::Value* slot = cg_.gep(args, uint64_t{24} * i);
-        if (!v.type.isNull()) cg_.storeValue(slot, v);
-        llvm::Value* isNull = v.type.isNull() ? cg_.cTrue() : v.null ? v.null : cg_.cFalse();
-        b_.CreateStore(b_.CreateZExt(isNull, cg_.i8()), cg_.gep(slot, 16));
-      }
-      llvm::Value* out = cg_.local(llvm::ArrayType::get(cg_.i8(), 24), "routine_value");
+      llvm::Value* args = cg_.localArray(kValueSlotLayout, std::max(n, 1u), "routine_args");
+      for (uint32_t i = 0; i < n; ++i) cg_.storeSlot(args, i, compile(*e.args[i]));
+      llvm::Value* out = cg_.localArray(kValueSlotLayout, 1, "routine_value");
       strings_.push_back(e.name);
       cg_.checkStatus(cg_.call("hyrax_rt_call_routine",
                                {cg_.queryContext(), cg_.cPtr(strings_.back().c_str()), args, cg_.c32(n), out}));
       if (e.type.isNull()) return constant(Value());  // RETURNS void
-      SqlValue r = cg_.loadValue(out, e.type);
-      r.type = e.type;
-      r.null = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), cg_.gep(out, 16)), cg_.c8(0));
-      return r;
+      return cg_.loadSlot(out, 0, e.type);
     }
-    case ExprKind::Parameter: {
-      // Parameter slots: 16 bytes of value in its physical layout, then a NULL byte (24 apart).
-      llvm::Value* slot = cg_.gep(cg_.parameterSlots(), uint64_t{24} * e.param);
-      SqlValue v = cg_.loadValue(slot, e.type);
-      v.type = e.type;
-      v.null = cg_.b.CreateICmpNE(cg_.b.CreateLoad(cg_.i8(), cg_.gep(slot, 16)), cg_.c8(0));
-      return v;
-    }
+    case ExprKind::Parameter: return cg_.loadSlot(cg_.parameterSlots(), e.param, e.type);
     case ExprKind::Arith: return arith(e);
     case ExprKind::Negate: return negate(e);
     case ExprKind::Compare: return compareExpr(e);
@@ -273,12 +258,11 @@ SqlValue ExprCompiler::concat(const plan::Expr& e) {
   SqlValue c = cast(compile(*e.args[1]), SqlType::text());
   auto [alo, ahi] = safeString(a);
   auto [clo, chi] = safeString(c);
-  auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "concat");
+  auto* out = cg_.localStringOut("concat");
   cg_.call("hyrax_rt_str_concat", {cg_.queryContext(), alo, ahi, clo, chi, out});
   SqlValue r;
   r.type = e.type;
-  r.v = b_.CreateLoad(cg_.i64(), out);
-  r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+  cg_.loadStringOut(out, r);
   r.null = anyNull({&a, &c});
   return r;
 }
@@ -324,15 +308,12 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
   // Runtime calls see only non-NULL arguments: the result of a NULL row is thrown away anyway.
   auto s = [&](size_t i) { return safeString(args[i]); };
   auto stringResult = [&](const std::function<void(llvm::Value*)>& callWithOut) {
-    auto* out = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "str");
-    b_.CreateStore(cg_.c64(0), out);
-    b_.CreateStore(cg_.c64(0), cg_.gep(out, 8));
+    auto* out = cg_.localStringOut("str");
     if (null)
       cg_.If(b_.CreateNot(null), [&] { callWithOut(out); });
     else
       callWithOut(out);
-    r.v = b_.CreateLoad(cg_.i64(), out);
-    r.hi = b_.CreateLoad(cg_.i64(), cg_.gep(out, 8));
+    cg_.loadStringOut(out, r);
   };
   switch (e.func) {
     case plan::ScalarFunc::Substring:

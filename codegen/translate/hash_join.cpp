@@ -117,7 +117,7 @@ llvm::Value* HashJoinTranslator::holdsKeys(const std::vector<SqlValue>& values) 
     llvm::Value* found = cg_.FindInChain(q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), keys.hash), [&](llvm::Value* entry) {
       auto* same = cg_.local(cg_.i1(), "same_keys");
       b.CreateStore(cg_.cFalse(), same);
-      llvm::Value* candidate = b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), keys.hash);
+      llvm::Value* candidate = b.CreateICmpEQ(q_.entryHash(entry), keys.hash);
       if (matchedField_)  // entries of NULL keys match nothing
         candidate = b.CreateAnd(candidate, b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), b.getInt16(2)));
       cg_.If(candidate, [&] { b.CreateStore(keysEqual(entry, keys), same); });
@@ -247,7 +247,7 @@ void HashJoinTranslator::probe() {
   auto chainHead = [&] { return q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), keys.hash); };
   auto candidate = [&](llvm::Value* entry) {
     cg_.cancelPoint();  // chains of equal keys (or a cross product's one chain) can be long
-    return b.CreateICmpEQ(b.CreateLoad(cg_.i64(), cg_.gep(entry, 8)), keys.hash);
+    return b.CreateICmpEQ(q_.entryHash(entry), keys.hash);
   };
   auto residual = [&]() -> SqlValue {
     if (j.residual) return q_.expr.compile(*j.residual);

@@ -117,7 +117,7 @@ class HashJoinTranslator : public Translator {
   llvm::Value* currentEntry_ = nullptr;
   std::optional<uint32_t> groupField_;
   uint32_t slot_ = 0;
-  RowLayout layout_{16};
+  RowLayout layout_{hashEntryPayloadStart(cg_)};  // after the HashEntryHeader
   std::vector<uint32_t> keyFields_;
   std::vector<const plan::IU*> payload_;
   std::vector<uint32_t> payloadFields_;
@@ -164,7 +164,7 @@ class AggregateTranslator : public Translator {
   std::optional<uint32_t> rowCount_;
   uint32_t slot_ = 0;
   std::optional<uint32_t> lastSlot_;  // the previous row's group entry (null before the first row)
-  RowLayout layout_{16};
+  RowLayout layout_{hashEntryPayloadStart(cg_)};  // after the HashEntryHeader
   std::vector<uint32_t> groupFields_;
   std::vector<AggState> states_;
 };

@@ -23,8 +23,8 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
   llvm::Type* stateType = llvm::ArrayType::get(cg.ptr(), maxSlots);
   llvm::Value* state = cg.local(stateType, "plan_state");
   llvm::Value* slots = cg.parameterSlots();
-  auto value = [&](uint32_t slot) { return cg.gep(slots, uint64_t{24} * slot); };
-  auto nullByte = [&](uint32_t slot) { return cg.gep(slots, uint64_t{24} * slot + 16); };
+  auto value = [&](uint32_t slot) { return cg.slotValue(slots, slot); };
+  auto nullByte = [&](uint32_t slot) { return cg.slotNull(slots, slot); };
   auto isNull = [&](uint32_t slot) { return b.CreateICmpNE(b.CreateLoad(cg.i8(), nullByte(slot)), cg.c8(0)); };
 
   const size_t n = program.steps.size();
@@ -44,7 +44,8 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
       b.CreateStore(cg.c8(0), value(static_cast<uint32_t>(s.foundSlot)));
       b.CreateStore(cg.c8(0), nullByte(static_cast<uint32_t>(s.foundSlot)));
     }
-    b.CreateMemSet(state, cg.c8(0), uint64_t{8} * p.stateSlots, llvm::MaybeAlign(8));
+    const llvm::DataLayout& dl = cg.module.getDataLayout();
+    b.CreateMemSet(state, cg.c8(0), dl.getPointerSize() * uint64_t{p.stateSlots}, dl.getPointerABIAlignment(0));
     auto callPlan = [&](const std::string& f) {
       llvm::Function* callee = cg.module.getFunction(f);
       cg.checkStatus(b.CreateCall(callee, {ctx, state, cg.c64(0), cg.c64(-1)}));

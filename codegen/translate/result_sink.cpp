@@ -2,6 +2,8 @@
 // ResultChunkView, engine/runtime/result_chunk.hpp); the runtime is called only when a chunk is
 // full.
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/result_chunk.hpp"
+#include "engine/runtime/value_slot.hpp"
 #include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
@@ -18,20 +20,16 @@ ResultSinkTranslator::ResultSinkTranslator(const plan::QueryPlan& plan, QueryTra
 void ResultSinkTranslator::consumeInto() {
   CodeGen& cg = q_.cg;
   auto& b = cg.b;
-  // A parameter slot: 16 bytes of value in its physical layout, then the NULL byte.
-  auto slot = [&](uint32_t n) { return cg.gep(cg.parameterSlots(), uint64_t{24} * n); };
   for (size_t i = 0; i < into_.size(); ++i) {
     const plan::IU* iu = output_[i];
     SqlValue v = q_.values.at(iu);
     v.type = iu->type;
-    llvm::Value* isNull = iu->type.id == TypeId::Null ? cg.cTrue() : (v.null ? v.null : cg.cFalse());
-    if (iu->type.id != TypeId::Null) cg.storeValue(slot(into_[i]), v);
-    b.CreateStore(b.CreateZExt(isNull, cg.i8()), cg.gep(slot(into_[i]), 16));
+    cg.storeSlot(cg.parameterSlots(), into_[i], v);
     if (iu->type.isString()) {
       // A long string's characters live in its table's heap, a cache miss away; the statement
       // that uses the variable (often an INSERT copying it) comes later, so start loading now.
       llvm::Value* isLong = b.CreateICmpUGT(b.CreateTrunc(v.v, cg.i32()), cg.c32(StringRef::kInlineMax));
-      llvm::Value* chars = b.CreateSelect(isLong, b.CreateIntToPtr(v.hi, cg.ptr()), slot(into_[i]));
+      llvm::Value* chars = b.CreateSelect(isLong, b.CreateIntToPtr(v.hi, cg.ptr()), cg.slotValue(cg.parameterSlots(), into_[i]));
       cg.prefetch(chars);
     }
   }
@@ -42,23 +40,21 @@ void ResultSinkTranslator::consumeInto() {
 void ResultSinkTranslator::setFound() {
   if (foundSlot_ < 0) return;
   CodeGen& cg = q_.cg;
-  llvm::Value* found = cg.gep(cg.parameterSlots(), uint64_t{24} * static_cast<uint32_t>(foundSlot_));
-  cg.b.CreateStore(cg.c8(1), found);
-  cg.b.CreateStore(cg.c8(0), cg.gep(found, 16));
+  SqlValue found;
+  found.type = SqlType::boolean(false);
+  found.v = cg.cTrue();
+  cg.storeSlot(cg.parameterSlots(), static_cast<uint32_t>(foundSlot_), found);
 }
 
 void ResultSinkTranslator::consumeWrite() {
   CodeGen& cg = q_.cg;
   auto& b = cg.b;
-  llvm::Value* row = cg.local(llvm::ArrayType::get(cg.i8(), 24 * std::max<size_t>(output_.size(), 1)), "write_row");
+  llvm::Value* row = cg.localArray(kValueSlotLayout, std::max<size_t>(output_.size(), 1), "write_row");
   for (size_t i = 0; i < output_.size(); ++i) {
     const plan::IU* iu = output_[i];
     SqlValue v = q_.values.at(iu);
     v.type = iu->type;
-    llvm::Value* at = cg.gep(row, uint64_t{24} * i);
-    llvm::Value* isNull = iu->type.id == TypeId::Null ? cg.cTrue() : (v.null ? v.null : cg.cFalse());
-    if (iu->type.id != TypeId::Null) cg.storeValue(at, v);
-    b.CreateStore(b.CreateZExt(isNull, cg.i8()), cg.gep(at, 16));
+    cg.storeSlot(row, i, v);
   }
   cg.checkStatus(cg.call("hyrax_rt_write_row", {cg.queryContext(), cg.cPtr(writer_), row}));
   setFound();
@@ -69,20 +65,19 @@ void ResultSinkTranslator::consume(Translator&) {
   if (!into_.empty() || foundSlot_ >= 0) return consumeInto();
   CodeGen& cg = q_.cg;
   auto& b = cg.b;
-  // ResultChunkView: {u64 count, u64 capacity, ptr columns, ptr nulls}; pointer fields follow the
-  // two u64s, so their offsets are 16 and 16 + pointer size on every target.
-  const unsigned ptrSize = cg.module.getDataLayout().getPointerSize();
+  const AbiLayout& L = kResultChunkViewLayout;
+  using F = ResultChunkViewField;
   llvm::Value* view = cg.loadPtr(cg.stateSlot(slot_));
-  llvm::Value* count = b.CreateLoad(cg.i64(), view);
-  llvm::Value* capacity = b.CreateLoad(cg.i64(), cg.gep(view, 8));
+  llvm::Value* count = b.CreateLoad(cg.i64(), cg.field(view, L, F::Count));
+  llvm::Value* capacity = b.CreateLoad(cg.i64(), cg.field(view, L, F::Capacity));
   cg.If(b.CreateICmpEQ(count, capacity), [&] {
     cg.call("hyrax_rt_result_flush", {cg.queryContext()});
     b.CreateStore(cg.call("hyrax_rt_result_view", {cg.queryContext()}), cg.stateSlot(slot_));
   });
   view = cg.loadPtr(cg.stateSlot(slot_));
-  count = b.CreateLoad(cg.i64(), view);
-  llvm::Value* columns = cg.loadPtr(cg.gep(view, 16));
-  llvm::Value* nulls = cg.loadPtr(cg.gep(view, 16 + ptrSize));
+  count = b.CreateLoad(cg.i64(), cg.field(view, L, F::Count));
+  llvm::Value* columns = cg.loadPtr(cg.field(view, L, F::Columns));
+  llvm::Value* nulls = cg.loadPtr(cg.field(view, L, F::Nulls));
   for (size_t i = 0; i < output_.size(); ++i) {
     const plan::IU* iu = output_[i];
     SqlValue v = q_.values.at(iu);
@@ -94,7 +89,7 @@ void ResultSinkTranslator::consume(Translator&) {
     llvm::Value* nullBase = cg.loadPtr(b.CreateConstInBoundsGEP1_64(cg.ptr(), nulls, i));
     b.CreateStore(b.CreateZExt(isNull, cg.i8()), b.CreateGEP(cg.i8(), nullBase, count));
   }
-  b.CreateStore(b.CreateAdd(count, cg.c64(1)), view);
+  b.CreateStore(b.CreateAdd(count, cg.c64(1)), cg.field(view, L, F::Count));
 }
 
 }  // namespace hyrax::codegen

@@ -31,20 +31,28 @@ void QueryTranslator::generateInit(const std::string& name) {
   cg.endFunction();
 }
 
-void QueryTranslator::prefetchBucket(llvm::Value* hashTable, llvm::Value* hash) {
+// The address of the bucket of `hash` in the table's directory (HashTable::bucket's steps).
+static llvm::Value* bucketAddress(CodeGen& cg, llvm::Value* hashTable, llvm::Value* hash) {
   auto& b = cg.b;
-  llvm::Value* buckets = cg.loadPtr(cg.gep(hashTable, offsetof(HashDirectory, buckets)));
-  llvm::Value* shift = b.CreateLoad(cg.i64(), cg.gep(hashTable, offsetof(HashDirectory, shift)));
+  llvm::Value* buckets = cg.loadPtr(cg.field(hashTable, kHashDirectoryLayout, HashDirectoryField::Buckets));
+  llvm::Value* shift = b.CreateLoad(cg.i64(), cg.field(hashTable, kHashDirectoryLayout, HashDirectoryField::Shift));
   llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
-  cg.prefetch(b.CreateGEP(cg.i64(), buckets, index));
+  return b.CreateGEP(cg.i64(), buckets, index);
+}
+
+uint32_t hashEntryPayloadStart(CodeGen& cg) { return static_cast<uint32_t>(cg.sizeOf(kHashEntryLayout)); }
+
+llvm::Value* QueryTranslator::entryHash(llvm::Value* entry) {
+  return cg.b.CreateLoad(cg.i64(), cg.field(entry, kHashEntryLayout, HashEntryField::Hash));
+}
+
+void QueryTranslator::prefetchBucket(llvm::Value* hashTable, llvm::Value* hash) {
+  cg.prefetch(bucketAddress(cg, hashTable, hash));
 }
 
 llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* hash) {
   auto& b = cg.b;
-  llvm::Value* buckets = cg.loadPtr(cg.gep(hashTable, offsetof(HashDirectory, buckets)));
-  llvm::Value* shift = b.CreateLoad(cg.i64(), cg.gep(hashTable, offsetof(HashDirectory, shift)));
-  llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
-  llvm::Value* bucket = b.CreateLoad(cg.i64(), b.CreateGEP(cg.i64(), buckets, index));
+  llvm::Value* bucket = b.CreateLoad(cg.i64(), bucketAddress(cg, hashTable, hash));
   // HashTable::lookup's steps: no entry when the tag bit of the hash is clear.
   llvm::Value* tag = b.CreateShl(cg.c64(1), b.CreateAdd(b.CreateAnd(hash, cg.c64(15)), cg.c64(48)));
   llvm::Value* mayHold = b.CreateICmpNE(b.CreateAnd(bucket, tag), cg.c64(0));

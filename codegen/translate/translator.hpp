@@ -45,6 +45,9 @@ class Translator {
 // outer-join and UNION columns): what a breaker under them must keep of its input's rows.
 std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<const plan::IU*>& candidates);
 
+// Where a hash table entry's payload starts: after its HashEntryHeader, as the target lays it out.
+uint32_t hashEntryPayloadStart(CodeGen& cg);
+
 // One pipeline function as the driver sees it.
 struct PipelineInfo {
   std::string function;
@@ -78,6 +81,8 @@ class QueryTranslator {
 
   // The head of the bucket chain of `hash` in a runtime HashTable, read inline (runtime.hpp).
   llvm::Value* chainHead(llvm::Value* hashTable, llvm::Value* hash);
+  // The hash an entry keeps in its HashEntryHeader.
+  llvm::Value* entryHash(llvm::Value* entry);
   // Starts loading the bucket of `hash` into the cache (no effect on results).
   void prefetchBucket(llvm::Value* hashTable, llvm::Value* hash);
 

@@ -1,11 +1,13 @@
 #pragma once
-// The chained hash table generated code uses for joins and aggregation (layout in runtime.hpp):
-// the runtime owns memory and buckets; generated code compares hashes and keys and follows chains.
+// The chained hash table generated code uses for joins and aggregation: the runtime owns memory
+// and buckets; generated code compares hashes and keys and follows chains. The directory and the
+// entry header are shared with generated code (described once, abi_layout.hpp).
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
+#include "engine/runtime/abi_layout.hpp"
 #include "engine/runtime/block_storage.hpp"
 
 namespace hyrax {
@@ -21,6 +23,25 @@ struct HashDirectory {
   uint64_t* buckets;
   uint64_t shift;  // bucket of hash h: (h * kHashBucketMultiplier) >> shift
 };
+enum class HashDirectoryField : uint32_t { Buckets, Shift };
+inline constexpr AbiField kHashDirectoryFields[] = {
+    {"buckets", AbiType::Ptr, 1, offsetof(HashDirectory, buckets)},
+    {"shift", AbiType::I64, 1, offsetof(HashDirectory, shift)},
+};
+inline constexpr AbiLayout kHashDirectoryLayout = abiLayout("hyrax.hash_directory", kHashDirectoryFields, sizeof(HashDirectory));
+
+// Every entry starts with this header; the payload, laid out by the generated code, follows at
+// sizeof(HashEntryHeader) (16 bytes on 64- and 32-bit targets: the hash is 8-byte aligned).
+struct HashEntryHeader {
+  HashEntryHeader* next;  // the next entry of the bucket's chain, or null
+  uint64_t hash;
+};
+enum class HashEntryField : uint32_t { Next, Hash };
+inline constexpr AbiField kHashEntryFields[] = {
+    {"next", AbiType::Ptr, 1, offsetof(HashEntryHeader, next)},
+    {"hash", AbiType::I64, 1, offsetof(HashEntryHeader, hash)},
+};
+inline constexpr AbiLayout kHashEntryLayout = abiLayout("hyrax.hash_entry", kHashEntryFields, sizeof(HashEntryHeader));
 inline constexpr uint64_t kHashBucketMultiplier = 0x9E3779B97F4A7C15ULL;
 inline constexpr uint64_t kHashEntryMask = (uint64_t{1} << 48) - 1;
 inline uint64_t hashTag(uint64_t hash) { return uint64_t{1} << (48 + (hash & 15)); }
@@ -30,7 +51,8 @@ class HashTable {
  public:
   // `expected`: the optimizer's estimate of the entries; the directory starts at that size (at
   // most 4M buckets, so a wild estimate costs little) instead of doubling its way up.
-  explicit HashTable(uint32_t entrySize, uint64_t expected = 0) : entries_(entrySize < 16 ? 16 : entrySize) {
+  explicit HashTable(uint32_t entrySize, uint64_t expected = 0)
+      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize) {
     uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
     setBuckets(n);
@@ -39,8 +61,8 @@ class HashTable {
 
   void* insert(uint64_t hash) {
     if (entries_.count() >= bucketCount_) grow();
-    auto* e = static_cast<char*>(entries_.append());
-    std::memcpy(e + 8, &hash, 8);
+    auto* e = static_cast<HashEntryHeader*>(entries_.append());
+    e->hash = hash;
     link(e, hash);
     return e;
   }
@@ -61,24 +83,21 @@ class HashTable {
     dir_.buckets = reinterpret_cast<uint64_t*>(buckets_.data());
   }
   // Puts entry e of hash h at the head of its chain.
-  void link(char* e, uint64_t hash) {
+  void link(HashEntryHeader* e, uint64_t hash) {
     // User-space addresses have 47 bits on x86-64 and AArch64 Linux (unless a mapping asks for
     // more, which hyrax never does) and 32 on ARMv7, so the tags have the top 16 bits to themselves.
     // (Checked in debug builds only: this runs under generated code, which nothing may unwind.)
     assert((static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) & ~kHashEntryMask) == 0);
     uint64_t& b = dir_.buckets[bucket(hash)];
-    void* next = chainOf(b);
-    std::memcpy(e, &next, sizeof(void*));
+    e->next = static_cast<HashEntryHeader*>(chainOf(b));
     b = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) | (b & ~kHashEntryMask) | hashTag(hash);
   }
   void grow() {
     setBuckets(bucketCount_ * 2);
     --dir_.shift;
     for (uint64_t i = 0; i < entries_.count(); ++i) {
-      auto* e = static_cast<char*>(entries_.at(i));
-      uint64_t h;
-      std::memcpy(&h, e + 8, 8);
-      link(e, h);
+      auto* e = static_cast<HashEntryHeader*>(entries_.at(i));
+      link(e, e->hash);
     }
   }
   HashDirectory dir_{nullptr, 64 - 4};  // first: generated code reads it at offset 0

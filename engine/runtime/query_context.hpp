@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/runtime/result_chunk.hpp"
+#include "engine/runtime/value_slot.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax {
@@ -77,9 +78,9 @@ class QueryContext {
   void countWritten() { ++rowsWritten_; }
   uint64_t rowsWritten() const { return rowsWritten_; }
 
-  // Values of a prepared statement's parameters, 24 bytes each (physical value, NULL byte at 16);
-  // strings point at characters the caller keeps alive for the run.
-  std::vector<uint8_t>& parameters() { return parameters_; }
+  // Values of a prepared statement's parameters (or a procedure's variables); strings point at
+  // characters the caller keeps alive for the run.
+  std::vector<ValueSlot>& parameters() { return parameters_; }
 
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }
@@ -90,7 +91,7 @@ class QueryContext {
   std::string errorState_, errorMessage_, errorDetail_;
   UndoLog* undo_ = nullptr;
   uint64_t rowsWritten_ = 0;
-  std::vector<uint8_t> parameters_ = std::vector<uint8_t>(24);
+  std::vector<ValueSlot> parameters_ = std::vector<ValueSlot>(1);
   const std::atomic<bool>* cancel_;
   Arena arena_;
   std::vector<std::unique_ptr<HashTable>> hashTables_;

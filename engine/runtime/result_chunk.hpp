@@ -1,22 +1,33 @@
 #pragma once
 // Columnar result chunks: generated code writes result rows straight into these arrays (no
-// per-row call into C++); the shell, server and bench format from them.
+// per-row call into C++); the shell, the sqllogictest runner and the bench format from them.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "engine/runtime/abi_layout.hpp"
 #include "engine/types/sql_type.hpp"
 
 namespace hyrax {
 
-// Layout shared with generated code (codegen/translate/result_sink*): keep it in sync with
-// codegen's description of it (pointer-width fields come from the target's DataLayout).
+// What generated code writes result rows through (codegen/translate/result_sink.cpp); layout
+// described once, below (abi_layout.hpp).
 struct ResultChunkView {
   uint64_t count;     // rows written so far
   uint64_t capacity;  // rows that fit
   void** columns;     // columns[i]: array of `capacity` values of column i's byteWidth()
   uint8_t** nulls;    // nulls[i]: array of `capacity` bytes, 1 = NULL
 };
+enum class ResultChunkViewField : uint32_t { Count, Capacity, Columns, Nulls };
+inline constexpr AbiField kResultChunkViewFields[] = {
+    {"count", AbiType::I64, 1, offsetof(ResultChunkView, count)},
+    {"capacity", AbiType::I64, 1, offsetof(ResultChunkView, capacity)},
+    {"columns", AbiType::Ptr, 1, offsetof(ResultChunkView, columns)},
+    {"nulls", AbiType::Ptr, 1, offsetof(ResultChunkView, nulls)},
+};
+inline constexpr AbiLayout kResultChunkViewLayout =
+    abiLayout("hyrax.result_chunk_view", kResultChunkViewFields, sizeof(ResultChunkView));
 
 class ResultChunk {
  public:

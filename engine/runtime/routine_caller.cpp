@@ -11,7 +11,7 @@ using namespace hyrax;
 
 // Errors become the query's error and a status, as every runtime function reports them: they
 // never unwind through generated code.
-int32_t hyrax_rt_call_routine(QueryContext* ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) {
+int32_t hyrax_rt_call_routine(QueryContext* ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) {
   try {
     RoutineCaller* caller = RoutineCallerScope::current();
     if (!caller) throw Error(sqlstate::FeatureNotSupported, std::string("function ") + name + " cannot be called here");

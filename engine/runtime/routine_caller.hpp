@@ -4,6 +4,8 @@
 // run on the executor thread, one at a time), and hyrax_rt_call_routine hands each call to it.
 #include <cstdint>
 
+#include "engine/runtime/value_slot.hpp"
+
 #include "engine/runtime/thread_scope.hpp"
 
 namespace hyrax {
@@ -13,10 +15,9 @@ class QueryContext;
 class RoutineCaller {
  public:
   virtual ~RoutineCaller() = default;
-  // Runs function `name` with `count` arguments in parameter-slot layout (24 bytes each: the
-  // value, its NULL byte at 16; already of the parameters' types) and writes its value in the same
-  // layout to `out` (a string's characters in ctx's arena). Throws Error on failure.
-  virtual void call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) = 0;
+  // Runs function `name` with `count` arguments (already of the parameters' types) and writes its
+  // value to `out` (a string's characters in ctx's arena). Throws Error on failure.
+  virtual void call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) = 0;
 };
 
 // The caller of the current thread's statement (RoutineCallerScope::current(), or nullptr); set

@@ -17,6 +17,7 @@ class Table;
 class Index;
 class RowWriter;
 struct ResultChunkView;
+struct ValueSlot;
 }  // namespace hyrax
 
 // Runtime error codes passed to hyrax_rt_error (generated code knows these numbers).
@@ -59,17 +60,18 @@ uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* inde
                               const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows);
 
 // ---- stored functions (engine/runtime/routine_caller.hpp): 0, or 1 after recording the error ----
-int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out);
+int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, const char* name, const hyrax::ValueSlot* args, uint32_t count,
+                              hyrax::ValueSlot* out);
 
-// ---- parameters of prepared statements: slots of 24 bytes (value, then a NULL byte at 16) ----
-const uint8_t* hyrax_rt_params(hyrax::QueryContext* ctx);
+// ---- parameters of prepared statements and procedure variables (value_slot.hpp) ----
+const hyrax::ValueSlot* hyrax_rt_params(hyrax::QueryContext* ctx);
 // A compiled procedure body's steps that need the C++ side (program_host.hpp), and the context's
 // reset before each of its plans (`resultTypes`: the plan's std::vector<SqlType>).
 int32_t hyrax_rt_program_host(hyrax::QueryContext* ctx, uint32_t step);
 void hyrax_rt_program_reset(hyrax::QueryContext* ctx, const void* resultTypes);
 
 // ---- a write statement's one row (row_writer.hpp): 0, or 1 after recording the error ----
-int32_t hyrax_rt_write_row(hyrax::QueryContext* ctx, hyrax::RowWriter* writer, const uint8_t* row);
+int32_t hyrax_rt_write_row(hyrax::QueryContext* ctx, hyrax::RowWriter* writer, const hyrax::ValueSlot* row);
 
 // ---- results ----
 hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);
@@ -77,14 +79,11 @@ hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);
 void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
 
 // ---- hash tables (joins, aggregation, DISTINCT) ----
-// Entries are `entrySize` bytes, stable in memory, laid out as
-//   offset 0: next entry in the bucket chain (pointer; 8 bytes reserved on every target)
-//   offset 8: the 64-bit hash
-//   offset 16: payload, laid out by the generated code
-// Inserting never moves entries; the bucket array grows by rehashing stored hashes.
-// Lookups are inlined by the generated code: a HashTable starts with a HashDirectory
-// {uint64_t* buckets; uint64_t shift}; the chain of hash h starts at the entry in the low 48 bits
-// of buckets[(h * kHashBucketMultiplier) >> shift], unless that bucket's tag bit hashTag(h) is
+// Entries are `entrySize` bytes, stable in memory: a HashEntryHeader {next, hash}, then the
+// payload, laid out by the generated code. Inserting never moves entries; the bucket array grows
+// by rehashing stored hashes. Lookups are inlined by the generated code: a HashTable starts with
+// a HashDirectory {buckets, shift}; the chain of hash h starts at the entry in the low 48 bits of
+// buckets[(h * kHashBucketMultiplier) >> shift], unless that bucket's tag bit hashTag(h) is
 // clear: then no entry of the chain has hash h (hash_table.hpp).
 hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize, uint64_t expectedEntries);
 void* hyrax_rt_ht_insert(hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in

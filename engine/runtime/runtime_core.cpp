@@ -50,7 +50,7 @@ int32_t hyrax_rt_check_cancel(QueryContext* ctx) {
   return hyrax_rt_error(ctx, HYRAX_ERR_CANCELLED);
 }
 
-int32_t hyrax_rt_write_row(QueryContext* ctx, RowWriter* writer, const uint8_t* row) {
+int32_t hyrax_rt_write_row(QueryContext* ctx, RowWriter* writer, const ValueSlot* row) {
   try {
     writer->write(*ctx, row);
     ctx->countWritten();
@@ -133,7 +133,7 @@ uint64_t hyrax_rt_index_range(QueryContext* ctx, const Index* index, const uint8
   return copyRows(ctx, found, rows);
 }
 
-const uint8_t* hyrax_rt_params(QueryContext* ctx) { return ctx->parameters().data(); }
+const ValueSlot* hyrax_rt_params(QueryContext* ctx) { return ctx->parameters().data(); }
 
 ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) { return ctx->currentResult(); }
 void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }

@@ -132,7 +132,7 @@ std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Sel
   return compile(catalog, nullptr, &query, {}, times);
 }
 
-QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<uint8_t>& parameters,
+QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,
                          const std::atomic<bool>* cancel, PhaseTimes& times) {
   auto t = Clock::now();
   std::vector<std::unique_ptr<ResultChunk>> chunks;

@@ -50,8 +50,8 @@ std::unique_ptr<CompiledStatement> compileStatement(Catalog& catalog, const ast:
 std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Select& query, PhaseTimes& times);
 
 // Runs it: a SELECT returns rows; the others change their table (logged in `undo`) and return the
-// count. `parameters` holds 24-byte slots, one per parameter (QueryContext::parameters).
-QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<uint8_t>& parameters,
+// count. `parameters` holds a value slot per parameter (QueryContext::parameters).
+QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,
                          const std::atomic<bool>* cancel, PhaseTimes& times);
 
 // Compiles a plan (the full LLVM pipeline when it reads big tables) and, if `run`, runs it.

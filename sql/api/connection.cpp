@@ -161,10 +161,10 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
     throw Error(sqlstate::SyntaxError, "wrong number of parameters for prepared statement \"" + e.name + "\"", e.pos)
         .withDetail("Expected " + std::to_string(types.size()) + " parameters but got " + std::to_string(e.args.size()) + ".");
   auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).bindConstants(e.args, types));
-  std::vector<uint8_t> slots(24 * std::max<size_t>(types.size(), 1), 0);
+  std::vector<ValueSlot> slots(std::max<size_t>(types.size(), 1), ValueSlot{});
   for (size_t i = 0; i < values->size(); ++i) {
-    if ((*values)[i].isNull()) slots[24 * i + 16] = 1;
-    else (*values)[i].encode(types[i], &slots[24 * i]);
+    if ((*values)[i].isNull()) slots[i].null = 1;
+    else (*values)[i].encode(types[i], slots[i].bytes());
   }
   QueryResult r = sql::runStatement(*p.compiled, *undo_, slots, &cancel_, times);
   r.keepAlive(values);  // result strings may be parameter values

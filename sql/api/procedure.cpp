@@ -62,8 +62,8 @@ class Call final : public ProgramHost {
     auto& slots = ctx_->parameters();
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].isNull()) continue;
-      args[i].encode(p_.slotTypes[i], slot(static_cast<uint32_t>(i)));
-      slots[kSlot * i + 16] = 0;
+      args[i].encode(p_.slotTypes[i], slot(static_cast<uint32_t>(i)).bytes());
+      slots[i].null = 0;
     }
     setBool(p_.foundSlot, false);
     if (p_.body) {  // the compiled body; it asks step() below for what it leaves to C++
@@ -109,7 +109,7 @@ class Call final : public ProgramHost {
   bool returned() const { return returned_; }
   std::vector<QueryResult::Notice>& notices() { return notices_; }
   std::shared_ptr<QueryContext> context() { return ctx_; }
-  uint8_t* slot(uint32_t i) { return ctx_->parameters().data() + kSlot * i; }
+  ValueSlot& slot(uint32_t i) { return ctx_->parameters()[i]; }
 
  private:
   // A jump leaves the protected parts it jumps out of (EXIT from a block inside a loop).
@@ -147,8 +147,8 @@ class Call final : public ProgramHost {
     char* chars = ctx_->arena().allocate(text.size() + 1);
     std::memcpy(chars, text.data(), text.size());
     StringRef r = StringRef::make(chars, static_cast<uint32_t>(text.size()));
-    std::memcpy(slot(s), static_cast<const void*>(&r), sizeof r);
-    slot(s)[16] = 0;
+    std::memcpy(slot(s).bytes(), static_cast<const void*>(&r), sizeof r);
+    slot(s).null = 0;
   }
 
   void exec(const Step& s, size_t& pc) {
@@ -159,13 +159,13 @@ class Call final : public ProgramHost {
         break;
       case Step::Op::Branch: {
         bool holds = false;
-        const uint8_t* v = slot(s.slot);
+        const ValueSlot& v = slot(s.slot);
         switch (s.test) {
           case Step::Test::Plan: runPlan(s.stmt); holds = isTrue(s.slot); break;
           case Step::Test::IsTrue: holds = isTrue(s.slot); break;
-          case Step::Test::IsFalse: holds = !v[16] && !v[0]; break;
-          case Step::Test::IsNull: holds = v[16] != 0; break;
-          case Step::Test::IsNotNull: holds = v[16] == 0; break;
+          case Step::Test::IsFalse: holds = !v.null && !v.bytes()[0]; break;
+          case Step::Test::IsNull: holds = v.null != 0; break;
+          case Step::Test::IsNotNull: holds = v.null == 0; break;
         }
         if (holds == s.jumpIfTrue) jumpTo(pc, s.target);
         else ++pc;
@@ -196,8 +196,8 @@ class Call final : public ProgramHost {
         const ResultChunkView& v = l.chunks[l.chunk]->view();
         for (size_t c = 0; c < s.slots.size(); ++c) {
           uint32_t width = p_.slotTypes[s.slots[c]].byteWidth();
-          std::memcpy(slot(s.slots[c]), static_cast<const char*>(v.columns[c]) + l.row * width, width);
-          slot(s.slots[c])[16] = v.nulls[c][l.row];
+          std::memcpy(slot(s.slots[c]).bytes(), static_cast<const char*>(v.columns[c]) + l.row * width, width);
+          slot(s.slots[c]).null = v.nulls[c][l.row];
         }
         ++l.row;
         l.any = true;
@@ -210,8 +210,8 @@ class Call final : public ProgramHost {
         ++pc;
         break;
       case Step::Op::RangeCheck: {
-        if (slot(s.slot)[16] || slot(s.slot + 1)[16])
-          throw Error("22004", std::string(slot(s.slot)[16] ? "lower" : "upper") + " bound of FOR loop cannot be null");
+        if (slot(s.slot).null || slot(s.slot + 1).null)
+          throw Error("22004", std::string(slot(s.slot).null ? "lower" : "upper") + " bound of FOR loop cannot be null");
         int32_t i = int32At(s.slot), bound = int32At(s.slot + 1);
         pc = (s.reverse ? i < bound : i > bound) ? s.target : pc + 1;
         break;
@@ -223,7 +223,7 @@ class Call final : public ProgramHost {
           break;
         }
         int32_t v = static_cast<int32_t>(i);
-        std::memcpy(slot(s.slot), &v, sizeof v);
+        std::memcpy(slot(s.slot).bytes(), &v, sizeof v);
         ++pc;
         break;
       }
@@ -236,7 +236,7 @@ class Call final : public ProgramHost {
       case Step::Op::CallProcedure: {
         std::vector<Value> args;
         for (uint32_t sl : s.slots)
-          args.push_back(slot(sl)[16] ? Value::null(p_.slotTypes[sl]) : Value::decode(p_.slotTypes[sl], slot(sl)));
+          args.push_back(slot(sl).null ? Value::null(p_.slotTypes[sl]) : Value::decode(p_.slotTypes[sl], slot(sl).bytes()));
         QueryResult r;
         {
           NestedCall nested;
@@ -263,7 +263,7 @@ class Call final : public ProgramHost {
     if (st.plan.foundSlot >= 0) setBool(p_.foundSlot, false);
     st.compiled->run(*ctx_);
     if (st.plan.foundSlot >= 0 && !isTrue(p_.foundSlot))
-      for (uint32_t s : st.plan.into) slot(s)[16] = 1;  // SELECT INTO found no row: NULL
+      for (uint32_t s : st.plan.into) slot(s).null = 1;  // SELECT INTO found no row: NULL
     applyWrite(i);
   }
 
@@ -301,7 +301,7 @@ class Call final : public ProgramHost {
         ++k;
       } else {
         uint32_t sl = s.slots[arg++];
-        msg += slot(sl)[16] ? "<NULL>" : Value::decode(p_.slotTypes[sl], slot(sl)).toString();
+        msg += slot(sl).null ? "<NULL>" : Value::decode(p_.slotTypes[sl], slot(sl).bytes()).toString();
       }
     }
     if (r.level == "exception") throw Error(r.errcode.empty() ? sqlstate::RaiseException : r.errcode.c_str(), msg);
@@ -311,14 +311,14 @@ class Call final : public ProgramHost {
     notices_.push_back({severity, msg});
   }
 
-  bool isTrue(uint32_t s) { return !slot(s)[16] && slot(s)[0]; }
+  bool isTrue(uint32_t s) { return !slot(s).null && slot(s).bytes()[0]; }
   void setBool(uint32_t s, bool v) {
-    slot(s)[0] = v;
-    slot(s)[16] = 0;
+    slot(s).bytes()[0] = v;
+    slot(s).null = 0;
   }
   int32_t int32At(uint32_t s) {
     int32_t v;
-    std::memcpy(&v, slot(s), sizeof v);
+    std::memcpy(&v, slot(s).bytes(), sizeof v);
     return v;
   }
 
@@ -497,8 +497,8 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
     if (p->returnSlot == kNone) {
       v.nulls[0][0] = 1;
     } else {
-      std::memcpy(v.columns[0], c.slot(p->returnSlot), type.byteWidth());
-      v.nulls[0][0] = c.slot(p->returnSlot)[16];
+      std::memcpy(v.columns[0], c.slot(p->returnSlot).bytes(), type.byteWidth());
+      v.nulls[0][0] = c.slot(p->returnSlot).null;
     }
     r = QueryResult({{name, type}}, std::move(chunks), "SELECT 1");
     r.keepAlive(c.context());  // a string value may live in the call's arena
@@ -510,24 +510,23 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
   return r;
 }
 
-void SessionRoutines::call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) {
+void SessionRoutines::call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) {
   std::shared_ptr<const ast::CreateFunctionStmt> def = routines_.definition(name);
   if (!def || def->procedure || def->params.size() != count)
     throw Error(sqlstate::UndefinedFunction, std::string("function ") + name + " does not exist");
   std::vector<Value> values;
   for (uint32_t i = 0; i < count; ++i) {
     const SqlType& t = def->params[i].type;
-    const uint8_t* slot = args + kSlot * i;
-    values.push_back(slot[16] ? Value::null(t) : Value::decode(t, slot));
+    values.push_back(args[i].null ? Value::null(t) : Value::decode(t, args[i].bytes()));
   }
   QueryResult r;
   {
     NestedCall nested;
     r = routines_.call(catalog_, undo_, name, values, cancel_);
   }
-  std::memset(out, 0, kSlot);
+  *out = ValueSlot{};
   if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def->returns.isNull()) {
-    out[16] = 1;
+    out->null = 1;
     return;
   }
   Value v = r.value(0, 0);
@@ -536,9 +535,9 @@ void SessionRoutines::call(QueryContext& ctx, const char* name, const uint8_t* a
     char* chars = ctx.arena().allocate(s.size() + 1);
     std::memcpy(chars, s.data(), s.size());
     StringRef ref = StringRef::make(chars, static_cast<uint32_t>(s.size()));
-    std::memcpy(out, static_cast<const void*>(&ref), sizeof ref);
+    std::memcpy(out->bytes(), static_cast<const void*>(&ref), sizeof ref);
   } else {
-    v.encode(def->returns, out);
+    v.encode(def->returns, out->bytes());
   }
 }
 

@@ -63,7 +63,7 @@ class SessionRoutines : public RoutineCaller {
  public:
   SessionRoutines(Routines& routines, Catalog& catalog, UndoLog& undo, const std::atomic<bool>* cancel)
       : routines_(routines), catalog_(catalog), undo_(undo), cancel_(cancel) {}
-  void call(QueryContext& ctx, const char* name, const uint8_t* args, uint32_t count, uint8_t* out) override;
+  void call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) override;
 
  private:
   Routines& routines_;

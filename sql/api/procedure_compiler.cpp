@@ -65,8 +65,8 @@ class ProcedureCompiler {
       times.machineCode = st.machineCodeMs;
     }
     p_->slotTypes = types_;
-    p_->nullSlots.assign(kSlot * std::max<size_t>(types_.size(), 1), 0);
-    for (size_t i = 0; i < types_.size(); ++i) p_->nullSlots[kSlot * i + 16] = 1;
+    p_->nullSlots.assign(std::max<size_t>(types_.size(), 1), ValueSlot{});
+    for (size_t i = 0; i < types_.size(); ++i) p_->nullSlots[i].null = 1;
     return std::move(p_);
   }
 

@@ -13,7 +13,6 @@
 namespace hyrax::sql {
 
 constexpr uint32_t kNone = UINT32_MAX;
-constexpr size_t kSlot = 24;  // a parameter slot: the value, its NULL byte at 16
 
 // One step of a body's program. Plans (`stmt`) are indexes into Procedure::statements.
 struct Step {
@@ -51,7 +50,7 @@ struct Procedure {
   std::shared_ptr<ast::CreateFunctionStmt> def;
   uint64_t catalogVersion = 0;
   std::vector<SqlType> slotTypes;  // parameters first, then variables, FOUND, loop variables, temporaries
-  std::vector<uint8_t> nullSlots;  // kSlot bytes per slot (at least one), each NULL: a call's start
+  std::vector<ValueSlot> nullSlots;  // one per slot (at least one), each NULL: a call's start
   std::vector<Step> steps;
   std::vector<std::unique_ptr<CompiledStatement>> statements;
   std::vector<std::vector<SqlType>> resultTypes;  // of each statement that returns rows, else empty

@@ -37,7 +37,7 @@ void checkValue(const Table& table, uint32_t c, const void* value, bool isNull) 
 uint64_t rowNumber(const ResultChunk& chunk, uint64_t r) { return chunk.get<uint64_t>(r, 0); }
 
 // One row of a write's values, value c at a time (a NULL's value bytes are not to be read): a
-// result chunk's row, or the 24-byte slots (value, NULL byte at 16) a one-row write hands over
+// result chunk's row, or the value slots a one-row write hands over
 // (RowWriter). The functions below are templates over the two.
 class ChunkRow {
  public:
@@ -53,13 +53,13 @@ class ChunkRow {
 
 class SlotRow {
  public:
-  explicit SlotRow(const uint8_t* slots) : slots_(slots) {}
-  bool isNull(uint32_t c) const { return slots_[24 * c + 16] != 0; }
-  const void* value(uint32_t c) const { return slots_ + 24 * c; }
+  explicit SlotRow(const ValueSlot* slots) : slots_(slots) {}
+  bool isNull(uint32_t c) const { return slots_[c].null != 0; }
+  const void* value(uint32_t c) const { return slots_[c].bytes(); }
   uint64_t rowNumber() const { return *static_cast<const uint64_t*>(value(0)); }
 
  private:
-  const uint8_t* slots_;
+  const ValueSlot* slots_;
 };
 
 // The CHECK results of one row (its values [first, first + table.checks().size())): throws 23514
@@ -147,7 +147,7 @@ void updateRow(UndoLog& undo, Table& table, txn::UpdateBatch& batch, const Sourc
 class InsertWriter final : public RowWriter {
  public:
   InsertWriter(Table& table, InsertTargets targets) : table_(table), targets_(std::move(targets)) {}
-  void write(QueryContext& ctx, const uint8_t* row) override {
+  void write(QueryContext& ctx, const ValueSlot* row) override {
     if (targets_.missingNotNull >= 0) notNullViolation(table_, static_cast<uint32_t>(targets_.missingNotNull));
     const uint64_t before = table_.rowCount();
     try {
@@ -167,7 +167,7 @@ class InsertWriter final : public RowWriter {
 class UpdateWriter final : public RowWriter {
  public:
   UpdateWriter(Table& table, txn::UpdateBatch prototype) : table_(table), batch_(std::move(prototype)) {}
-  void write(QueryContext& ctx, const uint8_t* row) override {
+  void write(QueryContext& ctx, const ValueSlot* row) override {
     batch_.rows.clear();  // a failed write may have left its row
     updateRow(ctx.undo(), table_, batch_, SlotRow(row));
     txn::finishUpdate(table_, batch_);
@@ -181,7 +181,7 @@ class UpdateWriter final : public RowWriter {
 class DeleteWriter final : public RowWriter {
  public:
   explicit DeleteWriter(Table& table) : table_(table) {}
-  void write(QueryContext& ctx, const uint8_t* row) override { txn::deleteRows(ctx.undo(), table_, {SlotRow(row).rowNumber()}); }
+  void write(QueryContext& ctx, const ValueSlot* row) override { txn::deleteRows(ctx.undo(), table_, {SlotRow(row).rowNumber()}); }
 
  private:
   Table& table_;
