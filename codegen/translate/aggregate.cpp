@@ -20,7 +20,7 @@ constexpr double kLastGroupMinGroups = 10'000;
 
 AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
   auto& a = static_cast<const plan::Aggregate&>(op);
-  for (auto& g : a.groups) groupFields_.push_back(layout_.add(g.iu->type));
+  for (auto& g : a.groups) groupFields_.push_back(table_.addField(g.iu->type));
   for (auto& agg : a.aggregates) {
     AggState s;
     if (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) {
@@ -28,24 +28,24 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
       s.valueType = in.isInteger() ? SqlType::int64(false)
                     : in.id == TypeId::Decimal ? SqlType::decimal(18, in.scale, false)
                                                : SqlType::float64(false);
-      s.value = layout_.add(s.valueType);
+      s.value = table_.addField(s.valueType);
     } else if (agg.func == AggFunc::Min || agg.func == AggFunc::Max) {
       s.valueType = agg.arg->type.withNullable(false);
-      s.value = layout_.add(s.valueType);
+      s.value = table_.addField(s.valueType);
     }
     // count(*) and aggregates over NOT NULL arguments count every row: one counter serves them all.
     s.sharedCount = agg.func == AggFunc::CountStar || !agg.arg->type.nullable;
-    if (s.sharedCount && !rowCount_) rowCount_ = layout_.add(SqlType::int64(false));
-    s.count = s.sharedCount ? *rowCount_ : layout_.add(SqlType::int64(false));
+    if (s.sharedCount && !rowCount_) rowCount_ = table_.addField(SqlType::int64(false));
+    s.count = s.sharedCount ? *rowCount_ : table_.addField(SqlType::int64(false));
     states_.push_back(s);
   }
 }
 
 void AggregateTranslator::consume(Translator&) {
   auto& b = cg_.b;
-  if (entryGroups_ && entryGroups_->currentEntry()) {
+  if (entryGroups_ && entryGroups_->groupField()) {
     // The join entry this row came from points at its group once the first of its rows found it.
-    llvm::Value* field = cg_.gep(entryGroups_->currentEntry(), entryGroupOffset_);
+    llvm::Value* field = entryGroups_->groupField();
     auto* group = cg_.local(cg_.ptr(), "entry_group");
     b.CreateStore(cg_.loadPtr(field), group);
     cg_.If(b.CreateIsNull(b.CreateLoad(cg_.ptr(), group)), [&] {
@@ -57,7 +57,7 @@ void AggregateTranslator::consume(Translator&) {
     return;
   }
   prefetchAhead();
-  GroupKeys keys = groupKeys();
+  HashTableCode::Keys keys = groupKeys();
   if (groupFilter_) {
     std::vector<SqlValue> joinKeys;
     for (size_t g : filterGroups_) joinKeys.push_back(keys.values[g]);
@@ -67,7 +67,12 @@ void AggregateTranslator::consume(Translator&) {
   }
 }
 
-AggregateTranslator::GroupKeys AggregateTranslator::groupKeys() {
+void AggregateTranslator::skipGroupsWithout(HashJoinTranslator* join, std::vector<size_t> groupOfKey) {
+  groupFilter_ = join;
+  filterGroups_ = std::move(groupOfKey);
+}
+
+HashTableCode::Keys AggregateTranslator::groupKeys() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   std::vector<SqlValue> values;
   for (auto& g : a.groups) {
@@ -76,18 +81,7 @@ AggregateTranslator::GroupKeys AggregateTranslator::groupKeys() {
     if (!k.type.nullable) k.null = nullptr;
     values.push_back(k);
   }
-  return hashed(std::move(values));
-}
-
-AggregateTranslator::GroupKeys AggregateTranslator::hashed(std::vector<SqlValue> values) {
-  auto& b = cg_.b;
-  GroupKeys r{std::move(values), cg_.c64(0)};
-  for (auto& k : r.values) {
-    llvm::Value* kh = q_.expr.hash(k);
-    if (k.null) kh = b.CreateSelect(k.null, cg_.c64(0x5bd1e995), kh);
-    r.hash = q_.expr.combine(r.hash, kh);
-  }
-  return r;
+  return table_.hashKeys(std::move(values));
 }
 
 // Many groups fed straight from a scan: the bucket of the group a row some rows ahead belongs to
@@ -105,51 +99,19 @@ void AggregateTranslator::prefetchAhead() {
     v->null = nullptr;
     ahead.push_back(*v);
   }
-  q_.prefetchBucket(cg_.loadPtr(cg_.stateSlot(slot_)), hashed(std::move(ahead)).hash);
+  table_.prefetch(table_.hashKeys(std::move(ahead)).hash);
 }
 
-llvm::Value* AggregateTranslator::findGroup(const GroupKeys& groupKeys) {
+llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
-  const std::vector<SqlValue>& keys = groupKeys.values;
-  llvm::Value* h = groupKeys.hash;
-  llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
-  // Whether `entry` is the row's group: hashes first, keys only on equal hashes.
-  auto isGroup = [&](llvm::Value* entry) {
-    auto* same = cg_.local(cg_.i1(), "same");
-    b.CreateStore(cg_.cFalse(), same);
-    cg_.If(b.CreateICmpEQ(q_.entryHash(entry), h), [&] {
-      llvm::Value* eq = cg_.cTrue();
-      for (size_t i = 0; i < keys.size(); ++i) {
-        SqlValue stored = layout_.load(cg_, entry, groupFields_[i]);
-        SqlValue k = keys[i];
-        if (!k.null) {
-          eq = b.CreateAnd(eq, q_.expr.compare(plan::CmpOp::Eq, stored, k));
-        } else {
-          // Both NULL, or both present and equal (payloads of NULLs are not compared).
-          SqlValue kv = k, sv = stored;
-          kv.null = sv.null = nullptr;
-          llvm::Value* bothNull = b.CreateAnd(k.null, stored.null);
-          llvm::Value* bothThere = b.CreateAnd(b.CreateNot(k.null), b.CreateNot(stored.null));
-          // Strings: compare() may call the runtime; give it safe halves for NULLs.
-          if (kv.type.isString()) {
-            kv.v = b.CreateSelect(k.null, cg_.c64(0), kv.v);
-            kv.hi = b.CreateSelect(k.null, cg_.c64(0), kv.hi);
-            sv.v = b.CreateSelect(stored.null, cg_.c64(0), sv.v);
-            sv.hi = b.CreateSelect(stored.null, cg_.c64(0), sv.hi);
-          }
-          eq = b.CreateAnd(eq, b.CreateOr(bothNull, b.CreateAnd(bothThere, q_.expr.compare(plan::CmpOp::Eq, sv, kv))));
-        }
-      }
-      b.CreateStore(eq, same);
-    });
-    return b.CreateLoad(cg_.i1(), same);
-  };
+  // Whether `entry` (of the row's hash) is the row's group.
+  auto isGroup = [&](llvm::Value* entry) { return table_.keysEqual(entry, groupFields_, keys); };
   auto findOrInsert = [&](llvm::AllocaInst* found) {
-    llvm::Value* existing = cg_.FindInChain(q_.chainHead(ht, h), isGroup);
+    llvm::Value* existing = table_.findCandidate(keys.hash, isGroup);
     b.CreateStore(existing, found);
     cg_.If(b.CreateIsNull(existing), [&] {
-      llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {ht, h});
-      for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, groupFields_[i], keys[i]);
+      llvm::Value* entry = table_.insert(keys.hash);
+      for (size_t i = 0; i < keys.values.size(); ++i) table_.store(entry, groupFields_[i], keys.values[i]);
       b.CreateStore(entry, found);
     });
   };
@@ -165,7 +127,7 @@ llvm::Value* AggregateTranslator::findGroup(const GroupKeys& groupKeys) {
     b.CreateStore(last, found);
     auto* hit = cg_.local(cg_.i1(), "same_group");
     b.CreateStore(cg_.cFalse(), hit);
-    cg_.If(b.CreateIsNotNull(last), [&] { b.CreateStore(isGroup(last), hit); });
+    cg_.If(b.CreateIsNotNull(last), [&] { b.CreateStore(table_.holds(last, groupFields_, keys), hit); });
     cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), hit)), [&] {
       findOrInsert(found);
       b.CreateStore(b.CreateLoad(cg_.ptr(), found), lastAddr);
@@ -178,7 +140,7 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   auto& b = cg_.b;
   if (rowCount_) {
-    llvm::Value* addr = cg_.gep(group, layout_.offset(*rowCount_));
+    llvm::Value* addr = table_.fieldAddress(group, (*rowCount_));
     b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), addr), cg_.c64(1)), addr);
   }
 
@@ -186,14 +148,14 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
     auto& agg = a.aggregates[i];
     const AggState& s = states_[i];
     if (agg.func == AggFunc::CountStar) continue;  // the shared row count
-    llvm::Value* countAddr = cg_.gep(group, layout_.offset(s.count));
+    llvm::Value* countAddr = table_.fieldAddress(group, (s.count));
     llvm::Value* count = b.CreateLoad(cg_.i64(), countAddr);
     SqlValue v = q_.expr.compile(*agg.arg);
     auto update = [&] {
       // Counted already when shared (updated above, so `count` is one ahead: compare with 1).
       if (!s.sharedCount) b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
       if (agg.func == AggFunc::Count) return;
-      llvm::Value* addr = cg_.gep(group, layout_.offset(s.value));
+      llvm::Value* addr = table_.fieldAddress(group, (s.value));
       SqlValue cur = cg_.loadValue(addr, s.valueType);
       SqlValue in = v;
       in.null = nullptr;
@@ -234,42 +196,31 @@ void AggregateTranslator::produce() {
     for (auto& g : a.groups) keys.push_back(g.expr.get());
     if (t->op().kind == plan::OpKind::HashJoin && static_cast<HashJoinTranslator*>(t)->entryFixes(keys)) {
       entryGroups_ = static_cast<HashJoinTranslator*>(t);
-      entryGroupOffset_ = entryGroups_->reserveGroupField();
+      entryGroups_->reserveGroupField();
     }
   }
-  slot_ = q_.newStateSlot();
+  table_.create(op_.estimatedRows);
   // Only a big table makes the previous group worth a check: a few groups stay in cache, and
   // with them rows change group too often (TPC-H Q1 loses a third).
   if (a.groups.empty() || op_.estimatedRows >= kLastGroupMinGroups) lastSlot_ = q_.newStateSlot();
-  q_.atInit([this] {
-    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()),
-                                                      cg_.c64(static_cast<int64_t>(std::min(op_.estimatedRows, 1e12)))}),
-                      cg_.stateSlot(slot_));
-    if (lastSlot_) cg_.b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), cg_.stateSlot(*lastSlot_));
-  });
+  if (lastSlot_) q_.atInit([this] { cg_.b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), cg_.stateSlot(*lastSlot_)); });
   children[0]->produce();
 
-  if (a.groups.empty()) {
-    q_.beginPipeline({"", PipelineInfo::Range::None});
-    llvm::Value* ht = cg_.loadPtr(cg_.stateSlot(slot_));
-    cg_.If(b.CreateICmpEQ(cg_.call("hyrax_rt_ht_count", {ht}), cg_.c64(0)),
-           [&] { cg_.call("hyrax_rt_ht_insert", {ht, cg_.c64(0)}); });
-    q_.endPipeline();
-  }
+  if (a.groups.empty()) table_.ensureOneEntry();
 
-  q_.hashTablePipeline(slot_, op_.estimatedRows, [&](llvm::Value* entry) {
-    for (size_t g = 0; g < a.groups.size(); ++g) q_.values[a.groups[g].iu] = layout_.load(cg_, entry, groupFields_[g]);
+  table_.forEachEntry(op_.estimatedRows, [&](llvm::Value* entry) {
+    for (size_t g = 0; g < a.groups.size(); ++g) q_.values[a.groups[g].iu] = table_.load(entry, groupFields_[g]);
     for (size_t k = 0; k < a.aggregates.size(); ++k) {
       auto& agg = a.aggregates[k];
       const AggState& s = states_[k];
-      llvm::Value* count = b.CreateLoad(cg_.i64(), cg_.gep(entry, layout_.offset(s.count)));
+      llvm::Value* count = b.CreateLoad(cg_.i64(), table_.fieldAddress(entry, (s.count)));
       SqlValue out;
       out.type = agg.iu->type;
       if (agg.func == AggFunc::CountStar || agg.func == AggFunc::Count) {
         out.v = count;
       } else {
         llvm::Value* empty = b.CreateICmpEQ(count, cg_.c64(0));
-        SqlValue cur = cg_.loadValue(cg_.gep(entry, layout_.offset(s.value)), s.valueType);
+        SqlValue cur = cg_.loadValue(table_.fieldAddress(entry, (s.value)), s.valueType);
         if (agg.func == AggFunc::Avg) {
           if (s.valueType.isFloat()) {
             cur.v = b.CreateFDiv(cur.v, b.CreateSIToFP(count, cg_.f64()));

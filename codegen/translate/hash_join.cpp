@@ -22,16 +22,19 @@ void HashJoinTranslator::layoutEntries() {
   if (laidOut_) return;
   laidOut_ = true;
   auto& j = static_cast<const plan::HashJoin&>(op_);
-  for (auto& k : j.keys) keyFields_.push_back(layout_.add(k.build->type.withNullable(false)));
+  for (auto& k : j.keys) keyFields_.push_back(table_.addField(k.build->type.withNullable(false)));
   payload_ = readFrom(*this, j.child(0)->produced());
-  for (auto* iu : payload_) payloadFields_.push_back(layout_.add(iu->type));
+  for (auto* iu : payload_) payloadFields_.push_back(table_.addField(iu->type));
   if (j.kind == plan::JoinKind::FullOuter || j.kind == plan::JoinKind::RightSemi || j.kind == plan::JoinKind::RightAnti ||
       j.kind == plan::JoinKind::RightOuter)
-    matchedField_ = layout_.add(SqlType::int16(false));
+    matchedField_ = table_.addField(SqlType::int16(false));
 }
 
-llvm::Value* HashJoinTranslator::matchedFlag(llvm::Value* entry) {
-  return cg_.gep(entry, layout_.offset(*matchedField_));
+llvm::Value* HashJoinTranslator::matchedFlag(llvm::Value* entry) { return table_.fieldAddress(entry, *matchedField_); }
+
+llvm::Value* HashJoinTranslator::keyedEntry(llvm::Value* entry) {
+  if (!matchedField_) return cg_.cTrue();  // NULL keys are never inserted
+  return cg_.b.CreateICmpNE(cg_.b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(2));
 }
 
 void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
@@ -56,12 +59,7 @@ void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
 
 void HashJoinTranslator::produce() {
   layoutEntries();
-  slot_ = q_.newStateSlot();
-  q_.atInit([this] {
-    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()),
-                                                      cg_.c64(static_cast<int64_t>(std::min(op_.child(0)->estimatedRows, 1e12)))}),
-                      cg_.stateSlot(slot_));
-  });
+  table_.create(op_.child(0)->estimatedRows);
   children[0]->produce();
   filterAggregateBelow();
   children[1]->produce();
@@ -70,7 +68,7 @@ void HashJoinTranslator::produce() {
   // the matched build rows; RightAnti: the others.
   auto& b = cg_.b;
   auto kind = static_cast<const plan::HashJoin&>(op_).kind;
-  q_.hashTablePipeline(slot_, op_.child(0)->estimatedRows, [&](llvm::Value* entry) {
+  table_.forEachEntry(op_.child(0)->estimatedRows, [&](llvm::Value* entry) {
     llvm::Value* matched = b.CreateICmpEQ(b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(1));
     cg_.If(kind == plan::JoinKind::RightSemi ? matched : b.CreateNot(matched), [&] {
       loadPayload(entry);
@@ -92,35 +90,19 @@ HashJoinTranslator::Keys HashJoinTranslator::keys(bool buildSide) {
   auto& j = static_cast<const plan::HashJoin&>(op_);
   std::vector<SqlValue> values;
   for (auto& key : j.keys) values.push_back(q_.expr.compile(buildSide ? *key.build : *key.probe));
-  return hashed(std::move(values));
-}
-
-HashJoinTranslator::Keys HashJoinTranslator::hashed(std::vector<SqlValue> values) {
-  auto& b = cg_.b;
-  Keys k;
-  k.values = std::move(values);
-  for (auto& v : k.values) {
-    if (v.null) k.anyNull = k.anyNull ? b.CreateOr(k.anyNull, v.null) : v.null;
-    llvm::Value* kh = q_.expr.hash(v);
-    k.hash = k.hash ? q_.expr.combine(k.hash, kh) : kh;
-  }
-  if (!k.hash) k.hash = cg_.c64(0);  // no keys: a cross product, every row in one chain
-  return k;
+  return table_.hashKeys(std::move(values));
 }
 
 llvm::Value* HashJoinTranslator::holdsKeys(const std::vector<SqlValue>& values) {
   auto& b = cg_.b;
-  Keys keys = hashed(values);
+  Keys keys = table_.hashKeys(values);
   auto* holds = cg_.local(cg_.i1(), "holds_keys");
   b.CreateStore(cg_.cFalse(), holds);
   auto lookup = [&] {
-    llvm::Value* found = cg_.FindInChain(q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), keys.hash), [&](llvm::Value* entry) {
+    llvm::Value* found = table_.findCandidate(keys.hash, [&](llvm::Value* entry) {
       auto* same = cg_.local(cg_.i1(), "same_keys");
       b.CreateStore(cg_.cFalse(), same);
-      llvm::Value* candidate = b.CreateICmpEQ(q_.entryHash(entry), keys.hash);
-      if (matchedField_)  // entries of NULL keys match nothing
-        candidate = b.CreateAnd(candidate, b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), b.getInt16(2)));
-      cg_.If(candidate, [&] { b.CreateStore(keysEqual(entry, keys), same); });
+      cg_.If(keyedEntry(entry), [&] { b.CreateStore(keysEqual(entry, keys), same); });
       return b.CreateLoad(cg_.i1(), same);
     });
     b.CreateStore(b.CreateIsNotNull(found), holds);
@@ -151,10 +133,13 @@ bool HashJoinTranslator::entryFixes(const std::vector<const plan::Expr*>& groupK
   return true;
 }
 
-uint32_t HashJoinTranslator::reserveGroupField() {
+void HashJoinTranslator::reserveGroupField() {
   layoutEntries();
-  if (!groupField_) groupField_ = layout_.add(SqlType::int64(false));  // a pointer, null until set
-  return layout_.offset(*groupField_);
+  if (!groupField_) groupField_ = table_.addField(SqlType::int64(false));  // a pointer, null until set
+}
+
+llvm::Value* HashJoinTranslator::groupField() const {
+  return currentEntry_ && groupField_ ? table_.fieldAddress(currentEntry_, *groupField_) : nullptr;
 }
 
 // Probing a table bigger than the caches straight from a scan: the bucket a row some rows ahead
@@ -169,7 +154,7 @@ void HashJoinTranslator::prefetchAhead() {
     if (!v) return;
     ahead.push_back(*v);
   }
-  q_.prefetchBucket(cg_.loadPtr(cg_.stateSlot(slot_)), hashed(std::move(ahead)).hash);
+  table_.prefetch(table_.hashKeys(std::move(ahead)).hash);
 }
 
 void HashJoinTranslator::emitFrom(llvm::Value* entry) {
@@ -200,17 +185,16 @@ void HashJoinTranslator::filterAggregateBelow() {
     if (g == groups.end() || !g->iu->type.sameAs(key.build->type)) return;
     which.push_back(static_cast<size_t>(g - groups.begin()));
   }
-  agg->groupFilter_ = this;
-  agg->filterGroups_ = std::move(which);
+  agg->skipGroupsWithout(this, std::move(which));
 }
 
 void HashJoinTranslator::build() {
   auto& b = cg_.b;
   auto [keys, anyNull, h] = this->keys(true);
   auto insert = [&] {
-    llvm::Value* entry = cg_.call("hyrax_rt_ht_insert", {cg_.loadPtr(cg_.stateSlot(slot_)), h});
-    for (size_t i = 0; i < keys.size(); ++i) layout_.store(cg_, entry, keyFields_[i], keys[i]);
-    for (size_t i = 0; i < payload_.size(); ++i) layout_.store(cg_, entry, payloadFields_[i], q_.values.at(payload_[i]));
+    llvm::Value* entry = table_.insert(h);
+    for (size_t i = 0; i < keys.size(); ++i) table_.store(entry, keyFields_[i], keys[i]);
+    for (size_t i = 0; i < payload_.size(); ++i) table_.store(entry, payloadFields_[i], q_.values.at(payload_[i]));
     if (matchedField_)
       b.CreateStore(anyNull ? b.CreateSelect(anyNull, b.getInt16(2), b.getInt16(0)) : b.getInt16(0), matchedFlag(entry));
   };
@@ -222,19 +206,13 @@ void HashJoinTranslator::build() {
 }
 
 llvm::Value* HashJoinTranslator::keysEqual(llvm::Value* entry, const Keys& probeKeys) {
-  auto& b = cg_.b;
-  llvm::Value* eq = cg_.cTrue();
-  for (size_t i = 0; i < probeKeys.values.size(); ++i) {
-    SqlValue stored = layout_.load(cg_, entry, keyFields_[i]);
-    SqlValue probeKey = probeKeys.values[i];
-    probeKey.null = nullptr;  // the caller has ruled NULL keys out
-    eq = b.CreateAnd(eq, q_.expr.compare(plan::CmpOp::Eq, stored, probeKey));
-  }
-  return eq;
+  Keys nonNull = probeKeys;
+  for (auto& v : nonNull.values) v.null = nullptr;  // the caller has ruled NULL keys out
+  return table_.keysEqual(entry, keyFields_, nonNull);
 }
 
 void HashJoinTranslator::loadPayload(llvm::Value* entry) {
-  for (size_t i = 0; i < payload_.size(); ++i) q_.values[payload_[i]] = layout_.load(cg_, entry, payloadFields_[i]);
+  for (size_t i = 0; i < payload_.size(); ++i) q_.values[payload_[i]] = table_.load(entry, payloadFields_[i]);
 }
 
 void HashJoinTranslator::probe() {
@@ -242,13 +220,8 @@ void HashJoinTranslator::probe() {
   auto& b = cg_.b;
   prefetchAhead();
   Keys keys = this->keys(false);
-  // Entries of the probe row's chain whose hash and keys equal the row's; `body` sees each with
-  // the build row's values loaded.
-  auto chainHead = [&] { return q_.chainHead(cg_.loadPtr(cg_.stateSlot(slot_)), keys.hash); };
-  auto candidate = [&](llvm::Value* entry) {
-    cg_.cancelPoint();  // chains of equal keys (or a cross product's one chain) can be long
-    return b.CreateICmpEQ(q_.entryHash(entry), keys.hash);
-  };
+  // Chains of equal keys (or a cross product's one chain) can be long: each candidate is a point
+  // where the query may be cancelled.
   auto residual = [&]() -> SqlValue {
     if (j.residual) return q_.expr.compile(*j.residual);
     SqlValue t;
@@ -268,12 +241,11 @@ void HashJoinTranslator::probe() {
   switch (j.kind) {
     case plan::JoinKind::Inner:
       withKeys([&] {
-        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
-          cg_.If(candidate(entry), [&] {
-            cg_.If(keysEqual(entry, keys), [&] {
-              loadPayload(entry);
-              cg_.If(q_.expr.isTrue(residual()), [&] { emitFrom(entry); });
-            });
+        table_.forEachCandidate(keys.hash, [&](llvm::Value* entry) {
+          cg_.cancelPoint();
+          cg_.If(keysEqual(entry, keys), [&] {
+            loadPayload(entry);
+            cg_.If(q_.expr.isTrue(residual()), [&] { emitFrom(entry); });
           });
         });
       }, {});
@@ -289,11 +261,9 @@ void HashJoinTranslator::probe() {
         emit();
       };
       withKeys([&] {
-        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
-          llvm::Value* isCandidate = candidate(entry);
-          if (matchedField_)  // entries of NULL keys match nothing
-            isCandidate = b.CreateAnd(isCandidate, b.CreateICmpNE(b.CreateLoad(cg_.i16(), matchedFlag(entry)), b.getInt16(2)));
-          cg_.If(isCandidate, [&] {
+        table_.forEachCandidate(keys.hash, [&](llvm::Value* entry) {
+          cg_.cancelPoint();
+          cg_.If(keyedEntry(entry), [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
               cg_.If(q_.expr.isTrue(residual()), [&] {
@@ -313,10 +283,10 @@ void HashJoinTranslator::probe() {
     case plan::JoinKind::RightOuter:
       // An inner join that marks the entries it matches; the others come out after the probe.
       withKeys([&] {
-        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
+        table_.forEachCandidate(keys.hash, [&](llvm::Value* entry) {
+          cg_.cancelPoint();
           llvm::Value* flag = matchedFlag(entry);
-          llvm::Value* keyed = b.CreateICmpNE(b.CreateLoad(cg_.i16(), flag), b.getInt16(2));  // NULL keys match nothing
-          cg_.If(b.CreateAnd(candidate(entry), keyed), [&] {
+          cg_.If(keyedEntry(entry), [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
               cg_.If(q_.expr.isTrue(residual()), [&] {
@@ -334,10 +304,11 @@ void HashJoinTranslator::probe() {
     case plan::JoinKind::RightAnti:
       // Marks the entries this row matches; they come out after the probe.
       withKeys([&] {
-        cg_.ForChain(chainHead(), [&](llvm::Value* entry) {
+        table_.forEachCandidate(keys.hash, [&](llvm::Value* entry) {
+          cg_.cancelPoint();
           llvm::Value* flag = matchedFlag(entry);
           llvm::Value* open = b.CreateICmpEQ(b.CreateLoad(cg_.i16(), flag), b.getInt16(0));  // not NULL-keyed, not yet marked
-          cg_.If(b.CreateAnd(candidate(entry), open), [&] {
+          cg_.If(open, [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
               cg_.If(q_.expr.isTrue(residual()), [&] { b.CreateStore(b.getInt16(1), flag); });
@@ -357,22 +328,21 @@ void HashJoinTranslator::probe() {
       b.CreateStore(cg_.cFalse(), found);
       b.CreateStore(cg_.cFalse(), sawNull);
       withKeys([&] {
-        llvm::Value* hit = cg_.FindInChain(chainHead(), [&](llvm::Value* entry) {
+        llvm::Value* hit = table_.findCandidate(keys.hash, [&](llvm::Value* entry) {
+          cg_.cancelPoint();
           llvm::AllocaInst* match = cg_.local(cg_.i1(), "match");
           b.CreateStore(cg_.cFalse(), match);
-          cg_.If(candidate(entry), [&] {
-            cg_.If(keysEqual(entry, keys), [&] {
-              loadPayload(entry);
-              llvm::Value* counts = q_.expr.isTrue(residual());  // the row is in the subquery
-              if (!j.markCondition) {
-                b.CreateStore(counts, match);
-                return;
-              }
-              cg_.If(counts, [&] {  // x IN (...): its comparison decides, NULL included
-                SqlValue m = q_.expr.compile(*j.markCondition);
-                b.CreateStore(q_.expr.isTrue(m), match);
-                if (m.null) b.CreateStore(b.CreateOr(b.CreateLoad(cg_.i1(), sawNull), m.null), sawNull);
-              });
+          cg_.If(keysEqual(entry, keys), [&] {
+            loadPayload(entry);
+            llvm::Value* counts = q_.expr.isTrue(residual());  // the row is in the subquery
+            if (!j.markCondition) {
+              b.CreateStore(counts, match);
+              return;
+            }
+            cg_.If(counts, [&] {  // x IN (...): its comparison decides, NULL included
+              SqlValue m = q_.expr.compile(*j.markCondition);
+              b.CreateStore(q_.expr.isTrue(m), match);
+              if (m.null) b.CreateStore(b.CreateOr(b.CreateLoad(cg_.i1(), sawNull), m.null), sawNull);
             });
           });
           return b.CreateLoad(cg_.i1(), match);

@@ -2,6 +2,7 @@
 // The translator of each physical operator (one .cpp each, named after the operator).
 #include <optional>
 
+#include "codegen/translate/hash_table_code.hpp"
 #include "codegen/translate/translator.hpp"
 
 namespace hyrax::codegen {
@@ -86,42 +87,37 @@ class HashJoinTranslator : public Translator {
   llvm::Value* holdsKeys(const std::vector<SqlValue>& values);
   // An aggregate above whose groups are fixed per build entry (build columns, probe keys) keeps
   // a pointer to its group in each entry, so a row finds its group without hashing its keys:
-  // whether this join allows it for these group keys, the entry field it gets, and the entry of
-  // the row being emitted (nullptr outside the code that emits one).
+  // whether this join allows it for these group keys; then reserveGroupField() adds the entry
+  // field, and groupField() is its address in the entry of the row being emitted (nullptr outside
+  // the code that emits one).
   bool entryFixes(const std::vector<const plan::Expr*>& groupKeys);
-  uint32_t reserveGroupField();
-  llvm::Value* currentEntry() const { return currentEntry_; }
+  void reserveGroupField();
+  llvm::Value* groupField() const;
 
  private:
-  // One side's key values, whether any is NULL, and their combined hash.
-  struct Keys {
-    std::vector<SqlValue> values;
-    llvm::Value* anyNull = nullptr;
-    llvm::Value* hash = nullptr;
-  };
+  using Keys = HashTableCode::Keys;
   Keys keys(bool buildSide);
-  // Whether a chain entry's keys equal the probe row's (non-NULL) keys; i1.
+  // Whether a candidate entry's keys equal the probe row's (non-NULL) keys; i1.
   llvm::Value* keysEqual(llvm::Value* entry, const Keys& probeKeys);
   void loadPayload(llvm::Value* entry);  // the build row's IUs from its entry
   // Outer joins: the join's nullable copies of one side's columns, from its values or NULL.
   void setOuterColumns(bool buildSide, bool present);
-  llvm::Value* matchedFlag(llvm::Value* entry);  // FullOuter: the entry's i16 match flag
+  llvm::Value* matchedFlag(llvm::Value* entry);  // the entry's i16 match flag (outer/right joins)
+  llvm::Value* keyedEntry(llvm::Value* entry);   // i1: not an entry of a NULL key (they match nothing)
   void build();
   void probe();
   void filterAggregateBelow();
   void layoutEntries();  // keys, payload, flags: once, when first needed (parents are known then)
-  Keys hashed(std::vector<SqlValue> values);
   bool laidOut_ = false;
   void emitFrom(llvm::Value* entry);  // emit() with currentEntry_ set
   void prefetchAhead();
   llvm::Value* currentEntry_ = nullptr;
   std::optional<uint32_t> groupField_;
-  uint32_t slot_ = 0;
-  RowLayout layout_{hashEntryPayloadStart(cg_)};  // after the HashEntryHeader
+  HashTableCode table_{q_};
   std::vector<uint32_t> keyFields_;
   std::vector<const plan::IU*> payload_;
   std::vector<uint32_t> payloadFields_;
-  std::optional<uint32_t> matchedField_;  // FullOuter only
+  std::optional<uint32_t> matchedField_;  // FullOuter, RightOuter, RightSemi, RightAnti
 };
 
 // Index nested-loop join: the outer pipeline goes on through the inner scan's index lookup.
@@ -137,6 +133,10 @@ class AggregateTranslator : public Translator {
   AggregateTranslator(const plan::Operator& op, QueryTranslator& q);
   void produce() override;
   void consume(Translator& from) override;
+  // Set by a join above that drops probe rows without a match: rows whose group has no partner
+  // in the join's (already built) hash table are skipped, their group would be computed for
+  // nothing. groupOfKey[i]: the group key that equals the join's key i.
+  void skipGroupsWithout(HashJoinTranslator* join, std::vector<size_t> groupOfKey);
 
  private:
   struct AggState {
@@ -145,26 +145,16 @@ class AggregateTranslator : public Translator {
     bool sharedCount = false;  // count is the group's row count (rowCount_)
     SqlType valueType;
   };
-  friend class HashJoinTranslator;
-  struct GroupKeys {
-    std::vector<SqlValue> values;
-    llvm::Value* hash;
-  };
-  GroupKeys groupKeys();  // the row's
-  GroupKeys hashed(std::vector<SqlValue> values);
+  HashTableCode::Keys groupKeys();  // the row's
   void prefetchAhead();
-  llvm::Value* findGroup(const GroupKeys& keys);  // finds or inserts the row's group: its entry
-  void accumulate(llvm::Value* group);            // updates the group's aggregates with the row
+  llvm::Value* findGroup(const HashTableCode::Keys& keys);  // finds or inserts the row's group: its entry
+  void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
   HashJoinTranslator* entryGroups_ = nullptr;  // the join below whose entries point at groups
-  uint32_t entryGroupOffset_ = 0;
-  // Set by a join above that drops probe rows without a match: rows whose group has no partner
-  // in its hash table are skipped (their group would be computed for nothing).
-  HashJoinTranslator* groupFilter_ = nullptr;
-  std::vector<size_t> filterGroups_;  // the group key of each of the join's keys
+  HashJoinTranslator* groupFilter_ = nullptr;  // skipGroupsWithout's join
+  std::vector<size_t> filterGroups_;
   std::optional<uint32_t> rowCount_;
-  uint32_t slot_ = 0;
   std::optional<uint32_t> lastSlot_;  // the previous row's group entry (null before the first row)
-  RowLayout layout_{hashEntryPayloadStart(cg_)};  // after the HashEntryHeader
+  HashTableCode table_{q_};
   std::vector<uint32_t> groupFields_;
   std::vector<AggState> states_;
 };

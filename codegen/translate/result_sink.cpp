@@ -48,7 +48,6 @@ void ResultSinkTranslator::setFound() {
 
 void ResultSinkTranslator::consumeWrite() {
   CodeGen& cg = q_.cg;
-  auto& b = cg.b;
   llvm::Value* row = cg.localArray(kValueSlotLayout, std::max<size_t>(output_.size(), 1), "write_row");
   for (size_t i = 0; i < output_.size(); ++i) {
     const plan::IU* iu = output_[i];

@@ -76,7 +76,7 @@ void TableScanTranslator::produce() {
   auto& scan = static_cast<const plan::TableScan&>(op_);
   if (scan.index) return produceIndexLookup();
   auto& b = cg_.b;
-  q_.beginPipeline({"", PipelineInfo::Range::TableChunks, 0, scan.table, static_cast<double>(scan.table->rowCount())});
+  q_.beginPipeline(static_cast<double>(scan.table->rowCount()));
   llvm::Value* table = cg_.cPtr(scan.table);
   llvm::Value* chunks = b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64());
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), chunks), cg_.arg(3), chunks);
@@ -113,7 +113,7 @@ void TableScanTranslator::produce() {
 }
 
 void TableScanTranslator::produceIndexLookup() {
-  q_.beginPipeline({"", PipelineInfo::Range::None});
+  q_.beginPipeline();
   indexRows();
   q_.endPipeline();
 }
@@ -241,7 +241,7 @@ void TableScanTranslator::indexRows() {
 
 void ValuesTranslator::produce() {
   auto& values = static_cast<const plan::Values&>(op_);
-  q_.beginPipeline({"", PipelineInfo::Range::None});
+  q_.beginPipeline();
   for (auto& row : values.rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       SqlValue v = q_.expr.compile(*row[i]);

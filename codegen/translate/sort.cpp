@@ -71,11 +71,11 @@ void SortTranslator::produce() {
   children[0]->produce();
   llvm::Function* cmp = cmp_ = comparator();
 
-  q_.beginPipeline({"", PipelineInfo::Range::None});
+  q_.beginPipeline();
   cg_.call("hyrax_rt_buf_sort", {cg_.loadPtr(cg_.stateSlot(slot_)), cmp});
   q_.endPipeline();
 
-  q_.beginPipeline({"", PipelineInfo::Range::BufferRows, slot_, nullptr, op_.estimatedRows});
+  q_.beginPipeline(op_.estimatedRows);
   llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
   llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);

@@ -1,12 +1,8 @@
 #include "codegen/translate/translator.hpp"
 
 #include <algorithm>
-#include <cstddef>
-
-#include <llvm/IR/Intrinsics.h>
 
 #include "codegen/translate/operator_translators.hpp"
-#include "engine/runtime/hash_table.hpp"
 
 namespace hyrax::codegen {
 
@@ -31,53 +27,11 @@ void QueryTranslator::generateInit(const std::string& name) {
   cg.endFunction();
 }
 
-// The address of the bucket of `hash` in the table's directory (HashTable::bucket's steps).
-static llvm::Value* bucketAddress(CodeGen& cg, llvm::Value* hashTable, llvm::Value* hash) {
-  auto& b = cg.b;
-  llvm::Value* buckets = cg.loadPtr(cg.field(hashTable, kHashDirectoryLayout, HashDirectoryField::Buckets));
-  llvm::Value* shift = b.CreateLoad(cg.i64(), cg.field(hashTable, kHashDirectoryLayout, HashDirectoryField::Shift));
-  llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
-  return b.CreateGEP(cg.i64(), buckets, index);
-}
-
-uint32_t hashEntryPayloadStart(CodeGen& cg) { return static_cast<uint32_t>(cg.sizeOf(kHashEntryLayout)); }
-
-llvm::Value* QueryTranslator::entryHash(llvm::Value* entry) {
-  return cg.b.CreateLoad(cg.i64(), cg.field(entry, kHashEntryLayout, HashEntryField::Hash));
-}
-
-void QueryTranslator::prefetchBucket(llvm::Value* hashTable, llvm::Value* hash) {
-  cg.prefetch(bucketAddress(cg, hashTable, hash));
-}
-
-llvm::Value* QueryTranslator::chainHead(llvm::Value* hashTable, llvm::Value* hash) {
-  auto& b = cg.b;
-  llvm::Value* bucket = b.CreateLoad(cg.i64(), bucketAddress(cg, hashTable, hash));
-  // HashTable::lookup's steps: no entry when the tag bit of the hash is clear.
-  llvm::Value* tag = b.CreateShl(cg.c64(1), b.CreateAdd(b.CreateAnd(hash, cg.c64(15)), cg.c64(48)));
-  llvm::Value* mayHold = b.CreateICmpNE(b.CreateAnd(bucket, tag), cg.c64(0));
-  llvm::Value* head = b.CreateIntToPtr(b.CreateAnd(bucket, cg.c64(static_cast<int64_t>(kHashEntryMask))), cg.ptr());
-  return b.CreateSelect(mayHold, head, llvm::ConstantPointerNull::get(cg.ptr()));
-}
-
-void QueryTranslator::beginPipeline(PipelineInfo info) {
-  info.function = cg.uniqueName("pipeline");
+void QueryTranslator::beginPipeline(double rows) {
+  PipelineInfo info{cg.uniqueName("pipeline"), rows};
   cg.beginFunction(info.function);
   markColdIf(info.rows);
   pipelines_.push_back(std::move(info));
-}
-
-void QueryTranslator::hashTablePipeline(uint32_t slot, double rows, const std::function<void(llvm::Value*)>& body) {
-  auto& b = cg.b;
-  beginPipeline({"", PipelineInfo::Range::HashTableEntries, slot, nullptr, rows});
-  llvm::Value* ht = cg.loadPtr(cg.stateSlot(slot));
-  llvm::Value* n = cg.call("hyrax_rt_ht_count", {ht});
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg.arg(3), n), cg.arg(3), n);
-  cg.ForRange(cg.arg(2), end, [&](llvm::Value* i) {
-    cg.cancelPoint();
-    body(cg.call("hyrax_rt_ht_entry", {ht, i}));
-  });
-  endPipeline();
 }
 
 void QueryTranslator::endPipeline() {

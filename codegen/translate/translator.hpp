@@ -45,16 +45,9 @@ class Translator {
 // outer-join and UNION columns): what a breaker under them must keep of its input's rows.
 std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<const plan::IU*>& candidates);
 
-// Where a hash table entry's payload starts: after its HashEntryHeader, as the target lays it out.
-uint32_t hashEntryPayloadStart(CodeGen& cg);
-
 // One pipeline function as the driver sees it.
 struct PipelineInfo {
   std::string function;
-  // What [begin, end) of the morsel range counts: table chunks, entries of a breaker, or nothing.
-  enum class Range { None, TableChunks, HashTableEntries, BufferRows } range = Range::None;
-  uint32_t stateSlot = 0;  // the breaker's state slot (for entry/row ranges)
-  const void* table = nullptr;
   double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
 };
 
@@ -79,13 +72,6 @@ class QueryTranslator {
   void generateInit(const std::string& name);
   bool hasInitCode() const { return !initCode_.empty(); }
 
-  // The head of the bucket chain of `hash` in a runtime HashTable, read inline (runtime.hpp).
-  llvm::Value* chainHead(llvm::Value* hashTable, llvm::Value* hash);
-  // The hash an entry keeps in its HashEntryHeader.
-  llvm::Value* entryHash(llvm::Value* entry);
-  // Starts loading the bucket of `hash` into the cache (no effect on results).
-  void prefetchBucket(llvm::Value* hashTable, llvm::Value* hash);
-
   // While a table scan hands a row up: the value of one of its NOT NULL columns `distance` rows
   // further in the chunk (its last row's near the end), so that an operator can prefetch the hash
   // bucket a later row will need while this one is processed; nullopt for other IUs.
@@ -95,11 +81,9 @@ class QueryTranslator {
   static constexpr int64_t kPrefetchDistance = 16;
   static constexpr double kPrefetchMinEntries = 100'000;
 
-  void beginPipeline(PipelineInfo info);
+  // A pipeline function reading `rows` rows (-1: unknown), generated between the two calls.
+  void beginPipeline(double rows = -1);
   void endPipeline();
-  // A whole pipeline over the entries of the hash table in state slot `slot` (a morsel of them
-  // per call), with `body` generating what happens to each entry.
-  void hashTablePipeline(uint32_t slot, double rows, const std::function<void(llvm::Value* entry)>& body);
   // Compile-time tiering (set for fully optimized queries): functions expected to see fewer
   // than kColdRows rows get the fast path (CodeGen::markCold); the hot loops get everything.
   static constexpr double kColdRows = 10'000;

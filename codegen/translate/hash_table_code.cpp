@@ -1,0 +1,146 @@
+#include "codegen/translate/hash_table_code.hpp"
+
+#include <algorithm>
+
+#include "engine/runtime/hash_table.hpp"
+#include "engine/runtime/runtime.hpp"
+
+namespace hyrax::codegen {
+
+HashTableCode::HashTableCode(QueryTranslator& q)
+    : q_(q), cg_(q.cg), layout_(static_cast<uint32_t>(q.cg.sizeOf(kHashEntryLayout))) {}
+
+void HashTableCode::create(double expectedEntries) {
+  slot_ = q_.newStateSlot();
+  created_ = true;
+  int64_t expected = static_cast<int64_t>(std::min(expectedEntries, 1e12));
+  q_.atInit([this, expected] {
+    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()), cg_.c64(expected)}),
+                      cg_.stateSlot(slot_));
+  });
+}
+
+llvm::Value* HashTableCode::table() const {
+  if (!created_) throw Error(sqlstate::InternalError, "codegen: hash table used before create()");
+  return cg_.loadPtr(cg_.stateSlot(slot_));
+}
+
+HashTableCode::Keys HashTableCode::hashKeys(std::vector<SqlValue> values) {
+  auto& b = cg_.b;
+  Keys k;
+  k.values = std::move(values);
+  for (auto& v : k.values) {
+    llvm::Value* kh = q_.expr.hash(v);
+    if (v.null) {
+      k.anyNull = k.anyNull ? b.CreateOr(k.anyNull, v.null) : v.null;
+      kh = b.CreateSelect(v.null, cg_.c64(0x5bd1e995), kh);
+    }
+    k.hash = k.hash ? q_.expr.combine(k.hash, kh) : kh;
+  }
+  if (!k.hash) k.hash = cg_.c64(0);  // no keys: one chain (a cross product, or one group)
+  return k;
+}
+
+llvm::Value* HashTableCode::keysEqual(llvm::Value* entry, const std::vector<uint32_t>& keyFields, const Keys& keys) {
+  auto& b = cg_.b;
+  llvm::Value* eq = cg_.cTrue();
+  for (size_t i = 0; i < keys.values.size(); ++i) {
+    SqlValue stored = load(entry, keyFields[i]);
+    const SqlValue& k = keys.values[i];
+    if (!k.null) {
+      SqlValue s = stored;
+      s.null = nullptr;
+      eq = b.CreateAnd(eq, q_.expr.compare(plan::CmpOp::Eq, s, k));
+      continue;
+    }
+    // Both NULL, or both present and equal (the payloads of NULLs are not compared).
+    SqlValue kv = k, sv = stored;
+    kv.null = sv.null = nullptr;
+    llvm::Value* storedNull = stored.null ? stored.null : cg_.cFalse();
+    llvm::Value* bothNull = b.CreateAnd(k.null, storedNull);
+    llvm::Value* bothThere = b.CreateAnd(b.CreateNot(k.null), b.CreateNot(storedNull));
+    if (kv.type.isString()) {  // compare() may call the runtime: give it safe halves for NULLs
+      kv.v = b.CreateSelect(k.null, cg_.c64(0), kv.v);
+      kv.hi = b.CreateSelect(k.null, cg_.c64(0), kv.hi);
+      sv.v = b.CreateSelect(storedNull, cg_.c64(0), sv.v);
+      sv.hi = b.CreateSelect(storedNull, cg_.c64(0), sv.hi);
+    }
+    eq = b.CreateAnd(eq, b.CreateOr(bothNull, b.CreateAnd(bothThere, q_.expr.compare(plan::CmpOp::Eq, sv, kv))));
+  }
+  return eq;
+}
+
+llvm::Value* HashTableCode::holds(llvm::Value* entry, const std::vector<uint32_t>& keyFields, const Keys& keys) {
+  auto& b = cg_.b;
+  auto* same = cg_.local(cg_.i1(), "holds");
+  b.CreateStore(cg_.cFalse(), same);
+  cg_.If(b.CreateICmpEQ(entryHash(entry), keys.hash), [&] { b.CreateStore(keysEqual(entry, keyFields, keys), same); });
+  return b.CreateLoad(cg_.i1(), same);
+}
+
+llvm::Value* HashTableCode::insert(llvm::Value* hash) { return cg_.call("hyrax_rt_ht_insert", {table(), hash}); }
+
+// The address of the bucket of `hash` in the table's directory (HashTable::bucket's steps).
+llvm::Value* HashTableCode::bucketAddress(llvm::Value* hash) {
+  auto& b = cg_.b;
+  llvm::Value* ht = table();
+  llvm::Value* buckets = cg_.loadPtr(cg_.field(ht, kHashDirectoryLayout, HashDirectoryField::Buckets));
+  llvm::Value* shift = b.CreateLoad(cg_.i64(), cg_.field(ht, kHashDirectoryLayout, HashDirectoryField::Shift));
+  llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg_.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
+  return b.CreateGEP(cg_.i64(), buckets, index);
+}
+
+// HashTable::lookup's steps: the chain's head, or null when the bucket's tag bit for `hash` is clear.
+llvm::Value* HashTableCode::chainHead(llvm::Value* hash) {
+  auto& b = cg_.b;
+  llvm::Value* bucket = b.CreateLoad(cg_.i64(), bucketAddress(hash));
+  llvm::Value* tag = b.CreateShl(cg_.c64(1), b.CreateAdd(b.CreateAnd(hash, cg_.c64(15)), cg_.c64(48)));
+  llvm::Value* mayHold = b.CreateICmpNE(b.CreateAnd(bucket, tag), cg_.c64(0));
+  llvm::Value* head = b.CreateIntToPtr(b.CreateAnd(bucket, cg_.c64(static_cast<int64_t>(kHashEntryMask))), cg_.ptr());
+  return b.CreateSelect(mayHold, head, llvm::ConstantPointerNull::get(cg_.ptr()));
+}
+
+llvm::Value* HashTableCode::entryHash(llvm::Value* entry) {
+  return cg_.b.CreateLoad(cg_.i64(), cg_.field(entry, kHashEntryLayout, HashEntryField::Hash));
+}
+
+void HashTableCode::forEachCandidate(llvm::Value* hash, const std::function<void(llvm::Value*)>& body) {
+  cg_.ForChain(chainHead(hash), [&](llvm::Value* entry) {
+    cg_.If(cg_.b.CreateICmpEQ(entryHash(entry), hash), [&] { body(entry); });
+  });
+}
+
+llvm::Value* HashTableCode::findCandidate(llvm::Value* hash, const std::function<llvm::Value*(llvm::Value*)>& matches) {
+  auto& b = cg_.b;
+  return cg_.FindInChain(chainHead(hash), [&](llvm::Value* entry) {
+    auto* match = cg_.local(cg_.i1(), "match");
+    b.CreateStore(cg_.cFalse(), match);
+    cg_.If(b.CreateICmpEQ(entryHash(entry), hash), [&] { b.CreateStore(matches(entry), match); });
+    return b.CreateLoad(cg_.i1(), match);
+  });
+}
+
+void HashTableCode::prefetch(llvm::Value* hash) { cg_.prefetch(bucketAddress(hash)); }
+
+llvm::Value* HashTableCode::count() { return cg_.call("hyrax_rt_ht_count", {table()}); }
+
+void HashTableCode::forEachEntry(double rows, const std::function<void(llvm::Value*)>& body) {
+  auto& b = cg_.b;
+  q_.beginPipeline(rows);
+  llvm::Value* ht = table();
+  llvm::Value* n = count();
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
+    cg_.cancelPoint();
+    body(cg_.call("hyrax_rt_ht_entry", {ht, i}));
+  });
+  q_.endPipeline();
+}
+
+void HashTableCode::ensureOneEntry() {
+  q_.beginPipeline();
+  cg_.If(cg_.b.CreateICmpEQ(count(), cg_.c64(0)), [&] { insert(cg_.c64(0)); });
+  q_.endPipeline();
+}
+
+}  // namespace hyrax::codegen
