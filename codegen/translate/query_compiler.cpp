@@ -63,6 +63,10 @@ std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const p
   return compileProgram(plans, nullptr, options).plans;
 }
 
+namespace {
+constexpr size_t kHugeProgramPlans = 256;
+}  // namespace
+
 CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans, const plan::Program* program,
                                const CompileOptions& options) {
   using clock = std::chrono::steady_clock;
@@ -108,7 +112,12 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   stats.codegenMs = std::chrono::duration<double, std::milli>(clock::now() - start).count();
 
   jit::CompileTimes times;
-  auto level = options.fullOptimization ? jit::OptLevel::Full : jit::OptLevel::Fast;
+  // A procedure of thousands of statements: each plan costs about a millisecond of machine code
+  // on the full tier, and MachineCSE and block placement grow quadratically with the body's
+  // blocks (8,000 statements took 46 s). The fast tier (FastISel, the fast register allocator)
+  // is linear and five times cheaper; a body that long is compiled far more than it runs.
+  bool hugeProgram = program && plans.size() > kHugeProgramPlans;
+  auto level = options.fullOptimization && !hugeProgram ? jit::OptLevel::Full : jit::OptLevel::Fast;
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;
   jopts.keepIR = options.keepIR;

@@ -376,6 +376,7 @@ QueryResult Routines::create(Catalog& catalog, UndoLog& undo, std::unique_ptr<as
   std::shared_ptr<Procedure> before = it == routines_.end() ? nullptr : it->second;
   routines_[def->name] = p;
   catalog.bump();  // plans that call a function bound its signature
+  p->catalogVersion = catalog.version();  // its own bump: compiled against all there is, no recompile at the first call
   undo.logAction([this, &catalog, name = def->name, before] {
     if (before) routines_[name] = before;
     else routines_.erase(name);
