@@ -30,33 +30,46 @@ std::vector<const IU*> Map::produced() const {
   return r;
 }
 
-std::vector<const IU*> HashJoin::produced() const {
-  auto r = child(1)->produced();
-  switch (kind) {
+namespace {
+
+// A join's output: the rows of the side it preserves (`kept`), and of the other side (`other`) for
+// the kinds that pass it on, as their outer copies where they may be missing.
+std::vector<const IU*> joinOutput(const JoinBase& j, const Operator& kept, const Operator& other) {
+  auto r = kept.produced();
+  switch (j.kind) {
     case JoinKind::Inner: {
-      auto b = child(0)->produced();
+      auto b = other.produced();
       r.insert(r.end(), b.begin(), b.end());
       break;
     }
     case JoinKind::LeftOuter:
-      for (auto& c : outerColumns) r.push_back(c.outer);
+    case JoinKind::RightOuter:
+      for (auto& c : j.outerColumns) r.push_back(c.outer);
       break;
     case JoinKind::FullOuter:
       r.clear();
-      for (auto& c : outerColumns) r.push_back(c.outer);
+      for (auto& c : j.outerColumns) r.push_back(c.outer);
       break;
-    case JoinKind::Mark: r.push_back(mark); break;
+    case JoinKind::Mark: r.push_back(j.mark); break;
     case JoinKind::Semi:
-    case JoinKind::Anti: break;
+    case JoinKind::Anti:
     case JoinKind::RightSemi:
-    case JoinKind::RightAnti: r = child(0)->produced(); break;
-    case JoinKind::RightOuter:
-      r = child(0)->produced();
-      for (auto& c : outerColumns) r.push_back(c.outer);
-      break;
+    case JoinKind::RightAnti: break;
   }
   return r;
 }
+
+bool preservesBuildSide(JoinKind k) {
+  return k == JoinKind::RightSemi || k == JoinKind::RightAnti || k == JoinKind::RightOuter;
+}
+
+}  // namespace
+
+std::vector<const IU*> HashJoin::produced() const {
+  return preservesBuildSide(kind) ? joinOutput(*this, *child(0), *child(1)) : joinOutput(*this, *child(1), *child(0));
+}
+
+std::vector<const IU*> Join::produced() const { return joinOutput(*this, *child(0), *child(1)); }
 
 const char* toString(JoinKind k) {
   switch (k) {
@@ -131,9 +144,13 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
     case OpKind::Map:
       for (auto& c : static_cast<Map&>(op).computed) visit(c.expr);
       break;
+    case OpKind::Join:
     case OpKind::HashJoin: {
-      auto& j = static_cast<HashJoin&>(op);
-      for (auto& k : j.keys) visit(k.build), visit(k.probe);
+      if (op.kind == OpKind::Join)
+        for (auto& k : static_cast<Join&>(op).keys) visit(k.left), visit(k.right);
+      else
+        for (auto& k : static_cast<HashJoin&>(op).keys) visit(k.build), visit(k.probe);
+      auto& j = static_cast<JoinBase&>(op);
       visit(j.residual);
       visit(j.markCondition);
       break;
@@ -165,6 +182,27 @@ uint32_t numberOperators(Operator& root) {
 
 namespace {
 
+const char* logicalName(JoinKind k) {
+  switch (k) {
+    case JoinKind::Inner: return "Join";
+    case JoinKind::LeftOuter: return "LeftOuterJoin";
+    case JoinKind::FullOuter: return "FullOuterJoin";
+    case JoinKind::Semi: return "SemiJoin";
+    case JoinKind::Anti: return "AntiJoin";
+    case JoinKind::Mark: return "MarkJoin";
+    default: return toString(k);  // not a logical kind
+  }
+}
+
+std::string describeJoin(const char* name, const JoinBase& j, const std::vector<std::pair<const Expr*, const Expr*>>& keys) {
+  std::string r = name;
+  if (j.kind == JoinKind::Mark) r += " " + j.mark->name;
+  for (size_t i = 0; i < keys.size(); ++i) r += (i ? " AND " : " ") + toString(*keys[i].first) + " = " + toString(*keys[i].second);
+  if (j.residual) r += " [residual " + toString(*j.residual) + "]";
+  if (j.markCondition) r += " [mark " + toString(*j.markCondition) + "]";
+  return r;
+}
+
 std::string describe(const Operator& op) {
   switch (op.kind) {
     case OpKind::TableScan: {
@@ -193,15 +231,17 @@ std::string describe(const Operator& op) {
       for (auto& c : static_cast<const Map&>(op).computed) r += " " + c.iu->name + ":=" + toString(*c.expr);
       return r;
     }
+    case OpKind::Join: {
+      auto& j = static_cast<const Join&>(op);
+      std::vector<std::pair<const Expr*, const Expr*>> keys;
+      for (auto& k : j.keys) keys.push_back({k.left.get(), k.right.get()});
+      return describeJoin(logicalName(j.kind), j, keys);
+    }
     case OpKind::HashJoin: {
       auto& j = static_cast<const HashJoin&>(op);
-      std::string r = toString(j.kind);
-      if (j.kind == JoinKind::Mark) r += " " + j.mark->name;
-      for (size_t i = 0; i < j.keys.size(); ++i)
-        r += (i ? " AND " : " ") + toString(*j.keys[i].build) + " = " + toString(*j.keys[i].probe);
-      if (j.residual) r += " [residual " + toString(*j.residual) + "]";
-      if (j.markCondition) r += " [mark " + toString(*j.markCondition) + "]";
-      return r;
+      std::vector<std::pair<const Expr*, const Expr*>> keys;
+      for (auto& k : j.keys) keys.push_back({k.build.get(), k.probe.get()});
+      return describeJoin(toString(j.kind), j, keys);
     }
     case OpKind::IndexJoin: {
       auto& j = static_cast<const IndexJoin&>(op);

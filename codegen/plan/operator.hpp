@@ -1,6 +1,8 @@
 #pragma once
-// Physical operators: codegen's input. sql/'s planner builds these trees; the optimizer rewrites
-// them; codegen/translate turns each into a translator with produce()/consume().
+// Plan operators. sql/'s binder builds a logical plan of them (joins are logical `Join`s: what to
+// join, not how), the optimizer rewrites it, and its physical planner replaces each Join by a
+// HashJoin or an IndexJoin: the physical plan, codegen's input. codegen/translate turns each
+// operator of it into a translator with produce()/consume(); it refuses a Join.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -17,7 +19,7 @@ class RowWriter;
 
 namespace hyrax::plan {
 
-enum class OpKind : uint8_t { TableScan, Values, Filter, Map, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll };
+enum class OpKind : uint8_t { TableScan, Values, Filter, Map, Join, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll };
 
 struct Operator {
   OpKind kind;
@@ -100,59 +102,84 @@ struct Map : Operator {
   std::vector<const IU*> produced() const override;
 };
 
-// The join kinds a HashJoin implements. All but Inner and the Right ones preserve the probe side
-// (children[1]): each probe row leaves the join once (Semi, Anti, Mark) or at least once
+// The join kinds. A logical Join is Inner, LeftOuter, FullOuter, Semi, Anti or Mark; the Right
+// ones are a HashJoin's only. A HashJoin of any but Inner and the Right kinds preserves its probe
+// side (children[1]): each probe row leaves the join once (Semi, Anti, Mark) or at least once
 // (LeftOuter, FullOuter).
 enum class JoinKind : uint8_t {
   Inner,
-  LeftOuter,  // unmatched probe rows get NULL build columns (the `outerColumns`)
-  FullOuter,  // also unmatched build rows, with NULL probe columns, after the probe
-  Semi,       // probe rows with a match (EXISTS, IN)
-  Anti,       // probe rows without one (NOT EXISTS)
-  Mark,       // every probe row, with `mark` := whether it matched, in three-valued logic: TRUE if
-              // the condition is TRUE for some build row, else NULL if it is NULL for some, else FALSE
+  LeftOuter,  // unmatched preserved rows get NULL columns of the other side (the `outerColumns`)
+  FullOuter,  // also the other side's unmatched rows, with NULL columns of the preserved side
+  Semi,       // preserved rows with a match (EXISTS, IN)
+  Anti,       // those without one (NOT EXISTS)
+  Mark,       // every preserved row, with `mark` := whether it matched, in three-valued logic: TRUE
+              // if the condition is TRUE for some row of the other side, else NULL if it is NULL
+              // for some, else FALSE
   RightSemi,  // Semi and Anti with the sides swapped, preserving the build side: the probe marks
   RightAnti,  // the entries it matches, then a scan of the hash table emits the marked (unmarked)
-              // ones. The optimizer uses them when the preserved side is much the smaller.
+              // ones. The physical planner uses them when the preserved side is much the smaller.
   RightOuter,  // LeftOuter with the sides swapped, for the same reason: the build side is preserved;
                // probe rows leave with their matches (marking them), then the scan of the hash table
                // emits the unmarked build rows with NULL probe columns (`outerColumns` map those).
 };
 const char* toString(JoinKind k);
 
-// Equi-join: builds a hash table on children[0] (build side), probes with children[1]; `keys`
-// and `residual` together are the join condition.
-struct HashJoin : Operator {
-  struct Key {
-    ExprPtr build, probe;  // same type on both sides
-  };
-  std::vector<Key> keys;
-  ExprPtr residual;  // further join condition, may be null
+// What a join is besides its inputs and its equality keys, the same for a logical Join and the
+// HashJoin the physical planner makes of it.
+struct JoinBase : Operator {
+  ExprPtr residual;  // further join condition (beyond the keys), may be null
   JoinKind kind = JoinKind::Inner;
-  // LeftOuter: each build-side IU the query reads above the join, and the nullable IU the join
-  // outputs for it (NULL for unmatched probe rows). FullOuter: the same for both sides.
+  // LeftOuter: each IU of the side that may have no match that the query reads above the join,
+  // and the nullable IU the join outputs for it (NULL for unmatched rows). FullOuter: the same for
+  // both sides.
   struct OuterColumn {
     const IU* inner;
     const IU* outer;
   };
   std::vector<OuterColumn> outerColumns;
   const IU* mark = nullptr;  // Mark: BOOLEAN, nullable unless markCondition can only be TRUE/FALSE
-  // Mark of x IN / op ANY (S): the comparison (x = s), in three-valued logic. A build row counts
+  // Mark of x IN / op ANY (S): the comparison (x = s), in three-valued logic. A row of S counts
   // only where keys and residual (the subquery's correlation: its WHERE) are TRUE; among those,
   // the mark is TRUE if markCondition is TRUE for one, else NULL if it is NULL for one, else FALSE.
   // (A residual that is NULL leaves the row out of the subquery: it cannot make the mark NULL.)
   // Null for EXISTS, and once the optimizer has merged a comparison that cannot be NULL.
   ExprPtr markCondition;
-  // LeftOuter for a scalar subquery: a second match for one probe row is an error (21000).
+  // LeftOuter for a scalar subquery: a second match for one preserved row is an error (21000).
   bool singleMatch = false;
-  HashJoin() : Operator(OpKind::HashJoin) {}
+
+ protected:
+  using Operator::Operator;
+};
+
+// Logical join, the binder's and the optimizer's: children[0] is the left input, children[1] the
+// right; LeftOuter, Semi, Anti and Mark preserve the left one (the outer query's rows for a
+// subquery), FullOuter both. `keys` (equalities between the two inputs, which predicate pushdown
+// finds) and `residual` together are the join condition. The physical planner
+// (sql/optimizer/physical_planner.cpp) replaces every Join by a HashJoin or an IndexJoin.
+struct Join : JoinBase {
+  struct Key {
+    ExprPtr left, right;  // same type on both sides
+  };
+  std::vector<Key> keys;
+  Join() : JoinBase(OpKind::Join) {}
+  std::vector<const IU*> produced() const override;
+};
+
+// Equi-join: builds a hash table on children[0] (build side), probes with children[1]; `keys`
+// and `residual` together are the join condition.
+struct HashJoin : JoinBase {
+  struct Key {
+    ExprPtr build, probe;  // same type on both sides
+  };
+  std::vector<Key> keys;
+  HashJoin() : JoinBase(OpKind::HashJoin) {}
   std::vector<const IU*> produced() const override;
 };
 
 // Index nested-loop join (inner): for each row of children[0], the TableScan children[1] reads the
 // rows its index finds for the key computed from that row (its lookupKey reads children[0]'s
-// IUs); `residual`, when set, filters the pairs. The optimizer picks it over a hash join when few
-// outer rows would otherwise make a join scan a large table.
+// IUs); `residual`, when set, filters the pairs. The physical planner picks it over a hash join
+// when few outer rows would otherwise make a join scan a large table.
 struct IndexJoin : Operator {
   ExprPtr residual;
   IndexJoin() : Operator(OpKind::IndexJoin) {}

@@ -87,6 +87,7 @@ std::unique_ptr<Translator> QueryTranslator::make(const plan::Operator& op) {
     case plan::OpKind::Sort: return std::make_unique<SortTranslator>(op, *this);
     case plan::OpKind::Limit: return std::make_unique<LimitTranslator>(op, *this);
     case plan::OpKind::UnionAll: return std::make_unique<UnionAllTranslator>(op, *this);
+    case plan::OpKind::Join: break;  // logical: sql's physical planner replaces every one
   }
   throw Error(sqlstate::InternalError, "codegen: unknown operator");
 }

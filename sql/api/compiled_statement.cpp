@@ -5,8 +5,6 @@
 #include "engine/catalog/catalog.hpp"
 #include "engine/types/string_ref.hpp"
 #include "sql/api/table_writer.hpp"
-#include "sql/optimizer/optimizer.hpp"
-#include "sql/semantic/binder.hpp"
 
 namespace hyrax::sql {
 
@@ -85,35 +83,10 @@ bool allConstant(const plan::QueryPlan& p) {
 
 namespace {
 
-std::unique_ptr<CompiledStatement> compile(Catalog& catalog, const ast::Statement* stmt, const ast::Select* query,
-                                           std::vector<SqlType> parameterTypes, PhaseTimes& times) {
-  auto t = Clock::now();
+std::unique_ptr<CompiledStatement> compile(Catalog& catalog, PlannedStatement planned, PhaseTimes& times) {
   auto s = std::make_unique<CompiledStatement>();
-  s->kind = query ? ast::StmtKind::Select : stmt->kind;
+  static_cast<PlannedStatement&>(*s) = std::move(planned);
   s->catalogVersion = catalog.version();
-  s->plan.parameters = std::move(parameterTypes);
-  Binder binder(catalog);
-  switch (s->kind) {
-    case ast::StmtKind::Select:
-      binder.bindSelect(query ? *query : *static_cast<const ast::SelectStmt&>(*stmt).select, s->plan);
-      break;
-    case ast::StmtKind::Insert:
-    case ast::StmtKind::Update:
-    case ast::StmtKind::Delete: {
-      BoundWrite w;
-      w.plan.parameters = std::move(s->plan.parameters);
-      if (s->kind == ast::StmtKind::Insert) binder.bindInsert(static_cast<const ast::InsertStmt&>(*stmt), w);
-      else if (s->kind == ast::StmtKind::Update) binder.bindUpdate(static_cast<const ast::UpdateStmt&>(*stmt), w);
-      else binder.bindDelete(static_cast<const ast::DeleteStmt&>(*stmt), w);
-      s->plan = std::move(w.plan);
-      s->table = w.table;
-      s->columns = std::move(w.columns);
-      break;
-    }
-    default: throw Error(sqlstate::InternalError, "not a compilable statement");
-  }
-  optimize(s->plan);
-  times.plan = msSince(t);
   if (s->kind == ast::StmtKind::Insert && allConstant(s->plan)) return s;
   if (s->kind != ast::StmtKind::Select && (s->writer = oneRowWriter(*s))) s->plan.writer = s->writer.get();
   Execution ex = compileAndRun(s->plan, {}, nullptr, times, false);
@@ -125,11 +98,11 @@ std::unique_ptr<CompiledStatement> compile(Catalog& catalog, const ast::Statemen
 
 std::unique_ptr<CompiledStatement> compileStatement(Catalog& catalog, const ast::Statement& stmt,
                                                     std::vector<SqlType> parameterTypes, PhaseTimes& times) {
-  return compile(catalog, &stmt, nullptr, std::move(parameterTypes), times);
+  return compile(catalog, planStatement(catalog, stmt, std::move(parameterTypes), times), times);
 }
 
 std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Select& query, PhaseTimes& times) {
-  return compile(catalog, nullptr, &query, {}, times);
+  return compile(catalog, planQuery(catalog, query, times), times);
 }
 
 QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,

@@ -1,7 +1,7 @@
 #pragma once
-// A SELECT, INSERT, UPDATE or DELETE bound, optimized and compiled to machine code once, then run
-// as often as wanted with new parameter values: every such statement goes through here, a
-// prepared one (PREPARE / EXECUTE) just keeps it.
+// A SELECT, INSERT, UPDATE or DELETE planned (statement_planner.hpp) and compiled to machine code
+// once, then run as often as wanted with new parameter values: every such statement goes through
+// here, a prepared one (PREPARE / EXECUTE) just keeps it.
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/row_writer.hpp"
 #include "sql/api/database.hpp"
+#include "sql/api/statement_planner.hpp"
 #include "sql/parser/ast.hpp"
 
 namespace hyrax {
@@ -25,14 +26,7 @@ struct UpdateBatch;
 
 namespace hyrax::sql {
 
-using Clock = std::chrono::steady_clock;
-inline double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-struct CompiledStatement {
-  ast::StmtKind kind = ast::StmtKind::Select;
-  plan::QueryPlan plan;  // plan.parameters: the type of each $n
-  Table* table = nullptr;         // INSERT, UPDATE, DELETE
-  std::vector<uint32_t> columns;  // INSERT: the column of each output; UPDATE: the SET columns
+struct CompiledStatement : PlannedStatement {
   std::shared_ptr<codegen::CompiledQuery> compiled;  // null for INSERT of constant VALUES (results may
                                                      // point at its string constants)
   uint64_t catalogVersion = 0;    // the catalog it was compiled against (Catalog::version)
@@ -41,8 +35,8 @@ struct CompiledStatement {
   std::unique_ptr<RowWriter> writer;  // a one-row write's (table_writer.hpp: oneRowWriter); plan.writer
 };
 
-// Binds, optimizes and compiles `stmt` (of the four kinds above); `parameterTypes` are declared
-// types of $1, $2 ... (the rest are inferred). Fills parse-free phase times.
+// Plans (planStatement) and compiles `stmt`; `parameterTypes` are declared types of $1, $2 ...
+// (the rest are inferred). Fills parse-free phase times.
 std::unique_ptr<CompiledStatement> compileStatement(Catalog& catalog, const ast::Statement& stmt,
                                                     std::vector<SqlType> parameterTypes, PhaseTimes& times);
 

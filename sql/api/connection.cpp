@@ -1,4 +1,4 @@
-// Statement execution: parse, bind, optimize, compile, run; DDL directly on the catalog.
+// Statement execution: parse, plan (statement_planner.hpp), compile, run; DDL directly on the catalog.
 #include <chrono>
 #include <cstring>
 
@@ -14,7 +14,7 @@
 #include "sql/api/procedure.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
-#include "sql/optimizer/optimizer.hpp"
+#include "sql/api/statement_planner.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
 
@@ -269,7 +269,6 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
   const ast::Statement* stmt = stmtPtr.get();
   Catalog& catalog = db_.catalog();
   UndoLog& undo = *undo_;
-  auto t = Clock::now();
 
   switch (stmt->kind) {
     case ast::StmtKind::CreateTable:
@@ -338,42 +337,30 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     }
     case ast::StmtKind::Explain: {
       auto& e = static_cast<const ast::ExplainStmt&>(*stmt);
-      t = Clock::now();
-      sql::BoundWrite w;  // SELECT uses only its plan
-      plan::QueryPlan* target = &w.plan;
-      sql::Binder binder(catalog);
-      switch (e.statement->kind) {
-        case ast::StmtKind::Select:
-          binder.bindSelect(*static_cast<const ast::SelectStmt&>(*e.statement).select, w.plan);
-          break;
-        case ast::StmtKind::Insert:
-          if (e.analyze) throw Error(sqlstate::FeatureNotSupported, "EXPLAIN ANALYZE of INSERT is not supported yet", e.pos);
-          binder.bindInsert(static_cast<const ast::InsertStmt&>(*e.statement), w);
-          break;
-        // The plan that finds the rows and computes their new values (EXPLAIN ANALYZE runs it
-        // without changing anything).
-        case ast::StmtKind::Update: binder.bindUpdate(static_cast<const ast::UpdateStmt&>(*e.statement), w); break;
-        case ast::StmtKind::Delete: binder.bindDelete(static_cast<const ast::DeleteStmt&>(*e.statement), w); break;
-        default:
-          throw Error(sqlstate::FeatureNotSupported, "EXPLAIN supports SELECT, INSERT, UPDATE and DELETE", e.statement->pos);
-      }
-      sql::optimize(*target);
-      times.plan = msSince(t);
+      if (e.analyze && e.statement->kind == ast::StmtKind::Insert)
+        throw Error(sqlstate::FeatureNotSupported, "EXPLAIN ANALYZE of INSERT is not supported yet", e.pos);
+      if (e.statement->kind != ast::StmtKind::Select && e.statement->kind != ast::StmtKind::Insert &&
+          e.statement->kind != ast::StmtKind::Update && e.statement->kind != ast::StmtKind::Delete)
+        throw Error(sqlstate::FeatureNotSupported, "EXPLAIN supports SELECT, INSERT, UPDATE and DELETE", e.statement->pos);
+      // The plan execution would run (UPDATE, DELETE: the one that finds the rows and computes
+      // their new values, which EXPLAIN ANALYZE runs without changing anything).
+      sql::PlannedStatement planned = sql::planStatement(catalog, *e.statement, {}, times);
+      const plan::QueryPlan& target = planned.plan;
       std::string text;
       if (e.llvm || e.asm_) {
         codegen::CompileOptions opts;
         opts.keepIR = e.llvm;
         opts.keepAssembly = e.asm_;
-        sql::Execution ex = sql::compileAndRun(*target, opts, &cancel_, times, false);
+        sql::Execution ex = sql::compileAndRun(target, opts, &cancel_, times, false);
         text = e.llvm ? ex.compiled->ir() : "";
         if (e.asm_) text += ex.compiled->assembly();
       } else if (e.analyze) {
         codegen::CompileOptions opts;
         opts.countRows = true;
-        sql::Execution ex = sql::compileAndRun(*target, opts, &cancel_, times);
+        sql::Execution ex = sql::compileAndRun(target, opts, &cancel_, times);
         uint64_t rows = 0;
         for (auto& c : ex.ctx->takeResults()) rows += c->rowCount();
-        text = plan::explain(*target, &ex.ctx->operatorCounters());
+        text = plan::explain(target, &ex.ctx->operatorCounters());
         char buf[512];
         std::snprintf(buf, sizeof(buf),
                       "Result rows: %llu\nParse: %.3f ms\nPlan: %.3f ms\nCodegen: %.3f ms\nLLVM optimize: %.3f ms\n"
@@ -382,7 +369,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       times.machineCode, times.execute, times.total());
         text += buf;
       } else {
-        text = plan::explain(*target);
+        text = plan::explain(target);
       }
       return explainResult(text, times);
     }

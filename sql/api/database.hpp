@@ -16,6 +16,7 @@
 #include "engine/types/sql_type.hpp"
 #include "engine/types/value.hpp"
 #include "engine/util/error.hpp"
+#include "sql/parser/statement_splitter.hpp"  // splitStatements, part of the API
 
 namespace hyrax {
 
@@ -172,15 +173,5 @@ class Connection {
   struct PendingCall;  // connection.cpp
   std::unique_ptr<PendingCall> pending_;
 };
-
-// Splits a script into statements at top-level ';' (outside quotes and comments). Each piece keeps
-// its offset so error positions refer to the whole script. A piece without a closing ';' at the end
-// is returned with complete=false (the shell waits for more input).
-struct StatementText {
-  std::string text;
-  uint32_t line = 1, column = 1;  // where it starts in the script
-  bool complete = true;
-};
-std::vector<StatementText> splitStatements(std::string_view script);
 
 }  // namespace hyrax

@@ -253,11 +253,11 @@ double CardinalityModel::joinDivisor(const std::vector<const Expr*>& a, double r
   return std::max(1.0, std::min(d, std::max(ra, rb)));
 }
 
-double CardinalityModel::joinRows(double l, double r, const std::vector<HashJoin::Key>& keys, const Expr* residual) const {
+double CardinalityModel::joinRows(double l, double r, const std::vector<Join::Key>& keys, const Expr* residual) const {
   double rows = l * r;
   if (!keys.empty()) {
     std::vector<const Expr*> a, b;
-    for (auto& k : keys) a.push_back(k.build.get()), b.push_back(k.probe.get());
+    for (auto& k : keys) a.push_back(k.left.get()), b.push_back(k.right.get());
     rows /= joinDivisor(a, l, b, r);
   }
   if (residual) rows *= selectivity(*residual);
@@ -294,31 +294,30 @@ void CardinalityModel::estimate(Operator& op) {
       break;
     case OpKind::Map:
     case OpKind::Sort: op.estimatedRows = op.child()->estimatedRows; break;
-    case OpKind::HashJoin: {
-      auto& j = static_cast<HashJoin&>(op);
-      double b = op.child(0)->estimatedRows, p = op.child(1)->estimatedRows;
+    case OpKind::Join: {
+      auto& j = static_cast<Join&>(op);
+      double l = op.child(0)->estimatedRows, r = op.child(1)->estimatedRows;
       switch (j.kind) {
-        case JoinKind::Inner: op.estimatedRows = joinRows(b, p, j.keys, j.residual.get()); break;
-        case JoinKind::LeftOuter: op.estimatedRows = std::max(p, joinRows(b, p, j.keys, j.residual.get())); break;
-        case JoinKind::RightOuter: op.estimatedRows = std::max(b, joinRows(b, p, j.keys, j.residual.get())); break;
-        case JoinKind::FullOuter: op.estimatedRows = std::max({b, p, joinRows(b, p, j.keys, j.residual.get())}); break;
-        case JoinKind::Mark: op.estimatedRows = p; break;
-        case JoinKind::RightSemi:
-        case JoinKind::RightAnti: op.estimatedRows = b * 0.5; break;  // (made after estimation)
+        case JoinKind::Inner: op.estimatedRows = joinRows(l, r, j.keys, j.residual.get()); break;
+        case JoinKind::LeftOuter: op.estimatedRows = std::max(l, joinRows(l, r, j.keys, j.residual.get())); break;
+        case JoinKind::FullOuter: op.estimatedRows = std::max({r, l, joinRows(l, r, j.keys, j.residual.get())}); break;
+        case JoinKind::Mark: op.estimatedRows = l; break;
         case JoinKind::Semi:
         case JoinKind::Anti: {
-          // The probe rows whose key value the build side has (its share of the key's values).
+          // The left rows whose key value the right side has (its share of the key's values).
           double share = 0.5;
           if (!j.keys.empty()) {
-            double db = distinct(*j.keys[0].build, b), dp = distinct(*j.keys[0].probe, p);
-            share = std::min(1.0, db / dp);
+            double dr = distinct(*j.keys[0].right, r), dl = distinct(*j.keys[0].left, l);
+            share = std::min(1.0, dr / dl);
           }
-          op.estimatedRows = std::max(1.0, p * (j.kind == JoinKind::Semi ? share : 1 - share));
+          op.estimatedRows = std::max(1.0, l * (j.kind == JoinKind::Semi ? share : 1 - share));
           break;
         }
+        default: break;  // the Right kinds are physical only
       }
       break;
     }
+    case OpKind::HashJoin: break;  // made by the physical planner, after estimation: the Join's estimate
     case OpKind::IndexJoin: {
       auto& j = static_cast<IndexJoin&>(op);
       op.estimatedRows = op.child(0)->estimatedRows * op.child(1)->estimatedRows;  // the inner: rows per lookup

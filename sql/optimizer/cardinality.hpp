@@ -27,7 +27,7 @@ class CardinalityModel {
   double joinDivisor(const std::vector<const plan::Expr*>& a, double ra, const std::vector<const plan::Expr*>& b,
                      double rb) const;
   // Rows of an inner equi-join of inputs with l and r rows under `keys` and `residual`.
-  double joinRows(double l, double r, const std::vector<plan::HashJoin::Key>& keys, const plan::Expr* residual) const;
+  double joinRows(double l, double r, const std::vector<plan::Join::Key>& keys, const plan::Expr* residual) const;
   // Sets estimatedRows of the operator and everything below it.
   void estimate(plan::Operator& op);
 

@@ -19,9 +19,9 @@ void collectUsed(Operator& op, std::unordered_set<const IU*>& used) {
   });
   if (op.kind == OpKind::UnionAll)  // every column of every input, to keep rows whole
     for (auto& in : static_cast<UnionAll&>(op).inputs) used.insert(in.begin(), in.end());
-  // Operators above have been visited: an outer column they read needs its build column.
-  if (op.kind == OpKind::HashJoin)
-    for (auto& c : static_cast<HashJoin&>(op).outerColumns)
+  // Operators above have been visited: an outer column they read needs its input's column.
+  if (op.kind == OpKind::Join)
+    for (auto& c : static_cast<Join&>(op).outerColumns)
       if (used.count(c.outer)) used.insert(c.inner);
   for (auto& c : op.children) collectUsed(*c, used);
 }
@@ -36,8 +36,8 @@ void prune(OperatorPtr& ptr, const std::unordered_set<const IU*>& used) {
     auto& comp = static_cast<Map&>(op).computed;
     comp.erase(std::remove_if(comp.begin(), comp.end(), [&](auto& c) { return !used.count(c.iu); }), comp.end());
   }
-  if (op.kind == OpKind::HashJoin) {
-    auto& outer = static_cast<HashJoin&>(op).outerColumns;
+  if (op.kind == OpKind::Join) {
+    auto& outer = static_cast<Join&>(op).outerColumns;
     outer.erase(std::remove_if(outer.begin(), outer.end(), [&](auto& c) { return !used.count(c.outer); }), outer.end());
   }
   for (auto& c : op.children) prune(c, used);

@@ -4,7 +4,7 @@
 // the next one become a range scan, where the estimate says it reads at most a quarter of the
 // table. The conjuncts the index answers leave the filter.
 //
-// After join ordering, an inner hash join with few rows on one side and a table scan on the other
+// For the physical planner: an inner join with few rows on one side and a table scan on the other
 // becomes an index nested-loop join when an index of that table is fixed by the join keys (and
 // constants): TPC-C's Stock-Level looks up 200 stock rows instead of hashing 100,000.
 #include <algorithm>
@@ -290,7 +290,7 @@ std::optional<InnerSide> innerSide(Operator& op) {
 }
 
 bool tryIndexJoin(OperatorPtr& ptr, size_t innerChild, const CardinalityModel& model) {
-  auto& join = static_cast<HashJoin&>(*ptr);
+  auto& join = static_cast<Join&>(*ptr);
   Operator& outer = *ptr->child(1 - innerChild);
   auto side = innerSide(*ptr->child(innerChild));
   if (!side) return false;
@@ -301,8 +301,8 @@ bool tryIndexJoin(OperatorPtr& ptr, size_t innerChild, const CardinalityModel& m
   std::vector<ExprPtr> parts = std::move(side->parts);
   size_t firstKey = parts.size();
   for (auto& k : join.keys) {
-    const ExprPtr& inner = innerChild == 0 ? k.build : k.probe;
-    const ExprPtr& other = innerChild == 0 ? k.probe : k.build;
+    const ExprPtr& inner = innerChild == 0 ? k.left : k.right;
+    const ExprPtr& other = innerChild == 0 ? k.right : k.left;
     auto eq = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(), inner->pos);
     eq->cmp = CmpOp::Eq;
     eq->args.push_back(inner->clone());
@@ -333,14 +333,6 @@ bool tryIndexJoin(OperatorPtr& ptr, size_t innerChild, const CardinalityModel& m
   return true;
 }
 
-void selectJoins(OperatorPtr& ptr, const CardinalityModel& model) {
-  for (auto& c : ptr->children) selectJoins(c, model);
-  if (ptr->kind != OpKind::HashJoin || static_cast<HashJoin&>(*ptr).kind != JoinKind::Inner) return;
-  // Look up into the larger side first.
-  size_t first = ptr->child(0)->estimatedRows >= ptr->child(1)->estimatedRows ? 0 : 1;
-  if (!tryIndexJoin(ptr, first, model)) tryIndexJoin(ptr, 1 - first, model);
-}
-
 }  // namespace
 
 void selectIndexes(OperatorPtr& root) {
@@ -350,6 +342,11 @@ void selectIndexes(OperatorPtr& root) {
   indexOrder(root, nullptr);
 }
 
-void selectIndexJoins(OperatorPtr& root, const CardinalityModel& model) { selectJoins(root, model); }
+bool selectIndexJoin(OperatorPtr& join, const CardinalityModel& model) {
+  if (join->kind != OpKind::Join || static_cast<Join&>(*join).kind != JoinKind::Inner) return false;
+  // Look up into the larger side first (the left one of two alike).
+  size_t first = join->child(0)->estimatedRows >= join->child(1)->estimatedRows ? 0 : 1;
+  return tryIndexJoin(join, first, model) || tryIndexJoin(join, 1 - first, model);
+}
 
 }  // namespace hyrax::sql

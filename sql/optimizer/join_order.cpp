@@ -1,10 +1,10 @@
 // Join ordering by dynamic programming. After predicate pushdown, each maximal tree of inner
-// hash joins is a join region: its leaves (scans with their filters, aggregations, outer joins
+// joins is a join region: its leaves (scans with their filters, aggregations, outer joins
 // ...) and the join conditions between them. DPsub over the connected subsets of leaves finds the
 // bushy tree with the fewest intermediate rows (C_out, cardinalities from CardinalityModel);
 // cross products are considered only when the join graph is not connected. Regions of more than
 // kMaxDpLeaves leaves are joined greedily (smallest result first). Each condition is applied at
-// the lowest join that has all its columns: an equality across the two inputs as a hash key,
+// the lowest join that has all its columns: an equality across the two inputs as a join key,
 // anything else as the join's residual.
 #include <algorithm>
 #include <limits>
@@ -36,7 +36,7 @@ struct Region {
 };
 
 bool isInnerJoin(const Operator& op) {
-  return op.kind == OpKind::HashJoin && static_cast<const HashJoin&>(op).kind == JoinKind::Inner;
+  return op.kind == OpKind::Join && static_cast<const Join&>(op).kind == JoinKind::Inner;
 }
 
 void collectRegion(OperatorPtr op, Region& r, std::vector<ExprPtr>& exprs) {
@@ -44,13 +44,13 @@ void collectRegion(OperatorPtr op, Region& r, std::vector<ExprPtr>& exprs) {
     r.leaves.push_back(std::move(op));
     return;
   }
-  auto& j = static_cast<HashJoin&>(*op);
+  auto& j = static_cast<Join&>(*op);
   for (auto& k : j.keys) {
-    SourcePos pos = k.build->pos;
-    auto eq = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(k.build->type.nullable || k.probe->type.nullable), pos);
+    SourcePos pos = k.left->pos;
+    auto eq = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(k.left->type.nullable || k.right->type.nullable), pos);
     eq->cmp = CmpOp::Eq;
-    eq->args.push_back(std::move(k.build));
-    eq->args.push_back(std::move(k.probe));
+    eq->args.push_back(std::move(k.left));
+    eq->args.push_back(std::move(k.right));
     exprs.push_back(std::move(eq));
   }
   if (j.residual) splitConjuncts(std::move(j.residual), exprs);
@@ -280,7 +280,7 @@ class Planner {
     if (popcount(s) == 1) return std::move(r_.leaves[popcountIndex(s)]);
     Mask s1 = e.left, s2 = s ^ e.left;
     OperatorPtr a = build(s1), b = build(s2);
-    auto join = std::make_unique<HashJoin>();
+    auto join = std::make_unique<Join>();
     std::vector<ExprPtr> residual;
     for (auto& c : r_.conds) {
       if (!c.expr) continue;
@@ -298,9 +298,9 @@ class Planner {
         applied_.join(x, y);
       }
       if (c.equi && (aFirst || bFirst)) {
-        HashJoin::Key k;
-        k.build = std::move(c.expr->args[aFirst ? 0 : 1]);
-        k.probe = std::move(c.expr->args[aFirst ? 1 : 0]);
+        Join::Key k;
+        k.left = std::move(c.expr->args[aFirst ? 0 : 1]);
+        k.right = std::move(c.expr->args[aFirst ? 1 : 0]);
         join->keys.push_back(std::move(k));
         c.expr.reset();
       } else {
@@ -308,7 +308,7 @@ class Planner {
       }
     }
     join->residual = conjunction(std::move(residual));
-    join->children.push_back(std::move(a));  // build side: chooseBuildSides picks the smaller
+    join->children.push_back(std::move(a));  // the physical planner builds on the smaller side
     join->children.push_back(std::move(b));
     join->estimatedRows = e.rows;
     return join;
@@ -328,25 +328,25 @@ class Planner {
 
 void sinkSemiJoins(OperatorPtr& op, CardinalityModel& model) {
   for (auto& c : op->children) sinkSemiJoins(c, model);
-  if (op->kind != OpKind::HashJoin) return;
-  auto& j = static_cast<HashJoin&>(*op);
+  if (op->kind != OpKind::Join) return;
+  auto& j = static_cast<Join&>(*op);
   if (j.kind != JoinKind::Semi && j.kind != JoinKind::Anti) return;
-  Operator* inner = op->child(1);
+  Operator* inner = op->child(0);
   if (!isInnerJoin(*inner)) return;
   // Only a join that drops most rows is worth doing early, on the larger input.
   if (op->estimatedRows > 0.5 * inner->estimatedRows) return;
   std::vector<const Expr*> reads;
-  for (auto& k : j.keys) reads.push_back(k.probe.get());
+  for (auto& k : j.keys) reads.push_back(k.left.get());
   if (j.residual) reads.push_back(j.residual.get());
   for (int side = 0; side < 2; ++side) {
-    // The condition may read the build side and this input, nothing of the other input.
+    // The condition may read the subquery's side and this input, nothing of the other input.
     IURefs allowed = inner->child(side)->producedSet();
-    for (auto* iu : op->child(0)->produced()) allowed.insert(iu);
+    for (auto* iu : op->child(1)->produced()) allowed.insert(iu);
     if (!std::all_of(reads.begin(), reads.end(), [&](const Expr* e) { return readsOnly(*e, allowed); })) continue;
     // semi(inner(a, b)) -> inner(semi(a), b): the semi join filters the input its condition reads.
     OperatorPtr semi = std::move(op);
-    OperatorPtr join = std::move(semi->children[1]);
-    semi->children[1] = std::move(join->children[side]);
+    OperatorPtr join = std::move(semi->children[0]);
+    semi->children[0] = std::move(join->children[side]);
     model.estimate(*semi);
     sinkSemiJoins(semi, model);
     join->children[side] = std::move(semi);

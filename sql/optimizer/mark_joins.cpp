@@ -21,9 +21,9 @@ void simplifyMarkJoins(OperatorPtr& op) {
   auto& f = static_cast<Filter&>(*op);
   std::vector<ExprPtr> parts;
   splitConjuncts(std::move(f.predicate), parts);
-  // The binder stacks the joins of one clause's subqueries on their probe sides.
-  for (Operator* o = op->child(); o->kind == OpKind::HashJoin; o = o->child(1)) {
-    auto* j = static_cast<HashJoin*>(o);
+  // The binder stacks the joins of one clause's subqueries on their left (preserved) sides.
+  for (Operator* o = op->child(); o->kind == OpKind::Join; o = o->child(0)) {
+    auto* j = static_cast<Join*>(o);
     if (j->kind != JoinKind::Mark) break;
     for (auto& p : parts) {
       if (!p) continue;

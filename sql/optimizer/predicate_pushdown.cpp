@@ -1,6 +1,6 @@
 // Predicate pushdown and equi-join detection. Conjuncts travel down until an operator that must
 // see them first (aggregation, sort, limit) or until no child provides all their columns; an
-// equality whose sides come from the two inputs of a join becomes a hash key.
+// equality whose sides come from the two inputs of a join becomes a key of it.
 #include <algorithm>
 
 #include "sql/optimizer/optimizer.hpp"
@@ -88,16 +88,16 @@ OperatorPtr withFilter(OperatorPtr op, std::vector<ExprPtr> preds) {
   return f;
 }
 
-// An equality between an expression of the build side and one of the probe side becomes a hash
-// key of the join (and leaves `p` empty).
-bool takeJoinKey(HashJoin& j, ExprPtr& p, const IURefs& build, const IURefs& probe) {
+// An equality between an expression of the left input and one of the right becomes a key of the
+// join (and leaves `p` empty).
+bool takeJoinKey(Join& j, ExprPtr& p, const IURefs& left, const IURefs& right) {
   if (p->kind != ExprKind::Compare || p->cmp != CmpOp::Eq || !p->args[0]->type.sameAs(p->args[1]->type)) return false;
-  bool buildFirst = readsOnly(*p->args[0], build) && readsOnly(*p->args[1], probe);
-  bool probeFirst = readsOnly(*p->args[1], build) && readsOnly(*p->args[0], probe);
-  if (!buildFirst && !probeFirst) return false;
-  HashJoin::Key k;
-  k.build = std::move(p->args[buildFirst ? 0 : 1]);
-  k.probe = std::move(p->args[buildFirst ? 1 : 0]);
+  bool leftFirst = readsOnly(*p->args[0], left) && readsOnly(*p->args[1], right);
+  bool rightFirst = readsOnly(*p->args[1], left) && readsOnly(*p->args[0], right);
+  if (!leftFirst && !rightFirst) return false;
+  Join::Key k;
+  k.left = std::move(p->args[leftFirst ? 0 : 1]);
+  k.right = std::move(p->args[leftFirst ? 1 : 0]);
   j.keys.push_back(std::move(k));
   p.reset();
   return true;
@@ -135,33 +135,33 @@ ExprPtr impliedFor(const Expr& e, const IURefs& side) {
   return result;
 }
 
-// Joins that preserve their probe side. Conditions from above that read only the probe side go
+// Joins that preserve their left side. Conditions from above that read only the left side go
 // below the join; the rest (they read the join's outer columns or mark) stay above. Of the join's
-// own condition, parts that read only the build side filter the build input; equalities across
-// become keys; everything else, probe-only parts included, stays in the residual, because a
-// probe row that fails it must still come out (unmatched, or with its mark).
+// own condition, parts that read only the right side filter the right input; equalities across
+// become keys; everything else, left-only parts included, stays in the residual, because a left
+// row that fails it must still come out (unmatched, or with its mark).
 OperatorPtr pushIntoOuterJoin(OperatorPtr op, std::vector<ExprPtr> preds) {
-  auto* j = static_cast<HashJoin*>(op.get());
-  IURefs build = op->child(0)->producedSet(), probe = op->child(1)->producedSet();
-  std::vector<ExprPtr> toProbe, above, toBuild, residual;
-  for (auto& p : preds) (readsOnly(*p, probe) ? toProbe : above).push_back(std::move(p));
+  auto* j = static_cast<Join*>(op.get());
+  IURefs left = op->child(0)->producedSet(), right = op->child(1)->producedSet();
+  std::vector<ExprPtr> toLeft, above, toRight, residual;
+  for (auto& p : preds) (readsOnly(*p, left) ? toLeft : above).push_back(std::move(p));
   std::vector<ExprPtr> own;
   if (j->residual) splitConjuncts(std::move(j->residual), own);
   // A mark condition that cannot be NULL decides like the rest of the condition: one condition.
   // One that can stays apart: NULL IN (...) is NULL, not FALSE, when the subquery has rows.
   if (j->markCondition && !j->mark->type.nullable) splitConjuncts(std::move(j->markCondition), own);
   for (auto& p : own) {
-    bool keepsBuildRows = j->kind == JoinKind::FullOuter;  // a full join keeps every build row
-    if (readsOnly(*p, build) && !keepsBuildRows)
-      toBuild.push_back(std::move(p));
-    else if (j->kind == JoinKind::Semi && readsOnly(*p, probe))
-      toProbe.push_back(std::move(p));
-    else if (!takeJoinKey(*j, p, build, probe))
+    bool keepsRightRows = j->kind == JoinKind::FullOuter;  // a full join keeps every right row
+    if (readsOnly(*p, right) && !keepsRightRows)
+      toRight.push_back(std::move(p));
+    else if (j->kind == JoinKind::Semi && readsOnly(*p, left))
+      toLeft.push_back(std::move(p));
+    else if (!takeJoinKey(*j, p, left, right))
       residual.push_back(std::move(p));
   }
   j->residual = conjunction(std::move(residual));
-  op->children[0] = push(std::move(op->children[0]), std::move(toBuild));
-  op->children[1] = push(std::move(op->children[1]), std::move(toProbe));
+  op->children[1] = push(std::move(op->children[1]), std::move(toRight));
+  op->children[0] = push(std::move(op->children[0]), std::move(toLeft));
   return withFilter(std::move(op), std::move(above));
 }
 
@@ -182,8 +182,8 @@ OperatorPtr push(OperatorPtr op, std::vector<ExprPtr> preds) {
       op->children[0] = push(std::move(op->children[0]), std::move(down));
       return withFilter(std::move(op), std::move(here));
     }
-    case OpKind::HashJoin: {
-      auto* j = static_cast<HashJoin*>(op.get());
+    case OpKind::Join: {
+      auto* j = static_cast<Join*>(op.get());
       if (j->kind != JoinKind::Inner) return pushIntoOuterJoin(std::move(op), std::move(preds));
       if (j->residual) splitConjuncts(std::move(j->residual), preds);
       IURefs left = op->child(0)->producedSet(), right = op->child(1)->producedSet();

@@ -1,5 +1,9 @@
 // Splits a script at top-level semicolons, skipping those inside quotes and comments.
-#include "sql/api/database.hpp"
+#include "sql/parser/statement_splitter.hpp"
+
+#include <cctype>
+
+#include "engine/util/error.hpp"
 #include "sql/parser/lexer.hpp"
 
 namespace hyrax {

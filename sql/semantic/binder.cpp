@@ -79,7 +79,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       OperatorPtr left = bindTableRef(*ref.left);
       size_t rightScope = scope_.size();
       OperatorPtr right = bindTableRef(*ref.right);
-      auto join = std::make_unique<plan::HashJoin>();
+      auto join = std::make_unique<plan::Join>();
       if (ref.joinType == ast::JoinType::Inner || ref.joinType == ast::JoinType::Cross) {
         join->children.push_back(std::move(left));
         join->children.push_back(std::move(right));
@@ -87,14 +87,13 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         if (ref.on) op = addFilter(std::move(op), *ref.on, Clause::On, "JOIN/ON");
         return op;
       }
-      // LEFT (RIGHT) JOIN: the right (left) side is the build side; the other side's rows all
-      // come out. FULL: the right side is the build side, and both sides' rows all come out. The
-      // ON condition reads the inputs' own IUs; above the join, the columns of a side whose rows
-      // may be missing are the join's nullable copies.
+      // LEFT (RIGHT) JOIN: a left outer join preserving the left (right) side, which comes first;
+      // FULL: both sides' rows all come out. The ON condition reads the inputs' own IUs; above the
+      // join, the columns of a side whose rows may be missing are the join's nullable copies.
       const bool leftPreserved = ref.joinType != ast::JoinType::Right;
       join->kind = ref.joinType == ast::JoinType::Full ? plan::JoinKind::FullOuter : plan::JoinKind::LeftOuter;
-      join->children.push_back(leftPreserved ? std::move(right) : std::move(left));
       join->children.push_back(leftPreserved ? std::move(left) : std::move(right));
+      join->children.push_back(leftPreserved ? std::move(right) : std::move(left));
       if (ref.on) {
         plan::OperatorPtr* saved = input_;
         input_ = nullptr;  // a subquery in ON would need its own join below this one
@@ -217,7 +216,7 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
   if (finish->computed.empty()) return;
   // These sit right above the aggregation, below whatever reads them.
   OperatorPtr* owner = &root;
-  while (owner->get() != &agg) owner = &(*owner)->children[(*owner)->kind == plan::OpKind::HashJoin ? 1 : 0];
+  while (owner->get() != &agg) owner = &(*owner)->children[0];  // a subquery's join: its preserved side
   finish->children.push_back(std::move(*owner));
   *owner = std::move(finish);
 }
@@ -248,7 +247,7 @@ OperatorPtr SelectBinder::bindFrom(const ast::Select& s) {
       op = std::move(next);
       continue;
     }
-    auto join = std::make_unique<plan::HashJoin>();  // a cross product until the optimizer finds keys
+    auto join = std::make_unique<plan::Join>();  // a cross product until the optimizer finds keys
     join->children.push_back(std::move(op));
     join->children.push_back(std::move(next));
     op = std::move(join);

@@ -1,9 +1,10 @@
 #pragma once
 // The binder: resolves names against the catalog and the query's scopes, types every expression
-// (sql/semantic/type_rules) and turns a SELECT into a plan of codegen/plan operators:
-//   FROM (scans, joins with their ON conditions as filters) -> WHERE filter -> aggregation ->
-//   HAVING filter -> projection map -> DISTINCT -> sort -> limit.
-// The optimizer then moves conditions down and turns equalities into hash-join keys.
+// (sql/semantic/type_rules) and turns a SELECT into a logical plan of codegen/plan operators:
+//   FROM (scans, logical joins with their ON conditions as filters) -> WHERE filter ->
+//   aggregation -> HAVING filter -> projection map -> DISTINCT -> sort -> limit.
+// The optimizer then moves conditions down and turns equalities into join keys; its physical
+// planner picks each join's algorithm.
 #include <string>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // Subqueries in expressions, unnested into joins as they are bound, so that no subquery runs once
 // per outer row (Neumann and Kemper, "Unnesting Arbitrary Queries", BTW 2015, for the shapes SQL
 // users write; the rest say 0A000):
-//   EXISTS, IN, op ANY/ALL  -> a mark join of the clause's input (probe) with the subquery (build);
+//   EXISTS, IN, op ANY/ALL  -> a mark join of the clause's input (left) with the subquery (right);
 //                              the expression reads the mark. The optimizer turns a mark that is a
 //                              WHERE conjunct into a semi or anti join.
 //   (scalar subquery)       -> a left outer join that outputs the subquery's one column, with a
@@ -20,7 +20,7 @@ namespace hyrax::sql {
 using plan::Expr;
 using plan::ExprKind;
 using plan::ExprPtr;
-using plan::HashJoin;
+using plan::Join;
 using plan::IU;
 using plan::readsAny;
 using plan::JoinKind;
@@ -78,14 +78,12 @@ void pullCorrelated(OperatorPtr& op, const IUSetT& outer, std::vector<ExprPtr>& 
       return;
     }
     case OpKind::Map: pullCorrelated(op->children[0], outer, pulled); return;
-    case OpKind::HashJoin: {
-      auto& j = static_cast<HashJoin&>(*op);
-      if (j.kind == JoinKind::Inner) {
-        if (j.residual) j.residual = split(std::move(j.residual));
+    case OpKind::Join: {
+      auto& j = static_cast<Join&>(*op);
+      if (j.kind == JoinKind::Inner && j.residual) j.residual = split(std::move(j.residual));
+      if (j.kind != JoinKind::FullOuter)  // the left side's IUs pass every other join
         pullCorrelated(op->children[0], outer, pulled);
-      }
-      if (j.kind != JoinKind::FullOuter)  // the probe side's IUs pass every other join
-        pullCorrelated(op->children[1], outer, pulled);
+      if (j.kind == JoinKind::Inner) pullCorrelated(op->children[1], outer, pulled);
       return;
     }
     default: return;
@@ -173,7 +171,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
       throw Error(sqlstate::FeatureNotSupported, "a subquery whose value is an outer column is not supported yet", e.pos);
   }
 
-  auto join = std::make_unique<HashJoin>();
+  auto join = std::make_unique<Join>();
   std::vector<ExprPtr> conds;
   ExprPtr result;
   if (e.kind == ast::ExprKind::Subquery) {
@@ -269,8 +267,8 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (join->residual && !plan::readsOnly(*join->residual, available))
     throw Error(sqlstate::FeatureNotSupported,
                 std::string("a correlated subquery in ") + clauseName(clause) + " is not supported yet", e.pos);
-  join->children.push_back(std::move(sub));
   join->children.push_back(std::move(*input_));
+  join->children.push_back(std::move(sub));
   *input_ = std::move(join);
   return result;
 }

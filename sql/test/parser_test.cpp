@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "sql/api/database.hpp"
 #include "sql/parser/parser.hpp"
+#include "sql/parser/statement_splitter.hpp"
 
 using namespace hyrax;
 

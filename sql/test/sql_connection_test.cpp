@@ -4,16 +4,10 @@
 #include <thread>
 
 #include "sql/api/database.hpp"
+#include "sql/test/result_text.hpp"
 
 using namespace hyrax;
-
-namespace {
-std::string allText(const QueryResult& r) {
-  std::string s;
-  for (uint64_t i = 0; i < r.rowCount(); ++i) s += r.text(i, 0) + "\n";
-  return s;
-}
-}  // namespace
+using test::allText;
 
 TEST_CASE("results carry names, types, tags and phase times") {
   Database db;

@@ -1,0 +1,77 @@
+// The physical planner: how to compute what the optimized logical plan says. Each logical Join
+// becomes an index nested-loop join where few rows meet a large table with a fitting index
+// (index_selection.cpp weighs that), otherwise a hash join building on the input that pays; a
+// Sort under a LIMIT keeps only the rows the LIMIT can return (top-k). It runs last, on the
+// estimates of the final join order, bottom-up: a join's inputs are planned before it.
+#include "sql/optimizer/cardinality.hpp"
+#include "sql/optimizer/optimizer.hpp"
+
+namespace hyrax::sql {
+
+using namespace plan;
+
+OperatorPtr planHashJoin(OperatorPtr logical) {
+  auto& j = static_cast<Join&>(*logical);
+  auto h = std::make_unique<HashJoin>();
+  h->estimatedRows = j.estimatedRows;
+  h->kind = j.kind;
+  h->residual = std::move(j.residual);
+  h->outerColumns = std::move(j.outerColumns);
+  h->mark = j.mark;
+  h->markCondition = std::move(j.markCondition);
+  h->singleMatch = j.singleMatch;
+  const double left = j.child(0)->estimatedRows, right = j.child(1)->estimatedRows;
+  // The hash table holds the build side. A join that preserves its left input probes with it, so
+  // builds on the right one, unless the right one is much the larger: then it builds on the few
+  // preserved rows and marks those the many match (the Right kinds). An inner join builds on the
+  // smaller input.
+  bool buildLeft = false;
+  switch (j.kind) {
+    case JoinKind::Inner: buildLeft = !(left > right); break;
+    case JoinKind::Semi:
+    case JoinKind::Anti:
+      if (right > 2 * left) {
+        buildLeft = true;
+        h->kind = j.kind == JoinKind::Semi ? JoinKind::RightSemi : JoinKind::RightAnti;
+      }
+      break;
+    case JoinKind::LeftOuter:
+      if (!j.singleMatch && right > 2 * left) {
+        buildLeft = true;
+        h->kind = JoinKind::RightOuter;
+      }
+      break;
+    default: break;  // FullOuter and Mark build on the right
+  }
+  for (auto& k : j.keys) {
+    HashJoin::Key key;
+    key.build = std::move(buildLeft ? k.left : k.right);
+    key.probe = std::move(buildLeft ? k.right : k.left);
+    h->keys.push_back(std::move(key));
+  }
+  h->children.push_back(std::move(j.children[buildLeft ? 0 : 1]));
+  h->children.push_back(std::move(j.children[buildLeft ? 1 : 0]));
+  return h;
+}
+
+void planJoins(OperatorPtr& op, const CardinalityModel& model) {
+  for (auto& c : op->children) planJoins(c, model);
+  if (op->kind != OpKind::Join) return;
+  if (!selectIndexJoin(op, model)) op = planHashJoin(std::move(op));
+}
+
+void limitSorts(Operator& op) {
+  for (auto& c : op.children) limitSorts(*c);
+  if (op.kind != OpKind::Limit || op.child()->kind != OpKind::Sort) return;
+  auto& l = static_cast<Limit&>(op);
+  if (l.limit == UINT64_MAX || l.offset > UINT64_MAX - 1 - l.limit) return;
+  static_cast<Sort&>(*op.child()).limit = l.limit + l.offset;
+}
+
+void planPhysical(QueryPlan& plan, const CardinalityModel& model) {
+  planJoins(plan.root, model);
+  limitSorts(*plan.root);
+  plan.operatorCount = numberOperators(*plan.root);
+}
+
+}  // namespace hyrax::sql
