@@ -5,10 +5,10 @@
 // condition, assignment and RAISE argument list becomes a plan of its own, and all of them are
 // compiled together into one LLVM module. Variables and parameters are the plans' parameter
 // slots, shared by every plan of a call, so a SELECT ... INTO writes the slot a later statement
-// reads. The body's control flow (IF, loops, EXIT, RETURN) becomes a short list of steps that
-// jump between the compiled plans, and, unless the body has EXCEPTION blocks, one generated
-// function in the same module that runs those steps itself and calls the plans directly, asking
-// the call only for what needs C++ (a write's rows, FOR-query rows, RAISE, CALL, RETURN).
+// reads. The body's control flow (IF, loops, EXIT, RETURN, EXCEPTION blocks) becomes one
+// generated function in the same module that calls the plans directly, asking the call only for
+// what needs C++ (a write's rows, FOR-query rows, RAISE, CALL, RETURN, and whether a block's
+// handler catches an error, after undoing the block's writes).
 // Calling a procedure therefore costs no parsing, planning or interpreting of its statements.
 #include <atomic>
 #include <map>
