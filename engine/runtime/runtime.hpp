@@ -18,6 +18,7 @@ class Index;
 class RowWriter;
 struct ResultChunkView;
 struct ValueSlot;
+struct RoutineHandle;
 }  // namespace hyrax
 
 // Runtime error codes passed to hyrax_rt_error (generated code knows these numbers).
@@ -60,8 +61,8 @@ uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* inde
                               const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows);
 
 // ---- stored functions (engine/runtime/routine_caller.hpp): 0, or 1 after recording the error ----
-int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, const char* name, const hyrax::ValueSlot* args, uint32_t count,
-                              hyrax::ValueSlot* out);
+int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, hyrax::RoutineHandle* routine, const hyrax::ValueSlot* args,
+                              uint32_t count, hyrax::ValueSlot* out);
 
 // ---- parameters of prepared statements and procedure variables (value_slot.hpp) ----
 const hyrax::ValueSlot* hyrax_rt_params(hyrax::QueryContext* ctx);

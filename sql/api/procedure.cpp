@@ -198,10 +198,12 @@ class Call final : public ProgramHost {
         std::vector<Value> args;
         for (uint32_t sl : s.slots)
           args.push_back(slot(sl).null ? Value::null(p_.slotTypes[sl]) : Value::decode(p_.slotTypes[sl], slot(sl).bytes()));
+        std::shared_ptr<Procedure> callee = routines_.resolve(catalog_, *s.callee);
+        if (!callee) throw Error(sqlstate::UndefinedFunction, "procedure " + s.callee->name + " does not exist");
         QueryResult r;
         {
           NestedCall nested;
-          r = routines_.call(catalog_, undo_, s.callee, args, cancel_);
+          r = routines_.run(catalog_, undo_, callee, args, cancel_);
         }
         for (auto& n : r.notices) notices_.push_back(std::move(n));
         ++pc;
@@ -389,16 +391,36 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const ast::CallStmt&
   return r;
 }
 
+std::shared_ptr<Procedure> Routines::current(Catalog& catalog, const std::string& name) {
+  auto it = routines_.find(name);
+  if (it == routines_.end()) return nullptr;
+  if (it->second->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
+    PhaseTimes ignored;
+    it->second = compileProcedure(catalog, *this, it->second->def, ignored);
+  }
+  return it->second;
+}
+
+std::shared_ptr<Procedure> Routines::resolve(Catalog& catalog, RoutineHandle& handle) {
+  std::shared_ptr<Procedure> p = std::static_pointer_cast<Procedure>(handle.resolved.lock());
+  if (!p || handle.version != catalog.version()) {
+    p = current(catalog, handle.name);
+    handle.resolved = p;
+    handle.version = catalog.version();
+  }
+  return p;
+}
+
 QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& name, const std::vector<Value>& args,
                            const std::atomic<bool>* cancel) {
-  auto it = routines_.find(name);
-  if (it == routines_.end()) throw Error(sqlstate::UndefinedFunction, "procedure " + name + " does not exist");
-  std::shared_ptr<Procedure> p = it->second;
-  if (p->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
-    PhaseTimes ignored;
-    p = compileProcedure(catalog, *this, p->def, ignored);
-    it->second = p;
-  }
+  std::shared_ptr<Procedure> p = current(catalog, name);
+  if (!p) throw Error(sqlstate::UndefinedFunction, "procedure " + name + " does not exist");
+  return run(catalog, undo, p, args, cancel);
+}
+
+QueryResult Routines::run(Catalog& catalog, UndoLog& undo, const std::shared_ptr<Procedure>& p,
+                          const std::vector<Value>& args, const std::atomic<bool>* cancel) {
+  const std::string& name = p->def->name;
   if (args.size() != p->def->params.size())
     throw Error(sqlstate::UndefinedFunction, std::string(p->what()) + " " + name + " takes " +
                                                  std::to_string(p->def->params.size()) + " arguments");
@@ -455,34 +477,35 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
   return r;
 }
 
-void SessionRoutines::call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) {
-  std::shared_ptr<const ast::CreateFunctionStmt> def = routines_.definition(name);
-  if (!def || def->procedure || def->params.size() != count)
-    throw Error(sqlstate::UndefinedFunction, std::string("function ") + name + " does not exist");
+void SessionRoutines::call(QueryContext& ctx, RoutineHandle& routine, const ValueSlot* args, uint32_t count, ValueSlot* out) {
+  std::shared_ptr<Procedure> p = routines_.resolve(catalog_, routine);
+  if (!p || p->def->procedure || p->def->params.size() != count)
+    throw Error(sqlstate::UndefinedFunction, "function " + routine.name + " does not exist");
+  const ast::CreateFunctionStmt& def = *p->def;
   std::vector<Value> values;
   for (uint32_t i = 0; i < count; ++i) {
-    const SqlType& t = def->params[i].type;
+    const SqlType& t = def.params[i].type;
     values.push_back(args[i].null ? Value::null(t) : Value::decode(t, args[i].bytes()));
   }
   QueryResult r;
   {
     NestedCall nested;
-    r = routines_.call(catalog_, undo_, name, values, cancel_);
+    r = routines_.run(catalog_, undo_, p, values, cancel_);
   }
   *out = ValueSlot{};
-  if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def->returns.isNull()) {
+  if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def.returns.isNull()) {
     out->null = 1;
     return;
   }
   Value v = r.value(0, 0);
-  if (def->returns.isString()) {  // the characters move into the query's arena, which outlives the row
+  if (def.returns.isString()) {  // the characters move into the query's arena, which outlives the row
     std::string s = v.asString();
     char* chars = ctx.arena().allocate(s.size() + 1);
     std::memcpy(chars, s.data(), s.size());
     StringRef ref = StringRef::make(chars, static_cast<uint32_t>(s.size()));
     std::memcpy(out->bytes(), static_cast<const void*>(&ref), sizeof ref);
   } else {
-    v.encode(def->returns, out->bytes());
+    v.encode(def.returns, out->bytes());
   }
 }
 

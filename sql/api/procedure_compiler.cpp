@@ -543,7 +543,7 @@ class ProcedureCompiler {
   }
 
   // CALL p(args): the arguments go into slots of the parameters' types (the procedure must exist
-  // now), and the call finds the procedure by name when it runs.
+  // now), and the call resolves the procedure by name on its first run (routine_caller.hpp).
   void callStatement(ast::CallStmt& c) {
     std::shared_ptr<const ast::CreateFunctionStmt> callee = routines_.definition(c.name);
     if (!callee) throw Error(sqlstate::UndefinedFunction, "procedure " + c.name + " does not exist", c.namePos);
@@ -554,7 +554,7 @@ class ProcedureCompiler {
                                                    " arguments, not " + std::to_string(c.args.size()),
                   c.namePos);
     Step st{Step::Op::CallProcedure};
-    st.callee = c.name;
+    st.callee = std::make_shared<RoutineHandle>(c.name);
     std::vector<ast::ExprPtr*> args;
     for (size_t i = 0; i < c.args.size(); ++i) {
       st.slots.push_back(newSlot("", callee->params[i].type));

@@ -44,7 +44,7 @@ struct Step {
   enum class Test : uint8_t { Plan, IsTrue, IsFalse, IsNull, IsNotNull } test = Test::Plan;
   std::vector<uint32_t> slots;
   const ast::PlStmt* source = nullptr;
-  std::string callee;
+  std::shared_ptr<RoutineHandle> callee;  // CallProcedure
 };
 
 struct Procedure {

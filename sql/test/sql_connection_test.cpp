@@ -1,9 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
+#include "engine/catalog/catalog.hpp"
+#include "engine/runtime/query_context.hpp"
+#include "engine/txn/undo_log.hpp"
 #include "sql/api/database.hpp"
+#include "sql/api/procedure.hpp"
 
 using namespace hyrax;
 
@@ -148,6 +153,44 @@ TEST_CASE("a function's string result stays valid while later calls of it run") 
   CHECK(first.text(0, 0) == "a rather long label number 1");
   CHECK(second.text(0, 0) == "a rather long label number 2");
   CHECK(more.back().text(0, 0) == "a rather long label number 9");
+}
+
+// Compiled code calls a stored function through a handle (one per call site): resolved on the
+// first call, then used without a lookup until the catalog changes; a replaced function is
+// resolved again, a dropped one fails with 42883.
+TEST_CASE("a routine handle resolves once and again only after the catalog changed") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN n + 1; END $$ LANGUAGE plpgsql");
+  UndoLog undo;
+  sql::SessionRoutines routines(db.routines(), db.catalog(), undo, nullptr);
+  QueryContext ctx;
+  RoutineHandle handle("f");
+  auto call = [&](int32_t n) {
+    ValueSlot arg{}, out{};
+    std::memcpy(arg.bytes(), &n, sizeof n);
+    routines.call(ctx, handle, &arg, 1, &out);
+    int32_t v;
+    std::memcpy(&v, out.bytes(), sizeof v);
+    return v;
+  };
+  CHECK(call(1) == 2);
+  std::shared_ptr<void> first = handle.resolved.lock();
+  REQUIRE(first);
+  CHECK(call(2) == 3);
+  CHECK(handle.resolved.lock() == first);  // no second lookup
+  con.execute("CREATE OR REPLACE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN n * 10; END $$ LANGUAGE plpgsql");
+  CHECK(call(2) == 20);
+  CHECK(handle.resolved.lock() != first);
+  con.execute("DROP FUNCTION f");
+  try {
+    call(3);
+    FAIL("a dropped function ran");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "42883");
+  }
+  con.execute("CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN -n; END $$ LANGUAGE plpgsql");
+  CHECK(call(4) == -4);
 }
 
 TEST_CASE("a procedure called many times keeps giving the same answers") {
