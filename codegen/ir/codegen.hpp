@@ -74,6 +74,10 @@ class CodeGen {
   void raiseIf(llvm::Value* cond, const char* runtimeName, llvm::ArrayRef<llvm::Value*> args);
   // A runtime call returned a status: leave with it when non-zero.
   void checkStatus(llvm::Value* status);
+  // Where raise()/checkStatus() branch to: the function's error exit unless set to another block
+  // (a procedure body's EXCEPTION block catches the failures of the steps it protects).
+  llvm::BasicBlock* errorExit() const { return errorBlock_; }
+  void setErrorExit(llvm::BasicBlock* block) { errorBlock_ = block; }
   // Where a long-running loop may be cancelled: counts down a per-function budget in a register
   // and asks the runtime only when it runs out, so it is cheap enough for every row and every
   // chain entry, and Ctrl-C still stops a join that fans out within a fraction of a second.

@@ -18,6 +18,8 @@ struct ProgramStep {
                  // a NULL one: the host raises the error
     RangeStep,   // `slot` += 1 (-1 when `reverse`); past INTEGER's range: to `target`
     Host,        // the host runs it: next, jump to `target`, or stop (RETURN, FOR rows, RAISE, CALL)
+    TryBegin,    // enter block `slot` of Program::tries: an undo savepoint first
+    TryEnd,      // leave it normally
   } op = Op::Host;
   enum class Test : uint8_t { Plan, IsTrue, IsFalse, IsNull, IsNotNull } test = Test::Plan;
   uint32_t plan = UINT32_MAX;
@@ -33,8 +35,17 @@ struct ProgramStep {
   const void* resultTypes = nullptr;  // the plan's std::vector<SqlType>, for the context's reset
 };
 
+// A block with an EXCEPTION section: a failure in the steps between its TryBegin (`begin`) and
+// TryEnd (`end`) goes to the host, which undoes the block's writes and names the handler step
+// (one of `handlers`) to go on at, or leaves the error to the enclosing block, if any, or the caller.
+struct ProgramTry {
+  uint32_t begin = 0, end = 0;
+  std::vector<uint32_t> handlers;
+};
+
 struct Program {
   std::vector<ProgramStep> steps;
+  std::vector<ProgramTry> tries;  // nested blocks come after the blocks around them
 };
 
 }  // namespace hyrax::plan

@@ -92,9 +92,8 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
       llvm::Value* args = cg_.localArray(kValueSlotLayout, std::max(n, 1u), "routine_args");
       for (uint32_t i = 0; i < n; ++i) cg_.storeSlot(args, i, compile(*e.args[i]));
       llvm::Value* out = cg_.localArray(kValueSlotLayout, 1, "routine_value");
-      strings_.push_back(e.name);
-      cg_.checkStatus(cg_.call("hyrax_rt_call_routine",
-                               {cg_.queryContext(), cg_.cPtr(strings_.back().c_str()), args, cg_.c32(n), out}));
+      routines_.emplace_back(e.name);
+      cg_.checkStatus(cg_.call("hyrax_rt_call_routine", {cg_.queryContext(), cg_.cPtr(&routines_.back()), args, cg_.c32(n), out}));
       if (e.type.isNull()) return constant(Value());  // RETURNS void
       return cg_.loadSlot(out, 0, e.type);
     }

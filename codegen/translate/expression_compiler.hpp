@@ -9,6 +9,7 @@
 
 #include "codegen/ir/codegen.hpp"
 #include "codegen/plan/expression.hpp"
+#include "engine/runtime/routine_caller.hpp"
 #include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
@@ -48,11 +49,17 @@ inline bool alwaysInline(const SqlType& t) {
   return t.isString() && t.length > 0 && t.length <= StringRef::kInlineMax;
 }
 
+// What generated code points at, kept alive as long as the code: the characters of long string
+// constants, and the stored functions it calls (each resolved on its first call, not per call).
+struct CodeConstants {
+  std::deque<std::string> strings;
+  std::deque<RoutineHandle> routines;
+};
+
 class ExprCompiler {
  public:
-  // `strings` keeps the characters of long string constants alive as long as the code.
-  ExprCompiler(CodeGen& cg, IUValues& values, std::deque<std::string>& strings)
-      : cg_(cg), b_(cg.b), values_(values), strings_(strings) {}
+  ExprCompiler(CodeGen& cg, IUValues& values, CodeConstants& constants)
+      : cg_(cg), b_(cg.b), values_(values), strings_(constants.strings), routines_(constants.routines) {}
 
   SqlValue compile(const plan::Expr& e);
 
@@ -94,6 +101,7 @@ class ExprCompiler {
   llvm::IRBuilder<>& b_;
   IUValues& values_;
   std::deque<std::string>& strings_;
+  std::deque<RoutineHandle>& routines_;
 };
 
 }  // namespace hyrax::codegen

@@ -1,8 +1,9 @@
 // A stored procedure body in one generated function: each step a basic block, a plan run a direct
 // call of its functions, a branch on a variable a load and a conditional branch. Per statement that
-// is a few instructions where the C++ step machine spent some hundred (dispatch, context reset,
-// the plan's run loop); the steps that need C++ (a write's rows, FOR loops, RAISE, CALL, RETURN)
-// go to the program host (engine/runtime/program_host.hpp).
+// is a few instructions where a C++ loop over the steps would spend some hundred (dispatch,
+// context reset, the plan's run loop); the steps that need C++ (a write's rows, FOR loops, RAISE, CALL, RETURN)
+// go to the program host (engine/runtime/program_host.hpp), as do failures inside a block with an
+// EXCEPTION section, which the host may catch.
 #include "codegen/translate/program_compiler.hpp"
 
 #include <algorithm>
@@ -32,6 +33,24 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
   for (size_t i = 0; i < n; ++i) blocks[i] = llvm::BasicBlock::Create(cg.ctx, "step" + std::to_string(i), fn);
   llvm::BasicBlock* done = blocks[n] = llvm::BasicBlock::Create(cg.ctx, "done", fn);
   b.CreateBr(blocks[0]);
+
+  // Blocks with an EXCEPTION section: each has its savepoint on the stack and a catch block that
+  // the failures of the steps it protects branch to (the innermost block around a step catches
+  // first). The host answers with the handler's step, or -1: the enclosing block tries next, the
+  // outermost leaves through the function's error exit.
+  llvm::BasicBlock* exit = cg.errorExit();
+  const size_t tries = program.tries.size();
+  std::vector<llvm::BasicBlock*> catches(tries);
+  std::vector<llvm::Value*> savepoints(tries);
+  auto innermost = [&](uint32_t step, size_t below) -> int64_t {  // the last block before `below` around `step`
+    for (size_t t = below; t-- > 0;)
+      if (program.tries[t].begin < step && step < program.tries[t].end) return static_cast<int64_t>(t);
+    return -1;
+  };
+  for (size_t t = 0; t < tries; ++t) {
+    catches[t] = llvm::BasicBlock::Create(cg.ctx, "catch" + std::to_string(t), fn);
+    savepoints[t] = cg.local(cg.i64(), "savepoint" + std::to_string(t));
+  }
 
   auto failed = [&] {  // leaves with status 1 (the error exit)
     cg.checkStatus(cg.c32(1));
@@ -74,6 +93,8 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
   for (size_t i = 0; i < n; ++i) {
     const plan::ProgramStep& s = program.steps[i];
     b.SetInsertPoint(blocks[i]);
+    int64_t protector = innermost(static_cast<uint32_t>(i), tries);
+    cg.setErrorExit(protector < 0 ? exit : catches[protector]);
     llvm::BasicBlock* next = blocks[i + 1];
     llvm::BasicBlock* target = s.target <= n ? blocks[s.target] : done;
     switch (s.op) {
@@ -125,7 +146,22 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
         break;
       }
       case Op::Host: host(i, next, target); break;
+      case Op::TryBegin:
+        b.CreateStore(cg.call("hyrax_rt_program_savepoint", {ctx}), savepoints[s.slot]);
+        b.CreateBr(next);
+        break;
+      case Op::TryEnd: b.CreateBr(next); break;
     }
+  }
+  cg.setErrorExit(exit);
+  for (size_t t = 0; t < tries; ++t) {
+    const plan::ProgramTry& block = program.tries[t];
+    b.SetInsertPoint(catches[t]);
+    llvm::Value* handler = cg.call("hyrax_rt_program_catch", {ctx, cg.c32(static_cast<int64_t>(t)),
+                                                               b.CreateLoad(cg.i64(), savepoints[t])});
+    int64_t outer = innermost(block.begin, t);
+    llvm::SwitchInst* sw = b.CreateSwitch(handler, outer < 0 ? exit : catches[outer], static_cast<unsigned>(block.handlers.size()));
+    for (uint32_t h : block.handlers) sw->addCase(b.getInt32(h), blocks[h]);
   }
   b.SetInsertPoint(done);
   cg.endFunction();

@@ -15,7 +15,7 @@ constexpr uint32_t kStackStateSlots = 16;
 
 struct CompiledQuery::Impl {
   using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
-  std::deque<std::string> strings;  // long string constants the code points at
+  CodeConstants constants;  // long string constants and stored functions the code points at
   std::shared_ptr<jit::CompiledModule> module;  // shared by the plans compiled together
   PipelineFn init = nullptr;
   bool hasInit = true;     // false: the init function does nothing (no hash tables or buffers)
@@ -92,7 +92,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     sink.produce();
     inits.push_back(cg.uniqueName("query_init"));
     q.generateInit(inits.back());
-    result->impl_->strings = std::move(q.strings);
+    result->impl_->constants = std::move(q.constants);
     result->impl_->stateSlots = q.stateSlots();
     result->impl_->hasInit = q.hasInitCode();
     result->impl_->countRows = options.countRows;

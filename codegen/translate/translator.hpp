@@ -59,8 +59,8 @@ class QueryTranslator {
 
   CodeGen& cg;
   IUValues values;
-  std::deque<std::string> strings;  // long string constants, kept alive with the code
-  ExprCompiler expr{cg, values, strings};
+  CodeConstants constants;  // kept alive with the code
+  ExprCompiler expr{cg, values, constants};
   bool countRows;
 
   // State slot 0 holds the operator row counters (uint64_t*), the rest belong to breakers.

@@ -19,6 +19,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_params),
     HYRAX_FN(hyrax_rt_program_host),
     HYRAX_FN(hyrax_rt_program_reset),
+    HYRAX_FN(hyrax_rt_program_savepoint),
+    HYRAX_FN(hyrax_rt_program_catch),
     HYRAX_FN(hyrax_rt_index_find_all),
     HYRAX_FN(hyrax_rt_index_range),
     HYRAX_FN(hyrax_rt_write_row),

@@ -4,6 +4,7 @@
 
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/txn/undo_log.hpp"
 #include "engine/util/error.hpp"
 
 using namespace hyrax;
@@ -19,4 +20,11 @@ int32_t hyrax_rt_program_host(QueryContext* ctx, uint32_t step) {
 
 void hyrax_rt_program_reset(QueryContext* ctx, const void* resultTypes) {
   ctx->reset(*static_cast<const std::vector<SqlType>*>(resultTypes));
+}
+
+uint64_t hyrax_rt_program_savepoint(QueryContext* ctx) { return ctx->undo().savepoint(); }
+
+int32_t hyrax_rt_program_catch(QueryContext* /*ctx*/, uint32_t block, uint64_t savepoint) {
+  ProgramHost* current = ProgramHostScope::current();
+  return current ? current->catchError(block, savepoint) : -1;
 }

@@ -37,9 +37,7 @@ QueryContext::~QueryContext() = default;
 void QueryContext::resetSlow() {
   // Before a procedure's statement when the one before left something (its rows, hash tables,
   // an error); most (SELECT INTO, assignments) leave nothing.
-  errorState_.clear();
-  errorMessage_.clear();
-  errorDetail_.clear();
+  clearError();
   hashTables_.clear();
   rowBuffers_.clear();
   results_.clear();
@@ -66,6 +64,12 @@ void QueryContext::takeResults(std::vector<std::unique_ptr<ResultChunk>>& out) {
   current_.reset();
   out.clear();
   std::swap(out, results_);
+}
+
+void QueryContext::clearError() {
+  errorState_.clear();
+  errorMessage_.clear();
+  errorDetail_.clear();
 }
 
 void QueryContext::setError(const char* sqlstate, std::string message) {

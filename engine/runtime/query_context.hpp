@@ -40,6 +40,7 @@ class QueryContext {
   void setError(const Error& e);  // keeps its DETAIL too
   bool failed() const { return !errorState_.empty(); }
   Error error() const { return Error(errorState_, errorMessage_).withDetail(errorDetail_); }
+  void clearError();  // a procedure's EXCEPTION handler caught it
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row

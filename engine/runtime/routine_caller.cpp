@@ -11,12 +11,13 @@ using namespace hyrax;
 
 // Errors become the query's error and a status, as every runtime function reports them: they
 // never unwind through generated code.
-int32_t hyrax_rt_call_routine(QueryContext* ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) {
+int32_t hyrax_rt_call_routine(QueryContext* ctx, RoutineHandle* routine, const ValueSlot* args, uint32_t count,
+                              ValueSlot* out) {
   try {
     RoutineCaller* caller = RoutineCallerScope::current();
-    if (!caller) throw Error(sqlstate::FeatureNotSupported, std::string("function ") + name + " cannot be called here");
+    if (!caller) throw Error(sqlstate::FeatureNotSupported, "function " + routine->name + " cannot be called here");
     txn::QueryRowsPinned pinned;  // the calling query holds row numbers: no DELETE may move rows
-    caller->call(*ctx, name, args, count, out);
+    caller->call(*ctx, *routine, args, count, out);
     return 0;
   } catch (const Error& e) {
     ctx->setError(e);

@@ -3,6 +3,8 @@
 // them: the session running a statement installs a RoutineCaller for its thread (all statements
 // run on the executor thread, one at a time), and hyrax_rt_call_routine hands each call to it.
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "engine/runtime/value_slot.hpp"
 
@@ -12,12 +14,25 @@ namespace hyrax {
 
 class QueryContext;
 
+// A stored function as compiled code calls it: one per call site, made when the query compiles
+// and kept with its code. The caller resolves the name on the first call and again only when
+// the catalog's version moved (creating, replacing or dropping a routine moves it), so a call
+// per row looks nothing up by name, and never runs a routine that was dropped or replaced.
+struct RoutineHandle {
+  explicit RoutineHandle(std::string n) : name(std::move(n)) {}
+  const std::string name;
+  // The caller's: what `name` resolved to (empty: not yet), weak so that a routine calling itself
+  // does not keep itself alive; and the catalog version it was resolved at.
+  std::weak_ptr<void> resolved;
+  uint64_t version = 0;
+};
+
 class RoutineCaller {
  public:
   virtual ~RoutineCaller() = default;
-  // Runs function `name` with `count` arguments (already of the parameters' types) and writes its
-  // value to `out` (a string's characters in ctx's arena). Throws Error on failure.
-  virtual void call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) = 0;
+  // Runs function `routine` with `count` arguments (already of the parameters' types) and writes
+  // its value to `out` (a string's characters in ctx's arena). Throws Error on failure.
+  virtual void call(QueryContext& ctx, RoutineHandle& routine, const ValueSlot* args, uint32_t count, ValueSlot* out) = 0;
 };
 
 // The caller of the current thread's statement (RoutineCallerScope::current(), or nullptr); set

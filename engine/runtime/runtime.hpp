@@ -18,6 +18,7 @@ class Index;
 class RowWriter;
 struct ResultChunkView;
 struct ValueSlot;
+struct RoutineHandle;
 }  // namespace hyrax
 
 // Runtime error codes passed to hyrax_rt_error (generated code knows these numbers).
@@ -60,8 +61,8 @@ uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* inde
                               const uint8_t* high, uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows);
 
 // ---- stored functions (engine/runtime/routine_caller.hpp): 0, or 1 after recording the error ----
-int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, const char* name, const hyrax::ValueSlot* args, uint32_t count,
-                              hyrax::ValueSlot* out);
+int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, hyrax::RoutineHandle* routine, const hyrax::ValueSlot* args,
+                              uint32_t count, hyrax::ValueSlot* out);
 
 // ---- parameters of prepared statements and procedure variables (value_slot.hpp) ----
 const hyrax::ValueSlot* hyrax_rt_params(hyrax::QueryContext* ctx);
@@ -69,6 +70,11 @@ const hyrax::ValueSlot* hyrax_rt_params(hyrax::QueryContext* ctx);
 // reset before each of its plans (`resultTypes`: the plan's std::vector<SqlType>).
 int32_t hyrax_rt_program_host(hyrax::QueryContext* ctx, uint32_t step);
 void hyrax_rt_program_reset(hyrax::QueryContext* ctx, const void* resultTypes);
+// Entering a body's block with an EXCEPTION section: the undo log's savepoint (ctx->undo()).
+uint64_t hyrax_rt_program_savepoint(hyrax::QueryContext* ctx);
+// A failure inside that block (`block`: Program::tries): the host undoes the writes since
+// `savepoint` and returns the step of the handler that catches the error, or -1 (not caught here).
+int32_t hyrax_rt_program_catch(hyrax::QueryContext* ctx, uint32_t block, uint64_t savepoint);
 
 // ---- a write statement's one row (row_writer.hpp): 0, or 1 after recording the error ----
 int32_t hyrax_rt_write_row(hyrax::QueryContext* ctx, hyrax::RowWriter* writer, const hyrax::ValueSlot* row);

@@ -66,29 +66,18 @@ class Call final : public ProgramHost {
       slots[i].null = 0;
     }
     setBool(p_.foundSlot, false);
-    if (p_.body) {  // the compiled body; it asks step() below for what it leaves to C++
-      ProgramHostScope scope(this);
-      if (p_.body(ctx_.get(), nullptr, 0, 0) != 0) {
-        if (error_) std::rethrow_exception(error_);
-        if (ctx_->failed()) throw ctx_->error();
-        throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
-      }
-      return;
-    }
-    size_t pc = 0;
-    const auto& steps = p_.steps;
-    while (pc < steps.size()) {
-      try {
-        exec(steps[pc], pc);
-      } catch (const Error& e) {
-        if (!handle(e, pc)) throw;
-      }
+    handled_.assign(p_.tries.size(), std::nullopt);
+    ProgramHostScope scope(this);  // the body asks step() and catchError() below for what it leaves to C++
+    if (p_.body(ctx_.get(), nullptr, 0, 0) != 0) {
+      if (error_) std::rethrow_exception(error_);
+      if (ctx_->failed()) throw ctx_->error();
+      throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
     }
   }
 
   // ProgramHost: a step the compiled body hands over. A Run step's plan has run (a write's rows
-  // are left to apply); any other runs as the step machine would run it, and where it left pc
-  // says what the body does next.
+  // are left to apply); the others are RangeCheck's NULL bound, FOR-query rows, RETURN, RAISE and
+  // CALL, and where exec() leaves pc says what the body does next.
   int32_t step(uint32_t i) noexcept override {
     try {
       const Step& s = p_.steps[i];
@@ -106,43 +95,52 @@ class Call final : public ProgramHost {
     }
   }
 
+  // ProgramHost: an error inside block `block`'s protected part. Its writes since the block began
+  // are undone and the first handler that catches it runs, with SQLSTATE and SQLERRM set; -1
+  // leaves it to the enclosing block (the body asks that one next) or the caller. A cancel, and
+  // anything but an Error, is never caught.
+  int32_t catchError(uint32_t block, uint64_t savepoint) noexcept override {
+    try {
+      std::optional<Error> e;
+      if (error_) {
+        try {
+          std::rethrow_exception(error_);
+        } catch (const Error& thrown) {
+          e = thrown;
+        } catch (...) {
+          return -1;
+        }
+      } else if (ctx_->failed()) {
+        e = ctx_->error();
+      } else {
+        return -1;
+      }
+      const std::string& state = e->sqlstate();
+      if (state == sqlstate::QueryCanceled) return -1;
+      undo_.rollbackTo(savepoint);
+      const Procedure::TryBlock& t = p_.tries[block];
+      for (auto& [conditions, target] : t.handlers)
+        for (const std::string& c : conditions)
+          if (c == "others" || c == state || (c.size() == 2 && state.compare(0, 2, c) == 0)) {
+            setText(t.sqlstateSlot, state);
+            setText(t.sqlerrmSlot, e->message());
+            handled_[block] = std::move(e);
+            error_ = nullptr;
+            ctx_->clearError();
+            return static_cast<int32_t>(target);
+          }
+      return -1;
+    } catch (...) {  // undoing failed: the error stays, and the caller's statement undoes the rest
+      return -1;
+    }
+  }
+
   bool returned() const { return returned_; }
   std::vector<QueryResult::Notice>& notices() { return notices_; }
   std::shared_ptr<QueryContext> context() { return ctx_; }
   ValueSlot& slot(uint32_t i) { return ctx_->parameters()[i]; }
 
  private:
-  // A jump leaves the protected parts it jumps out of (EXIT from a block inside a loop).
-  void jumpTo(size_t& pc, uint32_t target) {
-    while (!tries_.empty() && (target < p_.tries[tries_.back().index].begin || target >= p_.tries[tries_.back().index].end))
-      tries_.pop_back();
-    pc = target;
-  }
-
-  // An error inside a protected part: its writes since the block began are undone and the first
-  // handler that catches it runs, with SQLSTATE and SQLERRM set; else the next enclosing block
-  // tries. False: nothing catches it (a cancel never is).
-  bool handle(const Error& e, size_t& pc) {
-    std::string state = e.sqlstate();
-    if (state == sqlstate::QueryCanceled) return false;
-    while (!tries_.empty()) {
-      ActiveTry t = tries_.back();
-      tries_.pop_back();
-      undo_.rollbackTo(t.savepoint);
-      const Procedure::TryBlock& block = p_.tries[t.index];
-      for (auto& [conditions, target] : block.handlers)
-        for (const std::string& c : conditions)
-          if (c == "others" || c == state || (c.size() == 2 && state.compare(0, 2, c) == 0)) {
-            setText(block.sqlstateSlot, state);
-            setText(block.sqlerrmSlot, e.message());
-            handled_ = e;
-            pc = target;
-            return true;
-          }
-    }
-    return false;
-  }
-
   void setText(uint32_t s, const std::string& text) {
     char* chars = ctx_->arena().allocate(text.size() + 1);
     std::memcpy(chars, text.data(), text.size());
@@ -151,31 +149,10 @@ class Call final : public ProgramHost {
     slot(s).null = 0;
   }
 
+  // The steps the body hands over whole (Run is answered in step()); pc moves past it or to
+  // where the body goes on.
   void exec(const Step& s, size_t& pc) {
     switch (s.op) {
-      case Step::Op::Run:
-        runPlan(s.stmt);
-        ++pc;
-        break;
-      case Step::Op::Branch: {
-        bool holds = false;
-        const ValueSlot& v = slot(s.slot);
-        switch (s.test) {
-          case Step::Test::Plan: runPlan(s.stmt); holds = isTrue(s.slot); break;
-          case Step::Test::IsTrue: holds = isTrue(s.slot); break;
-          case Step::Test::IsFalse: holds = !v.null && !v.bytes()[0]; break;
-          case Step::Test::IsNull: holds = v.null != 0; break;
-          case Step::Test::IsNotNull: holds = v.null == 0; break;
-        }
-        if (holds == s.jumpIfTrue) jumpTo(pc, s.target);
-        else ++pc;
-        break;
-      }
-      case Step::Op::Jump:
-        if (s.target <= pc && cancel_ && cancel_->load(std::memory_order_relaxed))
-          throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
-        jumpTo(pc, s.target);
-        break;
       case Step::Op::ForQueryOpen: {
         runPlan(s.stmt);
         OpenLoop& l = loops_[s.loop];
@@ -209,24 +186,8 @@ class Call final : public ProgramHost {
         ctx_->recycle(loops_[s.loop].chunks);
         ++pc;
         break;
-      case Step::Op::RangeCheck: {
-        if (slot(s.slot).null || slot(s.slot + 1).null)
-          throw Error("22004", std::string(slot(s.slot).null ? "lower" : "upper") + " bound of FOR loop cannot be null");
-        int32_t i = int32At(s.slot), bound = int32At(s.slot + 1);
-        pc = (s.reverse ? i < bound : i > bound) ? s.target : pc + 1;
-        break;
-      }
-      case Step::Op::RangeStep: {
-        int64_t i = int64_t{int32At(s.slot)} + (s.reverse ? -1 : 1);
-        if (i > INT32_MAX || i < INT32_MIN) {
-          pc = s.target;
-          break;
-        }
-        int32_t v = static_cast<int32_t>(i);
-        std::memcpy(slot(s.slot).bytes(), &v, sizeof v);
-        ++pc;
-        break;
-      }
+      case Step::Op::RangeCheck:  // the body asks only about a NULL bound
+        throw Error("22004", std::string(slot(s.slot).null ? "lower" : "upper") + " bound of FOR loop cannot be null");
       case Step::Op::Return: pc = p_.steps.size(), returned_ = true; break;
       case Step::Op::Raise:
         if (s.stmt != kNone) runPlan(s.stmt);
@@ -237,23 +198,19 @@ class Call final : public ProgramHost {
         std::vector<Value> args;
         for (uint32_t sl : s.slots)
           args.push_back(slot(sl).null ? Value::null(p_.slotTypes[sl]) : Value::decode(p_.slotTypes[sl], slot(sl).bytes()));
+        std::shared_ptr<Procedure> callee = routines_.resolve(catalog_, *s.callee);
+        if (!callee) throw Error(sqlstate::UndefinedFunction, "procedure " + s.callee->name + " does not exist");
         QueryResult r;
         {
           NestedCall nested;
-          r = routines_.call(catalog_, undo_, s.callee, args, cancel_);
+          r = routines_.run(catalog_, undo_, callee, args, cancel_);
         }
         for (auto& n : r.notices) notices_.push_back(std::move(n));
         ++pc;
         break;
       }
-      case Step::Op::TryBegin:
-        tries_.push_back({s.target, undo_.savepoint()});
-        ++pc;
-        break;
-      case Step::Op::TryEnd:
-        tries_.pop_back();
-        ++pc;
-        break;
+      default:
+        throw Error(sqlstate::InternalError, "step " + std::to_string(pc) + " of the body was handed to its host");
     }
   }
 
@@ -289,7 +246,7 @@ class Call final : public ProgramHost {
 
   void raise(const Step& s) {
     const ast::PlStmt& r = *s.source;
-    if (r.level == "reraise") throw *handled_;  // the compiler allows it only inside a handler
+    if (r.level == "reraise") throw *handled_[s.target];  // the compiler allows it only inside a handler
     std::string msg;
     size_t arg = 0;
     for (size_t k = 0; k < r.format.size(); ++k) {
@@ -316,11 +273,6 @@ class Call final : public ProgramHost {
     slot(s).bytes()[0] = v;
     slot(s).null = 0;
   }
-  int32_t int32At(uint32_t s) {
-    int32_t v;
-    std::memcpy(&v, slot(s).bytes(), sizeof v);
-    return v;
-  }
 
   struct OpenLoop {
     std::vector<std::unique_ptr<ResultChunk>> chunks;
@@ -335,12 +287,7 @@ class Call final : public ProgramHost {
   const std::atomic<bool>* cancel_;
   std::shared_ptr<QueryContext> ctx_;
   std::vector<OpenLoop> loops_;
-  struct ActiveTry {
-    uint32_t index;    // into Procedure::tries
-    size_t savepoint;  // of the undo log when the block began
-  };
-  std::vector<ActiveTry> tries_;
-  std::optional<Error> handled_;  // the error the most recently entered handler caught (RAISE;)
+  std::vector<std::optional<Error>> handled_;  // per block: the error its handler caught (RAISE;)
   std::vector<std::unique_ptr<ResultChunk>> rows_;  // a write's rows, the buffer kept between statements
   std::vector<QueryResult::Notice> notices_;
   bool returned_ = false;
@@ -445,16 +392,36 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const ast::CallStmt&
   return r;
 }
 
+std::shared_ptr<Procedure> Routines::current(Catalog& catalog, const std::string& name) {
+  auto it = routines_.find(name);
+  if (it == routines_.end()) return nullptr;
+  if (it->second->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
+    PhaseTimes ignored;
+    it->second = compileProcedure(catalog, *this, it->second->def, ignored);
+  }
+  return it->second;
+}
+
+std::shared_ptr<Procedure> Routines::resolve(Catalog& catalog, RoutineHandle& handle) {
+  std::shared_ptr<Procedure> p = std::static_pointer_cast<Procedure>(handle.resolved.lock());
+  if (!p || handle.version != catalog.version()) {
+    p = current(catalog, handle.name);
+    handle.resolved = p;
+    handle.version = catalog.version();
+  }
+  return p;
+}
+
 QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& name, const std::vector<Value>& args,
                            const std::atomic<bool>* cancel) {
-  auto it = routines_.find(name);
-  if (it == routines_.end()) throw Error(sqlstate::UndefinedFunction, "procedure " + name + " does not exist");
-  std::shared_ptr<Procedure> p = it->second;
-  if (p->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
-    PhaseTimes ignored;
-    p = compileProcedure(catalog, *this, p->def, ignored);
-    it->second = p;
-  }
+  std::shared_ptr<Procedure> p = current(catalog, name);
+  if (!p) throw Error(sqlstate::UndefinedFunction, "procedure " + name + " does not exist");
+  return run(catalog, undo, p, args, cancel);
+}
+
+QueryResult Routines::run(Catalog& catalog, UndoLog& undo, const std::shared_ptr<Procedure>& p,
+                          const std::vector<Value>& args, const std::atomic<bool>* cancel) {
+  const std::string& name = p->def->name;
   if (args.size() != p->def->params.size())
     throw Error(sqlstate::UndefinedFunction, std::string(p->what()) + " " + name + " takes " +
                                                  std::to_string(p->def->params.size()) + " arguments");
@@ -511,34 +478,35 @@ QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const std::string& n
   return r;
 }
 
-void SessionRoutines::call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) {
-  std::shared_ptr<const ast::CreateFunctionStmt> def = routines_.definition(name);
-  if (!def || def->procedure || def->params.size() != count)
-    throw Error(sqlstate::UndefinedFunction, std::string("function ") + name + " does not exist");
+void SessionRoutines::call(QueryContext& ctx, RoutineHandle& routine, const ValueSlot* args, uint32_t count, ValueSlot* out) {
+  std::shared_ptr<Procedure> p = routines_.resolve(catalog_, routine);
+  if (!p || p->def->procedure || p->def->params.size() != count)
+    throw Error(sqlstate::UndefinedFunction, "function " + routine.name + " does not exist");
+  const ast::CreateFunctionStmt& def = *p->def;
   std::vector<Value> values;
   for (uint32_t i = 0; i < count; ++i) {
-    const SqlType& t = def->params[i].type;
+    const SqlType& t = def.params[i].type;
     values.push_back(args[i].null ? Value::null(t) : Value::decode(t, args[i].bytes()));
   }
   QueryResult r;
   {
     NestedCall nested;
-    r = routines_.call(catalog_, undo_, name, values, cancel_);
+    r = routines_.run(catalog_, undo_, p, values, cancel_);
   }
   *out = ValueSlot{};
-  if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def->returns.isNull()) {
+  if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def.returns.isNull()) {
     out->null = 1;
     return;
   }
   Value v = r.value(0, 0);
-  if (def->returns.isString()) {  // the characters move into the query's arena, which outlives the row
+  if (def.returns.isString()) {  // the characters move into the query's arena, which outlives the row
     std::string s = v.asString();
     char* chars = ctx.arena().allocate(s.size() + 1);
     std::memcpy(chars, s.data(), s.size());
     StringRef ref = StringRef::make(chars, static_cast<uint32_t>(s.size()));
     std::memcpy(out->bytes(), static_cast<const void*>(&ref), sizeof ref);
   } else {
-    v.encode(def->returns, out->bytes());
+    v.encode(def.returns, out->bytes());
   }
 }
 

@@ -5,10 +5,10 @@
 // condition, assignment and RAISE argument list becomes a plan of its own, and all of them are
 // compiled together into one LLVM module. Variables and parameters are the plans' parameter
 // slots, shared by every plan of a call, so a SELECT ... INTO writes the slot a later statement
-// reads. The body's control flow (IF, loops, EXIT, RETURN) becomes a short list of steps that
-// jump between the compiled plans, and, unless the body has EXCEPTION blocks, one generated
-// function in the same module that runs those steps itself and calls the plans directly, asking
-// the call only for what needs C++ (a write's rows, FOR-query rows, RAISE, CALL, RETURN).
+// reads. The body's control flow (IF, loops, EXIT, RETURN, EXCEPTION blocks) becomes one
+// generated function in the same module that calls the plans directly, asking the call only for
+// what needs C++ (a write's rows, FOR-query rows, RAISE, CALL, RETURN, and whether a block's
+// handler catches an error, after undoing the block's writes).
 // Calling a procedure therefore costs no parsing, planning or interpreting of its statements.
 #include <atomic>
 #include <map>
@@ -47,6 +47,12 @@ class Routines {
   // The same with argument values already at hand (the embedding API and the bench).
   QueryResult call(Catalog& catalog, UndoLog& undo, const std::string& name, const std::vector<Value>& args,
                    const std::atomic<bool>* cancel);
+  // A routine by handle (a call site's: a function in a query, a CALL in a body): its name is
+  // looked up only when the catalog's version moved since the handle last resolved. Null when
+  // no routine has that name.
+  std::shared_ptr<Procedure> resolve(Catalog& catalog, RoutineHandle& handle);
+  QueryResult run(Catalog& catalog, UndoLog& undo, const std::shared_ptr<Procedure>& p, const std::vector<Value>& args,
+                  const std::atomic<bool>* cancel);
 
   bool exists(const std::string& name) const { return routines_.count(name) > 0; }
   // The definition of a routine, or null.
@@ -54,6 +60,9 @@ class Routines {
 
  private:
   std::shared_ptr<Procedure> find(const std::string& name, SourcePos pos) const;
+  // The routine `name` compiled for the catalog's current version (compiled again if the schema
+  // changed since), or null.
+  std::shared_ptr<Procedure> current(Catalog& catalog, const std::string& name);
   std::map<std::string, std::shared_ptr<Procedure>> routines_;
 };
 
@@ -63,7 +72,7 @@ class SessionRoutines : public RoutineCaller {
  public:
   SessionRoutines(Routines& routines, Catalog& catalog, UndoLog& undo, const std::atomic<bool>* cancel)
       : routines_(routines), catalog_(catalog), undo_(undo), cancel_(cancel) {}
-  void call(QueryContext& ctx, const char* name, const ValueSlot* args, uint32_t count, ValueSlot* out) override;
+  void call(QueryContext& ctx, RoutineHandle& routine, const ValueSlot* args, uint32_t count, ValueSlot* out) override;
 
  private:
   Routines& routines_;

@@ -1,7 +1,6 @@
 // Compiling a stored procedure's body: every statement, condition, assignment and RAISE argument
 // list becomes a plan, all compiled into one module; the control flow becomes steps between them.
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -52,8 +51,8 @@ class ProcedureCompiler {
     // instructions and ~5% more transactions/s for ever after).
     codegen::CompileOptions opts;
     opts.fullOptimization = true;
-    std::optional<plan::Program> program = bodyProgram();
-    codegen::CompiledProgram out = codegen::compileProgram(plans, program ? &*program : nullptr, opts);
+    plan::Program program = bodyProgram();
+    codegen::CompiledProgram out = codegen::compileProgram(plans, &program, opts);
     auto& compiled = out.plans;
     p_->body = out.body;
     p_->bodyCode = std::move(out.module);
@@ -71,11 +70,8 @@ class ProcedureCompiler {
   }
 
  private:
-  // The steps as codegen's program, one for one (so the host is asked by step number), or none
-  // when the body has EXCEPTION blocks or HYRAX_PROCEDURE_STEPS asks for the step machine.
-  std::optional<plan::Program> bodyProgram() {
-    static const bool steps = std::getenv("HYRAX_PROCEDURE_STEPS") != nullptr;
-    if (steps || !p_->tries.empty()) return std::nullopt;
+  // The steps as codegen's program, one for one (so the host is asked by step number).
+  plan::Program bodyProgram() {
     using Op = plan::ProgramStep::Op;
     plan::Program program;
     auto withPlan = [&](plan::ProgramStep& ps, uint32_t stmt) {
@@ -104,12 +100,17 @@ class ProcedureCompiler {
         case Step::Op::Jump: ps.op = Op::Jump; break;
         case Step::Op::RangeCheck: ps.op = Op::RangeCheck; break;
         case Step::Op::RangeStep: ps.op = Op::RangeStep; break;
-        case Step::Op::TryBegin:
-        case Step::Op::TryEnd: return std::nullopt;
+        case Step::Op::TryBegin: ps.op = Op::TryBegin; ps.slot = s.target; break;
+        case Step::Op::TryEnd: ps.op = Op::TryEnd; break;
         default: break;  // the host's: FOR query rows, RETURN, RAISE, CALL
       }
-      if (ps.op == Op::Branch && ps.host) return std::nullopt;  // a condition never writes
       program.steps.push_back(std::move(ps));
+    }
+    for (const Procedure::TryBlock& t : p_->tries) {
+      plan::ProgramTry& pt = program.tries.emplace_back();
+      pt.begin = t.begin;
+      pt.end = t.end;
+      for (auto& h : t.handlers) pt.handlers.push_back(h.second);
     }
     return program;
   }
@@ -429,8 +430,11 @@ class ProcedureCompiler {
       case K::Raise: {
         Step r{Step::Op::Raise};
         r.source = &s;
-        if (s.level == "reraise" && handlerDepth_ == 0)
-          throw Error("0Z002", "RAISE without parameters cannot be used outside an exception handler", s.pos);
+        if (s.level == "reraise") {
+          if (handlers_.empty())
+            throw Error("0Z002", "RAISE without parameters cannot be used outside an exception handler", s.pos);
+          r.target = handlers_.back();  // the block whose handler caught the error to raise again
+        }
         std::vector<ast::ExprPtr*> args;
         for (auto& a : s.args) {
           args.push_back(&a);
@@ -527,9 +531,9 @@ class ProcedureCompiler {
       p_->tries[index].sqlerrmSlot = message;
       for (size_t h = 0; h < s.handlers.size(); ++h) {
         p_->tries[index].handlers.push_back({s.handlers[h].conditions, here()});
-        ++handlerDepth_;
+        handlers_.push_back(index);
         block(s.blocks[h + 1]);
-        --handlerDepth_;
+        handlers_.pop_back();
         outs.push_back(emit({Step::Op::Jump}));
       }
       names_[state] = names_[message] = "";
@@ -539,7 +543,7 @@ class ProcedureCompiler {
   }
 
   // CALL p(args): the arguments go into slots of the parameters' types (the procedure must exist
-  // now), and the call finds the procedure by name when it runs.
+  // now), and the call resolves the procedure by name on its first run (routine_caller.hpp).
   void callStatement(ast::CallStmt& c) {
     std::shared_ptr<const ast::CreateFunctionStmt> callee = routines_.definition(c.name);
     if (!callee) throw Error(sqlstate::UndefinedFunction, "procedure " + c.name + " does not exist", c.namePos);
@@ -550,7 +554,7 @@ class ProcedureCompiler {
                                                    " arguments, not " + std::to_string(c.args.size()),
                   c.namePos);
     Step st{Step::Op::CallProcedure};
-    st.callee = c.name;
+    st.callee = std::make_shared<RoutineHandle>(c.name);
     std::vector<ast::ExprPtr*> args;
     for (size_t i = 0; i < c.args.size(); ++i) {
       st.slots.push_back(newSlot("", callee->params[i].type));
@@ -568,7 +572,7 @@ class ProcedureCompiler {
   std::vector<Loop*> loops_;
   uint32_t conditionSlot_ = kNone;
   int protectedDepth_ = 0;  // EXCEPTION blocks around the statements being compiled
-  int handlerDepth_ = 0;    // handlers around them (RAISE; is allowed there)
+  std::vector<uint32_t> handlers_;  // the blocks whose handlers are around them (RAISE; is allowed there)
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // A compiled stored procedure or function as the compiler (procedure_compiler.cpp) leaves it and
-// a call (procedure.cpp) runs it: its plans, compiled together into one module, and the steps of
-// its control flow between them. Internal to sql/api.
+// a call (procedure.cpp) runs it: its plans and its body, compiled together into one module, and
+// the steps of its control flow between them, from which the body was generated (the call answers
+// the steps the body hands back by their number). Internal to sql/api.
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,9 +27,9 @@ struct Step {
     RangeCheck,    // integer loop variable `slot` past its bound (slot + 1): jump to `target`
     RangeStep,     // `slot` += 1 (or -1 when `reverse`); past INTEGER's range: jump to `target`
     Return,        // leave (a function's value is in Procedure::returnSlot)
-    Raise,         // RAISE `source` with argument texts in `slots`
+    Raise,         // RAISE `source` with argument texts in `slots` (RAISE;: what block `target`'s handler caught)
     CallProcedure, // CALL procedure `callee` with the arguments in `slots`
-    TryBegin,      // enter the protected part of block `target` (Procedure::tries)
+    TryBegin,      // enter the protected part of block `target` (Procedure::tries): an undo savepoint
     TryEnd,        // leave it normally
   } op;
   Step(Op o) : op(o) {}  // NOLINT: implicit, so emit({Op::Jump}) reads as the step it is
@@ -43,7 +44,7 @@ struct Step {
   enum class Test : uint8_t { Plan, IsTrue, IsFalse, IsNull, IsNotNull } test = Test::Plan;
   std::vector<uint32_t> slots;
   const ast::PlStmt* source = nullptr;
-  std::string callee;
+  std::shared_ptr<RoutineHandle> callee;  // CallProcedure
 };
 
 struct Procedure {
@@ -65,9 +66,7 @@ struct Procedure {
     uint32_t sqlstateSlot = 0, sqlerrmSlot = 0;
   };
   std::vector<TryBlock> tries;
-  // The body compiled into one function with its plans (codegen's compileProgram), or null: a
-  // body with EXCEPTION blocks runs on the steps above (its handlers restart it mid-way), as does
-  // every body with HYRAX_PROCEDURE_STEPS set (for comparisons).
+  // The body compiled into one function with its plans (codegen's compileProgram).
   int32_t (*body)(QueryContext*, void**, uint64_t, uint64_t) = nullptr;
   std::shared_ptr<jit::CompiledModule> bodyCode;
   // The context of the last call, reused by the next one (calls run one at a time on the executor

@@ -1,10 +1,15 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
+#include "engine/catalog/catalog.hpp"
+#include "engine/runtime/query_context.hpp"
+#include "engine/txn/undo_log.hpp"
 #include "sql/api/database.hpp"
 #include "sql/test/result_text.hpp"
+#include "sql/api/procedure.hpp"
 
 using namespace hyrax;
 using test::allText;
@@ -88,6 +93,19 @@ std::thread cancelSoon(Connection& con) {
     con.cancel();
   });
 }
+// Runs `sql` while another thread cancels it soon after it started: it must fail with 57014.
+void runCancelled(Connection& con, const char* sql) {
+  std::thread canceller = cancelSoon(con);
+  std::string state = "none";
+  try {
+    con.execute(sql);
+  } catch (const Error& e) {
+    state = e.sqlstate();
+  }
+  canceller.join();
+  INFO(sql);
+  CHECK(state == "57014");
+}
 }  // namespace
 
 TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
@@ -104,28 +122,21 @@ TEST_CASE("a cancelled statement stops with 57014 and the session goes on") {
   con.execute("CREATE TABLE big (x INTEGER)");
   con.execute("INSERT INTO big SELECT a FROM t");
   for (int i = 0; i < 11; ++i) con.execute("INSERT INTO big SELECT x FROM big");  // 3 * 2^11 rows
-  std::thread canceller = cancelSoon(con);
   auto start = std::chrono::steady_clock::now();
-  try {
-    con.execute("SELECT count(*) FROM big b1, big b2, big b3 WHERE b1.x + b2.x + b3.x > 0");
-    FAIL("the statement was not cancelled");
-  } catch (const Error& e) {
-    CHECK(std::string(e.sqlstate()) == "57014");
-  }
-  canceller.join();
+  runCancelled(con, "SELECT count(*) FROM big b1, big b2, big b3 WHERE b1.x + b2.x + b3.x > 0");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(seconds < 10);  // generous on a loaded machine; uncancelled it would run for minutes
   CHECK(con.execute("SELECT count(*) FROM big").value(0, 0).asInt() == 3 * 2048);
 
   // COPY FROM endless input (no line ever ends) is cancelled too, and loads nothing.
-  std::thread copyCanceller = cancelSoon(con);
-  try {
-    con.execute("COPY t FROM '/dev/zero'");
-    FAIL("COPY was not cancelled");
-  } catch (const Error& e) {
-    CHECK(std::string(e.sqlstate()) == "57014");
-  }
-  copyCanceller.join();
+  runCancelled(con, "COPY t FROM '/dev/zero'");
+  CHECK(con.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+
+  // An EXCEPTION block never catches a cancel: an endless loop inside one stops, its handler does
+  // not run, and the call's writes are undone.
+  con.execute("CREATE PROCEDURE spin() AS $$ BEGIN LOOP INSERT INTO t VALUES (0); END LOOP; "
+              "EXCEPTION WHEN OTHERS THEN INSERT INTO t VALUES (-1); END $$ LANGUAGE plpgsql");
+  runCancelled(con, "CALL spin()");
   CHECK(con.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
 }
 
@@ -142,6 +153,44 @@ TEST_CASE("a function's string result stays valid while later calls of it run") 
   CHECK(first.text(0, 0) == "a rather long label number 1");
   CHECK(second.text(0, 0) == "a rather long label number 2");
   CHECK(more.back().text(0, 0) == "a rather long label number 9");
+}
+
+// Compiled code calls a stored function through a handle (one per call site): resolved on the
+// first call, then used without a lookup until the catalog changes; a replaced function is
+// resolved again, a dropped one fails with 42883.
+TEST_CASE("a routine handle resolves once and again only after the catalog changed") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN n + 1; END $$ LANGUAGE plpgsql");
+  UndoLog undo;
+  sql::SessionRoutines routines(db.routines(), db.catalog(), undo, nullptr);
+  QueryContext ctx;
+  RoutineHandle handle("f");
+  auto call = [&](int32_t n) {
+    ValueSlot arg{}, out{};
+    std::memcpy(arg.bytes(), &n, sizeof n);
+    routines.call(ctx, handle, &arg, 1, &out);
+    int32_t v;
+    std::memcpy(&v, out.bytes(), sizeof v);
+    return v;
+  };
+  CHECK(call(1) == 2);
+  std::shared_ptr<void> first = handle.resolved.lock();
+  REQUIRE(first);
+  CHECK(call(2) == 3);
+  CHECK(handle.resolved.lock() == first);  // no second lookup
+  con.execute("CREATE OR REPLACE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN n * 10; END $$ LANGUAGE plpgsql");
+  CHECK(call(2) == 20);
+  CHECK(handle.resolved.lock() != first);
+  con.execute("DROP FUNCTION f");
+  try {
+    call(3);
+    FAIL("a dropped function ran");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "42883");
+  }
+  con.execute("CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RETURN -n; END $$ LANGUAGE plpgsql");
+  CHECK(call(4) == -4);
 }
 
 TEST_CASE("a procedure called many times keeps giving the same answers") {
