@@ -203,6 +203,13 @@ void CodeGen::checkStatus(llvm::Value* status) {
   b.SetInsertPoint(cont);
 }
 
+llvm::Value* CodeGen::checkNotNull(llvm::Value* pointer) {
+  auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn_);
+  b.CreateCondBr(b.CreateIsNull(pointer), errorBlock_, cont);
+  b.SetInsertPoint(cont);
+  return pointer;
+}
+
 void CodeGen::If(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
   auto* thenBB = llvm::BasicBlock::Create(ctx, "then", fn_);
   auto* elseBB = otherwise ? llvm::BasicBlock::Create(ctx, "else", fn_) : nullptr;

@@ -74,6 +74,8 @@ class CodeGen {
   void raiseIf(llvm::Value* cond, const char* runtimeName, llvm::ArrayRef<llvm::Value*> args);
   // A runtime call returned a status: leave with it when non-zero.
   void checkStatus(llvm::Value* status);
+  // A runtime function's pointer result, null after it recorded an error (memory): to the error exit.
+  llvm::Value* checkNotNull(llvm::Value* pointer);
   // Where raise()/checkStatus() branch to: the function's error exit unless set to another block
   // (a procedure body's EXCEPTION block catches the failures of the steps it protects).
   llvm::BasicBlock* errorExit() const { return errorBlock_; }

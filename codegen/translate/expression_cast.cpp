@@ -67,8 +67,8 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
         bits = b_.CreateZExt(in.v, cg_.i64());
       else
         bits = b_.CreateSExt(in.v, cg_.i64());
-      cg_.call("hyrax_rt_cast_to_str",
-               {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), cg_.c32(from.scale), bits, out});
+      cg_.checkStatus(cg_.call("hyrax_rt_cast_to_str",
+                               {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), cg_.c32(from.scale), bits, out}));
     });
     cg_.loadStringOut(out, r);
     if (to.length) {

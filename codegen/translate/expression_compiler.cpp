@@ -258,7 +258,7 @@ SqlValue ExprCompiler::concat(const plan::Expr& e) {
   auto [alo, ahi] = safeString(a);
   auto [clo, chi] = safeString(c);
   auto* out = cg_.localStringOut("concat");
-  cg_.call("hyrax_rt_str_concat", {cg_.queryContext(), alo, ahi, clo, chi, out});
+  cg_.checkStatus(cg_.call("hyrax_rt_str_concat", {cg_.queryContext(), alo, ahi, clo, chi, out}));
   SqlValue r;
   r.type = e.type;
   cg_.loadStringOut(out, r);
@@ -325,7 +325,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
     case plan::ScalarFunc::Lower:
       stringResult([&](llvm::Value* out) {
         auto [lo, hi] = s(0);
-        cg_.call("hyrax_rt_str_case", {cg_.queryContext(), lo, hi, cg_.c32(e.func == plan::ScalarFunc::Upper), out});
+        cg_.checkStatus(cg_.call("hyrax_rt_str_case", {cg_.queryContext(), lo, hi, cg_.c32(e.func == plan::ScalarFunc::Upper), out}));
       });
       break;
     case plan::ScalarFunc::TrimBoth:

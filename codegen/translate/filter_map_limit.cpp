@@ -34,8 +34,8 @@ void UnionAllTranslator::consume(Translator& from) {
 void LimitTranslator::produce() {
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
-    llvm::Value* buf = cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(8)});
-    cg_.b.CreateStore(cg_.call("hyrax_rt_buf_append", {buf}), cg_.stateSlot(slot_));
+    llvm::Value* buf = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(8)}));
+    cg_.b.CreateStore(cg_.checkNotNull(cg_.call("hyrax_rt_buf_append", {cg_.queryContext(), buf})), cg_.stateSlot(slot_));
   });
   children[0]->produce();
 }

@@ -15,8 +15,8 @@ void HashTableCode::create(double expectedEntries) {
   created_ = true;
   int64_t expected = static_cast<int64_t>(std::min(expectedEntries, 1e12));
   q_.atInit([this, expected] {
-    cg_.b.CreateStore(cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()), cg_.c64(expected)}),
-                      cg_.stateSlot(slot_));
+    llvm::Value* table = cg_.call("hyrax_rt_ht_create", {cg_.queryContext(), cg_.c32(layout_.size()), cg_.c64(expected)});
+    cg_.b.CreateStore(cg_.checkNotNull(table), cg_.stateSlot(slot_));
   });
 }
 
@@ -78,7 +78,9 @@ llvm::Value* HashTableCode::holds(llvm::Value* entry, const std::vector<uint32_t
   return b.CreateLoad(cg_.i1(), same);
 }
 
-llvm::Value* HashTableCode::insert(llvm::Value* hash) { return cg_.call("hyrax_rt_ht_insert", {table(), hash}); }
+llvm::Value* HashTableCode::insert(llvm::Value* hash) {
+  return cg_.checkNotNull(cg_.call("hyrax_rt_ht_insert", {cg_.queryContext(), table(), hash}));
+}
 
 // The address of the bucket of `hash` in the table's directory (HashTable::bucket's steps).
 llvm::Value* HashTableCode::bucketAddress(llvm::Value* hash) {

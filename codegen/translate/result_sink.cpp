@@ -13,7 +13,7 @@ ResultSinkTranslator::ResultSinkTranslator(const plan::QueryPlan& plan, QueryTra
   if (!into_.empty() || foundSlot_ >= 0 || writer_) return;
   slot_ = q.newStateSlot();
   q.atInit([this] {
-    q_.cg.b.CreateStore(q_.cg.call("hyrax_rt_result_view", {q_.cg.queryContext()}), q_.cg.stateSlot(slot_));
+    q_.cg.b.CreateStore(q_.cg.checkNotNull(q_.cg.call("hyrax_rt_result_view", {q_.cg.queryContext()})), q_.cg.stateSlot(slot_));
   });
 }
 
@@ -70,8 +70,8 @@ void ResultSinkTranslator::consume(Translator&) {
   llvm::Value* count = b.CreateLoad(cg.i64(), cg.field(view, L, F::Count));
   llvm::Value* capacity = b.CreateLoad(cg.i64(), cg.field(view, L, F::Capacity));
   cg.If(b.CreateICmpEQ(count, capacity), [&] {
-    cg.call("hyrax_rt_result_flush", {cg.queryContext()});
-    b.CreateStore(cg.call("hyrax_rt_result_view", {cg.queryContext()}), cg.stateSlot(slot_));
+    cg.checkStatus(cg.call("hyrax_rt_result_flush", {cg.queryContext()}));
+    b.CreateStore(cg.checkNotNull(cg.call("hyrax_rt_result_view", {cg.queryContext()})), cg.stateSlot(slot_));
   });
   view = cg.loadPtr(cg.stateSlot(slot_));
   count = b.CreateLoad(cg.i64(), cg.field(view, L, F::Count));

@@ -234,6 +234,7 @@ void TableScanTranslator::indexRows() {
     } else {
       n = cg_.call("hyrax_rt_index_find_all", {cg_.queryContext(), index, low, rowsSlot});
     }
+    cg_.checkStatus(b.CreateICmpEQ(n, cg_.c64(-1)));  // UINT64_MAX: the rows did not fit (memory)
     llvm::Value* rows = cg_.loadPtr(rowsSlot);
     cg_.ForRange(cg_.c64(0), n, [&](llvm::Value* i) { emitRow(b.CreateLoad(cg_.i64(), b.CreateGEP(cg_.i64(), rows, i))); });
   });

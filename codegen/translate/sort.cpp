@@ -8,7 +8,7 @@ namespace hyrax::codegen {
 SortTranslator::SortTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {}
 
 void SortTranslator::consume(Translator&) {
-  llvm::Value* row = cg_.call("hyrax_rt_buf_append", {cg_.loadPtr(cg_.stateSlot(slot_))});
+  llvm::Value* row = cg_.checkNotNull(cg_.call("hyrax_rt_buf_append", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_))}));
   for (size_t i = 0; i < columns_.size(); ++i) layout_.store(cg_, row, fields_[i], q_.values.at(columns_[i]));
 }
 
@@ -62,7 +62,7 @@ void SortTranslator::produce() {
   auto& b = cg_.b;
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
-    llvm::Value* buf = cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))});
+    llvm::Value* buf = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))}));
     cg_.b.CreateStore(buf, cg_.stateSlot(slot_));
     // The init function is generated last, when the comparator exists.
     uint64_t limit = static_cast<const plan::Sort&>(op_).limit;
@@ -72,7 +72,7 @@ void SortTranslator::produce() {
   llvm::Function* cmp = cmp_ = comparator();
 
   q_.beginPipeline();
-  cg_.call("hyrax_rt_buf_sort", {cg_.loadPtr(cg_.stateSlot(slot_)), cmp});
+  cg_.checkStatus(cg_.call("hyrax_rt_buf_sort", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_)), cmp}));
   q_.endPipeline();
 
   q_.beginPipeline(op_.estimatedRows);

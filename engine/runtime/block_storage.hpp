@@ -9,22 +9,52 @@
 #include <cstring>
 #include <vector>
 
+#include "engine/runtime/memory_budget.hpp"
 #include "engine/util/zeroed_buffer.hpp"
 
 namespace hyrax {
 
 class BlockStorage {
  public:
-  explicit BlockStorage(uint32_t rowSize) : rowSize_((rowSize + 7) & ~7u) {
+  // Blocks are charged to `budget` (when given) as they are allocated, and released with them.
+  explicit BlockStorage(uint32_t rowSize, MemoryBudget* budget = nullptr) : rowSize_((rowSize + 7) & ~7u), budget_(budget) {
     uint64_t full = rowSize_ >= kBlockBytes / 16 ? 1 : kBlockBytes / rowSize_;  // rows of a full block
     while ((uint64_t{kFirst} << doublings_) * 2 <= full) ++doublings_;
     // Rows in the growing blocks 0 .. doublings_-1: kFirst * (2^doublings_ - 1).
     growingRows_ = kFirst * ((uint64_t{1} << doublings_) - 1);
   }
+  ~BlockStorage() { releaseCharge(); }
+  BlockStorage(BlockStorage&& o) noexcept { *this = std::move(o); }
+  BlockStorage& operator=(BlockStorage&& o) noexcept {
+    if (this == &o) return *this;
+    releaseCharge();
+    rowSize_ = o.rowSize_;
+    budget_ = o.budget_;
+    charged_ = o.charged_;
+    doublings_ = o.doublings_;
+    growingRows_ = o.growingRows_;
+    count_ = o.count_;
+    capacity_ = o.capacity_;
+    blocks_ = std::move(o.blocks_);
+    o.charged_ = o.count_ = o.capacity_ = 0;
+    return *this;
+  }
+  BlockStorage(const BlockStorage&) = delete;
+  BlockStorage& operator=(const BlockStorage&) = delete;
+
+  // A zeroed row at the end; throws Error 53200 past the budget, std::bad_alloc past memory.
   void* append() {
     if (count_ == capacity_) {
       uint64_t rows = blockRows(blocks_.size());
-      blocks_.emplace_back(static_cast<size_t>(rows) * rowSize_);
+      size_t bytes = static_cast<size_t>(rows) * rowSize_;
+      if (budget_) budget_->charge(bytes);
+      try {
+        blocks_.emplace_back(bytes);
+      } catch (...) {
+        if (budget_) budget_->release(bytes);
+        throw;
+      }
+      charged_ += budget_ ? bytes : 0;
       capacity_ += rows;
     }
     void* p = at(count_);
@@ -45,7 +75,13 @@ class BlockStorage {
   static constexpr uint64_t kFirst = 16;
   static constexpr uint64_t kBlockBytes = uint64_t{4} << 20;
   uint64_t blockRows(uint64_t block) const { return kFirst << (block < doublings_ ? block : doublings_); }
-  uint32_t rowSize_;
+  void releaseCharge() {
+    if (budget_) budget_->release(charged_);
+    charged_ = 0;
+  }
+  uint32_t rowSize_ = 8;
+  MemoryBudget* budget_ = nullptr;
+  uint64_t charged_ = 0;
   uint64_t doublings_ = 0, growingRows_ = 0;
   uint64_t count_ = 0, capacity_ = 0;
   std::vector<ZeroedBuffer> blocks_;

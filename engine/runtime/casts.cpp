@@ -5,6 +5,7 @@
 
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/runtime_guard.hpp"
 #include "engine/types/int128.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/text_format.hpp"
@@ -75,7 +76,7 @@ int32_t hyrax_rt_cast_str_to_bool(QueryContext* ctx, uint64_t lo, uint64_t hi, i
   return guarded(ctx, [&] { *out = text::parseBool(view(lo, hi, h)) ? 1 : 0; });
 }
 
-void hyrax_rt_cast_to_str(QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out) {
+int32_t hyrax_rt_cast_to_str(QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out) {
   std::string s;
   switch (static_cast<TypeId>(typeId)) {
     case TypeId::Bool: s = bits ? "true" : "false"; break;
@@ -95,11 +96,13 @@ void hyrax_rt_cast_to_str(QueryContext* ctx, int32_t typeId, int32_t scale, int6
     case TypeId::Date: s = text::formatDate(static_cast<int32_t>(bits)); break;
     default: s = std::to_string(bits);
   }
-  char* buf = ctx->arena().allocate(s.size() ? s.size() : 1);
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(s.size() ? s.size() : 1); });
+  if (!buf) return 1;
   std::memcpy(buf, s.data(), s.size());
   StringRef r = StringRef::make(buf, static_cast<uint32_t>(s.size()));
   out[0] = r.lo();
   out[1] = r.hi();
+  return 0;
 }
 
 int32_t hyrax_rt_decimal_div(QueryContext* ctx, int64_t a, int32_t as, int64_t b, int32_t bs, int32_t rs, int64_t* out) {

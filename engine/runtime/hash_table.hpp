@@ -51,8 +51,14 @@ class HashTable {
  public:
   // `expected`: the optimizer's estimate of the entries; the directory starts at that size (at
   // most 4M buckets, so a wild estimate costs little) instead of doubling its way up.
-  explicit HashTable(uint32_t entrySize, uint64_t expected = 0)
-      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize) {
+  // Entries and directory are charged to `budget` when given (Error 53200 past it).
+  ~HashTable() {
+    if (budget_) budget_->release(bucketCount_ * sizeof(uint64_t));
+  }
+  HashTable(const HashTable&) = delete;
+  HashTable& operator=(const HashTable&) = delete;
+  explicit HashTable(uint32_t entrySize, uint64_t expected = 0, MemoryBudget* budget = nullptr)
+      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize, budget), budget_(budget) {
     uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
     setBuckets(n);
@@ -78,7 +84,14 @@ class HashTable {
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
   size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * kHashBucketMultiplier) >> dir_.shift); }
   void setBuckets(uint64_t n) {
-    buckets_ = ZeroedBuffer(n * sizeof(uint64_t));  // empty chains, no tags
+    if (budget_) budget_->charge(n * sizeof(uint64_t));
+    try {
+      buckets_ = ZeroedBuffer(n * sizeof(uint64_t));  // empty chains, no tags
+    } catch (...) {
+      if (budget_) budget_->release(n * sizeof(uint64_t));
+      throw;
+    }
+    if (budget_) budget_->release(bucketCount_ * sizeof(uint64_t));
     bucketCount_ = n;
     dir_.buckets = reinterpret_cast<uint64_t*>(buckets_.data());
   }
@@ -102,6 +115,7 @@ class HashTable {
   }
   HashDirectory dir_{nullptr, 64 - 4};  // first: generated code reads it at offset 0
   BlockStorage entries_;
+  MemoryBudget* budget_;
   ZeroedBuffer buckets_;
   uint64_t bucketCount_ = 0;
 };

@@ -14,7 +14,15 @@ char* Arena::allocate(size_t n) {
   n = (n + 7) & ~size_t{7};
   if (used_ + n > capacity_) {
     size_t size = n > (1 << 16) ? n : (1 << 16);
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before read: no zeroing
+    if (budget_) budget_->charge(size);
+    try {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before read: no zeroing
+      sizes_.push_back(size);
+    } catch (...) {
+      if (blocks_.size() > sizes_.size()) blocks_.pop_back();
+      if (budget_) budget_->release(size);
+      throw;
+    }
     used_ = 0;
     capacity_ = size;
   }
@@ -24,9 +32,21 @@ char* Arena::allocate(size_t n) {
 }
 
 void Arena::clear() {
-  if (blocks_.size() > 1) blocks_.resize(1);
+  while (blocks_.size() > 1) {
+    if (budget_) budget_->release(sizes_.back());
+    blocks_.pop_back();
+    sizes_.pop_back();
+  }
   used_ = 0;
-  if (blocks_.empty()) capacity_ = 0;
+  capacity_ = sizes_.empty() ? 0 : sizes_[0];
+}
+
+void Arena::clearAll() {
+  clear();
+  if (budget_ && !sizes_.empty()) budget_->release(sizes_[0]);
+  blocks_.clear();
+  sizes_.clear();
+  capacity_ = 0;
 }
 
 QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<bool>* cancel)
@@ -41,6 +61,8 @@ void QueryContext::resetSlow() {
   hashTables_.clear();
   rowBuffers_.clear();
   results_.clear();
+  budget_.release(resultsCharged_);
+  resultsCharged_ = 0;
   current_.reset();
   dirty_ = false;
 }
@@ -50,6 +72,7 @@ void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
   resultTypes_ = &ownTypes_;
   arena_.clear();
   cancel_ = cancel;
+  budget_.setLimit(MemoryBudget::currentLimit());  // the limit of the session that calls now
 }
 
 void QueryContext::recycle(std::vector<std::unique_ptr<ResultChunk>>& chunks) {
@@ -64,6 +87,8 @@ void QueryContext::takeResults(std::vector<std::unique_ptr<ResultChunk>>& out) {
   current_.reset();
   out.clear();
   std::swap(out, results_);
+  budget_.release(resultsCharged_);  // the caller's now
+  resultsCharged_ = 0;
 }
 
 void QueryContext::clearError() {
@@ -87,13 +112,13 @@ void QueryContext::setError(const Error& e) {
 
 HashTable* QueryContext::newHashTable(uint32_t entrySize, uint64_t expectedEntries) {
   dirty_ = true;
-  hashTables_.push_back(std::make_unique<HashTable>(entrySize, expectedEntries));
+  hashTables_.push_back(std::make_unique<HashTable>(entrySize, expectedEntries, &budget_));
   return hashTables_.back().get();
 }
 
 RowBuffer* QueryContext::newRowBuffer(uint32_t rowSize) {
   dirty_ = true;
-  rowBuffers_.push_back(std::make_unique<RowBuffer>(rowSize));
+  rowBuffers_.push_back(std::make_unique<RowBuffer>(rowSize, &budget_));
   return rowBuffers_.back().get();
 }
 
@@ -128,7 +153,11 @@ ResultChunkView* QueryContext::currentResult() {
 
 void QueryContext::flushResult() {
   dirty_ = true;
-  if (current_ && current_->rowCount()) results_.push_back(std::move(current_));
+  if (current_ && current_->rowCount()) {
+    budget_.charge(current_->bytes());  // rows held until the statement ends count as its memory
+    resultsCharged_ += current_->bytes();
+    results_.push_back(std::move(current_));
+  }
   current_ = std::make_unique<ResultChunk>(*resultTypes_);
 }
 
@@ -144,7 +173,8 @@ ResultChunk::ResultChunk(const std::vector<SqlType>& types, uint64_t capacity, c
   // start 16-byte aligned, as separate allocations would (128-bit values).
   size_t bytes = 0;
   for (auto& t : types_) bytes += (capacity * t.byteWidth() + 15) & ~size_t{15};
-  memory_ = std::make_unique_for_overwrite<uint8_t[]>(bytes + capacity * types_.size());
+  bytes_ = bytes + capacity * types_.size();
+  memory_ = std::make_unique_for_overwrite<uint8_t[]>(bytes_);
   uint8_t* p = memory_.get();
   for (auto& t : types_) {
     columnPtrs_.push_back(p);

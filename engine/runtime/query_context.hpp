@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/memory_budget.hpp"
 #include "engine/runtime/result_chunk.hpp"
 #include "engine/runtime/value_slot.hpp"
 #include "engine/util/error.hpp"
@@ -21,10 +22,19 @@ class UndoLog;
 
 class Arena {
  public:
-  char* allocate(size_t n);  // 8-byte aligned; lives until the arena dies or is cleared
+  explicit Arena(MemoryBudget* budget = nullptr) : budget_(budget) {}
+  ~Arena() { clearAll(); }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  // 8-byte aligned; lives until the arena dies or is cleared. Blocks are charged to the budget
+  // (Error 53200 past it).
+  char* allocate(size_t n);
   void clear();              // forgets everything allocated; keeps the first block for reuse
  private:
+  void clearAll();
+  MemoryBudget* budget_;
   std::vector<std::unique_ptr<char[]>> blocks_;
+  std::vector<size_t> sizes_;
   size_t used_ = 0, capacity_ = 0;
 };
 
@@ -57,6 +67,9 @@ class QueryContext {
   void resetForCall(const std::atomic<bool>* cancel);
 
   Arena& arena() { return arena_; }
+  // What this context's hash tables, row buffers, strings and held results may use (its limit
+  // is the session's memory_limit when the context was made, or a call began).
+  MemoryBudget& budget() { return budget_; }
   HashTable* newHashTable(uint32_t entrySize, uint64_t expectedEntries = 0);
   RowBuffer* newRowBuffer(uint32_t rowSize);
 
@@ -94,7 +107,9 @@ class QueryContext {
   uint64_t rowsWritten_ = 0;
   std::vector<ValueSlot> parameters_ = std::vector<ValueSlot>(1);
   const std::atomic<bool>* cancel_;
-  Arena arena_;
+  MemoryBudget budget_{MemoryBudget::currentLimit()};  // before what it is charged for: they release into it
+  uint64_t resultsCharged_ = 0;                        // the full chunks in results_
+  Arena arena_{&budget_};
   std::vector<std::unique_ptr<HashTable>> hashTables_;
   std::vector<std::unique_ptr<RowBuffer>> rowBuffers_;
   std::vector<SqlType> ownTypes_;  // the constructor's

@@ -47,6 +47,7 @@ class ResultChunk {
   void reuseFor(const std::vector<SqlType>& types, const void* owner = nullptr);
   const void* owner() const { return owner_; }
   uint64_t rowCount() const { return view_.count; }
+  size_t bytes() const { return bytes_; }  // its memory
   uint32_t columnCount() const { return static_cast<uint32_t>(types_.size()); }
   const SqlType& type(uint32_t col) const { return types_[col]; }
   bool isNull(uint64_t row, uint32_t col) const { return view_.nulls[col][row] != 0; }
@@ -58,6 +59,7 @@ class ResultChunk {
 
  private:
   std::vector<SqlType> types_;
+  size_t bytes_ = 0;
   std::unique_ptr<uint8_t[]> memory_;  // every column's values, then every column's NULL bytes
   std::vector<void*> columnPtrs_;
   std::vector<uint8_t*> nullPtrs_;

@@ -16,10 +16,22 @@ class RowBuffer {
  public:
   using Compare = int32_t (*)(const void*, const void*);  // negative/zero/positive, like memcmp
 
-  explicit RowBuffer(uint32_t rowSize) : rowSize_(rowSize), rows_(rowSize) {}
+  explicit RowBuffer(uint32_t rowSize, MemoryBudget* budget = nullptr)
+      : rowSize_(rowSize), budget_(budget), rows_(rowSize, budget) {}
+  ~RowBuffer() {
+    if (budget_) budget_->release(orderCharged_);
+  }
+  RowBuffer(const RowBuffer&) = delete;
+  RowBuffer& operator=(const RowBuffer&) = delete;
 
+  // A zeroed row; throws Error 53200 past the budget.
   void* append() {
     if (order_.size() == compactAt_) keepFirstRows();
+    if (order_.size() == order_.capacity() && budget_) {  // the order's growth counts too
+      uint64_t more = std::max<uint64_t>(order_.capacity(), 16) * sizeof(void*);
+      budget_->charge(more);
+      orderCharged_ += more;
+    }
     void* p = rows_.append();
     order_.push_back(p);
     return p;
@@ -46,7 +58,7 @@ class RowBuffer {
   void keepFirstRows() {
     sort(cmp_);
     order_.resize(limit_);
-    BlockStorage kept(rowSize_);
+    BlockStorage kept(rowSize_, budget_);
     for (void*& p : order_) {
       void* q = kept.append();
       std::memcpy(q, p, rowSize_);
@@ -56,6 +68,8 @@ class RowBuffer {
   }
 
   uint32_t rowSize_;
+  MemoryBudget* budget_;
+  uint64_t orderCharged_ = 0;
   BlockStorage rows_;
   std::vector<void*> order_;
   uint64_t limit_ = 0;

@@ -51,7 +51,8 @@ uint32_t hyrax_rt_table_chunk_rows(hyrax::Table* t, uint32_t chunk);
 // ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
 // The first row with that key, or ~0 (a unique index has at most one).
 uint64_t hyrax_rt_index_find(const hyrax::Index* index, const uint8_t* probe);
-// All rows with that key: their count; `*rows` points at them (in the query's arena).
+// All rows with that key: their count (UINT64_MAX after recording an error: memory); `*rows`
+// points at them (in the query's arena).
 uint64_t hyrax_rt_index_find_all(hyrax::QueryContext* ctx, const hyrax::Index* index, const uint8_t* probe, uint64_t** rows);
 // Ordered indexes: the rows whose key lies between two probes, in key order, into *rows (the
 // query's arena); returns their number. `columns` holds the low probe's key columns in its low 16
@@ -82,7 +83,7 @@ int32_t hyrax_rt_write_row(hyrax::QueryContext* ctx, hyrax::RowWriter* writer, c
 // ---- results ----
 hyrax::ResultChunkView* hyrax_rt_result_view(hyrax::QueryContext* ctx);
 // The view's chunk is full: hand it over and make the view point at a fresh, empty chunk.
-void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
+int32_t hyrax_rt_result_flush(hyrax::QueryContext* ctx);  // 0, or 1 after recording the error
 
 // ---- hash tables (joins, aggregation, DISTINCT) ----
 // Entries are `entrySize` bytes, stable in memory: a HashEntryHeader {next, hash}, then the
@@ -91,18 +92,20 @@ void hyrax_rt_result_flush(hyrax::QueryContext* ctx);
 // a HashDirectory {buckets, shift}; the chain of hash h starts at the entry in the low 48 bits of
 // buckets[(h * kHashBucketMultiplier) >> shift], unless that bucket's tag bit hashTag(h) is
 // clear: then no entry of the chain has hash h (hash_table.hpp).
+// Functions that allocate return null (or a non-zero status, or UINT64_MAX for a row count) after
+// recording the error: past the statement's memory_limit (53200), out of memory.
 hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySize, uint64_t expectedEntries);
-void* hyrax_rt_ht_insert(hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
+void* hyrax_rt_ht_insert(hyrax::QueryContext* ctx, hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
 uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);
 void* hyrax_rt_ht_entry(hyrax::HashTable* ht, uint64_t i);      // i-th inserted entry
 
 // ---- row buffers (sort, materialisation) ----
 hyrax::RowBuffer* hyrax_rt_buf_create(hyrax::QueryContext* ctx, uint32_t rowSize);
-void* hyrax_rt_buf_append(hyrax::RowBuffer* b);  // zeroed row
+void* hyrax_rt_buf_append(hyrax::QueryContext* ctx, hyrax::RowBuffer* b);  // zeroed row
 uint64_t hyrax_rt_buf_count(hyrax::RowBuffer* b);
 void* hyrax_rt_buf_row(hyrax::RowBuffer* b, uint64_t i);  // i-th row in the current order
 // Stable sort by a generated comparator (negative/zero/positive, like memcmp).
-void hyrax_rt_buf_sort(hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*));
+int32_t hyrax_rt_buf_sort(hyrax::QueryContext* ctx, hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*));
 // ORDER BY ... LIMIT: only the first `limit` rows in cmp's order are wanted (top-k, row_buffer.hpp).
 void hyrax_rt_buf_keep_first(hyrax::RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*));
 
@@ -121,14 +124,14 @@ int8_t hyrax_rt_like(uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi);
 // LIKE with a constant pattern prepared at compile time (like_pattern.hpp).
 int8_t hyrax_rt_like_prepared(uint64_t slo, uint64_t shi, const char* prepared);
 // Strings made at run time live in the query's arena; results come back through out[0..1].
-void hyrax_rt_str_concat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi,
-                         uint64_t* out);
+int32_t hyrax_rt_str_concat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi,
+                            uint64_t* out);  // 0, or 1 after recording the error (memory)
 
 // ---- casts that go through text or need 128-bit arithmetic; status 0 = ok ----
 // Scalar string functions (plan::ScalarFunc); results that are new strings live in the arena.
 int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t start, int64_t count,
                            uint64_t* out);  // count < 0 and !hasCount: to the end
-void hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
+int32_t hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
 int32_t hyrax_rt_add_months(int32_t days, int32_t months);  // text::kNoDate when out of range
 // Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER).
@@ -147,7 +150,7 @@ int32_t hyrax_rt_cast_str_to_double(hyrax::QueryContext* ctx, uint64_t lo, uint6
 int32_t hyrax_rt_cast_str_to_date(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t* out);
 int32_t hyrax_rt_cast_str_to_bool(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int8_t* out);
 // Values to text (typeId is hyrax::TypeId; `bits` holds the integral payload or the double's bits).
-void hyrax_rt_cast_to_str(hyrax::QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out);
+int32_t hyrax_rt_cast_to_str(hyrax::QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out);
 
 // Decimal division: (a / 10^as) / (b / 10^bs) as a value scaled by 10^rs, rounded half away from
 // zero. Status 1 on division by zero or overflow.

@@ -9,6 +9,7 @@
 #include "engine/runtime/row_buffer.hpp"
 #include "engine/runtime/row_writer.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/runtime_guard.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/text_format.hpp"
 
@@ -51,18 +52,11 @@ int32_t hyrax_rt_check_cancel(QueryContext* ctx) {
 }
 
 int32_t hyrax_rt_write_row(QueryContext* ctx, RowWriter* writer, const ValueSlot* row) {
-  try {
+  return guarded(ctx, 1, [&] {
     writer->write(*ctx, row);
     ctx->countWritten();
     return 0;
-  } catch (const Error& e) {
-    ctx->setError(e);
-  } catch (const std::bad_alloc&) {
-    ctx->setError(sqlstate::OutOfMemory, "out of memory");
-  } catch (const std::exception& e) {
-    ctx->setError(sqlstate::InternalError, e.what());
-  }
-  return 1;
+  });
 }
 
 int32_t hyrax_rt_date_part(int32_t days, int32_t field) {
@@ -117,41 +111,63 @@ std::vector<uint64_t>& foundRows() {
 }  // namespace
 
 uint64_t hyrax_rt_index_find_all(QueryContext* ctx, const Index* index, const uint8_t* probe, uint64_t** rows) {
-  std::vector<uint64_t>& found = foundRows();
-  index->forEachEqual(probe, [&](uint64_t r) { found.push_back(r); });
-  return copyRows(ctx, found, rows);
+  return guarded(ctx, UINT64_MAX, [&] {
+    std::vector<uint64_t>& found = foundRows();
+    index->forEachEqual(probe, [&](uint64_t r) { found.push_back(r); });
+    return copyRows(ctx, found, rows);
+  });
 }
 uint64_t hyrax_rt_index_range(QueryContext* ctx, const Index* index, const uint8_t* low, const uint8_t* high,
                               uint32_t columns, uint32_t flags, uint64_t limit, uint64_t** rows) {
-  std::vector<uint64_t>& found = foundRows();
-  if (limit == 0) return copyRows(ctx, found, rows);
-  KeyBound lo{low, columns & 0xFFFF, (flags & 1) != 0}, hi{high, columns >> 16, (flags & 2) != 0};
-  index->forEachInRange(lo, hi, (flags & 4) != 0, [&](uint64_t r) {
-    found.push_back(r);
-    return found.size() < limit;
+  return guarded(ctx, UINT64_MAX, [&] {
+    std::vector<uint64_t>& found = foundRows();
+    if (limit == 0) return copyRows(ctx, found, rows);
+    KeyBound lo{low, columns & 0xFFFF, (flags & 1) != 0}, hi{high, columns >> 16, (flags & 2) != 0};
+    index->forEachInRange(lo, hi, (flags & 4) != 0, [&](uint64_t r) {
+      found.push_back(r);
+      return found.size() < limit;
+    });
+    return copyRows(ctx, found, rows);
   });
-  return copyRows(ctx, found, rows);
 }
 
 const ValueSlot* hyrax_rt_params(QueryContext* ctx) { return ctx->parameters().data(); }
 
-ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) { return ctx->currentResult(); }
-void hyrax_rt_result_flush(QueryContext* ctx) { ctx->flushResult(); }
+ResultChunkView* hyrax_rt_result_view(QueryContext* ctx) {
+  return guarded(ctx, static_cast<ResultChunkView*>(nullptr), [&] { return ctx->currentResult(); });
+}
+int32_t hyrax_rt_result_flush(QueryContext* ctx) {
+  return guarded(ctx, 1, [&] {
+    ctx->flushResult();
+    return 0;
+  });
+}
 
 HashTable* hyrax_rt_ht_create(QueryContext* ctx, uint32_t entrySize, uint64_t expected) {
-  return ctx->newHashTable(entrySize, expected);
+  return guarded(ctx, static_cast<HashTable*>(nullptr), [&] { return ctx->newHashTable(entrySize, expected); });
 }
-void* hyrax_rt_ht_insert(HashTable* ht, uint64_t hash) { return ht->insert(hash); }
+void* hyrax_rt_ht_insert(QueryContext* ctx, HashTable* ht, uint64_t hash) {
+  return guarded(ctx, static_cast<void*>(nullptr), [&] { return ht->insert(hash); });
+}
 uint64_t hyrax_rt_ht_count(HashTable* ht) { return ht->count(); }
 void* hyrax_rt_ht_entry(HashTable* ht, uint64_t i) { return ht->entry(i); }
 
-RowBuffer* hyrax_rt_buf_create(QueryContext* ctx, uint32_t rowSize) { return ctx->newRowBuffer(rowSize); }
-void* hyrax_rt_buf_append(RowBuffer* b) { return b->append(); }
+RowBuffer* hyrax_rt_buf_create(QueryContext* ctx, uint32_t rowSize) {
+  return guarded(ctx, static_cast<RowBuffer*>(nullptr), [&] { return ctx->newRowBuffer(rowSize); });
+}
+void* hyrax_rt_buf_append(QueryContext* ctx, RowBuffer* b) {
+  return guarded(ctx, static_cast<void*>(nullptr), [&] { return b->append(); });
+}
 uint64_t hyrax_rt_buf_count(RowBuffer* b) { return b->count(); }
 void* hyrax_rt_buf_row(RowBuffer* b, uint64_t i) { return b->row(i); }
-void hyrax_rt_buf_sort(RowBuffer* b, int32_t (*cmp)(const void*, const void*)) { b->sort(cmp); }
+int32_t hyrax_rt_buf_sort(QueryContext* ctx, RowBuffer* b, int32_t (*cmp)(const void*, const void*)) {
+  return guarded(ctx, 1, [&] {  // a stable sort allocates its merge buffer
+    b->sort(cmp);
+    return 0;
+  });
+}
 void hyrax_rt_buf_keep_first(RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*)) {
-  b->keepFirst(limit, cmp);
+  b->keepFirst(limit, cmp);  // only notes the limit
 }
 
 }  // extern "C"

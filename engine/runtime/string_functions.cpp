@@ -8,6 +8,7 @@
 
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/runtime_guard.hpp"
 #include "engine/types/string_ref.hpp"
 
 using namespace hyrax;
@@ -64,15 +65,17 @@ int32_t hyrax_rt_substring(QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t 
   return 0;
 }
 
-void hyrax_rt_str_case(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out) {
+int32_t hyrax_rt_str_case(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out) {
   StringRef s = StringRef::fromHalves(lo, hi);
-  char* buf = ctx->arena().allocate(s.len ? s.len : 1);
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(s.len ? s.len : 1); });
+  if (!buf) return 1;
   const char* d = s.data();
   for (uint32_t i = 0; i < s.len; ++i) {  // ASCII letters; other bytes (UTF-8 sequences) unchanged
     unsigned char c = static_cast<unsigned char>(d[i]);
     buf[i] = static_cast<char>(c < 0x80 ? (upper ? std::toupper(c) : std::tolower(c)) : c);
   }
   put({buf, s.len}, out);
+  return 0;
 }
 
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi) {

@@ -5,6 +5,7 @@
 #include "engine/runtime/like_pattern.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/runtime_guard.hpp"
 #include "engine/types/string_ref.hpp"
 
 using namespace hyrax;
@@ -78,15 +79,17 @@ int8_t hyrax_rt_like_prepared(uint64_t slo, uint64_t shi, const char* prepared) 
   return matchPreparedLike(StringRef::fromHalves(slo, shi).view(), prepared);
 }
 
-void hyrax_rt_str_concat(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out) {
+int32_t hyrax_rt_str_concat(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out) {
   StringRef a = StringRef::fromHalves(alo, ahi), b = StringRef::fromHalves(blo, bhi);
   uint32_t n = a.len + b.len;
-  char* buf = ctx->arena().allocate(n ? n : 1);
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(n ? n : 1); });
+  if (!buf) return 1;
   std::memcpy(buf, a.data(), a.len);
   std::memcpy(buf + a.len, b.data(), b.len);
   StringRef r = StringRef::make(buf, n);
   out[0] = r.lo();
   out[1] = r.hi();
+  return 0;
 }
 
 uint64_t hyrax_rt_hash_string(uint64_t lo, uint64_t hi) {

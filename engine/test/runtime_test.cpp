@@ -9,6 +9,7 @@
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/like_pattern.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/row_buffer.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/string_ref.hpp"
 
@@ -82,7 +83,7 @@ TEST_CASE("hash tables chain colliding hashes and number entries in insertion or
   QueryContext ctx;
   HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 0);  // no size hint: it grows as entries come
   for (uint64_t i = 0; i < 100000; ++i) {
-    auto* e = static_cast<char*>(hyrax_rt_ht_insert(ht, i % 1000));
+    auto* e = static_cast<char*>(hyrax_rt_ht_insert(&ctx, ht, i % 1000));
     std::memcpy(e + 16, &i, 8);
   }
   REQUIRE(hyrax_rt_ht_count(ht) == 100000);
@@ -105,7 +106,7 @@ TEST_CASE("hash tables chain colliding hashes and number entries in insertion or
   CHECK(found == 100);
   // Sized for the optimizer's estimate, it holds the same entries the same way.
   HashTable* sized = hyrax_rt_ht_create(&ctx, 24, 50000);
-  for (uint64_t i = 0; i < 100000; ++i) hyrax_rt_ht_insert(sized, i % 1000);
+  for (uint64_t i = 0; i < 100000; ++i) hyrax_rt_ht_insert(&ctx, sized, i % 1000);
   auto* sdir = reinterpret_cast<const HashDirectory*>(sized);
   CHECK(chainOf(sdir->buckets[(7 * kHashBucketMultiplier) >> sdir->shift]) == sized->lookup(7));
   CHECK(hyrax_rt_ht_count(sized) == 100000);
@@ -117,7 +118,7 @@ TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
   auto* dir = reinterpret_cast<const HashDirectory*>(ht);
   auto bucketOf = [&](uint64_t h) { return (h * kHashBucketMultiplier) >> dir->shift; };
   const uint64_t h1 = 0x1234567;
-  void* e = hyrax_rt_ht_insert(ht, h1);
+  void* e = hyrax_rt_ht_insert(&ctx, ht, h1);
   // Another hash of the same bucket: with h1's tag it walks the chain, with another it reads none.
   uint64_t sameTag = 0, otherTag = 0;
   for (uint64_t h = h1 + 1; !sameTag || !otherTag; ++h) {
@@ -129,7 +130,7 @@ TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
   CHECK(ht->lookup(sameTag) == e);
   CHECK(ht->lookup(otherTag) == nullptr);
   // After growing, the tags are rebuilt from the stored hashes.
-  for (uint64_t i = 0; i < 1000; ++i) hyrax_rt_ht_insert(ht, i * 7919);
+  for (uint64_t i = 0; i < 1000; ++i) hyrax_rt_ht_insert(&ctx, ht, i * 7919);
   int found = 0;
   for (auto* p = static_cast<char*>(ht->lookup(h1)); p; std::memcpy(&p, p, sizeof(p))) found += p == e;
   CHECK(found == 1);
@@ -144,7 +145,7 @@ int32_t compareKeys(const void* x, const void* y) {
   return a < c ? -1 : a > c;
 }
 void appendKeyed(RowBuffer* b, int64_t key, int64_t seq) {
-  auto* r = static_cast<char*>(hyrax_rt_buf_append(b));
+  auto* r = static_cast<char*>(b->append());
   std::memcpy(r, &key, 8);
   std::memcpy(r + 8, &seq, 8);
 }
@@ -171,8 +172,8 @@ TEST_CASE("row buffers keeping the first k rows hold O(k) rows and give what a f
       most = std::max(most, hyrax_rt_buf_count(topk));
     }
     CHECK(most <= k + std::max<uint64_t>(k, 1024));
-    hyrax_rt_buf_sort(topk, compareKeys);
-    hyrax_rt_buf_sort(all, compareKeys);
+    hyrax_rt_buf_sort(&ctx, topk, compareKeys);
+    hyrax_rt_buf_sort(&ctx, all, compareKeys);
     REQUIRE(hyrax_rt_buf_count(topk) >= k);
     for (uint64_t i = 0; i < k; ++i) REQUIRE(keyed(topk, i) == keyed(all, i));
   }
@@ -182,7 +183,7 @@ TEST_CASE("row buffers sort stably with a comparator") {
   QueryContext ctx;
   RowBuffer* b = hyrax_rt_buf_create(&ctx, 16);
   for (int64_t i = 0; i < 1000; ++i) appendKeyed(b, i % 10, i);
-  hyrax_rt_buf_sort(b, compareKeys);
+  hyrax_rt_buf_sort(&ctx, b, compareKeys);
   int64_t prevKey = -1, prevSeq = -1;
   for (uint64_t i = 0; i < hyrax_rt_buf_count(b); ++i) {
     auto [key, seq] = keyed(b, i);

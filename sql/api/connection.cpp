@@ -196,7 +196,7 @@ QueryResult Connection::atomically(const std::function<QueryResult()>& statement
     try {
       throw;
     } catch (const std::bad_alloc&) {  // what the statement built did not fit: its error, not an internal one
-      throw Error(sqlstate::OutOfMemory, "out of memory: the statement's intermediate results did not fit");
+      throw Error(sqlstate::OutOfMemory, kOutOfMemoryMessage);
     }
   }
 }
