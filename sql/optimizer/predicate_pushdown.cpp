@@ -135,8 +135,8 @@ ExprPtr impliedFor(const Expr& e, const IURefs& side) {
   return result;
 }
 
-// Joins that preserve their left side. Conditions from above that read only the left side go
-// below the join; the rest (they read the join's outer columns or mark) stay above. Of the join's
+// Joins that preserve their left side (a full join both). Conditions from above that read only
+// the left side go below a join that preserves only the left; the rest (they read the join's outer columns or mark) stay above. Of the join's
 // own condition, parts that read only the right side filter the right input; equalities across
 // become keys; everything else, left-only parts included, stays in the residual, because a left
 // row that fails it must still come out (unmatched, or with its mark).
@@ -144,14 +144,17 @@ OperatorPtr pushIntoOuterJoin(OperatorPtr op, std::vector<ExprPtr> preds) {
   auto* j = static_cast<Join*>(op.get());
   IURefs left = op->child(0)->producedSet(), right = op->child(1)->producedSet();
   std::vector<ExprPtr> toLeft, above, toRight, residual;
-  for (auto& p : preds) (readsOnly(*p, left) ? toLeft : above).push_back(std::move(p));
+  // A full join preserves both sides: a left row a condition from above removed early would
+  // come out anyway, NULL-extended, from the right rows it matched. Nothing goes below it, not
+  // even a condition that reads no column (WHERE FALSE must remove the right side's rows too).
+  bool keepsRightRows = j->kind == JoinKind::FullOuter;
+  for (auto& p : preds) (readsOnly(*p, left) && !keepsRightRows ? toLeft : above).push_back(std::move(p));
   std::vector<ExprPtr> own;
   if (j->residual) splitConjuncts(std::move(j->residual), own);
   // A mark condition that cannot be NULL decides like the rest of the condition: one condition.
   // One that can stays apart: NULL IN (...) is NULL, not FALSE, when the subquery has rows.
   if (j->markCondition && !j->mark->type.nullable) splitConjuncts(std::move(j->markCondition), own);
   for (auto& p : own) {
-    bool keepsRightRows = j->kind == JoinKind::FullOuter;  // a full join keeps every right row
     if (readsOnly(*p, right) && !keepsRightRows)
       toRight.push_back(std::move(p));
     else if (j->kind == JoinKind::Semi && readsOnly(*p, left))

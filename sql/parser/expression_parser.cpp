@@ -43,11 +43,19 @@ ExprPtr Parser::andExpr() {
 
 ExprPtr Parser::notExpr() {
   DepthGuard g(*this);
-  if (is("not") && !ahead(1).is("exists")) {
+  if (is("not")) {
     auto e = std::make_unique<Expr>(ExprKind::Unary, cur().pos);
     ++i_;
+    ExprPtr operand = notExpr();
+    // NOT binds more loosely than IS and comparisons: NOT EXISTS (...) IS NULL is
+    // NOT ((EXISTS (...)) IS NULL). A bare NOT EXISTS stays one node (what unnesting reads).
+    if (operand->kind == ExprKind::Exists && !operand->negated) {
+      operand->negated = true;
+      operand->pos = e->pos;
+      return operand;
+    }
     e->op = "NOT";
-    e->args.push_back(notExpr());
+    e->args.push_back(std::move(operand));
     return e;
   }
   return comparison();
@@ -207,6 +215,9 @@ ExprPtr Parser::primary() {
     case TokenKind::End: syntaxError();
     default: break;
   }
+  // NOT where an operand is expected (a = NOT b, as in PostgreSQL): it takes what follows up to
+  // its own precedence level, a = NOT b = c being a = (NOT (b = c)).
+  if (is("not")) return notExpr();
   if (accept("(")) {
     if (atQuery()) {
       auto e = std::make_unique<Expr>(ExprKind::Subquery, pos);
@@ -259,12 +270,9 @@ ExprPtr Parser::primary() {
       expect(")");
       return e;
     }
-    if (is("exists") || (is("not") && ahead(1).is("exists"))) {
-      bool neg = accept("not");
-      expect("exists");
+    if (accept("exists")) {
       expect("(");
       auto e = std::make_unique<Expr>(ExprKind::Exists, pos);
-      e->negated = neg;
       e->subquery = select();
       expect(")");
       return e;

@@ -301,11 +301,7 @@ QueryGenerator::From QueryGenerator::from(int maxTables) {
       if (r < 20) {
         f.sql = f.sql + " CROSS JOIN " + item;
       } else {
-        // No FULL JOIN yet: a WHERE condition without columns of the join (WHERE FALSE) is pushed
-        // into one input only, so the other's unmatched rows survive it (known_mismatches.md,
-        // case 2); set kFullJoin when that is fixed.
-        constexpr bool kFullJoin = false;
-        const char* kind = r < 60 ? " JOIN " : r < 88 ? " LEFT JOIN " : r < 94 || !kFullJoin ? " RIGHT JOIN " : " FULL JOIN ";
+        const char* kind = r < 60 ? " JOIN " : r < 88 ? " LEFT JOIN " : r < 94 ? " RIGHT JOIN " : " FULL JOIN ";
         Scope on{f.cols, false, {}};
         for (auto& c : cols) on.cols.push_back(c);
         std::vector<Sql> conj;
