@@ -11,7 +11,8 @@ uint64_t MemoryBudget::defaultLimit() {
   static const uint64_t limit = [] {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || size <= 0) return uint64_t{4} << 30;
-    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) / 10 * 8;
+    uint64_t bytes = static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) / 10 * 8;
+    return bytes & ~((uint64_t{1} << 20) - 1);  // whole MB: SHOW prints it plainly
   }();
   return limit;
 }

@@ -5,6 +5,9 @@
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/thread_scope.hpp"
+#include "sql/api/session_settings.hpp"
+#include "sql/api/text_result.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/txn/serial_executor.hpp"
 #include "engine/txn/undo_log.hpp"
@@ -26,30 +29,15 @@ using sql::Clock;
 using sql::msSince;
 
 QueryResult explainResult(const std::string& text, PhaseTimes times) {
-  std::vector<SqlType> types{SqlType::text(false)};
-  std::vector<std::unique_ptr<ResultChunk>> chunks;
+  std::vector<std::vector<std::string>> lines;
   size_t start = 0;
-  std::vector<std::string> lines;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
-    lines.push_back(text.substr(start, nl - start));
+    lines.push_back({text.substr(start, nl - start)});
     start = nl + 1;
   }
-  // Result rows point at their characters: keep the lines in the result's own arena chunk.
-  auto ctx = std::make_shared<QueryContext>(types);
-  for (auto& line : lines) {
-    ResultChunkView* v = ctx->currentResult();
-    if (v->count == v->capacity) v = (ctx->flushResult(), ctx->currentResult());
-    char* buf = ctx->arena().allocate(line.size() + 1);
-    std::memcpy(buf, line.data(), line.size());
-    StringRef s = StringRef::make(buf, static_cast<uint32_t>(line.size()));
-    std::memcpy(static_cast<char*>(v->columns[0]) + v->count * 16, &s, 16);
-    v->nulls[0][v->count] = 0;
-    ++v->count;
-  }
-  QueryResult r({{"QUERY PLAN", types[0]}}, ctx->takeResults(), "EXPLAIN");
-  r.keepAlive(ctx);
+  QueryResult r = sql::textResult({"QUERY PLAN"}, lines, "EXPLAIN");
   r.times = times;
   return r;
 }
@@ -65,7 +53,8 @@ struct Connection::Prepared {
 
 Connection::Connection(Database& db)
     : db_(db), undo_(std::make_unique<UndoLog>()),
-      routineCaller_(std::make_unique<sql::SessionRoutines>(db.routines(), db.catalog(), *undo_, &cancel_)) {}
+      routineCaller_(std::make_unique<sql::SessionRoutines>(db.routines(), db.catalog(), *undo_, &cancel_)),
+      settings_(std::make_unique<SessionSettings>()) {}
 
 Connection::~Connection() {
   if (pending_) {
@@ -185,6 +174,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
 
 // Each statement is atomic: on an error everything it did is undone (and an open block fails).
 QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
+  ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
   const size_t savepoint = undo_->savepoint();
   try {
     QueryResult r = statement();
@@ -316,6 +306,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     }
     case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));
     case ast::StmtKind::Execute: return executePrepared(static_cast<const ast::ExecuteStmt&>(*stmt), times);
+    case ast::StmtKind::Setting: return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo);
     case ast::StmtKind::Deallocate: {
       auto& d = static_cast<const ast::DeallocateStmt&>(*stmt);
       if (d.name.empty()) prepared_.clear();

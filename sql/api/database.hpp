@@ -111,6 +111,8 @@ class QueryResult {
 // transaction of its own (autocommit). Inside BEGIN ... COMMIT/ROLLBACK the connection has the
 // executor to itself; a failed statement leaves nothing behind and, as in PostgreSQL, the block
 // then refuses further statements (25P02) until ROLLBACK.
+class SessionSettings;
+
 class Connection {
  public:
   explicit Connection(Database& db);
@@ -172,6 +174,7 @@ class Connection {
   std::function<void(const std::string&)> progress_;
   struct PendingCall;  // connection.cpp
   std::unique_ptr<PendingCall> pending_;
+  std::unique_ptr<SessionSettings> settings_;  // SET, SHOW, RESET
 };
 
 }  // namespace hyrax

@@ -136,7 +136,7 @@ struct CommonTableExpr {
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
   Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate,
-  CreateFunction, Call
+  CreateFunction, Call, Setting
 };
 
 struct Statement {
@@ -252,6 +252,17 @@ struct DeallocateStmt : Statement {
   std::string name;  // empty: ALL
   SourcePos namePos;
   explicit DeallocateStmt(SourcePos p) : Statement(StmtKind::Deallocate, p) {}
+};
+
+// SET [SESSION] name {TO | =} value | DEFAULT; RESET name | ALL; SHOW name | ALL
+struct SettingStmt : Statement {
+  enum class Op : uint8_t { Set, Reset, Show } op;
+  std::string name;  // lower case; empty: ALL
+  SourcePos namePos;
+  std::string value;  // SET's value as written (a string's characters, a number, a word)
+  bool toDefault = false;  // SET name TO DEFAULT
+  SourcePos valuePos;
+  SettingStmt(SourcePos p, Op o) : Statement(StmtKind::Setting, p), op(o) {}
 };
 
 // BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT

@@ -90,6 +90,7 @@ StatementPtr Parser::parseStatementBody() {
     return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Rollback);
   }
   if (accept("explain")) return explain(pos);
+  if (is("set") || is("reset") || is("show")) return setting(pos);
   if (accept("copy")) return copy(pos);
   if (accept("analyze")) {
     auto a = std::make_unique<AnalyzeStmt>(pos);
@@ -98,6 +99,32 @@ StatementPtr Parser::parseStatementBody() {
       a->table = identifier();
     }
     return a;
+  }
+  syntaxError();
+}
+
+StatementPtr Parser::setting(SourcePos pos) {
+  using Op = SettingStmt::Op;
+  Op op = accept("set") ? Op::Set : accept("reset") ? Op::Reset : (expect("show"), Op::Show);
+  auto s = std::make_unique<SettingStmt>(pos, op);
+  if (op == Op::Set) accept("session");
+  s->namePos = cur().pos;
+  if (op != Op::Set && accept("all")) return s;
+  s->name = identifier();
+  if (op != Op::Set) return s;
+  if (!accept("to")) expect("=");
+  s->valuePos = cur().pos;
+  if (accept("default")) {
+    s->toDefault = true;
+    return s;
+  }
+  bool negative = accept("-");
+  const Token& v = cur();
+  if (v.kind == TokenKind::String || v.kind == TokenKind::Integer || v.kind == TokenKind::Decimal ||
+      v.kind == TokenKind::Float || (!negative && v.kind == TokenKind::Identifier)) {
+    s->value = (negative ? "-" : "") + v.text;
+    ++i_;
+    return s;
   }
   syntaxError();
 }

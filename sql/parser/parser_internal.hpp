@@ -94,6 +94,7 @@ class Parser {
   StatementPtr parseStatementBody();
   std::string stringLiteral();
   StatementPtr copy(SourcePos pos);
+  StatementPtr setting(SourcePos pos);  // SET, RESET, SHOW
   StatementPtr explain(SourcePos pos);
   SqlType typeName();
   StatementPtr createTable(SourcePos pos);

@@ -1,0 +1,32 @@
+#pragma once
+// A session's settings: SET name = value, SET name TO DEFAULT, RESET name | ALL, SHOW name | ALL.
+// As in PostgreSQL, a SET inside a transaction block that is rolled back is undone with it.
+// Settings are listed once (session_settings.cpp) with their description, default and the check
+// that normalizes a value; an unknown name is 42704, a bad value 22023, each with its position.
+#include <map>
+#include <string>
+
+#include "engine/runtime/memory_budget.hpp"
+#include "sql/api/database.hpp"
+#include "sql/parser/ast.hpp"
+
+namespace hyrax {
+
+class UndoLog;
+
+class SessionSettings {
+ public:
+  SessionSettings();
+  QueryResult apply(const ast::SettingStmt& stmt, UndoLog& undo);
+
+  // The memory one statement may use (installed for the statements the session runs).
+  const MemoryLimit& memoryLimit() const { return memoryLimit_; }
+
+ private:
+  void assign(const std::string& name, std::string value, UndoLog& undo);
+  void refresh();  // the typed values from the texts
+  std::map<std::string, std::string> values_;  // name -> normalized text
+  MemoryLimit memoryLimit_{0};
+};
+
+}  // namespace hyrax
