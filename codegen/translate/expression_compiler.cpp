@@ -85,7 +85,9 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
         throw Error(sqlstate::InternalError, "codegen: column " + e.iu->name + " is not available here");
       return values_.at(e.iu);
     }
-    case ExprKind::Constant: return constant(e.value);
+    // A NULL of a type (nullif's, a folded CASE's) has that type's payload, zeroed: an untyped
+    // NULL's one-bit payload would fill only the first byte of a wider value's slot.
+    case ExprKind::Constant: return constant(e.value.isNull() && !e.type.isNull() ? Value::null(e.type) : e.value);
     case ExprKind::RoutineCall: {
       // Arguments and result in value slots.
       auto n = static_cast<uint32_t>(e.args.size());
@@ -192,7 +194,8 @@ SqlValue ExprCompiler::caseExpr(const plan::Expr& e) {
   auto* hiSlot = t.isString() ? cg_.local(cg_.i64(), "case_hi") : nullptr;
   auto* nullSlot = cg_.local(cg_.i1(), "case_null");
   auto assign = [&](const SqlValue& v) {
-    b_.CreateStore(v.v, vSlot);
+    // An untyped NULL arm stores a zero payload of the CASE's type (its own is one bit wide).
+    b_.CreateStore(v.type.id == TypeId::Null ? llvm::Constant::getNullValue(cg_.payloadType(t)) : v.v, vSlot);
     if (hiSlot) b_.CreateStore(v.hi ? v.hi : cg_.c64(0), hiSlot);
     b_.CreateStore(v.type.id == TypeId::Null ? cg_.cTrue() : (v.null ? v.null : cg_.cFalse()), nullSlot);
   };

@@ -30,7 +30,14 @@ HashTableCode::Keys HashTableCode::hashKeys(std::vector<SqlValue> values) {
   Keys k;
   k.values = std::move(values);
   for (auto& v : k.values) {
-    llvm::Value* kh = q_.expr.hash(v);
+    // hash() is for values that are not NULL: a NULL string's payload is never handed to the
+    // runtime (it need not be a string), the empty string's is hashed instead.
+    SqlValue h = v;
+    if (v.null && v.type.isString()) {
+      h.v = b.CreateSelect(v.null, cg_.c64(0), v.v);
+      h.hi = b.CreateSelect(v.null, cg_.c64(0), v.hi);
+    }
+    llvm::Value* kh = q_.expr.hash(h);
     if (v.null) {
       k.anyNull = k.anyNull ? b.CreateOr(k.anyNull, v.null) : v.null;
       kh = b.CreateSelect(v.null, cg_.c64(0x5bd1e995), kh);

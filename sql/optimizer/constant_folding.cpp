@@ -268,6 +268,26 @@ ExprPtr foldNode(ExprPtr e) {
       e->args = std::move(kept);
       return e;
     }
+    case ExprKind::Case: {
+      // Conditions are tried in order: while they are constants, a TRUE one decides and FALSE or
+      // NULL ones drop out; folded only when the value so chosen is a constant too.
+      size_t pairs = (e->args.size() - (e->hasElse ? 1 : 0)) / 2;
+      const Expr* chosen = nullptr;
+      size_t i = 0;
+      for (; i < pairs && e->args[2 * i]->kind == ExprKind::Constant; ++i) {
+        const Value& c = e->args[2 * i]->value;
+        if (!c.isNull() && c.asBool()) {
+          chosen = e->args[2 * i + 1].get();
+          break;
+        }
+      }
+      if (!chosen && i == pairs) {
+        if (!e->hasElse) return constant(Value::null(e->type), *e);
+        chosen = e->args.back().get();
+      }
+      if (chosen && chosen->kind == ExprKind::Constant) return constant(chosen->value, *e);
+      return e;
+    }
     default: return e;
   }
 }

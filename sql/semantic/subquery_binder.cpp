@@ -110,9 +110,18 @@ ExprPtr logicNot(ExprPtr e, SourcePos pos) {
 
 // What the subquery's value `y` is for a group of no rows: its expression over the aggregate
 // with count = 0 and the other aggregates NULL, folded to a constant (nullptr when it is not
-// one).
+// one). Values the maps between the subquery's top and the aggregate compute (also those of
+// splitDistinctAggregates, as a count's CASE over its partial counts) are substituted in turn.
 ExprPtr emptyGroupValue(plan::Operator& sub, const IU* y, const plan::Aggregate& agg) {
-  auto aggregateOfNothing = [&](const IU* iu) -> ExprPtr {
+  auto computedBy = [&](const IU* iu) -> const ExprPtr* {
+    for (plan::Operator* o = &sub; o->kind == OpKind::Map || o->kind == OpKind::Filter; o = o->child()) {
+      if (o->kind != OpKind::Map) continue;
+      for (auto& c : static_cast<plan::Map*>(o)->computed)
+        if (c.iu == iu) return &c.expr;
+    }
+    return nullptr;
+  };
+  auto valueOf = [&](auto& self, const IU* iu) -> ExprPtr {
     for (auto& a : agg.aggregates) {
       if (a.iu != iu) continue;
       if (a.func == plan::AggFunc::Count || a.func == plan::AggFunc::CountStar) return Expr::constant(Value::int64(0));
@@ -120,26 +129,22 @@ ExprPtr emptyGroupValue(plan::Operator& sub, const IU* y, const plan::Aggregate&
       n->type = iu->type;
       return n;
     }
-    return nullptr;
+    const ExprPtr* computed = computedBy(iu);
+    if (!computed) return nullptr;
+    auto substitute = [&](auto& sub_, ExprPtr e) -> ExprPtr {
+      if (e->kind == ExprKind::Column) {
+        ExprPtr r = self(self, e->iu);
+        return r ? std::move(r) : std::move(e);
+      }
+      for (auto& a : e->args) a = sub_(sub_, std::move(a));
+      return e;
+    };
+    return substitute(substitute, (*computed)->clone());
   };
-  if (ExprPtr direct = aggregateOfNothing(y)) return direct;
-  for (plan::Operator* o = &sub; o->kind == OpKind::Map || o->kind == OpKind::Filter; o = o->child()) {
-    if (o->kind != OpKind::Map) continue;
-    for (auto& c : static_cast<plan::Map*>(o)->computed) {
-      if (c.iu != y) continue;
-      auto substitute = [&](auto& self, ExprPtr e) -> ExprPtr {
-        if (e->kind == ExprKind::Column) {
-          ExprPtr r = aggregateOfNothing(e->iu);
-          return r ? std::move(r) : std::move(e);
-        }
-        for (auto& a : e->args) a = self(self, std::move(a));
-        return e;
-      };
-      ExprPtr v = foldConstants(substitute(substitute, c.expr->clone()));
-      return v->kind == ExprKind::Constant ? std::move(v) : nullptr;
-    }
-  }
-  return nullptr;
+  ExprPtr v = valueOf(valueOf, y);
+  if (!v) return nullptr;
+  v = foldConstants(std::move(v));
+  return v->kind == ExprKind::Constant ? std::move(v) : nullptr;
 }
 
 }  // namespace
@@ -188,8 +193,13 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
     result = Expr::column(value, e.pos);
     if (agg && !outer.empty()) {
       // One group per value of the correlated columns: `inner = outer` conditions become keys.
+      // f(DISTINCT x) was split into an aggregation over a duplicate-free inner one
+      // (splitDistinctAggregates): the correlation sits below the inner one, and its keys must
+      // group both (the inner one per key and x, the outer one per key).
+      auto* distinct = agg->children[0]->kind == OpKind::Aggregate ? static_cast<plan::Aggregate*>(agg->children[0].get())
+                                                                    : nullptr;
       std::vector<ExprPtr> pulled;
-      pullCorrelated(agg->children[0], outer, pulled);
+      pullCorrelated(distinct ? distinct->children[0] : agg->children[0], outer, pulled);
       for (auto& p : pulled) {
         bool eq = p->kind == ExprKind::Compare && p->cmp == plan::CmpOp::Eq;
         int innerSide = !eq ? -1 : !readsAny(*p->args[0], outer) ? 0 : !readsAny(*p->args[1], outer) ? 1 : -1;
@@ -198,6 +208,11 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
                       "a correlated scalar subquery with an aggregate supports only equalities with outer columns", p->pos);
         ExprPtr innerSideExpr = std::move(p->args[innerSide]);
         ExprPtr outerSideExpr = std::move(p->args[1 - innerSide]);
+        if (distinct) {
+          const IU* innerKey = plan_.ius.make(innerSideExpr->type, "corr");
+          distinct->groups.push_back({innerKey, std::move(innerSideExpr)});
+          innerSideExpr = Expr::column(innerKey);
+        }
         const IU* key = plan_.ius.make(innerSideExpr->type, "corr");
         agg->groups.push_back({key, std::move(innerSideExpr)});
         conds.push_back(makeCompare(plan::CmpOp::Eq, Expr::column(key), std::move(outerSideExpr), p->pos));
@@ -208,6 +223,10 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
         if (having || !empty)
           throw Error(sqlstate::FeatureNotSupported,
                       "this correlated scalar subquery (count with HAVING, or a non-constant value of no rows) is not supported yet",
+                      e.pos);
+        if (agg->groups.empty())  // no correlated equality became a key: outer columns elsewhere
+          throw Error(sqlstate::FeatureNotSupported,
+                      "this correlated subquery is not supported yet (an outer column outside the equalities of its WHERE)",
                       e.pos);
         const IU* key = agg->groups.front().iu;
         const IU* keyOut = plan_.ius.make(key->type.withNullable(true), key->name);

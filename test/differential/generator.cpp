@@ -187,9 +187,7 @@ Sql QueryGenerator::subquery(Type t, const Scope& outer, int depth) {
   // A scalar subquery: an aggregate, so it returns exactly one row.
   aggScope.cols = own;
   aggScope.aggregated = own;
-  // No DISTINCT aggregates here: a correlated scalar subquery over count(DISTINCT ...) crashes
-  // hyrax's binder (known_mismatches.md, case 1); re-enable when it is fixed.
-  return "(SELECT " + aggregate(t, aggScope, false) + fromSql + where + ")";
+  return "(SELECT " + aggregate(t, aggScope, true) + fromSql + where + ")";
 }
 
 Sql QueryGenerator::expr(Type t, const Scope& sc, int depth) {
