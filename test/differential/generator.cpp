@@ -313,7 +313,8 @@ QueryGenerator::From QueryGenerator::from(int maxTables) {
         }
         if (conj.empty() || rng_.chance(0.3)) conj.push_back(predicate(on, 2));
         f.sql = f.sql + kind + item + " ON " + join(conj, " AND ");
-        if (i >= 2 && std::string(kind) == " RIGHT JOIN ") f.rightJoinAfterJoin = true;
+        // SQLite 3.40 loses the rows a RIGHT or FULL join adds after a join (known_mismatches.md).
+        if (i >= 2 && (std::string(kind) == " RIGHT JOIN " || std::string(kind) == " FULL JOIN ")) f.rightJoinAfterJoin = true;
       }
     }
     for (auto& c : cols) f.cols.push_back(c);
