@@ -1,5 +1,6 @@
 #include "engine/load/delimited_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/util/error.hpp"
@@ -7,14 +8,14 @@
 namespace hyrax {
 
 namespace {
-constexpr size_t kBlock = size_t{1} << 20;  // bytes read at a time
 // The longest record: PostgreSQL's limit for a value (1 GB). Input without line breaks (a binary
 // file, /dev/zero) thus fails instead of growing the buffer until memory runs out.
 constexpr size_t kMaxRecord = size_t{1} << 30;
 }
 
-DelimitedReader::DelimitedReader(Source source, CopyFormat format) : source_(std::move(source)), format_(std::move(format)) {
-  buf_.resize(kBlock);
+DelimitedReader::DelimitedReader(Source source, CopyFormat format, size_t block)
+    : source_(std::move(source)), format_(std::move(format)) {
+  buf_.resize(std::max<size_t>(block, 1));
   special_['\n'] = special_['\\'] = special_[static_cast<unsigned char>(format_.delimiter)] = true;
 }
 
