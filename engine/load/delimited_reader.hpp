@@ -23,7 +23,10 @@ class DelimitedReader {
     uint32_t column = 1;  // 1-based character column where the field starts in its line
   };
 
-  DelimitedReader(Source source, CopyFormat format);
+  // The source is read kDefaultBlock bytes at a time; the buffer doubles while one record does
+  // not fit. Tests and the fuzzer pass a tiny block to reach every refill and growth path.
+  static constexpr size_t kDefaultBlock = size_t{1} << 20;
+  DelimitedReader(Source source, CopyFormat format, size_t block = kDefaultBlock);
 
   // The next record, false at the end. For text input from a client, a line `\.` ends the data.
   bool next(std::vector<Field>& fields);

@@ -18,8 +18,13 @@ namespace {
 
 constexpr uint64_t kProgressEvery = 1u << 20;  // rows between progress reports
 
-// The field's value in the column's physical representation (dst holds 16 bytes).
-void parseField(std::string_view s, const SqlType& t, void* dst) {
+std::string where(const LoadTarget& target, const DelimitedReader& reader) {
+  return "COPY " + target.table->name() + ", " + target.source + " line " + std::to_string(reader.line());
+}
+
+}  // namespace
+
+void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
   switch (t.id) {
     case TypeId::Bool: {
       uint8_t b = text::parseBool(s);
@@ -74,12 +79,6 @@ void parseField(std::string_view s, const SqlType& t, void* dst) {
     default: throw Error(sqlstate::FeatureNotSupported, "COPY cannot load columns of type " + t.name());
   }
 }
-
-std::string where(const LoadTarget& target, const DelimitedReader& reader) {
-  return "COPY " + target.table->name() + ", " + target.source + " line " + std::to_string(reader.line());
-}
-
-}  // namespace
 
 namespace {
 
@@ -166,7 +165,7 @@ void parseRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHe
           continue;
         }
         try {
-          parseField(fields[i].text, col.type, &batch.values[at]);
+          parseFieldValue(fields[i].text, col.type, &batch.values[at]);
         } catch (const Error& e) {
           throw Error(e.sqlstate(), where(target, reader) + ", column " + std::to_string(fields[i].column) + " (" +
                                         col.name + "): " + e.message());

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/load/delimited_reader.hpp"
@@ -11,6 +12,7 @@
 namespace hyrax {
 
 class Table;
+struct SqlType;
 
 struct LoadProgress {
   uint64_t rows = 0;
@@ -22,6 +24,10 @@ struct LoadTarget {
   std::vector<uint32_t> columns;  // the table column each field goes to; unlisted columns get NULL
   std::string source;             // file name or "STDIN", for error messages
 };
+
+// A field's text as a value of type t in its physical representation (dst holds 16 bytes; a
+// string points into `s`). Throws the Error of a bad value (22P02, 22003, 22008, 22001, ...).
+void parseFieldValue(std::string_view s, const SqlType& t, void* dst);
 
 // Appends every record and returns how many. On any error the table is truncated back to its
 // rows before the call and an Error names the source, line, field column and table column.
