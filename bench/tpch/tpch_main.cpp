@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench/benchmarks.hpp"
+#include "bench/options.hpp"
 #include "bench/read_file.hpp"
 #include "bench/tpch/answer_check.hpp"
 #include "bench/tpch/peers.hpp"
@@ -121,12 +122,7 @@ int tpch(int argc, char** argv) {
       "peers", po::value<std::string>(), "also run on these engines: postgres,sqlite")(
       "peer-limit", po::value<double>()->default_value(60), "seconds a peer may take per query");
   po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc;
-    return 0;
-  }
+  if (!bench::parseOptions(desc, argc, argv, vm)) return 0;
   const bool json = vm.count("json") > 0;
   const fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpch";
   const fs::path data = fs::path(dataRoot) / ("sf" + sfName(sf));
