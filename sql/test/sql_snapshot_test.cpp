@@ -3,6 +3,7 @@
 // and the ones they hold are killed (a gate they wait on is always opened, or they are killed).
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -242,4 +243,60 @@ TEST_CASE("the snapshot answer's wire format carries long strings and NULLs") {
   CHECK(e.detail() == "d");
   auto cut = std::make_shared<std::string>(bytes->substr(0, bytes->size() / 2));
   CHECK(errorOf([&] { sql::decodeAnswer(cut); }) == "XX000");
+}
+
+TEST_CASE("snapshots see whole transactions only, and killed children harm no one, while transactions run") {
+  Database db;
+  Connection writer(db), victim(db), checker(db);
+  writer.execute("CREATE TABLE a (x INTEGER)");
+  writer.execute("CREATE TABLE b (x INTEGER)");
+  victim.execute("SET analytics = 'snapshot'");
+  checker.execute("SET analytics = 'snapshot'");
+  victim.setSnapshotHookForTesting([] {
+    for (;;) pause();  // held until killed
+  });
+  std::atomic<bool> stop{false};
+  std::atomic<int> committed{0};
+  // Each transaction writes a row into both tables: a snapshot must never see one without the other.
+  std::thread oltp([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      writer.execute("BEGIN");
+      writer.execute("INSERT INTO a VALUES (" + std::to_string(i) + ")");
+      writer.execute("INSERT INTO b VALUES (" + std::to_string(i) + ")");
+      writer.execute("COMMIT");
+      committed.fetch_add(1);
+    }
+  });
+  int killed = 0, consistent = 0;
+  for (int round = 0; round < 20; ++round) {
+    std::string state;
+    std::thread reader([&] { state = errorOf([&] { victim.execute("SELECT count(*) FROM a"); }); });
+    const int pid = childOf(victim);
+    kill(pid, SIGKILL);
+    reader.join();
+    killed += state == "XX000" && reaped(pid);
+    QueryResult r = checker.execute("SELECT (SELECT count(*) FROM a) - (SELECT count(*) FROM b), (SELECT count(*) FROM a)");
+    consistent += r.value(0, 0).asInt() == 0;
+  }
+  stop.store(true);
+  oltp.join();
+  CHECK(killed == 20);
+  CHECK(consistent == 20);
+  CHECK(committed.load() > 0);
+  CHECK(writer.execute("SELECT count(*) FROM a").value(0, 0).asInt() == committed.load());
+  CHECK(writer.execute("SELECT count(*) FROM b").value(0, 0).asInt() == committed.load());
+}
+
+TEST_CASE("a snapshot query past memory_limit fails with 53200") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE d (x INTEGER)");
+  con.execute("INSERT INTO d VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)");
+  con.execute("CREATE TABLE t (a INTEGER)");
+  con.execute("INSERT INTO t SELECT a.x + 10*b.x + 100*c.x + 1000*e.x + 10000*f.x FROM d a, d b, d c, d e, d f");
+  con.execute("SET analytics = 'snapshot'");
+  con.execute("SET memory_limit = '2MB'");
+  CHECK(errorOf([&] { con.execute("SELECT count(*) FROM (SELECT a, count(*) FROM t GROUP BY a) q"); }) == "53200");
+  con.execute("RESET memory_limit");
+  CHECK(con.execute("SELECT count(*) FROM (SELECT a, count(*) FROM t GROUP BY a) q").value(0, 0).asInt() == 100000);
 }
