@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "bench/benchmarks.hpp"
+#include "bench/options.hpp"
 #include "bench/read_file.hpp"
 #include "bench/tpcc/tpcc_engine.hpp"
 #include "bench/tpcc/tpcc_random.hpp"
@@ -253,12 +254,7 @@ int tpcc(int argc, char** argv) {
       "hyrax's clients, each a connection with one transaction under way; their calls queue at the one OLTP thread")(
       "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
   po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, opts), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << "usage: hyrax-bench tpcc [options]\n" << opts;
-    return 0;
-  }
+  if (!bench::parseOptions(opts, argc, argv, vm, "usage: hyrax-bench tpcc [options]\n")) return 0;
   int warehouses = vm["warehouses"].as<int>();
   double duration = vm["duration"].as<double>();
   uint64_t seed = vm["seed"].as<uint64_t>();

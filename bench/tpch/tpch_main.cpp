@@ -1,7 +1,7 @@
 // hyrax-bench tpch: makes TPC-H data with tpchgen-cli when missing, loads it with COPY, runs the
 // 22 queries, checks each answer, and prints compile and execute times per query.
 //   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--json] [--data DIR] [--test]
-//                    [--peers postgres,sqlite] [--peer-limit S]
+//                    [--peers postgres,sqlite] [--peer-limit S] [--analytics inline|snapshot]
 // --peers runs the same queries on PostgreSQL and/or SQLite in the same run and prints each
 // one's time and its ratio to hyrax's (compile + execute, what a user waits for).
 // --test (what ctest runs): exit non-zero when a query gives a wrong answer or fails with anything
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench/benchmarks.hpp"
+#include "bench/options.hpp"
 #include "bench/read_file.hpp"
 #include "bench/tpch/answer_check.hpp"
 #include "bench/tpch/peers.hpp"
@@ -119,14 +120,11 @@ int tpch(int argc, char** argv) {
       "json", "machine-readable output")("data", po::value(&dataRoot), "where generated data is kept")(
       "test", "exit non-zero on a wrong answer or an unexpected error")(
       "peers", po::value<std::string>(), "also run on these engines: postgres,sqlite")(
-      "peer-limit", po::value<double>()->default_value(60), "seconds a peer may take per query");
+      "peer-limit", po::value<double>()->default_value(60), "seconds a peer may take per query")(
+      "analytics", po::value<std::string>()->default_value("inline"),
+      "where the queries run: inline, or snapshot (each in a child forked after the load; times are the child's)");
   po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc;
-    return 0;
-  }
+  if (!bench::parseOptions(desc, argc, argv, vm)) return 0;
   const bool json = vm.count("json") > 0;
   const fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpch";
   const fs::path data = fs::path(dataRoot) / ("sf" + sfName(sf));
@@ -150,6 +148,7 @@ int tpch(int argc, char** argv) {
     std::printf("TPC-H SF %s: %llu rows (%.0f MB) loaded in %.0f ms, %.0f rows/s\n\n", sfName(sf).c_str(),
                 static_cast<unsigned long long>(loadedRows), loadedBytes / 1048576.0, loadMs, loadedRows / (loadMs / 1000));
 
+  con.execute("SET analytics = '" + vm["analytics"].as<std::string>() + "'");
   std::vector<QueryRun> runs;
   for (int q = 1; q <= 22; ++q) {
     if (only && q != only) continue;

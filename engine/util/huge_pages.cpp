@@ -1,6 +1,7 @@
 #include "engine/util/huge_pages.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -65,6 +66,10 @@ struct Prefaulter {
 
 void prefaultInBackground(void* p, size_t bytes) {
   static auto* prefaulter = new Prefaulter;  // NOLINT: deliberately never freed (see above)
+  static const pid_t owner = getpid();
+  // In a forked snapshot child the thread is gone and its mutex may have been held at the fork:
+  // it is only advice, so the child goes without.
+  if (getpid() != owner) return;
   {
     std::lock_guard lock(prefaulter->mutex);
     prefaulter->ranges.emplace_back(p, bytes);

@@ -1,6 +1,7 @@
 // Statement execution: parse, plan (statement_planner.hpp), compile, run; DDL directly on the catalog.
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
@@ -15,6 +16,7 @@
 #include "sql/api/copy.hpp"
 #include "sql/api/ddl.hpp"
 #include "sql/api/procedure.hpp"
+#include "sql/api/snapshot.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/api/statement_planner.hpp"
@@ -82,11 +84,38 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
   cancel_.store(false);
   QueryResult r;
-  db_.executor().run(this, [&] {
-    RoutineCallerScope scope(routineCaller_.get());
-    r = run(sql, origin);
-  });
-  return r;
+  // A query on a snapshot: the executor forks and goes on; this thread waits for the child's
+  // answer. A child that found the query writes (a stored function it called changed a table)
+  // answers "run it inline", and the second round does.
+  for (bool mayFork = true;; mayFork = false) {
+    std::unique_ptr<sql::SnapshotQuery> snapshot;
+    db_.executor().run(this, [&] {
+      RoutineCallerScope scope(routineCaller_.get());
+      r = run(sql, origin, mayFork ? &snapshot : nullptr);
+    });
+    if (!snapshot) return r;
+    snapshotPid_.store(snapshot->pid());
+    std::optional<QueryResult> answer;
+    try {
+      answer = snapshot->finish(cancel_);
+    } catch (...) {
+      snapshotPid_.store(0);
+      throw;
+    }
+    snapshotPid_.store(0);
+    if (answer) return std::move(*answer);
+  }
+}
+
+// A SELECT (or EXPLAIN ANALYZE of one) outside a transaction block, with SET analytics =
+// 'snapshot'; not a stored function called alone (that is a call, which may write).
+bool Connection::runsOnSnapshot(const ast::Statement& stmt) const {
+  if (!settings_->analyticsOnSnapshot() || txn_ != TransactionState::Idle) return false;
+  if (stmt.kind == ast::StmtKind::Explain) {
+    auto& e = static_cast<const ast::ExplainStmt&>(stmt);
+    return e.analyze && e.statement->kind == ast::StmtKind::Select;
+  }
+  return stmt.kind == ast::StmtKind::Select && !isFunctionCall(stmt);
 }
 
 void Connection::endTransaction(bool commit) {
@@ -160,7 +189,7 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
   return r;
 }
 
-QueryResult Connection::run(std::string_view sql, SourcePos origin) {
+QueryResult Connection::run(std::string_view sql, SourcePos origin, std::unique_ptr<sql::SnapshotQuery>* snapshot) {
   PhaseTimes times;
   auto t = Clock::now();
   ast::StatementPtr stmt = parseStatement(sql, origin);
@@ -169,6 +198,18 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin) {
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block",
                 stmt->pos);
+  if (snapshot && runsOnSnapshot(*stmt)) {
+    // Between two statements, no block open: the fork sees exactly the committed state.
+    *snapshot = sql::SnapshotQuery::start([&]() -> QueryResult {  // runs in the child only
+      if (snapshotHook_) snapshotHook_();
+      ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
+      const size_t logged = undo_->size();
+      QueryResult r = dispatch(stmt, times);
+      if (undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
+      return r;
+    });
+    return QueryResult();
+  }
   return atomically([&] { return dispatch(stmt, times); });
 }
 
@@ -235,18 +276,20 @@ QueryResult Connection::finishCall() {
 }
 
 // SELECT f(args) of a stored function (alone: no FROM, nothing else) is a call of it.
-std::unique_ptr<ast::CallStmt> Connection::functionCall(const ast::Statement& stmt) {
-  if (stmt.kind != ast::StmtKind::Select) return nullptr;
-  ast::Select& s = *static_cast<const ast::SelectStmt&>(stmt).select;
-  const sql::Routines& routines = db_.routines();
-  auto isRoutine = [&](const ast::Expr& e) {
-    return e.kind == ast::ExprKind::Function && !e.distinct && !e.star && e.table.empty() && routines.exists(e.name);
-  };
+bool Connection::isFunctionCall(const ast::Statement& stmt) const {
+  if (stmt.kind != ast::StmtKind::Select) return false;
+  const ast::Select& s = *static_cast<const ast::SelectStmt&>(stmt).select;
   bool alone = s.setOp == ast::SetOp::None && s.from.empty() && !s.where && s.items.size() == 1 && s.groupBy.empty() &&
                !s.having && !s.distinct && !s.limit && !s.offset && s.orderBy.empty() && s.with.empty();
+  if (!alone) return false;
   // Alone it is a call (no plan at all); elsewhere in a query the plan calls it for each row.
-  if (!alone || !isRoutine(*s.items[0].expr)) return nullptr;
-  ast::Expr& e = *s.items[0].expr;
+  const ast::Expr& e = *s.items[0].expr;
+  return e.kind == ast::ExprKind::Function && !e.distinct && !e.star && e.table.empty() && db_.routines().exists(e.name);
+}
+
+std::unique_ptr<ast::CallStmt> Connection::functionCall(const ast::Statement& stmt) {
+  if (!isFunctionCall(stmt)) return nullptr;
+  ast::Expr& e = *static_cast<const ast::SelectStmt&>(stmt).select->items[0].expr;
   auto call = std::make_unique<ast::CallStmt>(stmt.pos);
   call->name = e.name;
   call->namePos = e.pos;
@@ -358,6 +401,10 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       "Machine code: %.3f ms\nExecute: %.3f ms\nTotal: %.3f ms\n",
                       static_cast<unsigned long long>(rows), times.parse, times.plan, times.codegen, times.optimize,
                       times.machineCode, times.execute, times.total());
+        text += buf;
+        double forkMs = 0;
+        if (sql::inSnapshotChild(&forkMs)) std::snprintf(buf, sizeof(buf), "Ran on: snapshot (fork %.3f ms)\n", forkMs);
+        else std::snprintf(buf, sizeof(buf), "Ran on: inline\n");
         text += buf;
       } else {
         text = plan::explain(target);

@@ -34,6 +34,7 @@ class Catalog;
 class SerialExecutor;
 namespace sql {
 class Routines;
+class SnapshotQuery;  // sql/api/snapshot.hpp
 }
 class UndoLog;
 
@@ -148,11 +149,20 @@ class Connection {
   // Receives progress notices of long statements (COPY reports rows and bytes loaded).
   void setProgressHandler(std::function<void(const std::string&)> handler) { progress_ = std::move(handler); }
 
+  // SET analytics = 'snapshot': the process id of the snapshot child running this connection's
+  // query, 0 when there is none (for tests, which kill it), and a function the child runs before
+  // it plans the query (tests hold the child there).
+  int snapshotPid() const { return snapshotPid_.load(); }
+  void setSnapshotHookForTesting(std::function<void()> hook) { snapshotHook_ = std::move(hook); }
+
   enum class TransactionState : uint8_t { Idle, InBlock, Failed };
   TransactionState transactionState() const { return txn_; }
 
  private:
-  QueryResult run(std::string_view sql, SourcePos origin);  // on the executor thread
+  // On the executor thread. With `snapshot` given, a query that may run on a snapshot is forked
+  // off into *snapshot (the result is then read from it, not returned).
+  QueryResult run(std::string_view sql, SourcePos origin, std::unique_ptr<sql::SnapshotQuery>* snapshot = nullptr);
+  bool runsOnSnapshot(const ast::Statement& stmt) const;
   QueryResult atomically(const std::function<QueryResult()>& statement);
   QueryResult callOnExecutor(const std::string& name, const std::vector<Value>& args);
   QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
@@ -160,6 +170,7 @@ class Connection {
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
   QueryResult transactionControl(const ast::TransactionStmt& stmt);
   std::unique_ptr<ast::CallStmt> functionCall(const ast::Statement& stmt);
+  bool isFunctionCall(const ast::Statement& stmt) const;
   void endTransaction(bool commit);
 
   Database& db_;
@@ -175,6 +186,8 @@ class Connection {
   struct PendingCall;  // connection.cpp
   std::unique_ptr<PendingCall> pending_;
   std::unique_ptr<SessionSettings> settings_;  // SET, SHOW, RESET
+  std::atomic<int> snapshotPid_{0};
+  std::function<void()> snapshotHook_;
 };
 
 }  // namespace hyrax

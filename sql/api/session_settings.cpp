@@ -53,6 +53,18 @@ const SettingDef kSettings[] = {
          throw Error(sqlstate::InvalidParameter, "memory_limit must be at least 1MB", pos);
        return formatMemorySize(bytes);
      }},
+    {"analytics",
+     "Where a SELECT outside a transaction block runs: 'inline' on the executor thread, or 'snapshot' in a "
+     "process forked from it, on a copy-on-write snapshot, while the executor goes on with other sessions' work.",
+     [] { return std::string("inline"); },
+     [](const std::string& v, SourcePos pos) {
+       std::string lower;
+       for (char c : v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+       if (lower != "inline" && lower != "snapshot")
+         throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"analytics\": \"" + v + "\"", pos)
+             .withDetail("Available values: inline, snapshot.");
+       return lower;
+     }},
 };
 
 const SettingDef* findSetting(const std::string& name) {
@@ -76,6 +88,7 @@ SessionSettings::SessionSettings() {
 
 void SessionSettings::refresh() {
   memoryLimit_.bytes = parseMemorySize(values_.at("memory_limit"), "memory_limit", {});
+  analyticsOnSnapshot_ = values_.at("analytics") == "snapshot";
 }
 
 void SessionSettings::assign(const std::string& name, std::string value, UndoLog& undo) {

@@ -21,12 +21,16 @@ class SessionSettings {
 
   // The memory one statement may use (installed for the statements the session runs).
   const MemoryLimit& memoryLimit() const { return memoryLimit_; }
+  // SET analytics = 'snapshot': SELECTs outside a transaction block run in a forked child
+  // (sql/api/snapshot.hpp); 'inline' (the default for now): on the executor thread.
+  bool analyticsOnSnapshot() const { return analyticsOnSnapshot_; }
 
  private:
   void assign(const std::string& name, std::string value, UndoLog& undo);
   void refresh();  // the typed values from the texts
   std::map<std::string, std::string> values_;  // name -> normalized text
   MemoryLimit memoryLimit_{0};
+  bool analyticsOnSnapshot_ = false;
 };
 
 }  // namespace hyrax

@@ -20,6 +20,7 @@ struct Options {
   std::string engine = "hyrax";
   bool verbose = false, stopOnError = false;
   std::vector<std::string> paths;
+  std::vector<std::string> setup;  // statements run before each file
 };
 
 struct Counts {
@@ -93,6 +94,7 @@ Counts runFile(const std::string& path, const Options& opt, bool& stop) {
   }
   Database db;
   Connection con(db);
+  for (const std::string& sql : opt.setup) con.execute(sql);
   int threshold = 0;
   std::map<std::string, std::vector<std::string>> labels;
   auto fail = [&](const slt::Record& r, const std::string& what) {
@@ -182,10 +184,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--engine" && i + 1 < argc) opt.engine = argv[++i];
+    else if (a == "--setup" && i + 1 < argc) opt.setup.push_back(argv[++i]);
     else if (a == "--verbose") opt.verbose = true;
     else if (a == "--stop-on-error") opt.stopOnError = true;
     else if (a == "--help" || a == "-h") {
-      std::cout << "usage: hyrax-slt [--engine NAME] [--verbose] [--stop-on-error] FILE|DIR...\n";
+      std::cout << "usage: hyrax-slt [--engine NAME] [--setup SQL]... [--verbose] [--stop-on-error] FILE|DIR...\n"
+                   "  --setup SQL  runs SQL (e.g. SET analytics = 'snapshot') before each file\n";
       return 0;
     } else opt.paths.push_back(a);
   }

@@ -1,0 +1,302 @@
+// SET analytics = 'snapshot': SELECTs run in a child forked from the executor thread
+// (sql/api/snapshot.hpp). Every child these tests start is reaped by the time its query returns,
+// and the ones they hold are killed (a gate they wait on is always opened, or they are killed).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sql/api/database.hpp"
+#include "sql/api/snapshot.hpp"
+#include "sql/test/result_text.hpp"
+
+using namespace hyrax;
+using test::allText;
+
+namespace {
+
+void fillTypes(Connection& con) {
+  con.execute("CREATE TABLE t (id INTEGER, big BIGINT, d DECIMAL(10,2), f DOUBLE PRECISION, s TEXT, "
+              "v VARCHAR(20), c CHAR(5), day DATE, b BOOLEAN)");
+  con.execute("INSERT INTO t VALUES (1, 10000000000, 12.34, 1.5, 'short', 'a longer string here', 'ab', "
+              "DATE '2024-02-29', true)");
+  con.execute("INSERT INTO t VALUES (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+  con.execute("INSERT INTO t VALUES (3, -5, -0.01, -2.25e10, 'exactly12chr', 'x', 'abcde', DATE '1970-01-01', false)");
+  con.execute("CREATE TABLE n (x INTEGER)");
+  con.execute("INSERT INTO n VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)");
+  for (int i = 0; i < 9; ++i) con.execute("INSERT INTO n SELECT x + 1000 FROM n");  // 5120 rows
+}
+
+// The same answer: columns (names, types), tag, rows, and every value's NULL and text.
+void checkSame(const QueryResult& a, const QueryResult& b) {
+  REQUIRE(a.columns().size() == b.columns().size());
+  for (size_t c = 0; c < a.columns().size(); ++c) {
+    CHECK(a.columns()[c].name == b.columns()[c].name);
+    CHECK(a.columns()[c].type == b.columns()[c].type);
+  }
+  CHECK(a.tag() == b.tag());
+  REQUIRE(a.rowCount() == b.rowCount());
+  for (uint64_t r = 0; r < a.rowCount(); ++r)
+    for (uint32_t c = 0; c < a.columns().size(); ++c) {
+      CHECK(a.isNull(r, c) == b.isNull(r, c));
+      CHECK(a.text(r, c) == b.text(r, c));
+    }
+}
+
+template <typename F>
+std::string errorOf(F&& f, Error* out = nullptr) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (out) *out = e;
+    return e.sqlstate();
+  }
+  return "none";
+}
+
+// A pipe the snapshot child waits on before it runs its query; opened at the latest when it goes.
+struct Gate {
+  int fds[2];
+  Gate() { REQUIRE(pipe(fds) == 0); }
+  void open() {
+    if (fds[1] < 0) return;
+    char c = 'x';
+    CHECK(write(fds[1], &c, 1) == 1);
+    close(fds[1]);
+    fds[1] = -1;
+  }
+  ~Gate() {
+    open();
+    close(fds[0]);
+  }
+  std::function<void()> waiter() const {
+    int fd = fds[0];
+    return [fd] {
+      char c;
+      while (read(fd, &c, 1) < 0 && errno == EINTR) {
+      }
+    };
+  }
+};
+
+// The pid of the child running `con`'s query, once there is one (a minute at most).
+int childOf(const Connection& con) {
+  for (int i = 0; i < 60000; ++i) {
+    if (int pid = con.snapshotPid()) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  FAIL("no snapshot child started");
+  return 0;
+}
+
+bool reaped(int pid) { return waitpid(pid, nullptr, WNOHANG) == -1 && errno == ECHILD; }
+
+}  // namespace
+
+TEST_CASE("queries on a snapshot answer as inline ones do") {
+  Database db;
+  Connection inl(db), snap(db);
+  fillTypes(inl);
+  CHECK(snap.execute("SET analytics = 'snapshot'").tag() == "SET");
+  CHECK(allText(snap.execute("SHOW analytics")) == "snapshot\n");
+  const char* queries[] = {
+      "SELECT * FROM t ORDER BY id",
+      "SELECT id, s || '-' || v AS joined, upper(s), d * 2, f / 2, day + 1 FROM t ORDER BY id",
+      "SELECT count(*), sum(d), avg(f), min(s), max(v), min(day) FROM t",
+      "SELECT b, count(*) FROM t GROUP BY b ORDER BY b",
+      "SELECT * FROM t WHERE id > 100",
+      "SELECT 1 AS one, 'literal text longer than twelve' AS lit, NULL AS nothing",
+      "SELECT x, x * 2 AS y FROM n ORDER BY x DESC",
+      "SELECT a.id, b.x FROM t a JOIN n b ON a.id = b.x ORDER BY a.id",
+      "SELECT count(*) FROM n WHERE x NOT IN (SELECT id FROM t WHERE id IS NOT NULL)",
+  };
+  for (const char* q : queries) {
+    INFO(q);
+    checkSame(inl.execute(q), snap.execute(q));
+  }
+  // Errors come back whole: SQLSTATE, message, position.
+  for (const char* q : {"SELECT id / (id - 1) FROM t ORDER BY id", "SELECT nothere FROM t", "SELECT 1 FROM nosuch"}) {
+    INFO(q);
+    Error a("", ""), b("", "");
+    std::string sa = errorOf([&] { inl.execute(q); }, &a);
+    std::string sb = errorOf([&] { snap.execute(q); }, &b);
+    CHECK(sa != "none");
+    CHECK(sa == sb);
+    CHECK(a.message() == b.message());
+    CHECK(a.pos().line == b.pos().line);
+    CHECK(a.pos().column == b.pos().column);
+    CHECK(a.detail() == b.detail());
+  }
+  // Division by zero: at run time (no position yet, inline either), and folded (with one).
+  CHECK(errorOf([&] { snap.execute("SELECT 1 / (id - id) FROM t"); }) == "22012");
+  Error div("", "");
+  CHECK(errorOf([&] { snap.execute("SELECT 1,\n  2 / 0"); }, &div) == "22012");
+  CHECK(div.pos().line == 2);
+  CHECK(div.pos().column == 5);
+  // EXPLAIN ANALYZE says where it ran; inside a transaction block queries run inline.
+  CHECK(allText(snap.execute("EXPLAIN ANALYZE SELECT count(*) FROM n")).find("Ran on: snapshot (fork ") != std::string::npos);
+  CHECK(allText(inl.execute("EXPLAIN ANALYZE SELECT count(*) FROM n")).find("Ran on: inline") != std::string::npos);
+  snap.execute("BEGIN");
+  snap.execute("INSERT INTO n VALUES (-1)");
+  CHECK(snap.execute("SELECT count(*) FROM n").value(0, 0).asInt() == 5121);  // its own write: inline
+  CHECK(allText(snap.execute("EXPLAIN ANALYZE SELECT 1")).find("Ran on: inline") != std::string::npos);
+  snap.execute("ROLLBACK");
+  CHECK(snap.execute("SELECT count(*) FROM n").value(0, 0).asInt() == 5120);
+  CHECK(errorOf([&] { snap.execute("SET analytics = 'sideways'"); }) == "22023");
+  snap.execute("RESET analytics");
+  CHECK(allText(snap.execute("SHOW analytics")) == "inline\n");
+}
+
+TEST_CASE("a query that writes through a stored function runs inline instead") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE log (x INTEGER)");
+  con.execute("CREATE TABLE src (x INTEGER)");
+  con.execute("INSERT INTO src VALUES (1), (2)");
+  con.execute("CREATE FUNCTION note(v INTEGER) RETURNS INTEGER AS $$ BEGIN INSERT INTO log VALUES (v); RETURN v * 10; "
+              "END $$ LANGUAGE plpgsql");
+  con.execute("SET analytics = 'snapshot'");
+  CHECK(allText(con.execute("SELECT note(x) FROM src ORDER BY x")) == "10\n20\n");
+  CHECK(con.execute("SELECT count(*) FROM log").value(0, 0).asInt() == 2);  // written once, in the parent
+  CHECK(allText(con.execute("SELECT note(7)")) == "70\n");                  // a call: inline
+  CHECK(con.execute("SELECT count(*) FROM log").value(0, 0).asInt() == 3);
+}
+
+TEST_CASE("a snapshot sees the state at its fork while the executor goes on with other sessions") {
+  Database db;
+  Connection writer(db), snap(db);
+  writer.execute("CREATE TABLE t (a INTEGER, s TEXT)");
+  writer.execute("INSERT INTO t VALUES (1, 'one')");
+  snap.execute("SET analytics = 'snapshot'");
+  Gate gate;
+  snap.setSnapshotHookForTesting(gate.waiter());
+  std::string seen;
+  std::thread reader([&] { seen = allText(snap.execute("SELECT count(*) || ' ' || max(s) FROM t")); });
+  const int pid = childOf(snap);
+  // The child has forked and waits at the gate, its query not yet run: the executor takes this
+  // session's INSERT meanwhile (were it blocked, this would never return and the gate never open).
+  writer.execute("INSERT INTO t VALUES (2, 'two')");
+  CHECK(writer.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);
+  gate.open();
+  reader.join();
+  CHECK(seen == "1 one\n");  // the row committed after the fork is not in the snapshot
+  CHECK(reaped(pid));
+  snap.setSnapshotHookForTesting(nullptr);
+  CHECK(allText(snap.execute("SELECT count(*) || ' ' || max(s) FROM t")) == "2 two\n");  // a new snapshot
+}
+
+TEST_CASE("a killed or cancelled snapshot child fails only its query, and is reaped") {
+  Database db;
+  Connection other(db), snap(db);
+  other.execute("CREATE TABLE t (a INTEGER)");
+  other.execute("INSERT INTO t VALUES (1), (2)");
+  snap.execute("SET analytics = 'snapshot'");
+  snap.setSnapshotHookForTesting([] {
+    for (;;) pause();  // held until killed
+  });
+  SECTION("kill -9") {
+    Error err("", "");
+    std::string state;
+    std::thread reader([&] { state = errorOf([&] { snap.execute("SELECT count(*) FROM t"); }, &err); });
+    const int pid = childOf(snap);
+    CHECK(kill(pid, SIGKILL) == 0);
+    reader.join();
+    CHECK(state == "XX000");
+    CHECK(err.message().find("snapshot process ended by signal 9") != std::string::npos);
+    CHECK(reaped(pid));
+  }
+  SECTION("cancel") {
+    std::string state;
+    std::thread reader([&] { state = errorOf([&] { snap.execute("SELECT count(*) FROM t"); }); });
+    const int pid = childOf(snap);
+    snap.cancel();
+    reader.join();
+    CHECK(state == "57014");
+    CHECK(reaped(pid));
+  }
+  CHECK(snap.snapshotPid() == 0);
+  // The parent, the session and the other session go on.
+  other.execute("INSERT INTO t VALUES (3)");
+  snap.setSnapshotHookForTesting(nullptr);
+  CHECK(snap.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+  CHECK(other.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+}
+
+TEST_CASE("the snapshot answer's wire format carries long strings and NULLs") {
+  Database db;
+  Connection con(db);
+  QueryResult r = con.execute("SELECT 'a string longer than twelve' AS s, NULL::TEXT AS n, 'tiny' AS t");
+  auto bytes = std::make_shared<std::string>(sql::encodeResult(r));
+  QueryResult back = sql::decodeAnswer(bytes);
+  checkSame(r, back);
+  auto err = std::make_shared<std::string>(sql::encodeError(Error("22012", "division by zero", {1, 8}).withDetail("d")));
+  Error e("", "");
+  CHECK(errorOf([&] { sql::decodeAnswer(err); }, &e) == "22012");
+  CHECK(e.pos().column == 8);
+  CHECK(e.detail() == "d");
+  auto cut = std::make_shared<std::string>(bytes->substr(0, bytes->size() / 2));
+  CHECK(errorOf([&] { sql::decodeAnswer(cut); }) == "XX000");
+}
+
+TEST_CASE("snapshots see whole transactions only, and killed children harm no one, while transactions run") {
+  Database db;
+  Connection writer(db), victim(db), checker(db);
+  writer.execute("CREATE TABLE a (x INTEGER)");
+  writer.execute("CREATE TABLE b (x INTEGER)");
+  victim.execute("SET analytics = 'snapshot'");
+  checker.execute("SET analytics = 'snapshot'");
+  victim.setSnapshotHookForTesting([] {
+    for (;;) pause();  // held until killed
+  });
+  std::atomic<bool> stop{false};
+  std::atomic<int> committed{0};
+  // Each transaction writes a row into both tables: a snapshot must never see one without the other.
+  std::thread oltp([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      writer.execute("BEGIN");
+      writer.execute("INSERT INTO a VALUES (" + std::to_string(i) + ")");
+      writer.execute("INSERT INTO b VALUES (" + std::to_string(i) + ")");
+      writer.execute("COMMIT");
+      committed.fetch_add(1);
+    }
+  });
+  int killed = 0, consistent = 0;
+  for (int round = 0; round < 20; ++round) {
+    std::string state;
+    std::thread reader([&] { state = errorOf([&] { victim.execute("SELECT count(*) FROM a"); }); });
+    const int pid = childOf(victim);
+    kill(pid, SIGKILL);
+    reader.join();
+    killed += state == "XX000" && reaped(pid);
+    QueryResult r = checker.execute("SELECT (SELECT count(*) FROM a) - (SELECT count(*) FROM b), (SELECT count(*) FROM a)");
+    consistent += r.value(0, 0).asInt() == 0;
+  }
+  stop.store(true);
+  oltp.join();
+  CHECK(killed == 20);
+  CHECK(consistent == 20);
+  CHECK(committed.load() > 0);
+  CHECK(writer.execute("SELECT count(*) FROM a").value(0, 0).asInt() == committed.load());
+  CHECK(writer.execute("SELECT count(*) FROM b").value(0, 0).asInt() == committed.load());
+}
+
+TEST_CASE("a snapshot query past memory_limit fails with 53200") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE d (x INTEGER)");
+  con.execute("INSERT INTO d VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)");
+  con.execute("CREATE TABLE t (a INTEGER)");
+  con.execute("INSERT INTO t SELECT a.x + 10*b.x + 100*c.x + 1000*e.x + 10000*f.x FROM d a, d b, d c, d e, d f");
+  con.execute("SET analytics = 'snapshot'");
+  con.execute("SET memory_limit = '2MB'");
+  CHECK(errorOf([&] { con.execute("SELECT count(*) FROM (SELECT a, count(*) FROM t GROUP BY a) q"); }) == "53200");
+  con.execute("RESET memory_limit");
+  CHECK(con.execute("SELECT count(*) FROM (SELECT a, count(*) FROM t GROUP BY a) q").value(0, 0).asInt() == 100000);
+}
