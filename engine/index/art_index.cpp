@@ -66,14 +66,6 @@ Child childOf(Node* n) {
 uint8_t typeOf(Child c) { return static_cast<uint8_t>((c >> 1) & 3); }
 bool hasPrefix(Child c) { return (c & 8) != 0; }
 
-void freeNode(Node* n) {
-  switch (n->type) {
-    case kNode4: delete static_cast<Node4*>(n); break;
-    case kNode16: delete static_cast<Node16*>(n); break;
-    case kNode48: delete static_cast<Node48*>(n); break;
-    default: delete static_cast<Node256*>(n); break;
-  }
-}
 
 // Calls fn(byte, child) for each child with a byte in [from, to], in byte order or reverse order;
 // stops when fn returns false.
@@ -109,15 +101,6 @@ bool forEachChild(Node* n, bool reverse, Fn fn, int from = 0, int to = 255) {
   }
 }
 
-void freeTree(Child c) {
-  if (c == 0 || isLeaf(c)) return;
-  Node* n = nodeOf(c);
-  forEachChild(n, false, [](uint8_t, Child child) {
-    freeTree(child);
-    return true;
-  });
-  freeNode(n);
-}
 
 [[gnu::always_inline]] inline Child* findChild(Node* n, uint8_t b) {
   switch (n->type) {
@@ -208,30 +191,30 @@ void insertSorted(Small* m, uint8_t b, Child c) {
 }
 
 // Adds child `c` under byte `b` (not present yet), growing the node into the next size when full.
-void addChild(Child& ref, uint8_t b, Child c) {
+void addChild(NodePool& pool, Child& ref, uint8_t b, Child c) {
   Node* n = nodeOf(ref);
   switch (n->type) {
     case kNode4: {
       auto* m = static_cast<Node4*>(n);
       if (m->count < 4) return insertSorted(m, b, c);
-      auto* g = new Node16;
+      auto* g = pool.make<Node16>(kNode16);
       copyHeader(g, m);
       std::memcpy(g->keys, m->keys, 4);
       std::memcpy(g->children, m->children, sizeof(m->children));
-      delete m;
+      pool.release(m->type, m);
       ref = childOf(g);
       return insertSorted(g, b, c);
     }
     case kNode16: {
       auto* m = static_cast<Node16*>(n);
       if (m->count < 16) return insertSorted(m, b, c);
-      auto* g = new Node48;
+      auto* g = pool.make<Node48>(kNode48);
       copyHeader(g, m);
       for (int i = 0; i < 16; ++i) {
         g->children[i] = m->children[i];
         g->slot[m->keys[i]] = static_cast<uint8_t>(i + 1);
       }
-      delete m;
+      pool.release(m->type, m);
       ref = childOf(g);
       n = g;
       [[fallthrough]];
@@ -246,11 +229,11 @@ void addChild(Child& ref, uint8_t b, Child c) {
         ++m->count;
         return;
       }
-      auto* g = new Node256;
+      auto* g = pool.make<Node256>(kNode256);
       copyHeader(g, m);
       for (int k = 0; k < 256; ++k)
         if (m->slot[k]) g->children[k] = m->children[m->slot[k] - 1];
-      delete m;
+      pool.release(m->type, m);
       ref = childOf(g);
       n = g;
       [[fallthrough]];
@@ -277,13 +260,13 @@ void removeSorted(Small* m, uint8_t b) {
 
 // After a child went: a node much emptier than its size turns into the next smaller one, and a
 // Node4 with one child gives way to it (a leaf, or a node whose prefix can absorb this one's).
-void shrink(Child& ref) {
+void shrink(NodePool& pool, Child& ref) {
   Node* n = nodeOf(ref);
   switch (n->type) {
     case kNode256: {
       if (n->count > 36) return;
       auto* m = static_cast<Node256*>(n);
-      auto* s = new Node48;
+      auto* s = pool.make<Node48>(kNode48);
       copyHeader(s, m);
       int j = 0;
       for (int b = 0; b < 256; ++b)
@@ -291,14 +274,14 @@ void shrink(Child& ref) {
           s->children[j] = m->children[b];
           s->slot[b] = static_cast<uint8_t>(++j);
         }
-      delete m;
+      pool.release(m->type, m);
       ref = childOf(s);
       return;
     }
     case kNode48: {
       if (n->count > 12) return;
       auto* m = static_cast<Node48*>(n);
-      auto* s = new Node16;
+      auto* s = pool.make<Node16>(kNode16);
       copyHeader(s, m);
       int j = 0;
       for (int b = 0; b < 256; ++b)
@@ -306,25 +289,25 @@ void shrink(Child& ref) {
           s->keys[j] = static_cast<uint8_t>(b);
           s->children[j++] = m->children[m->slot[b] - 1];
         }
-      delete m;
+      pool.release(m->type, m);
       ref = childOf(s);
       return;
     }
     case kNode16: {
       if (n->count > 3) return;
       auto* m = static_cast<Node16*>(n);
-      auto* s = new Node4;
+      auto* s = pool.make<Node4>(kNode4);
       copyHeader(s, m);
       std::memcpy(s->keys, m->keys, 4);
       std::memcpy(s->children, m->children, sizeof(s->children));
-      delete m;
+      pool.release(m->type, m);
       ref = childOf(s);
       return;
     }
     default: {
       auto* m = static_cast<Node4*>(n);
       if (m->count == 0) {
-        delete m;
+        pool.release(m->type, m);
         ref = 0;
         return;
       }
@@ -341,13 +324,13 @@ void shrink(Child& ref) {
         std::memcpy(c->prefix, merged, c->prefixLen);
         only = childOf(c);  // now with a prefix
       }
-      delete m;
+      pool.release(m->type, m);
       ref = only;
     }
   }
 }
 
-void removeChild(Child& ref, uint8_t b) {
+void removeChild(NodePool& pool, Child& ref, uint8_t b) {
   Node* n = nodeOf(ref);
   switch (n->type) {
     case kNode4: removeSorted(static_cast<Node4*>(n), b); break;
@@ -365,22 +348,22 @@ void removeChild(Child& ref, uint8_t b) {
       --m->count;
     }
   }
-  shrink(ref);
+  shrink(pool, ref);
 }
 
 // A node for two keys that agree on bytes [depth, mismatch): prefixes of up to kMaxPrefix bytes,
 // chained when the common part is longer.
-Child branch(const KeyBytes& a, const KeyBytes& b, size_t depth, size_t mismatch, Child childA, Child childB) {
-  auto* n = new Node4;
+Child branch(NodePool& pool, const KeyBytes& a, const KeyBytes& b, size_t depth, size_t mismatch, Child childA, Child childB) {
+  auto* n = pool.make<Node4>(kNode4);
   size_t len = mismatch - depth;
   n->prefixLen = static_cast<uint8_t>(std::min<size_t>(len, kMaxPrefix));
   std::memcpy(n->prefix, a.data() + depth, n->prefixLen);
   Child ref = childOf(n);  // after the prefix: it is in the tag
   if (len <= kMaxPrefix) {
-    addChild(ref, a[mismatch], childA);
-    addChild(ref, b[mismatch], childB);
+    addChild(pool, ref, a[mismatch], childA);
+    addChild(pool, ref, b[mismatch], childB);
   } else {
-    addChild(ref, a[depth + kMaxPrefix], branch(a, b, depth + kMaxPrefix + 1, mismatch, childA, childB));
+    addChild(pool, ref, a[depth + kMaxPrefix], branch(pool, a, b, depth + kMaxPrefix + 1, mismatch, childA, childB));
   }
   return ref;
 }
@@ -421,10 +404,10 @@ void appendRow(uint64_t row, KeyBytes& out) {
 ArtIndex::ArtIndex(std::string name, const Table& table, std::vector<uint32_t> columns, bool unique)
     : Index(std::move(name), table, std::move(columns), unique) {}
 
-ArtIndex::~ArtIndex() { freeTree(root_); }
+ArtIndex::~ArtIndex() = default;  // the pool frees every node
 
 void ArtIndex::clear() {
-  freeTree(root_);
+  pool_.clear();
   root_ = 0;
   count_ = 0;
 }
@@ -451,7 +434,7 @@ uint64_t ArtIndex::insertEntry(const KeyBytes& key, uint64_t row, size_t unique)
       if (unique && m >= unique) return leafRow(*ref);  // the same key columns
       if (m == key.size() || m == other.size())
         throw Error(sqlstate::InternalError, "index \"" + name() + "\" holds the row twice");
-      *ref = branch(key, other, depth, m, leaf(row), *ref);
+      *ref = branch(pool_, key, other, depth, m, leaf(row), *ref);
       return kNoRow;
     }
     Node* n = nodeOf(*ref);
@@ -462,22 +445,22 @@ uint64_t ArtIndex::insertEntry(const KeyBytes& key, uint64_t row, size_t unique)
     if (unique && depth + p >= unique) return leftmostRow(*ref);
     if (depth + p >= key.size()) throw Error(sqlstate::InternalError, "index \"" + name() + "\" met a key prefix");
     if (p < prefixLen) {  // the key leaves this node's prefix: a new node above it
-      auto* split = new Node4;
+      auto* split = pool_.make<Node4>(kNode4);
       split->prefixLen = static_cast<uint8_t>(p);
       std::memcpy(split->prefix, n->prefix, p);
       uint8_t byte = n->prefix[p];
       n->prefixLen = static_cast<uint8_t>(n->prefixLen - p - 1);
       std::memmove(n->prefix, n->prefix + p + 1, n->prefixLen);
       Child s = childOf(split);
-      addChild(s, byte, childOf(n));  // tagged again: its prefix shrank, maybe to nothing
-      addChild(s, key[depth + p], leaf(row));
+      addChild(pool_, s, byte, childOf(n));  // tagged again: its prefix shrank, maybe to nothing
+      addChild(pool_, s, key[depth + p], leaf(row));
       *ref = s;
       return kNoRow;
     }
     depth += prefixLen;
     Child* c = findChildOf(*ref, key[depth]);
     if (!c) {
-      addChild(*ref, key[depth], leaf(row));
+      addChild(pool_, *ref, key[depth], leaf(row));
       return kNoRow;
     }
     ref = c;
@@ -487,7 +470,7 @@ uint64_t ArtIndex::insertEntry(const KeyBytes& key, uint64_t row, size_t unique)
 
 namespace {
 
-bool eraseAt(Child& ref, const KeyBytes& key, size_t depth, uint64_t row) {
+bool eraseAt(NodePool& pool, Child& ref, const KeyBytes& key, size_t depth, uint64_t row) {
   if (ref == 0) return false;
   if (isLeaf(ref)) {
     if (leafRow(ref) != row) return false;
@@ -499,17 +482,17 @@ bool eraseAt(Child& ref, const KeyBytes& key, size_t depth, uint64_t row) {
   depth += n->prefixLen;
   uint8_t b = key[depth];
   Child* c = findChild(n, b);
-  if (!c || !eraseAt(*c, key, depth + 1, row)) return false;
+  if (!c || !eraseAt(pool, *c, key, depth + 1, row)) return false;
   if (*c == 0)
-    removeChild(ref, b);
+    removeChild(pool, ref, b);
   else if (n->type == kNode4 && n->count == 1)
-    shrink(ref);  // its only child may have become a leaf
+    shrink(pool, ref);  // its only child may have become a leaf
   return true;
 }
 
 }  // namespace
 
-bool ArtIndex::eraseEntry(const KeyBytes& key, uint64_t row) { return eraseAt(root_, key, 0, row); }
+bool ArtIndex::eraseEntry(const KeyBytes& key, uint64_t row) { return eraseAt(pool_, root_, key, 0, row); }
 
 uint64_t ArtIndex::insert(uint64_t row, bool allowDuplicate) {
   if (key().rowHasNull(row)) return kNoRow;

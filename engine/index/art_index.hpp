@@ -15,6 +15,7 @@
 #include <array>
 
 #include "engine/index/index.hpp"
+#include "engine/index/node_pool.hpp"
 
 namespace hyrax {
 
@@ -64,6 +65,7 @@ class ArtIndex final : public Index {
   // The row of the first entry starting with `prefix`, to be checked by the caller, who may skip
   // the first `verified` bytes of the key (the path matched them); or kNoRow.
   uint64_t candidate(const uint8_t* prefix, size_t size, size_t& verified) const;
+  NodePool pool_;  // every node of the tree (node_pool.hpp)
   Child root_ = 0;
   uint64_t count_ = 0;
 };
