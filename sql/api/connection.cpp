@@ -107,13 +107,18 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   }
 }
 
-// A SELECT (or EXPLAIN ANALYZE of one) outside a transaction block, with SET analytics =
-// 'snapshot'; not a stored function called alone (that is a call, which may write).
+// A SELECT (or EXPLAIN ANALYZE of one) or a COPY ... TO a file outside a transaction block, with
+// SET analytics = 'snapshot'; not a stored function called alone (that is a call, which may
+// write). COPY ... TO STDOUT stays inline: its rows go to this process's stream.
 bool Connection::runsOnSnapshot(const ast::Statement& stmt) const {
   if (!settings_->analyticsOnSnapshot() || txn_ != TransactionState::Idle) return false;
   if (stmt.kind == ast::StmtKind::Explain) {
     auto& e = static_cast<const ast::ExplainStmt&>(stmt);
     return e.analyze && e.statement->kind == ast::StmtKind::Select;
+  }
+  if (stmt.kind == ast::StmtKind::Copy) {
+    auto& c = static_cast<const ast::CopyStmt&>(stmt);
+    return !c.from && !c.stdio;
   }
   return stmt.kind == ast::StmtKind::Select && !isFunctionCall(stmt);
 }

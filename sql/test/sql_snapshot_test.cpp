@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -152,6 +155,39 @@ TEST_CASE("queries on a snapshot answer as inline ones do") {
   CHECK(errorOf([&] { snap.execute("SET analytics = 'sideways'"); }) == "22023");
   snap.execute("RESET analytics");
   CHECK(allText(snap.execute("SHOW analytics")) == "inline\n");
+}
+
+TEST_CASE("COPY ... TO a file runs on a snapshot and writes what inline COPY writes") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("hyrax_snapshot_copy_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  Database db;
+  Connection inl(db), snap(db);
+  fillTypes(inl);
+  snap.execute("SET analytics = 'snapshot'");
+  fs::path marker = dir / "child_ran";
+  snap.setSnapshotHookForTesting([marker] { std::ofstream(marker) << "child"; });  // runs in the child only
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  for (const char* target : {"t", "(SELECT id, s, day FROM t WHERE id > 1 ORDER BY id)"}) {
+    INFO(target);
+    fs::remove(marker);
+    std::string viaSnapshot = (dir / "snap.csv").string(), viaInline = (dir / "inline.csv").string();
+    QueryResult a = snap.execute(std::string("COPY ") + target + " TO '" + viaSnapshot + "' (FORMAT csv)");
+    CHECK(fs::exists(marker));  // it ran in a snapshot child
+    QueryResult b = inl.execute(std::string("COPY ") + target + " TO '" + viaInline + "' (FORMAT csv)");
+    CHECK(a.tag() == b.tag());
+    CHECK(slurp(viaSnapshot) == slurp(viaInline));
+    CHECK(!slurp(viaInline).empty());
+  }
+  // An error in the child arrives as the statement's error.
+  CHECK(errorOf([&] { snap.execute("COPY (SELECT 1 / (id - id) FROM t) TO '" + (dir / "x.csv").string() + "'"); }) == "22012");
+  snap.setSnapshotHookForTesting(nullptr);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("a query that writes through a stored function runs inline instead") {
