@@ -1,17 +1,45 @@
 #include "engine/storage/string_heap.hpp"
 
+#include <sys/mman.h>
+
 #include <cstring>
+
+#include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
 
+StringHeap::~StringHeap() {
+  for (void* m : mapped_) munmap(m, kHugePage);
+  if (spare_) munmap(spare_, kHugePage);
+}
+
+char* StringHeap::newBlock() {
+  if (blocks_.empty()) {  // the first block: a table of a few strings stays small
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockSize));  // written before read: no zeroing
+    capacity_ = kBlockSize;
+    return blocks_.back().get();
+  }
+  void* block = spare_ ? spare_ : mapAligned(kHugePage, true);
+  spare_ = nullptr;
+  mapped_.push_back(block);
+  spare_ = mapAligned(kHugePage, true);
+  prefaultInBackground(spare_, kHugePage);
+  capacity_ = kHugePage;
+  return static_cast<char*>(block);
+}
+
 const char* StringHeap::add(const char* data, size_t n) {
+  if (n > kBlockSize / 4) {  // a big string gets a block of its own; the current one goes on
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(n));
+    std::memcpy(blocks_.back().get(), data, n);
+    bytes_ += n;
+    return blocks_.back().get();
+  }
   if (used_ + n > capacity_) {
-    size_t size = n > kBlockSize / 4 ? n : kBlockSize;  // big strings get a block of their own
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before read: no zeroing
-    capacity_ = size;
+    current_ = newBlock();
     used_ = 0;
   }
-  char* dst = blocks_.back().get() + used_;
+  char* dst = current_ + used_;
   std::memcpy(dst, data, n);
   used_ += n;
   bytes_ += n;
