@@ -65,6 +65,18 @@ class Engine {
   // The one integer a query returns (consistency checks).
   virtual int64_t count(const std::string& sql) = 0;
 
+  // Snapshot failures beside the mix (hyrax only; issue 17): prepareSnapshotKills() before the
+  // mix, then on a thread of its own killSnapshots() starts `kills` analytical queries on fork
+  // snapshots and kills each child, and every tenth time runs the `checks` (queries that count
+  // violations) on a fresh snapshot. Returns the kills that failed only their query (and were
+  // reaped) and the violations the snapshots saw. Engines without snapshots return nothing.
+  struct SnapshotKills {
+    int killed = 0, checked = 0, violations = 0;
+  };
+  virtual bool hasSnapshots() const { return false; }
+  virtual void prepareSnapshotKills() {}
+  virtual SnapshotKills killSnapshots(int, const std::vector<std::string>&) { return {}; }
+
   // A transaction in two halves. An engine that runs transactions on a thread of its own
   // (overlaps() true: hyrax's OLTP thread) serves terminals() clients at once, each with at most
   // one transaction under way, as TPC-C's terminals are: start(k, t) hands terminal k's

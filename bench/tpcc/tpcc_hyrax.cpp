@@ -2,6 +2,11 @@
 // procedure through Connection::call (no SQL text parsed per transaction). In the driver's mix it
 // serves several terminals, one connection each, whose calls queue at the one OLTP thread.
 #include <sstream>
+#include <thread>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench/tpcc/tpcc_engine.hpp"
 #include "sql/api/database.hpp"
@@ -74,6 +79,41 @@ class HyraxEngine : public Engine {
 
   int64_t count(const std::string& sql) override { return con().execute(sql).value(0, 0).asInt(); }
 
+  bool hasSnapshots() const override { return true; }
+  void prepareSnapshotKills() override {
+    victim_ = std::make_unique<Connection>(db_);
+    checker_ = std::make_unique<Connection>(db_);
+    victim_->execute("SET analytics = 'snapshot'");
+    checker_->execute("SET analytics = 'snapshot'");
+    victim_->setSnapshotHookForTesting([] {
+      for (;;) pause();  // the child waits here until it is killed
+    });
+  }
+  SnapshotKills killSnapshots(int kills, const std::vector<std::string>& checks) override {
+    SnapshotKills r;
+    for (int k = 0; k < kills; ++k) {
+      std::string state;
+      std::thread query([&] {
+        try {
+          victim_->execute("SELECT sum(ol_amount) FROM order_line");
+        } catch (const Error& e) {
+          state = e.sqlstate();
+        }
+      });
+      int pid = 0;
+      for (int wait = 0; wait < 60000 && !(pid = victim_->snapshotPid()); ++wait) usleep(1000);
+      if (pid) kill(pid, SIGKILL);
+      query.join();
+      // Failed with XX000 and reaped: no such child is left.
+      r.killed += pid && state == sqlstate::InternalError && waitpid(pid, nullptr, WNOHANG) == -1;
+      if (k % 10 == 0) {
+        for (auto& c : checks) r.violations += checker_->execute(c).value(0, 0).asInt() != 0;
+        ++r.checked;
+      }
+    }
+    return r;
+  }
+
  private:
   static Value i(int v) { return Value::int32(v); }
   static std::vector<Value> newOrderArgs(const NewOrderInput& in, int date) {
@@ -114,6 +154,7 @@ class HyraxEngine : public Engine {
     Type type;  // of the call under way
   };
   std::vector<Terminal> terminals_;  // the first also loads and checks
+  std::unique_ptr<Connection> victim_, checker_;  // snapshot kills (prepareSnapshotKills)
   Connection& con() { return *terminals_.front().con; }
 };
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "bench/benchmarks.hpp"
 #include "bench/options.hpp"
@@ -252,6 +253,9 @@ int tpcc(int argc, char** argv) {
       "seconds of the mix each engine runs first, not counted (TPC-C's ramp-up: first calls compile and plan)")(
       "terminals", po::value<int>()->default_value(2),
       "hyrax's clients, each a connection with one transaction under way; their calls queue at the one OLTP thread")(
+      "kill-snapshots", po::value<int>()->default_value(0),
+      "while hyrax's mix runs, start this many analytical queries on fork snapshots and kill each child; every "
+      "tenth time check the consistency conditions on a snapshot")(
       "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
   po::variables_map vm;
   if (!bench::parseOptions(opts, argc, argv, vm, "usage: hyrax-bench tpcc [options]\n")) return 0;
@@ -293,7 +297,23 @@ int tpcc(int argc, char** argv) {
                   static_cast<unsigned long long>(w.total()), w.seconds);
       errors += w.errors;
     }
+    const int kills = e->hasSnapshots() ? vm["kill-snapshots"].as<int>() : 0;
+    Engine::SnapshotKills killed;
+    std::thread killer;
+    if (kills > 0) {
+      e->prepareSnapshotKills();
+      std::vector<std::string> checks;
+      for (auto& c : kChecks) checks.push_back(c.sql);
+      killer = std::thread([&, checks] { killed = e->killSnapshots(kills, checks); });
+    }
     Stats s = runMix(*e, warehouses, duration, vm["transactions"].as<uint64_t>(), seed, date);
+    if (killer.joinable()) {
+      killer.join();
+      std::printf("%s: %d of %d snapshot children killed, each failing only its query and reaped; consistency "
+                  "conditions checked on %d snapshots: %d violation(s)\n",
+                  e->name().c_str(), killed.killed, kills, killed.checked, killed.violations);
+      violations += killed.violations + (kills - killed.killed);
+    }
     report(e->name(), s);
     violations += checkConsistency(*e, "after the run");
     errors += s.errors;
