@@ -12,6 +12,8 @@ namespace hyrax::codegen {
 // State slots kept on the stack when a query runs: the few a transaction's statements need
 // (thousands of runs a second, no allocation); more go to the heap.
 constexpr uint32_t kStackStateSlots = 16;
+// A procedure body with more plans than this compiles on the fast tier (compileProgram says why).
+constexpr size_t kHugeProgramPlans = 256;
 
 struct CompiledQuery::Impl {
   using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
@@ -62,10 +64,6 @@ std::vector<std::unique_ptr<CompiledQuery>> compileAll(const std::vector<const p
                                                        const CompileOptions& options) {
   return compileProgram(plans, nullptr, options).plans;
 }
-
-namespace {
-constexpr size_t kHugeProgramPlans = 256;
-}  // namespace
 
 CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans, const plan::Program* program,
                                const CompileOptions& options) {

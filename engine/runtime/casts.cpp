@@ -96,10 +96,12 @@ int32_t hyrax_rt_cast_to_str(QueryContext* ctx, int32_t typeId, int32_t scale, i
     case TypeId::Date: s = text::formatDate(static_cast<int32_t>(bits)); break;
     default: s = std::to_string(bits);
   }
-  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(s.size() ? s.size() : 1); });
-  if (!buf) return 1;
-  std::memcpy(buf, s.data(), s.size());
-  StringRef r = StringRef::make(buf, static_cast<uint32_t>(s.size()));
+  StringRef r;
+  bool copied = guarded(ctx, false, [&] {
+    r = ctx->arena().copy(s);
+    return true;
+  });
+  if (!copied) return 1;
   out[0] = r.lo();
   out[1] = r.hi();
   return 0;

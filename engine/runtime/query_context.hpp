@@ -11,6 +11,7 @@
 
 #include "engine/runtime/memory_budget.hpp"
 #include "engine/runtime/result_chunk.hpp"
+#include "engine/types/string_ref.hpp"
 #include "engine/runtime/value_slot.hpp"
 #include "engine/util/error.hpp"
 
@@ -29,6 +30,12 @@ class Arena {
   // 8-byte aligned; lives until the arena dies or is cleared. Blocks are charged to the budget
   // (Error 53200 past it).
   char* allocate(size_t n);
+  // A copy of `s` here, as the string value generated code reads.
+  StringRef copy(std::string_view s) {
+    char* chars = allocate(s.size() + 1);
+    std::memcpy(chars, s.data(), s.size());
+    return StringRef::make(chars, static_cast<uint32_t>(s.size()));
+  }
   void clear();              // forgets everything allocated; keeps the first block for reuse
  private:
   void clearAll();

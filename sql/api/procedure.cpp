@@ -142,9 +142,7 @@ class Call final : public ProgramHost {
 
  private:
   void setText(uint32_t s, const std::string& text) {
-    char* chars = ctx_->arena().allocate(text.size() + 1);
-    std::memcpy(chars, text.data(), text.size());
-    StringRef r = StringRef::make(chars, static_cast<uint32_t>(text.size()));
+    StringRef r = ctx_->arena().copy(text);
     std::memcpy(slot(s).bytes(), static_cast<const void*>(&r), sizeof r);
     slot(s).null = 0;
   }
@@ -500,10 +498,7 @@ void SessionRoutines::call(QueryContext& ctx, RoutineHandle& routine, const Valu
   }
   Value v = r.value(0, 0);
   if (def.returns.isString()) {  // the characters move into the query's arena, which outlives the row
-    std::string s = v.asString();
-    char* chars = ctx.arena().allocate(s.size() + 1);
-    std::memcpy(chars, s.data(), s.size());
-    StringRef ref = StringRef::make(chars, static_cast<uint32_t>(s.size()));
+    StringRef ref = ctx.arena().copy(v.asString());
     std::memcpy(out->bytes(), static_cast<const void*>(&ref), sizeof ref);
   } else {
     v.encode(def.returns, out->bytes());

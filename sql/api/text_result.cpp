@@ -17,10 +17,7 @@ QueryResult textResult(const std::vector<std::string>& columns, const std::vecto
     ResultChunkView* v = ctx->currentResult();
     if (v->count == v->capacity) v = (ctx->flushResult(), ctx->currentResult());
     for (size_t c = 0; c < columns.size(); ++c) {
-      const std::string& text = row[c];
-      char* buf = ctx->arena().allocate(text.size() + 1);
-      std::memcpy(buf, text.data(), text.size());
-      StringRef s = StringRef::make(buf, static_cast<uint32_t>(text.size()));
+      StringRef s = ctx->arena().copy(row[c]);
       std::memcpy(static_cast<char*>(v->columns[c]) + v->count * sizeof(StringRef), &s, sizeof(StringRef));
       v->nulls[c][v->count] = 0;
     }
