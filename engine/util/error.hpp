@@ -36,6 +36,7 @@ inline constexpr const char* UniqueViolation = "23505";
 inline constexpr const char* ForeignKeyViolation = "23503";
 inline constexpr const char* CheckViolation = "23514";
 inline constexpr const char* InFailedTransaction = "25P02";
+inline constexpr const char* ReadOnlyTransaction = "25006";
 inline constexpr const char* ActiveTransaction = "25001";
 inline constexpr const char* NoActiveTransaction = "25P01";
 inline constexpr const char* ObjectNotInPrerequisiteState = "55000";

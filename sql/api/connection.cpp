@@ -10,6 +10,7 @@
 #include "sql/api/session_settings.hpp"
 #include "sql/api/text_result.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/util/on_exit.hpp"
 #include "engine/txn/serial_executor.hpp"
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/compiled_statement.hpp"
@@ -17,6 +18,7 @@
 #include "sql/api/ddl.hpp"
 #include "sql/api/procedure.hpp"
 #include "sql/api/snapshot.hpp"
+#include "sql/api/statement_timer.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/api/statement_planner.hpp"
@@ -83,35 +85,51 @@ QueryResult Connection::execute(std::string_view sql) { return execute(sql, Sour
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
   cancel_.store(false);
-  QueryResult r;
-  // A query on a snapshot: the executor forks and goes on; this thread waits for the child's
-  // answer. A child that found the query writes (a stored function it called changed a table)
-  // answers "run it inline", and the second round does.
-  for (bool mayFork = true;; mayFork = false) {
-    std::unique_ptr<sql::SnapshotQuery> snapshot;
-    db_.executor().run(this, [&] {
-      RoutineCallerScope scope(routineCaller_.get());
-      r = run(sql, origin, mayFork ? &snapshot : nullptr);
-    });
-    if (!snapshot) return r;
-    snapshotPid_.store(snapshot->pid());
-    std::optional<QueryResult> answer;
-    try {
-      answer = snapshot->finish(cancel_);
-    } catch (...) {
-      snapshotPid_.store(0);
-      throw;
+  timedOut_.store(false);
+  std::optional<sql::StatementTimer> timer;
+  if (uint64_t ms = settings_->statementTimeoutMs())
+    timer.emplace(Clock::now() + std::chrono::milliseconds(ms), &cancel_, &timedOut_);
+  try {
+    QueryResult r;
+    // A query on a snapshot: the executor picks (or forks) the snapshot and goes on; this thread
+    // hands the query to a worker there and waits for its answer. A worker that found the query
+    // writes (a stored function it called changed a table) answers "run it inline", and the
+    // second round does.
+    for (bool mayFork = true;; mayFork = false) {
+      std::shared_ptr<sql::Snapshot> snapshot;
+      db_.executor().run(this, [&] {
+        RoutineCallerScope scope(routineCaller_.get());
+        r = run(sql, origin, mayFork ? &snapshot : nullptr);
+      });
+      if (!snapshot) return r;
+      std::optional<QueryResult> answer;
+      try {
+        std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(
+            {std::string(sql), origin, settings_->values(), snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0});
+        answer = query->finish(cancel_, &snapshotPid_);
+      } catch (...) {
+        if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
+        throw;
+      }
+      if (answer) return std::move(*answer);
+      if (readOnly_ && txn_ != TransactionState::Idle) {
+        txn_ = TransactionState::Failed;
+        throw Error(sqlstate::ReadOnlyTransaction, "cannot execute a function that writes in a read-only transaction");
+      }
     }
-    snapshotPid_.store(0);
-    if (answer) return std::move(*answer);
+  } catch (const Error& e) {
+    if (e.sqlstate() == sqlstate::QueryCanceled && timedOut_.load())
+      throw Error(sqlstate::QueryCanceled, "canceling statement due to statement timeout", e.pos());
+    throw;
   }
 }
 
-// A SELECT (or EXPLAIN ANALYZE of one) or a COPY ... TO a file outside a transaction block, with
-// SET analytics = 'snapshot'; not a stored function called alone (that is a call, which may
-// write). COPY ... TO STDOUT stays inline: its rows go to this process's stream.
+// A SELECT (or EXPLAIN ANALYZE of one) or a COPY ... TO a file, outside a transaction block or in
+// a READ ONLY one, with SET analytics = 'snapshot'; outside a block, not a stored function called
+// alone (that is a call, which may write). COPY ... TO STDOUT stays inline: its rows go to this
+// process's stream.
 bool Connection::runsOnSnapshot(const ast::Statement& stmt) const {
-  if (!settings_->analyticsOnSnapshot() || txn_ != TransactionState::Idle) return false;
+  if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot_) return false;
   if (stmt.kind == ast::StmtKind::Explain) {
     auto& e = static_cast<const ast::ExplainStmt&>(stmt);
     return e.analyze && e.statement->kind == ast::StmtKind::Select;
@@ -120,14 +138,67 @@ bool Connection::runsOnSnapshot(const ast::Statement& stmt) const {
     auto& c = static_cast<const ast::CopyStmt&>(stmt);
     return !c.from && !c.stdio;
   }
-  return stmt.kind == ast::StmtKind::Select && !isFunctionCall(stmt);
+  return stmt.kind == ast::StmtKind::Select && (txn_ != TransactionState::Idle || !isFunctionCall(stmt));
+}
+
+void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
+  if (!readOnly_ || txn_ == TransactionState::Idle) return;
+  const char* what = nullptr;
+  switch (stmt.kind) {
+    case ast::StmtKind::Select:
+    case ast::StmtKind::Explain:
+    case ast::StmtKind::Setting:
+    case ast::StmtKind::Prepare:
+    case ast::StmtKind::Execute:  // checked when it runs: a prepared SELECT may
+    case ast::StmtKind::Deallocate:
+    case ast::StmtKind::Transaction: return;
+    case ast::StmtKind::Copy:
+      if (!static_cast<const ast::CopyStmt&>(stmt).from) return;
+      what = "COPY FROM";
+      break;
+    case ast::StmtKind::Insert: what = "INSERT"; break;
+    case ast::StmtKind::Update: what = "UPDATE"; break;
+    case ast::StmtKind::Delete: what = "DELETE"; break;
+    case ast::StmtKind::CreateTable: what = "CREATE TABLE"; break;
+    case ast::StmtKind::DropTable: what = "DROP"; break;
+    case ast::StmtKind::CreateIndex: what = "CREATE INDEX"; break;
+    case ast::StmtKind::CreateView: what = "CREATE VIEW"; break;
+    case ast::StmtKind::CreateFunction: what = "CREATE FUNCTION"; break;
+    case ast::StmtKind::Call: what = "CALL"; break;
+    case ast::StmtKind::Analyze: what = "ANALYZE"; break;
+  }
+  throw Error(sqlstate::ReadOnlyTransaction, std::string("cannot execute ") + (what ? what : "this statement") +
+                                                 " in a read-only transaction", stmt.pos);
+}
+
+void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
+
+QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRequest& request) {
+  if (request.hookOwner) {  // the owner's copy in this process, as it was at the fork
+    auto* owner = reinterpret_cast<const Connection*>(request.hookOwner);
+    if (owner->snapshotHook_) owner->snapshotHook_();
+  }
+  Connection con(db);
+  con.settings_->restore(request.settings);
+  RoutineCallerScope scope(con.routineCaller_.get());
+  ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
+  PhaseTimes times;
+  auto t = Clock::now();
+  ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
+  times.parse = msSince(t);
+  const size_t logged = con.undo_->size();
+  QueryResult r = con.dispatch(stmt, times);
+  if (con.undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
+  return r;
 }
 
 void Connection::endTransaction(bool commit) {
   if (commit) undo_->commit();
   else undo_->rollbackTo(0);
   txn_ = TransactionState::Idle;
-  db_.executor().release(this);
+  if (!blockOnSnapshot_) db_.executor().release(this);
+  readOnly_ = blockOnSnapshot_ = false;
+  pinned_.reset();
 }
 
 QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
@@ -141,7 +212,11 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
         return r;
       }
       txn_ = TransactionState::InBlock;
-      db_.executor().hold(this);
+      readOnly_ = t.readOnly;
+      // A READ ONLY block on snapshots leaves the executor to others: its queries run on one
+      // snapshot, which no one's later commits change.
+      blockOnSnapshot_ = t.readOnly && settings_->analyticsOnSnapshot();
+      if (!blockOnSnapshot_) db_.executor().hold(this);
       return r;
     case Op::Commit:
     case Op::Rollback: {
@@ -176,6 +251,7 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
   auto it = prepared_.find(e.name);
   if (it == prepared_.end()) throw Error("26000", "prepared statement \"" + e.name + "\" does not exist", e.namePos);
   Prepared& p = *it->second;
+  if (p.statement->kind != ast::StmtKind::Select) refuseWriteIfReadOnly(*p.statement);  // fails the block (atomically)
   Catalog& catalog = db_.catalog();
   if (p.compiled->catalogVersion != catalog.version())  // the schema changed: bind and compile again
     p.compiled = sql::compileStatement(catalog, *p.statement, p.declared, times);
@@ -194,27 +270,39 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
   return r;
 }
 
-QueryResult Connection::run(std::string_view sql, SourcePos origin, std::unique_ptr<sql::SnapshotQuery>* snapshot) {
+QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot) {
+  sql::SnapshotPool& snapshots = db_.snapshots();
+  snapshots.sweep();
   PhaseTimes times;
   auto t = Clock::now();
   ast::StatementPtr stmt = parseStatement(sql, origin);
   times.parse = msSince(t);
-  if (stmt->kind == ast::StmtKind::Transaction) return transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
+  if (stmt->kind == ast::StmtKind::Transaction) {
+    QueryResult r = transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
+    noteInline();
+    return r;
+  }
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block",
                 stmt->pos);
+  try {
+    refuseWriteIfReadOnly(*stmt);
+  } catch (...) {
+    txn_ = TransactionState::Failed;
+    throw;
+  }
   if (snapshot && runsOnSnapshot(*stmt)) {
-    // Between two statements, no block open: the fork sees exactly the committed state.
-    *snapshot = sql::SnapshotQuery::start([&]() -> QueryResult {  // runs in the child only
-      if (snapshotHook_) snapshotHook_();
-      ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
-      const size_t logged = undo_->size();
-      QueryResult r = dispatch(stmt, times);
-      if (undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
-      return r;
-    });
+    // Between two statements, no block open that writes: a snapshot forked now sees exactly the
+    // committed state. One forked earlier serves if it is fresh enough and shows this session's
+    // own writes; a session with a test hook gets one of its own (forked while the hook is set).
+    if (pinned_) *snapshot = pinned_;
+    else if (snapshotHook_) *snapshot = snapshots.acquire(0, snapshots.epoch(), false);
+    else *snapshot = snapshots.acquire(settings_->snapshotMaxAgeMs(), lastInline_);
+    if (blockOnSnapshot_ && txn_ != TransactionState::Idle) pinned_ = *snapshot;
     return QueryResult();
   }
+  if (stmt->kind == ast::StmtKind::Setting) return atomically([&] { return dispatch(stmt, times); });
+  OnExit noted([this] { noteInline(); });  // also after an error: a failed statement may have written and undone
   return atomically([&] { return dispatch(stmt, times); });
 }
 
@@ -249,6 +337,7 @@ QueryResult Connection::callOnExecutor(const std::string& name, const std::vecto
   RoutineCallerScope scope(routineCaller_.get());
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
+  OnExit noted([this] { noteInline(); });
   return atomically([&] { return db_.routines().call(db_.catalog(), *undo_, name, args, &cancel_); });
 }
 
@@ -407,8 +496,9 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       static_cast<unsigned long long>(rows), times.parse, times.plan, times.codegen, times.optimize,
                       times.machineCode, times.execute, times.total());
         text += buf;
-        double forkMs = 0;
-        if (sql::inSnapshotChild(&forkMs)) std::snprintf(buf, sizeof(buf), "Ran on: snapshot (fork %.3f ms)\n", forkMs);
+        double forkMs = 0, ageMs = 0;
+        if (sql::inSnapshotWorker(&forkMs, &ageMs))
+          std::snprintf(buf, sizeof(buf), "Ran on: snapshot (age %.3f ms, fork %.3f ms)\n", ageMs, forkMs);
         else std::snprintf(buf, sizeof(buf), "Ran on: inline\n");
         text += buf;
       } else {

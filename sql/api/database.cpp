@@ -1,5 +1,6 @@
 #include "sql/api/database.hpp"
 #include "sql/api/procedure.hpp"
+#include "sql/api/snapshot.hpp"
 
 #include "engine/catalog/catalog.hpp"
 #include "engine/txn/serial_executor.hpp"
@@ -8,6 +9,8 @@ namespace hyrax {
 
 Database::Database()
     : catalog_(std::make_unique<Catalog>()), routines_(std::make_unique<sql::Routines>()),
+      snapshots_(std::make_unique<sql::SnapshotPool>(
+          [this](const sql::SnapshotRequest& r) { return Connection::serveSnapshotRequest(*this, r); })),
       executor_(std::make_unique<SerialExecutor>()) {
   // The binder sees stored functions through the catalog (engine/ knows nothing of sql/).
   catalog_->findRoutine = [this](const std::string& name, RoutineSignature& out) {
@@ -24,6 +27,7 @@ Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }
 SerialExecutor& Database::executor() { return *executor_; }
 sql::Routines& Database::routines() { return *routines_; }
+sql::SnapshotPool& Database::snapshots() { return *snapshots_; }
 void Database::setLockTimeout(std::chrono::milliseconds timeout) { executor_->setLockTimeout(timeout); }
 
 }  // namespace hyrax

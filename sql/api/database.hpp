@@ -34,7 +34,9 @@ class Catalog;
 class SerialExecutor;
 namespace sql {
 class Routines;
-class SnapshotQuery;  // sql/api/snapshot.hpp
+class Snapshot;      // sql/api/snapshot.hpp
+class SnapshotPool;  // sql/api/snapshot.hpp
+struct SnapshotRequest;
 }
 class UndoLog;
 
@@ -47,6 +49,7 @@ class Database {
   Catalog& catalog();
   SerialExecutor& executor();
   sql::Routines& routines();  // stored procedures and functions
+  sql::SnapshotPool& snapshots();  // the fork snapshots queries run on (executor thread only)
   // How long a statement waits for another connection's open transaction block before it fails
   // with 55P03 (default 10 s).
   void setLockTimeout(std::chrono::milliseconds timeout);
@@ -54,6 +57,7 @@ class Database {
  private:
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<sql::Routines> routines_;
+  std::unique_ptr<sql::SnapshotPool> snapshots_;
   std::unique_ptr<SerialExecutor> executor_;  // destroyed first: its thread may still use the catalog
 };
 
@@ -86,6 +90,12 @@ class QueryResult {
   const std::vector<std::unique_ptr<ResultChunk>>& chunks() const { return chunks_; }
 
   PhaseTimes times;
+
+  // Where a query ran: on a snapshot (sql/api/snapshot.hpp), how old it was when the query
+  // started and how long its fork held the executor; inline, snapshotAgeMs < 0.
+  struct Origin {
+    double snapshotAgeMs = -1, forkMs = 0;
+  } ranOn;
 
   // Messages the statement raised without failing: WARNING "there is no transaction in
   // progress", a procedure's RAISE NOTICE ...
@@ -149,20 +159,28 @@ class Connection {
   // Receives progress notices of long statements (COPY reports rows and bytes loaded).
   void setProgressHandler(std::function<void(const std::string&)> handler) { progress_ = std::move(handler); }
 
-  // SET analytics = 'snapshot': the process id of the snapshot child running this connection's
-  // query, 0 when there is none (for tests, which kill it), and a function the child runs before
-  // it plans the query (tests hold the child there).
+  // SET analytics = 'snapshot': the process id of the snapshot worker running this connection's
+  // query, 0 when there is none (for tests, which kill it), and a function the worker runs before
+  // it plans the query (tests hold the worker there; the session's queries then get a snapshot
+  // of their own each, forked while the hook is set).
   int snapshotPid() const { return snapshotPid_.load(); }
   void setSnapshotHookForTesting(std::function<void()> hook) { snapshotHook_ = std::move(hook); }
+
+  // In a snapshot worker (sql/api/snapshot.hpp): runs a session's query on a connection of its own
+  // with the session's settings.
+  static QueryResult serveSnapshotRequest(Database& db, const sql::SnapshotRequest& request);
 
   enum class TransactionState : uint8_t { Idle, InBlock, Failed };
   TransactionState transactionState() const { return txn_; }
 
  private:
-  // On the executor thread. With `snapshot` given, a query that may run on a snapshot is forked
-  // off into *snapshot (the result is then read from it, not returned).
-  QueryResult run(std::string_view sql, SourcePos origin, std::unique_ptr<sql::SnapshotQuery>* snapshot = nullptr);
+  // On the executor thread. With `snapshot` given, a query that may run on a snapshot gets one in
+  // *snapshot (the session's thread then runs it there; nothing is returned).
+  QueryResult run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot = nullptr);
+  QueryResult onSnapshot(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot> snapshot);
   bool runsOnSnapshot(const ast::Statement& stmt) const;
+  void refuseWriteIfReadOnly(const ast::Statement& stmt) const;
+  void noteInline();  // after a statement that ran on the executor thread (it may have written)
   QueryResult atomically(const std::function<QueryResult()>& statement);
   QueryResult callOnExecutor(const std::string& name, const std::vector<Value>& args);
   QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
@@ -188,6 +206,15 @@ class Connection {
   std::unique_ptr<SessionSettings> settings_;  // SET, SHOW, RESET
   std::atomic<int> snapshotPid_{0};
   std::function<void()> snapshotHook_;
+  std::atomic<bool> timedOut_{false};  // the statement_timeout fired (cancel_ is set too)
+  // The executor's write count after this session's last statement that ran on it: a snapshot
+  // forked before that would not show the session its own writes.
+  uint64_t lastInline_ = 0;
+  // BEGIN READ ONLY: no writes; on snapshots (analytics = 'snapshot'), every query of the block runs
+  // on the one snapshot its first query took, and the block does not hold the executor.
+  bool readOnly_ = false;
+  bool blockOnSnapshot_ = false;
+  std::shared_ptr<sql::Snapshot> pinned_;
 };
 
 }  // namespace hyrax

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/text_result.hpp"
@@ -10,9 +11,16 @@ namespace hyrax {
 
 namespace {
 
-// A memory size as PostgreSQL writes one: a whole number and a unit (B, kB, MB, GB, TB; 1024-based;
-// any case, a space allowed between), a bare number counting kB.
-uint64_t parseMemorySize(const std::string& text, const char* name, SourcePos pos) {
+// A setting's value that is a quantity: a whole number (at most `maxDigits` digits) and a unit
+// (any case, a space allowed between), as PostgreSQL writes memory sizes and durations. `units`
+// lists each unit (lower case; "" for a bare number) with its size; the result is the number
+// times its unit's size, at most `max`.
+struct Unit {
+  const char* name;
+  uint64_t size;
+};
+uint64_t parseQuantity(const std::string& text, const char* name, SourcePos pos, std::initializer_list<Unit> units,
+                       size_t maxDigits, uint64_t max, const char* form, const char* unitList) {
   auto bad = [&](const std::string& why) {
     return Error(sqlstate::InvalidParameter, "invalid value for parameter \"" + std::string(name) + "\": \"" + text + "\"", pos)
         .withDetail(why);
@@ -21,18 +29,45 @@ uint64_t parseMemorySize(const std::string& text, const char* name, SourcePos po
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   size_t digits = i;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == digits) throw bad("A memory size is a whole number of B, kB, MB, GB or TB, like '4GB'.");
-  if (i - digits > 15) throw bad("The size is too large.");
+  if (i == digits) throw bad(form);
+  if (i - digits > maxDigits) throw bad("The value is too large.");
   uint64_t n = std::strtoull(text.c_str() + digits, nullptr, 10);
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   std::string unit;
   for (; i < text.size() && !std::isspace(static_cast<unsigned char>(text[i])); ++i)
     unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  int shift = unit == "b" ? 0 : unit.empty() || unit == "kb" ? 10 : unit == "mb" ? 20 : unit == "gb" ? 30 : unit == "tb" ? 40 : -1;
-  if (shift < 0 || i != text.size()) throw bad("Valid units are B, kB, MB, GB and TB.");
-  if (n > (uint64_t{1} << (62 - shift))) throw bad("The size is too large.");
-  return n << shift;
+  for (const Unit& u : units) {
+    if (unit != u.name) continue;
+    if (i != text.size()) break;
+    if (n > max / u.size) throw bad("The value is too large.");
+    return n * u.size;
+  }
+  throw bad(std::string("Valid units are ") + unitList + ".");
+}
+
+// A memory size: B, kB, MB, GB, TB (1024-based), a bare number counting kB.
+uint64_t parseMemorySize(const std::string& text, const char* name, SourcePos pos) {
+  return parseQuantity(text, name, pos,
+                       {{"b", 1}, {"", 1 << 10}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"tb", uint64_t{1} << 40}},
+                       15, uint64_t{1} << 62, "A memory size is a whole number of B, kB, MB, GB or TB, like '4GB'.",
+                       "B, kB, MB, GB and TB");
+}
+
+// A duration in milliseconds: ms, s, min, h, d, a bare number counting ms; at most 2^31-1 ms, as
+// in PostgreSQL.
+uint64_t parseDuration(const std::string& text, const char* name, SourcePos pos) {
+  return parseQuantity(text, name, pos, {{"", 1}, {"ms", 1}, {"s", 1000}, {"min", 60000}, {"h", 3600000}, {"d", 86400000}},
+                       12, 2147483647, "A duration is a whole number of ms, s, min, h or d, like '100ms'.",
+                       "ms, s, min, h and d");
+}
+
+// The largest unit that divides the duration: 1500 -> "1500ms", 60000 -> "1min", 0 -> "0".
+std::string formatDuration(uint64_t ms) {
+  if (ms == 0) return "0";
+  for (auto [unit, size] : {std::pair<const char*, uint64_t>{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}})
+    if (ms % size == 0) return std::to_string(ms / size) + unit;
+  return std::to_string(ms) + "ms";
 }
 
 struct SettingDef {
@@ -54,9 +89,10 @@ const SettingDef kSettings[] = {
        return formatMemorySize(bytes);
      }},
     {"analytics",
-     "Where a SELECT outside a transaction block runs: 'inline' on the executor thread, or 'snapshot' in a "
-     "process forked from it, on a copy-on-write snapshot, while the executor goes on with other sessions' work.",
-     [] { return std::string("inline"); },
+     "Where a query outside a transaction block (or in a READ ONLY one) runs: 'snapshot' in a process forked "
+     "from the executor, on a copy-on-write snapshot, while the executor goes on with other sessions' work; "
+     "'inline' on the executor thread.",
+     [] { return std::string("snapshot"); },
      [](const std::string& v, SourcePos pos) {
        std::string lower;
        for (char c : v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -65,6 +101,15 @@ const SettingDef kSettings[] = {
              .withDetail("Available values: inline, snapshot.");
        return lower;
      }},
+    {"snapshot_max_age",
+     "How old a snapshot a query may share with others' (it never misses the session's own writes); 0 forks a "
+     "snapshot for every query.",
+     [] { return std::string("100ms"); },
+     [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "snapshot_max_age", pos)); }},
+    {"statement_timeout",
+     "Cancels a statement that runs longer than this (57014); 0 waits for ever.",
+     [] { return std::string("0"); },
+     [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "statement_timeout", pos)); }},
 };
 
 const SettingDef* findSetting(const std::string& name) {
@@ -89,6 +134,18 @@ SessionSettings::SessionSettings() {
 void SessionSettings::refresh() {
   memoryLimit_.bytes = parseMemorySize(values_.at("memory_limit"), "memory_limit", {});
   analyticsOnSnapshot_ = values_.at("analytics") == "snapshot";
+  snapshotMaxAgeMs_ = parseDuration(values_.at("snapshot_max_age"), "snapshot_max_age", {});
+  statementTimeoutMs_ = parseDuration(values_.at("statement_timeout"), "statement_timeout", {});
+}
+
+std::vector<std::pair<std::string, std::string>> SessionSettings::values() const {
+  return {values_.begin(), values_.end()};
+}
+
+void SessionSettings::restore(const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values)
+    if (findSetting(name)) values_[name] = value;
+  refresh();
 }
 
 void SessionSettings::assign(const std::string& name, std::string value, UndoLog& undo) {

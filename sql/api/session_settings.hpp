@@ -5,6 +5,8 @@
 // that normalizes a value; an unknown name is 42704, a bad value 22023, each with its position.
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/runtime/memory_budget.hpp"
 #include "sql/api/database.hpp"
@@ -21,16 +23,23 @@ class SessionSettings {
 
   // The memory one statement may use (installed for the statements the session runs).
   const MemoryLimit& memoryLimit() const { return memoryLimit_; }
-  // SET analytics = 'snapshot': SELECTs outside a transaction block run in a forked child
-  // (sql/api/snapshot.hpp); 'inline' (the default for now): on the executor thread.
+  // SET analytics = 'snapshot' (the default): queries outside a transaction block run on a fork
+  // snapshot (sql/api/snapshot.hpp); 'inline': on the executor thread.
   bool analyticsOnSnapshot() const { return analyticsOnSnapshot_; }
+  double snapshotMaxAgeMs() const { return static_cast<double>(snapshotMaxAgeMs_); }
+  uint64_t statementTimeoutMs() const { return statementTimeoutMs_; }  // 0: none
+
+  // Every setting's text, and setting them back (a snapshot worker takes its session's this way).
+  std::vector<std::pair<std::string, std::string>> values() const;
+  void restore(const std::vector<std::pair<std::string, std::string>>& values);
 
  private:
   void assign(const std::string& name, std::string value, UndoLog& undo);
   void refresh();  // the typed values from the texts
   std::map<std::string, std::string> values_;  // name -> normalized text
   MemoryLimit memoryLimit_{0};
-  bool analyticsOnSnapshot_ = false;
+  bool analyticsOnSnapshot_ = true;
+  uint64_t snapshotMaxAgeMs_ = 0, statementTimeoutMs_ = 0;
 };
 
 }  // namespace hyrax

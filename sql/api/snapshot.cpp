@@ -1,265 +1,302 @@
+// Snapshot processes and their workers (snapshot.hpp says how they talk).
 #include "sql/api/snapshot.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
+#include <deque>
 #include <new>
+#include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/runtime/memory_budget.hpp"
-#include "engine/types/string_ref.hpp"
+#include "engine/util/on_exit.hpp"
 
 namespace hyrax::sql {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = Snapshot::Clock;
 
-// Set in the child right after fork: how long the fork took as the child saw it.
-bool gInChild = false;
-double gChildForkMs = 0;
+double msBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
-// ---- wire format: a kind byte ('R' result, 'E' error, 'I' run inline), the body, an end byte 'Z'.
-// Result body: columns (name, type), tag, phase times, notices, then per chunk its row count and
-// per column the NULL bytes and the values; a string column's long strings carry an offset into
-// the bytes that follow the column instead of a pointer.
-class Writer {
- public:
-  std::string out;
-  template <typename T>
-  void pod(const T& v) {
-    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+// In a snapshot process and its workers: when the executor started the fork, and how long the
+// fork took as the snapshot process saw it. The clock is the system's monotonic one, the same in
+// every process.
+bool gInWorker = false;
+Clock::time_point gForkedAt;
+double gForkMs = 0;
+double gAgeMs = 0;  // in a worker: the snapshot's age when its query started
+
+// A worker's wait status that says the snapshot process could not fork the worker.
+constexpr int kNoWorker = -1;
+
+Error gone() { return Error(sqlstate::InternalError, "the snapshot process is gone"); }
+
+// Closes every descriptor from 3 up but `keep` (a child keeps none of its parent's sockets and
+// pipes open: another query's reader would otherwise never see its end).
+void closeAllBut(int keep) {
+  if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
+  syscall(SYS_close_range, static_cast<unsigned>(std::max(keep + 1, 3)), ~0u, 0u);
+}
+
+// Writes all of `bytes`; false when the reader is gone. Sockets without SIGPIPE.
+bool sendAll(int fd, const void* bytes, size_t size) {
+  const char* p = static_cast<const char*>(bytes);
+  while (size > 0) {
+    ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
   }
-  void str(std::string_view s) {
-    pod(static_cast<uint64_t>(s.size()));
-    out.append(s.data(), s.size());
+  return true;
+}
+
+bool sendFramed(int fd, const std::string& bytes) {
+  const uint64_t size = bytes.size();
+  return sendAll(fd, &size, sizeof size) && sendAll(fd, bytes.data(), bytes.size());
+}
+
+// Reads exactly `size` bytes (blocking); false at an early end.
+bool readExact(int fd, void* out, size_t size) {
+  char* p = static_cast<char*>(out);
+  while (size > 0) {
+    ssize_t n = read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
   }
+  return true;
+}
+
+// ---- the worker: one query, then _exit. Its socket carries the request in, its pid and the
+// answer out.
+[[noreturn]] void workerMain(int sock, pid_t snapshotPid, const SnapshotHandler& handler) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with its snapshot process
+  if (getppid() != snapshotPid) _exit(1);
+  closeAllBut(sock);
+  const int32_t pid = getpid();
+  if (!sendAll(sock, &pid, sizeof pid)) _exit(1);
+  uint64_t size = 0;
+  std::string request;
+  if (!readExact(sock, &size, sizeof size)) _exit(1);
+  try {
+    request.resize(size);
+  } catch (...) {
+    _exit(1);
+  }
+  if (!readExact(sock, request.data(), size)) _exit(1);
+  gInWorker = true;
+  gAgeMs = msBetween(gForkedAt, Clock::now());
+  std::string answer;
+  try {
+    try {
+      QueryResult r = handler(decodeRequest(request));
+      r.ranOn.snapshotAgeMs = gAgeMs;
+      r.ranOn.forkMs = gForkMs;
+      answer = encodeResult(r);
+    } catch (const RunInlineInstead&) {
+      answer = "IZ";
+    } catch (const Error& e) {
+      answer = encodeError(e);
+    } catch (const std::bad_alloc&) {
+      answer = encodeError(Error(sqlstate::OutOfMemory, kOutOfMemoryMessage));
+    } catch (const std::exception& e) {
+      answer = encodeError(Error(sqlstate::InternalError, e.what()));
+    }
+  } catch (...) {  // even the error did not fit: the session reports the missing answer
+    _exit(2);
+  }
+  sendFramed(sock, answer);
+  _exit(0);
+}
+
+// ---- the snapshot process: forks a worker for each query it is sent, reaps it and reports its
+// status, kills it when its session gave up; ends when its control socket closes and no worker is
+// left.
+struct Worker {
+  pid_t pid;
+  int pidfd;   // readable once the worker has ended
+  int status;  // the pipe's write end: the wait status goes here; POLLERR once the session left
+  bool killed = false;
 };
 
-class Reader {
+// Receives one query's two descriptors (its socket and status pipe); false when the control
+// socket closed.
+bool receiveQuery(int control, int& sock, int& status) {
+  char byte;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(2 * sizeof(int))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = space;
+  msg.msg_controllen = sizeof space;
+  ssize_t n;
+  do n = recvmsg(control, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return false;
+  sock = status = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) continue;
+    int fds[2];
+    std::memcpy(fds, CMSG_DATA(c), sizeof fds);
+    sock = fds[0];
+    status = fds[1];
+  }
+  return true;
+}
+
+[[noreturn]] void snapshotMain(int control, pid_t parent, const SnapshotHandler& handler) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the executor thread that forked it
+  if (getppid() != parent) _exit(1);  // the parent died before the line above
+  closeAllBut(control);
+  signal(SIGPIPE, SIG_IGN);  // a session that left makes write() fail, not this process die
+  std::vector<Worker> workers;
+  std::vector<pollfd> polls;
+  bool open = true;
+  while (open || !workers.empty()) {
+    polls.clear();
+    for (const Worker& w : workers) {
+      polls.push_back({w.pidfd, POLLIN, 0});
+      polls.push_back({w.status, 0, 0});  // POLLERR: the session closed its end
+    }
+    if (open) polls.push_back({control, POLLIN, 0});
+    if (poll(polls.data(), polls.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(3);
+    }
+    for (size_t i = 0; i < workers.size();) {
+      Worker& w = workers[i];
+      const pollfd& ended = polls[2 * i];
+      const pollfd& left = polls[2 * i + 1];
+      if (ended.revents) {
+        int status = 0;
+        while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        ssize_t ignored = write(w.status, &status, sizeof status);  // fails when the session left
+        (void)ignored;
+        close(w.status);
+        close(w.pidfd);
+        workers.erase(workers.begin() + static_cast<std::ptrdiff_t>(i));
+        polls.erase(polls.begin() + static_cast<std::ptrdiff_t>(2 * i), polls.begin() + static_cast<std::ptrdiff_t>(2 * i + 2));
+        continue;
+      }
+      if (left.revents && !w.killed) {  // cancelled, timed out or abandoned
+        kill(w.pid, SIGKILL);
+        w.killed = true;
+      }
+      ++i;
+    }
+    if (!open || !(polls.back().revents)) continue;
+    int sock, status;
+    if (!receiveQuery(control, sock, status)) {
+      open = false;
+      close(control);
+      continue;
+    }
+    if (sock < 0 || status < 0) {  // not a query message: ignore it
+      if (sock >= 0) close(sock);
+      if (status >= 0) close(status);
+      continue;
+    }
+    const pid_t self = getpid();
+    const pid_t pid = fork();
+    if (pid == 0) workerMain(sock, self, handler);
+    close(sock);
+    const int pidfd = pid > 0 ? static_cast<int>(syscall(SYS_pidfd_open, pid, 0)) : -1;
+    if (pid < 0 || pidfd < 0) {
+      if (pid > 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+      }
+      const int status = kNoWorker;
+      ssize_t ignored = write(status, &status, sizeof status);
+      (void)ignored;
+      close(status);
+      continue;
+    }
+    workers.push_back({pid, pidfd, status});
+  }
+  _exit(0);
+}
+
+// Reaps the processes of retired snapshots, which end once their last worker has: a thread of the
+// parent's (started with the first one; it never ends, and is never copied into a child).
+class Reaper {
  public:
-  explicit Reader(const std::string& in) : in_(in) {}
-  template <typename T>
-  T pod() {
-    T v;
-    std::memcpy(&v, take(sizeof v), sizeof v);
-    return v;
+  static void reap(pid_t pid) {
+    static Reaper* reaper = new Reaper;  // never destroyed: its thread may outlive static objects
+    std::lock_guard<std::mutex> lock(reaper->mutex_);
+    reaper->pids_.push_back(pid);
+    reaper->ready_.notify_one();
   }
-  std::string str() {
-    auto n = pod<uint64_t>();
-    return std::string(take(n), n);
-  }
-  const char* take(size_t n) {
-    if (n > in_.size() - pos_) throw malformed();
-    const char* p = in_.data() + pos_;
-    pos_ += n;
-    return p;
-  }
-  bool atEnd() const { return pos_ == in_.size(); }
-  static Error malformed() { return Error(sqlstate::InternalError, "snapshot process sent a malformed answer"); }
 
  private:
-  const std::string& in_;
-  size_t pos_ = 0;
+  Reaper() { std::thread([this] { loop(); }).detach(); }
+  [[noreturn]] void loop() {
+    for (;;) {
+      pid_t pid;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [&] { return !pids_.empty(); });
+        pid = pids_.front();
+        pids_.pop_front();
+      }
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<pid_t> pids_;
 };
 
-void writeType(Writer& w, const SqlType& t) {
-  w.pod(static_cast<uint8_t>(t.id));
-  w.pod(t.precision);
-  w.pod(t.scale);
-  w.pod(t.length);
-  w.pod(static_cast<uint8_t>(t.nullable));
-}
-
-SqlType readType(Reader& r) {
-  SqlType t;
-  auto id = r.pod<uint8_t>();
-  if (id > static_cast<uint8_t>(TypeId::Date)) throw Reader::malformed();
-  t.id = static_cast<TypeId>(id);
-  t.precision = r.pod<uint8_t>();
-  t.scale = r.pod<uint8_t>();
-  t.length = r.pod<uint32_t>();
-  t.nullable = r.pod<uint8_t>() != 0;
-  return t;
-}
-
-void writeAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the reader is gone: nobody wants the answer
-    done += static_cast<size_t>(n);
+std::string describeStatus(int status) {
+  if (status == kNoWorker) return "the snapshot process could not start a worker for the query";
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "snapshot process ended by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
   }
+  return "snapshot process ended without an answer (exit status " +
+         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
 }
 
 }  // namespace
 
-std::string encodeResult(const QueryResult& r) {
-  Writer w;
-  w.pod('R');
-  const auto& cols = r.columns();
-  w.pod(static_cast<uint32_t>(cols.size()));
-  for (const ResultColumn& c : cols) {
-    w.str(c.name);
-    writeType(w, c.type);
-  }
-  w.str(r.tag());
-  const PhaseTimes& t = r.times;
-  for (double d : {t.parse, t.plan, t.codegen, t.optimize, t.machineCode, t.execute}) w.pod(d);
-  w.pod(static_cast<uint32_t>(r.notices.size()));
-  for (const auto& n : r.notices) {
-    w.str(n.severity);
-    w.str(n.message);
-  }
-  w.pod(static_cast<uint64_t>(r.chunks().size()));
-  for (const auto& chunk : r.chunks()) {
-    const uint64_t rows = chunk->rowCount();
-    w.pod(rows);
-    for (uint32_t c = 0; c < cols.size(); ++c) {
-      const SqlType& type = chunk->type(c);
-      for (uint64_t i = 0; i < rows; ++i) w.pod(static_cast<uint8_t>(chunk->isNull(i, c)));
-      if (!type.isString()) {
-        w.out.append(static_cast<const char*>(chunk->at(0, c)), rows * type.byteWidth());
-        continue;
-      }
-      std::string heap;  // the long strings' characters, after the column's values
-      for (uint64_t i = 0; i < rows; ++i) {
-        StringRef s;
-        if (!chunk->isNull(i, c)) std::memcpy(static_cast<void*>(&s), chunk->at(i, c), sizeof s);
-        if (!s.isInline()) {
-          uint64_t offset = heap.size();
-          heap.append(s.u.ptr, s.len);
-          std::memcpy(s.u.rest, &offset, sizeof offset);
-        }
-        w.pod(s);
-      }
-      w.str(heap);
-    }
-  }
-  w.pod('Z');
-  return std::move(w.out);
+bool inSnapshotWorker(double* forkMs, double* ageMs) {
+  if (gInWorker && forkMs) *forkMs = gForkMs;
+  if (gInWorker && ageMs) *ageMs = gAgeMs;
+  return gInWorker;
 }
 
-std::string encodeError(const Error& e) {
-  Writer w;
-  w.pod('E');
-  w.str(e.sqlstate());
-  w.str(e.message());
-  w.pod(e.pos().line);
-  w.pod(e.pos().column);
-  w.str(e.detail());
-  w.pod('Z');
-  return std::move(w.out);
-}
-
-QueryResult decodeAnswer(std::shared_ptr<const std::string> bytes) {
-  Reader in(*bytes);
-  const char kind = in.pod<char>();
-  if (kind == 'E') {
-    std::string state = in.str(), message = in.str();
-    SourcePos pos;
-    pos.line = in.pod<uint32_t>();
-    pos.column = in.pod<uint32_t>();
-    std::string detail = in.str();
-    if (in.pod<char>() != 'Z' || !in.atEnd()) throw Reader::malformed();
-    Error e(state, message, pos);
-    if (!detail.empty()) e.withDetail(detail);
-    throw e;
-  }
-  if (kind != 'R') throw Reader::malformed();
-  std::vector<ResultColumn> cols(in.pod<uint32_t>());
-  std::vector<SqlType> types;
-  for (ResultColumn& c : cols) {
-    c.name = in.str();
-    c.type = readType(in);
-    types.push_back(c.type);
-  }
-  std::string tag = in.str();
-  PhaseTimes times;
-  for (double* d : {&times.parse, &times.plan, &times.codegen, &times.optimize, &times.machineCode, &times.execute})
-    *d = in.pod<double>();
-  std::vector<QueryResult::Notice> notices(in.pod<uint32_t>());
-  for (auto& n : notices) {
-    n.severity = in.str();
-    n.message = in.str();
-  }
-  std::vector<std::unique_ptr<ResultChunk>> chunks(in.pod<uint64_t>());
-  for (auto& chunk : chunks) {
-    const auto rows = in.pod<uint64_t>();
-    if (rows > bytes->size()) throw Reader::malformed();
-    chunk = std::make_unique<ResultChunk>(types, std::max<uint64_t>(rows, 1));
-    ResultChunkView& v = chunk->view();
-    v.count = rows;
-    for (uint32_t c = 0; c < types.size(); ++c) {
-      std::memcpy(v.nulls[c], in.take(rows), rows);
-      const size_t width = types[c].byteWidth();
-      const char* values = in.take(rows * width);
-      std::memcpy(v.columns[c], values, rows * width);
-      if (!types[c].isString()) continue;
-      const auto heapSize = in.pod<uint64_t>();
-      const char* heap = in.take(heapSize);  // stays where it is: `bytes` lives as long as the result
-      auto* refs = static_cast<StringRef*>(v.columns[c]);
-      for (uint64_t i = 0; i < rows; ++i) {
-        if (refs[i].isInline()) continue;
-        uint64_t offset;
-        std::memcpy(&offset, refs[i].u.rest, sizeof offset);
-        if (offset > heapSize || refs[i].len > heapSize - offset) throw Reader::malformed();
-        refs[i].u.ptr = heap + offset;
-      }
-    }
-  }
-  if (in.pod<char>() != 'Z' || !in.atEnd()) throw Reader::malformed();
-  QueryResult r(std::move(cols), std::move(chunks), std::move(tag));
-  r.times = times;
-  r.notices = std::move(notices);
-  r.keepAlive(std::const_pointer_cast<std::string>(std::move(bytes)));
-  return r;
-}
-
-bool inSnapshotChild(double* forkMs) {
-  if (gInChild && forkMs) *forkMs = gChildForkMs;
-  return gInChild;
-}
-
-std::unique_ptr<SnapshotQuery> SnapshotQuery::start(const std::function<QueryResult()>& work) {
+std::shared_ptr<Snapshot> Snapshot::fork(const SnapshotHandler& handler, uint64_t epoch) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    throw Error(sqlstate::OutOfMemory, std::string("could not make a pipe for a snapshot: ") + std::strerror(errno));
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+    throw Error(sqlstate::OutOfMemory, std::string("could not make a socket for a snapshot: ") + std::strerror(errno));
   const pid_t parent = getpid();
   const auto before = Clock::now();
-  const pid_t pid = fork();
+  const pid_t pid = ::fork();
   if (pid == 0) {
-    // The child: one thread, a copy-on-write view of the database as of this moment.
-    gChildForkMs = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
-    gInChild = true;
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the executor thread that forked it
-    if (getppid() != parent) _exit(1);  // the parent died before the line above
+    // The snapshot process: one thread, a copy-on-write view of the database as of this moment.
+    gForkedAt = before;
+    gForkMs = msBetween(before, Clock::now());
     close(fds[0]);
-    signal(SIGPIPE, SIG_IGN);  // a reader that left makes write() fail, not the child die
-    std::string answer;
-    try {
-      try {
-        answer = encodeResult(work());
-      } catch (const RunInlineInstead&) {
-        answer = "IZ";
-      } catch (const Error& e) {
-        answer = encodeError(e);
-      } catch (const std::bad_alloc&) {
-        answer = encodeError(Error(sqlstate::OutOfMemory, kOutOfMemoryMessage));
-      } catch (const std::exception& e) {
-        answer = encodeError(Error(sqlstate::InternalError, e.what()));
-      }
-    } catch (...) {  // even the error did not fit: the parent reports the missing answer
-      _exit(2);
-    }
-    writeAll(fds[1], answer);
-    _exit(0);
+    snapshotMain(fds[1], parent, handler);
   }
   const int forkErrno = errno;
   close(fds[1]);
@@ -267,64 +304,139 @@ std::unique_ptr<SnapshotQuery> SnapshotQuery::start(const std::function<QueryRes
     close(fds[0]);
     throw Error(sqlstate::OutOfMemory, std::string("could not fork a snapshot process: ") + std::strerror(forkErrno));
   }
+  std::shared_ptr<Snapshot> s(new Snapshot);
+  s->pid_ = pid;
+  s->control_ = fds[0];
+  s->epoch_ = epoch;
+  s->forkedAt_ = before;
+  s->forkMs_ = msBetween(before, Clock::now());
+  return s;
+}
+
+Snapshot::~Snapshot() {
+  close(control_);  // the process ends once its workers have
+  Reaper::reap(pid_);
+}
+
+double Snapshot::ageMs() const { return msBetween(forkedAt_, Clock::now()); }
+
+std::unique_ptr<SnapshotQuery> Snapshot::start(const SnapshotRequest& request) {
+  int sock[2], status[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) != 0)
+    throw Error(sqlstate::OutOfMemory, std::string("could not make a socket for a snapshot query: ") + std::strerror(errno));
+  if (pipe2(status, O_CLOEXEC) != 0) {
+    const int e = errno;
+    close(sock[0]);
+    close(sock[1]);
+    throw Error(sqlstate::OutOfMemory, std::string("could not make a pipe for a snapshot query: ") + std::strerror(e));
+  }
   std::unique_ptr<SnapshotQuery> q(new SnapshotQuery);
-  q->pid_ = pid;
-  q->readFd_ = fds[0];
-  q->forkMs_ = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+  q->socket_ = sock[0];
+  q->status_ = status[0];
+  q->keep_ = shared_from_this();
+  // Hand the worker's ends over, then drop ours: only the snapshot process and its worker hold them.
+  char byte = 'Q';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(2 * sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = space;
+  msg.msg_controllen = sizeof space;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+  const int theirs[2] = {sock[1], status[1]};
+  std::memcpy(CMSG_DATA(c), theirs, sizeof theirs);
+  ssize_t sent;
+  {
+    std::lock_guard<std::mutex> lock(sendMutex_);
+    do sent = sendmsg(control_, &msg, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+  }
+  close(sock[1]);
+  close(status[1]);
+  if (sent != 1) throw gone();
+  // The worker reads the request after it has sent its pid; the socket buffers what it can.
+  if (!sendFramed(q->socket_, encodeRequest(request))) throw gone();
   return q;
 }
 
-SnapshotQuery::~SnapshotQuery() { reap(true); }
+SnapshotQuery::~SnapshotQuery() { close(); }
 
-// Closes the pipe and waits for the child (killing it first if `kill`); returns nothing, the
-// status is read by finish() through waitStatus_.
-void SnapshotQuery::reap(bool kill) {
-  if (readFd_ >= 0) close(readFd_);
-  readFd_ = -1;
-  if (pid_ <= 0) return;
-  if (kill) ::kill(pid_, SIGKILL);
-  while (waitpid(pid_, &waitStatus_, 0) < 0 && errno == EINTR) {
-  }
-  pid_ = -1;
+// Closing the status pipe's read end tells the snapshot process to kill a worker still running.
+void SnapshotQuery::close() {
+  if (socket_ >= 0) ::close(socket_);
+  if (status_ >= 0) ::close(status_);
+  socket_ = status_ = -1;
 }
 
-std::optional<QueryResult> SnapshotQuery::finish(const std::atomic<bool>& cancel) {
-  auto bytes = std::make_shared<std::string>();
-  for (;;) {
-    pollfd p{readFd_, POLLIN, 0};
-    // Wakes up now and then to look at `cancel` (Connection::cancel may come from a signal handler,
-    // which cannot wake this thread otherwise).
-    int n = poll(&p, 1, 20);
-    if (cancel.load()) {
-      reap(true);
-      throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
+std::optional<QueryResult> SnapshotQuery::finish(const std::atomic<bool>& cancel, std::atomic<int>* workerPid) {
+  OnExit clearPid([workerPid] {
+    if (workerPid) workerPid->store(0);
+  });
+  // Reads `size` bytes from `fd`, waking up now and then to look at `cancel` (Connection::cancel
+  // may come from a signal handler, which cannot wake this thread otherwise).
+  auto read = [&](int fd, void* out, size_t size) {
+    char* p = static_cast<char*>(out);
+    while (size > 0) {
+      pollfd pfd{fd, POLLIN, 0};
+      int n = poll(&pfd, 1, 20);
+      if (cancel.load()) {
+        close();
+        throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
+      }
+      if (n < 0 && errno != EINTR) return false;
+      if (n <= 0) continue;
+      ssize_t got = ::read(fd, p, size);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0) return false;
+      p += got;
+      size -= static_cast<size_t>(got);
     }
-    if (n < 0 && errno != EINTR) break;
-    if (n <= 0) continue;
-    const size_t old = bytes->size();
-    bytes->resize(old + 65536);
-    ssize_t got = read(readFd_, bytes->data() + old, 65536);
-    bytes->resize(old + static_cast<size_t>(std::max<ssize_t>(got, 0)));
-    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) break;
-  }
-  reap(false);
-  // A complete answer counts even if the child was killed after sending it.
-  const bool complete = !bytes->empty() && bytes->back() == 'Z';
-  if (complete && bytes->front() == 'I' && bytes->size() == 2) return std::nullopt;
+    return true;
+  };
+  int32_t pid = 0;
+  uint64_t size = 0;
+  auto bytes = std::make_shared<std::string>();
+  bool complete = read(socket_, &pid, sizeof pid);
+  if (complete && workerPid) workerPid->store(pid);
+  complete = complete && read(socket_, &size, sizeof size);
   if (complete) {
     try {
-      return decodeAnswer(bytes);
-    } catch (const Error& e) {
-      if (e.sqlstate() != sqlstate::InternalError || e.message() != Reader::malformed().message()) throw;
+      bytes->resize(size);
+    } catch (const std::bad_alloc&) {
+      close();
+      throw Error(sqlstate::OutOfMemory, kOutOfMemoryMessage);
     }
+    complete = read(socket_, bytes->data(), size);
   }
-  if (WIFSIGNALED(waitStatus_)) {
-    const int sig = WTERMSIG(waitStatus_);
-    throw Error(sqlstate::InternalError,
-                "snapshot process ended by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")");
+  if (complete) {
+    close();  // the worker is done with it; the snapshot process reaps it
+    if (*bytes == "IZ") return std::nullopt;
+    return decodeAnswer(bytes);
   }
-  throw Error(sqlstate::InternalError, "snapshot process ended without an answer (exit status " +
-                                           std::to_string(WIFEXITED(waitStatus_) ? WEXITSTATUS(waitStatus_) : -1) + ")");
+  // No whole answer: the snapshot process says how the worker ended.
+  int status = 0;
+  const bool told = read(status_, &status, sizeof status);
+  close();
+  if (!told) throw gone();
+  throw Error(sqlstate::InternalError, describeStatus(status));
+}
+
+std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBefore, bool shared) {
+  if (shared && newest_ && newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs) return newest_;
+  std::shared_ptr<Snapshot> s = Snapshot::fork(handler_, epoch_);
+  if (shared && maxAgeMs > 0) {
+    newest_ = s;  // the one it replaces ends when its last query does
+    newestKeepMs_ = maxAgeMs;
+  }
+  return s;
+}
+
+void SnapshotPool::sweep() {
+  if (newest_ && newest_.use_count() == 1 && newest_->ageMs() > newestKeepMs_) newest_.reset();
 }
 
 }  // namespace hyrax::sql

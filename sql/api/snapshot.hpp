@@ -1,76 +1,141 @@
 #pragma once
-// A query run on a fork-based snapshot (HyPer's OLAP side; issue 17): the executor thread forks
-// between two statements, while no transaction block is open, so the child's copy-on-write view
-// of the process is exactly the committed state. The child compiles and runs the query there,
-// writes its result (or its error) into a pipe and _exit()s; the executor thread returns right
-// after fork() and goes on with other sessions' work, while the session's own thread reads the
-// pipe and reaps the child.
+// Queries on fork-based snapshots (HyPer's OLAP side; issue 17; docs/architecture.md "Snapshots").
 //
-// Why the child compiles: compiling takes 10-70 ms (TPC-H SF 1), as long as many analytical
+// A Snapshot is a process the executor thread forks between two statements, while no transaction
+// block is open, so its copy-on-write view of the process is exactly the committed state. It runs
+// no query itself: it waits for requests on a control socket and forks one worker per query, and
+// the worker compiles and runs the query on the snapshot and sends the answer straight to the
+// session's thread. Several queries (of any sessions, at once) share one snapshot while it is
+// fresh enough for them (SET snapshot_max_age); the snapshot process ends when the last query
+// using it has ended and a newer snapshot exists (or it aged out unused).
+//
+// Why a process per query: a query that crashes, is killed, runs out of memory or is cancelled
+// takes down only its worker; the snapshot and its other queries go on. Forking the worker costs
+// the snapshot process, not the executor thread: the executor pays one fork per snapshot, however
+// many queries use it.
+//
+// Why the worker compiles: compiling takes 10-70 ms (TPC-H SF 1), as long as many analytical
 // queries run, and in the parent it would have to happen on the executor thread (the catalog and
 // the plan's table pointers are only stable there) or on a compile thread that holds the catalog
-// still; in the child it costs the executor nothing, and nothing the compile touches is shared.
+// still; in the worker it costs the executor nothing, and nothing the compile touches is shared.
 // Measured: about as fast in the child as inline (hyrax-bench tpch --analytics snapshot). LLVM
 // works after fork because nothing else compiles while the executor forks (all compiling is on
-// that thread).
+// that thread), and the snapshot process never uses LLVM itself.
 //
-// The child has one thread (the executor's copy): it must not wait for anything another thread
-// of the parent might have held at the fork (it runs only the query's own code; glibc makes
-// malloc safe after fork). It asks to be killed when the executor thread ends (PR_SET_PDEATHSIG).
+// Per query there is a socket pair and a pipe. The session writes the request into its end of the
+// socket and reads from it the worker's pid and then the answer, each framed with its length. The
+// snapshot process keeps the pipe's write end: once it has reaped the worker it writes the wait
+// status there, so a session whose worker died without an answer learns how; a session that
+// closes the pipe's read end (cancel, statement timeout, an abandoned query) makes the snapshot
+// process kill the worker. The snapshot process and each worker ask to be killed when their parent
+// ends (PR_SET_PDEATHSIG), close every descriptor they do not need, and reap their children.
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/types.h>
 
 #include "sql/api/database.hpp"
+#include "sql/api/snapshot_wire.hpp"
 
 namespace hyrax::sql {
 
-// Thrown by the child's work when the query turned out to write (a stored function it called
-// changed a table): its effects would be lost in the child, so the session runs it inline instead.
+// Thrown by a worker's query when it turned out to write (a stored function it called changed a
+// table): its effects would be lost in the worker, so the session runs it inline instead.
 struct RunInlineInstead {};
 
-class SnapshotQuery {
- public:
-  // On the executor thread: forks. The child runs `work` on its snapshot, sends what it returned
-  // or threw, and _exit()s (start never returns there); the parent gets the running query.
-  // Throws 53200 / XX000 when no pipe or process could be made (nothing was started then).
-  static std::unique_ptr<SnapshotQuery> start(const std::function<QueryResult()>& work);
-  ~SnapshotQuery();  // kills the child (SIGKILL) and reaps it if finish() did not
-  SnapshotQuery(const SnapshotQuery&) = delete;
-  SnapshotQuery& operator=(const SnapshotQuery&) = delete;
+// Runs a request in a worker: its result, or throws its error (or RunInlineInstead).
+using SnapshotHandler = std::function<QueryResult(const SnapshotRequest&)>;
 
-  // On the session's thread: waits for the result and reaps the child. Returns the query's result
-  // (the same columns, types, NULLs and values as inline; strings copied into memory the result
-  // owns), or nothing when the child said to run the query inline (RunInlineInstead). Throws the
-  // query's own error (SQLSTATE, message, position, detail); 57014 when `cancel` became true (the
-  // child is killed); XX000 when the child ended by a signal or without an answer.
-  std::optional<QueryResult> finish(const std::atomic<bool>& cancel);
+class SnapshotQuery;
+
+class Snapshot : public std::enable_shared_from_this<Snapshot> {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // On the executor thread: forks the snapshot process. `epoch` is the executor's write count at
+  // the fork (SnapshotPool). Throws 53200 / XX000 when no socket or process could be made.
+  static std::shared_ptr<Snapshot> fork(const SnapshotHandler& handler, uint64_t epoch);
+  ~Snapshot();  // closes the control socket: the process ends once its workers have
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+
+  // On a session's thread: hands `request` to a new worker. Throws XX000 when the snapshot
+  // process is gone.
+  std::unique_ptr<SnapshotQuery> start(const SnapshotRequest& request);
 
   pid_t pid() const { return pid_; }
+  uint64_t epoch() const { return epoch_; }
   double forkMs() const { return forkMs_; }  // how long fork() held the executor thread
+  double ageMs() const;
 
  private:
-  SnapshotQuery() = default;
-  void reap(bool kill);
+  Snapshot() = default;
   pid_t pid_ = -1;
-  int readFd_ = -1;
-  int waitStatus_ = 0;
+  int control_ = -1;  // SOCK_SEQPACKET: one message per query, carrying its descriptors
+  std::mutex sendMutex_;
+  uint64_t epoch_ = 0;
+  Clock::time_point forkedAt_;
   double forkMs_ = 0;
 };
 
-// Whether this process is a snapshot child; there, `forkMs` (if given) gets how long the fork
-// took as the child saw it (EXPLAIN ANALYZE reports it).
-bool inSnapshotChild(double* forkMs = nullptr);
+// One query running in a worker.
+class SnapshotQuery {
+ public:
+  ~SnapshotQuery();  // an unfinished query is cancelled (the snapshot process kills its worker)
+  SnapshotQuery(const SnapshotQuery&) = delete;
+  SnapshotQuery& operator=(const SnapshotQuery&) = delete;
 
-// The result and error wire format between the child and the parent (exposed for unit tests).
-std::string encodeResult(const QueryResult& r);
-std::string encodeError(const Error& e);
-// Decodes what encodeResult / encodeError wrote (`bytes` is kept alive by the result, whose long
-// strings point into it): the result, or throws the error. XX000 on a malformed message.
-QueryResult decodeAnswer(std::shared_ptr<const std::string> bytes);
+  // Waits for the answer. Returns the query's result (the same columns, types, NULLs and values as
+  // inline; strings in memory the result owns), or nothing when the worker said to run the query
+  // inline (RunInlineInstead). Throws the query's own error (SQLSTATE, message, position,
+  // detail); 57014 when `cancel` became true (the worker is killed); XX000 when the worker ended
+  // by a signal or without an answer. `workerPid` gets the worker's pid while it runs (0 before
+  // and after).
+  std::optional<QueryResult> finish(const std::atomic<bool>& cancel, std::atomic<int>* workerPid);
+
+ private:
+  friend class Snapshot;
+  SnapshotQuery() = default;
+  void close();
+  int socket_ = -1;  // the session's end: request out, pid and answer in
+  int status_ = -1;  // the pipe's read end: the worker's wait status from the snapshot process
+  std::shared_ptr<Snapshot> keep_;  // the snapshot lives while its queries do
+};
+
+// The database's snapshots: the newest one, which queries share while it is fresh enough for them.
+// A retired snapshot's process is reaped by a thread of the parent's (started with the first one).
+class SnapshotPool {
+ public:
+  explicit SnapshotPool(SnapshotHandler handler) : handler_(std::move(handler)) {}
+
+  // On the executor thread. The newest snapshot if it is at most `maxAgeMs` old and was forked
+  // after the executor's write count reached `notBefore` (a session reads its own writes), else a
+  // newer one forked now (and kept for the next queries for `maxAgeMs`). `shared` false: a
+  // snapshot for this query alone.
+  std::shared_ptr<Snapshot> acquire(double maxAgeMs, uint64_t notBefore, bool shared = true);
+  // On the executor thread, after each statement that may have written: the new write count.
+  uint64_t noteWrite() { return ++epoch_; }
+  uint64_t epoch() const { return epoch_; }
+  // On the executor thread: retires the newest snapshot if no query uses it and it is too old for
+  // anyone to share (so that it does not hold copies of pages the executor has since changed).
+  void sweep();
+
+ private:
+  SnapshotHandler handler_;
+  uint64_t epoch_ = 0;
+  std::shared_ptr<Snapshot> newest_;
+  double newestKeepMs_ = 0;
+};
+
+// Whether this process is a snapshot worker; there, `forkMs` and `ageMs` (if given) get how long
+// the executor's fork took and how old the snapshot was when the query started (EXPLAIN ANALYZE).
+bool inSnapshotWorker(double* forkMs = nullptr, double* ageMs = nullptr);
 
 }  // namespace hyrax::sql

@@ -268,6 +268,7 @@ struct SettingStmt : Statement {
 // BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT
 struct TransactionStmt : Statement {
   enum class Op : uint8_t { Begin, Commit, Rollback } op;
+  bool readOnly = false;  // BEGIN READ ONLY (the isolation level is always serializable)
   TransactionStmt(SourcePos p, Op o) : Statement(StmtKind::Transaction, p), op(o) {}
 };
 

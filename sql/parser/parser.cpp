@@ -79,7 +79,9 @@ StatementPtr Parser::parseStatementBody() {
   if (accept("begin") || (is("start") && ahead(1).is("transaction"))) {
     if (accept("start")) expect("transaction");
     else if (!accept("work")) accept("transaction");
-    return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Begin);
+    auto t = std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Begin);
+    transactionModes(*t);
+    return t;
   }
   if (accept("commit") || accept("end")) {
     if (!accept("work")) accept("transaction");
@@ -101,6 +103,34 @@ StatementPtr Parser::parseStatementBody() {
     return a;
   }
   syntaxError();
+}
+
+// BEGIN's modes, as PostgreSQL takes them: ISOLATION LEVEL ..., READ WRITE | READ ONLY, [NOT]
+// DEFERRABLE, separated by commas or not. Every level is serializable here (transactions run one
+// at a time), so the level is accepted and has no effect.
+void Parser::transactionModes(TransactionStmt& t) {
+  for (bool first = true;; first = false) {
+    if (!first && !accept(",") && !is("isolation") && !is("read") && !is("not") && !is("deferrable")) return;
+    if (first && !is("isolation") && !is("read") && !is("not") && !is("deferrable")) return;
+    if (accept("isolation")) {
+      expect("level");
+      if (accept("serializable")) continue;
+      if (accept("repeatable")) {
+        expect("read");
+        continue;
+      }
+      expect("read");
+      if (!accept("committed")) expect("uncommitted");
+    } else if (accept("read")) {
+      if (accept("only")) t.readOnly = true;
+      else if (accept("write")) t.readOnly = false;
+      else syntaxError();
+    } else if (accept("not")) {
+      expect("deferrable");
+    } else {
+      expect("deferrable");
+    }
+  }
 }
 
 StatementPtr Parser::setting(SourcePos pos) {

@@ -95,6 +95,7 @@ class Parser {
   std::string stringLiteral();
   StatementPtr copy(SourcePos pos);
   StatementPtr setting(SourcePos pos);  // SET, RESET, SHOW
+  void transactionModes(TransactionStmt& t);  // BEGIN's ISOLATION LEVEL, READ ONLY, ...
   StatementPtr explain(SourcePos pos);
   SqlType typeName();
   StatementPtr createTable(SourcePos pos);

@@ -1,6 +1,7 @@
-// SET analytics = 'snapshot': SELECTs run in a child forked from the executor thread
-// (sql/api/snapshot.hpp). Every child these tests start is reaped by the time its query returns,
-// and the ones they hold are killed (a gate they wait on is always opened, or they are killed).
+// SET analytics = 'snapshot' (the default): queries run in a worker of a snapshot process forked
+// from the executor thread (sql/api/snapshot.hpp). Every worker these tests start is reaped by the
+// time its query returns (a cancelled one shortly after), and the ones they hold are killed (a
+// gate they wait on is always opened, or they are killed).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -13,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,27 +67,34 @@ std::string errorOf(F&& f, Error* out = nullptr) {
   return "none";
 }
 
-// A pipe the snapshot child waits on before it runs its query; opened at the latest when it goes.
+// A named pipe the snapshot worker waits on before it runs its query (by name: a worker keeps
+// none of its parent's descriptors); opened at the latest when the gate goes.
 struct Gate {
-  int fds[2];
-  Gate() { REQUIRE(pipe(fds) == 0); }
+  std::string path;
+  bool opened = false;
+  Gate() {
+    path = (std::filesystem::temp_directory_path() / ("hyrax_gate_" + std::to_string(getpid()) + "_" +
+                                                      std::to_string(reinterpret_cast<uintptr_t>(this))))
+               .string();
+    REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  }
   void open() {
-    if (fds[1] < 0) return;
+    if (opened) return;
+    opened = true;
+    int fd = ::open(path.c_str(), O_WRONLY);  // blocks until the worker opened its end
     char c = 'x';
-    CHECK(write(fds[1], &c, 1) == 1);
-    close(fds[1]);
-    fds[1] = -1;
+    CHECK(write(fd, &c, 1) == 1);
+    close(fd);
   }
-  ~Gate() {
-    open();
-    close(fds[0]);
-  }
+  ~Gate() { unlink(path.c_str()); }
   std::function<void()> waiter() const {
-    int fd = fds[0];
-    return [fd] {
+    std::string p = path;
+    return [p] {
+      int fd = ::open(p.c_str(), O_RDONLY);
       char c;
       while (read(fd, &c, 1) < 0 && errno == EINTR) {
       }
+      close(fd);
     };
   }
 };
@@ -99,16 +109,42 @@ int childOf(const Connection& con) {
   return 0;
 }
 
-bool reaped(int pid) { return waitpid(pid, nullptr, WNOHANG) == -1 && errno == ECHILD; }
+// Whether the process is gone and reaped (a zombie still answers kill 0), waiting up to 5 s for it.
+bool reaped(int pid) {
+  for (int i = 0; i < 5000; ++i) {
+    if (kill(pid, 0) == -1 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// This process's children that have ended and were not reaped.
+int zombies() {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    int ppid;
+    rest >> state >> ppid;
+    n += state == 'Z' && ppid == getpid();
+  }
+  return n;
+}
 
 }  // namespace
 
 TEST_CASE("queries on a snapshot answer as inline ones do") {
   Database db;
   Connection inl(db), snap(db);
+  inl.execute("SET analytics = 'inline'");
   fillTypes(inl);
-  CHECK(snap.execute("SET analytics = 'snapshot'").tag() == "SET");
-  CHECK(allText(snap.execute("SHOW analytics")) == "snapshot\n");
+  CHECK(allText(snap.execute("SHOW analytics")) == "snapshot\n");  // the default
+  CHECK(allText(snap.execute("SHOW snapshot_max_age")) == "100ms\n");
   const char* queries[] = {
       "SELECT * FROM t ORDER BY id",
       "SELECT id, s || '-' || v AS joined, upper(s), d * 2, f / 2, day + 1 FROM t ORDER BY id",
@@ -144,7 +180,11 @@ TEST_CASE("queries on a snapshot answer as inline ones do") {
   CHECK(div.pos().line == 2);
   CHECK(div.pos().column == 5);
   // EXPLAIN ANALYZE says where it ran; inside a transaction block queries run inline.
-  CHECK(allText(snap.execute("EXPLAIN ANALYZE SELECT count(*) FROM n")).find("Ran on: snapshot (fork ") != std::string::npos);
+  CHECK(allText(snap.execute("EXPLAIN ANALYZE SELECT count(*) FROM n")).find("Ran on: snapshot (age ") != std::string::npos);
+  QueryResult where = snap.execute("SELECT count(*) FROM n");
+  CHECK(where.ranOn.snapshotAgeMs >= 0);
+  CHECK(where.ranOn.forkMs > 0);
+  CHECK(inl.execute("SELECT count(*) FROM n").ranOn.snapshotAgeMs < 0);
   CHECK(allText(inl.execute("EXPLAIN ANALYZE SELECT count(*) FROM n")).find("Ran on: inline") != std::string::npos);
   snap.execute("BEGIN");
   snap.execute("INSERT INTO n VALUES (-1)");
@@ -153,8 +193,10 @@ TEST_CASE("queries on a snapshot answer as inline ones do") {
   snap.execute("ROLLBACK");
   CHECK(snap.execute("SELECT count(*) FROM n").value(0, 0).asInt() == 5120);
   CHECK(errorOf([&] { snap.execute("SET analytics = 'sideways'"); }) == "22023");
+  snap.execute("SET analytics = 'inline'");
+  CHECK(allText(snap.execute("EXPLAIN ANALYZE SELECT 1")).find("Ran on: inline") != std::string::npos);
   snap.execute("RESET analytics");
-  CHECK(allText(snap.execute("SHOW analytics")) == "inline\n");
+  CHECK(allText(snap.execute("SHOW analytics")) == "snapshot\n");
 }
 
 TEST_CASE("COPY ... TO a file runs on a snapshot and writes what inline COPY writes") {
@@ -163,8 +205,8 @@ TEST_CASE("COPY ... TO a file runs on a snapshot and writes what inline COPY wri
   fs::create_directories(dir);
   Database db;
   Connection inl(db), snap(db);
+  inl.execute("SET analytics = 'inline'");
   fillTypes(inl);
-  snap.execute("SET analytics = 'snapshot'");
   fs::path marker = dir / "child_ran";
   snap.setSnapshotHookForTesting([marker] { std::ofstream(marker) << "child"; });  // runs in the child only
   auto slurp = [](const fs::path& p) {
@@ -335,4 +377,142 @@ TEST_CASE("a snapshot query past memory_limit fails with 53200") {
   CHECK(errorOf([&] { con.execute("SELECT count(*) FROM (SELECT a, count(*) FROM t GROUP BY a) q"); }) == "53200");
   con.execute("RESET memory_limit");
   CHECK(con.execute("SELECT count(*) FROM (SELECT a, count(*) FROM t GROUP BY a) q").value(0, 0).asInt() == 100000);
+}
+
+TEST_CASE("queries share a snapshot while it is fresh enough, and always see their session's own writes") {
+  Database db;
+  Connection writer(db), reader(db);
+  writer.execute("CREATE TABLE t (a INTEGER)");
+  writer.execute("INSERT INTO t VALUES (1)");
+  reader.execute("SET snapshot_max_age = '10min'");
+  CHECK(allText(reader.execute("SHOW snapshot_max_age")) == "10min\n");
+  QueryResult first = reader.execute("SELECT count(*) FROM t");
+  CHECK(first.value(0, 0).asInt() == 1);
+  // Another session's commit: the reader's next query may share the older snapshot (that is what
+  // the freshness bound allows), and does: it is the same fork.
+  writer.execute("INSERT INTO t VALUES (2)");
+  QueryResult second = reader.execute("SELECT count(*) FROM t");
+  CHECK(second.value(0, 0).asInt() == 1);
+  CHECK(second.ranOn.forkMs == first.ranOn.forkMs);
+  CHECK(second.ranOn.snapshotAgeMs > first.ranOn.snapshotAgeMs);
+  // A session that shares the bound sees the same; one that asks for a fresh snapshot sees both.
+  writer.execute("SET snapshot_max_age = '10min'");
+  CHECK(writer.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);  // its own write: a newer fork
+  reader.execute("SET snapshot_max_age = 0");
+  CHECK(reader.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);
+  // The reader's own write is never missed, whatever the bound.
+  reader.execute("SET snapshot_max_age = '10min'");
+  CHECK(reader.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);
+  reader.execute("INSERT INTO t VALUES (3)");
+  CHECK(reader.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+  reader.execute("CREATE TABLE u (b INTEGER)");
+  CHECK(reader.execute("SELECT count(*) FROM u").value(0, 0).asInt() == 0);
+  // Values out of range are refused.
+  CHECK(errorOf([&] { reader.execute("SET snapshot_max_age = '-1'"); }) == "22023");
+  CHECK(errorOf([&] { reader.execute("SET snapshot_max_age = '1 fortnight'"); }) == "22023");
+}
+
+TEST_CASE("queries of many sessions run on one snapshot at once") {
+  Database db;
+  Connection setup(db);
+  setup.execute("SET analytics = 'inline'");
+  fillTypes(setup);
+  std::vector<std::unique_ptr<Connection>> sessions;
+  for (int i = 0; i < 4; ++i) {
+    sessions.push_back(std::make_unique<Connection>(db));
+    sessions.back()->execute("SET snapshot_max_age = '10min'");
+  }
+  std::vector<std::string> answers(sessions.size());
+  std::vector<double> forks(sessions.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < sessions.size(); ++i)
+    threads.emplace_back([&, i] {
+      for (int k = 0; k < 5; ++k) {
+        QueryResult r = sessions[i]->execute("SELECT count(*), sum(x) FROM n WHERE x % 7 <> " + std::to_string(i));
+        answers[i] = allText(r);
+        forks[i] = r.ranOn.forkMs;
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    INFO(i);
+    CHECK(answers[i] == allText(setup.execute("SELECT count(*), sum(x) FROM n WHERE x % 7 <> " + std::to_string(i))));
+    CHECK(forks[i] == forks[0]);  // one fork served them all
+  }
+  sessions.clear();
+  CHECK(zombies() == 0);
+}
+
+TEST_CASE("a READ ONLY transaction reads one snapshot and refuses writes") {
+  Database db;
+  Connection writer(db), ro(db);
+  writer.execute("SET snapshot_max_age = 0");  // its queries see every commit before them
+  writer.execute("CREATE TABLE t (a INTEGER)");
+  writer.execute("INSERT INTO t VALUES (1)");
+  CHECK(ro.execute("BEGIN READ ONLY").tag() == "BEGIN");
+  CHECK(ro.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 1);
+  // The block does not hold the executor: another session commits meanwhile (it would wait for
+  // the lock timeout otherwise), and the block's queries go on seeing the state they started on.
+  writer.execute("INSERT INTO t VALUES (2)");
+  CHECK(ro.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 1);
+  CHECK(ro.execute("SELECT max(a) FROM t").value(0, 0).asInt() == 1);
+  for (const char* write : {"INSERT INTO t VALUES (3)", "UPDATE t SET a = 0", "DELETE FROM t", "CREATE TABLE u (x INTEGER)",
+                            "DROP TABLE t", "CREATE INDEX ti ON t (a)", "ANALYZE t"}) {
+    INFO(write);
+    CHECK(errorOf([&] { ro.execute(write); }) == "25006");
+    CHECK(errorOf([&] { ro.execute("SELECT 1"); }) == "25P02");  // the block failed
+    ro.execute("ROLLBACK");
+    ro.execute("START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY");
+  }
+  CHECK(ro.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);  // a new block, a new snapshot
+  ro.execute("PREPARE ins AS INSERT INTO t VALUES (7)");
+  CHECK(errorOf([&] { ro.execute("EXECUTE ins"); }) == "25006");
+  ro.execute("ROLLBACK");
+  CHECK(writer.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);
+  // A function that writes, called in the block, is refused too.
+  writer.execute("CREATE FUNCTION put(v INTEGER) RETURNS INTEGER AS $$ BEGIN INSERT INTO t VALUES (v); RETURN v; END $$ "
+                 "LANGUAGE plpgsql");
+  ro.execute("BEGIN READ ONLY");
+  CHECK(errorOf([&] { ro.execute("SELECT put(9)"); }) == "25006");
+  ro.execute("ROLLBACK");
+  CHECK(writer.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);
+  // Inline, a READ ONLY block holds the executor as any block does, and refuses writes the same.
+  ro.execute("SET analytics = 'inline'");
+  ro.execute("BEGIN TRANSACTION READ ONLY");
+  CHECK(ro.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 2);
+  CHECK(errorOf([&] { ro.execute("INSERT INTO t VALUES (4)"); }) == "25006");
+  ro.execute("ROLLBACK");
+  // READ WRITE is an ordinary block.
+  ro.execute("BEGIN READ WRITE");
+  ro.execute("INSERT INTO t VALUES (5)");
+  ro.execute("COMMIT");
+  CHECK(writer.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+  CHECK(errorOf([&] { ro.execute("BEGIN READ SOMETIMES"); }) == "42601");
+}
+
+TEST_CASE("statement_timeout cancels a statement inline and on a snapshot") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE n (x INTEGER)");
+  con.execute("INSERT INTO n VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)");
+  for (int i = 0; i < 7; ++i) con.execute("INSERT INTO n SELECT x + 1000 FROM n");  // 1280 rows
+  const char* slow = "SELECT count(*) FROM n a, n b, n c WHERE a.x + b.x + c.x > 0";  // 2 * 10^9 rows
+  CHECK(allText(con.execute("SHOW statement_timeout")) == "0\n");
+  con.execute("SET statement_timeout = '50ms'");
+  CHECK(allText(con.execute("SHOW statement_timeout")) == "50ms\n");
+  for (const char* where : {"snapshot", "inline"}) {
+    INFO(where);
+    con.execute(std::string("SET analytics = '") + where + "'");
+    Error e("", "");
+    auto start = std::chrono::steady_clock::now();
+    CHECK(errorOf([&] { con.execute(slow); }, &e) == "57014");
+    CHECK(e.message() == "canceling statement due to statement timeout");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+    CHECK(con.execute("SELECT count(*) FROM n").value(0, 0).asInt() == 1280);  // the session goes on
+  }
+  // A cancelled statement still says so; a statement within the timeout is untouched.
+  con.execute("SET statement_timeout = '1min'");
+  CHECK(con.execute("SELECT count(*) FROM n a, n b").value(0, 0).asInt() == 1280 * 1280);
+  con.execute("SET statement_timeout = 0");
+  CHECK(errorOf([&] { con.execute("SET statement_timeout = 'soon'"); }) == "22023");
 }
