@@ -20,6 +20,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "bench/benchmarks.hpp"
 #include "bench/ch/ch_data.hpp"
 #include "bench/options.hpp"
@@ -244,6 +246,14 @@ int ch(int argc, char** argv) {
   if (check && std::find(engineNames.begin(), engineNames.end(), "hyrax") == engineNames.end())
     engineNames.insert(engineNames.begin(), "hyrax");
 
+  // With --json, standard output holds only the JSON: the progress lines the shared TPC-C code
+  // prints go to standard error until then.
+  int jsonOut = -1;
+  if (json) {
+    std::fflush(stdout);
+    jsonOut = dup(1);
+    dup2(2, 1);
+  }
   const fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench";
   const fs::path answers = src / "ch/answers" / ("w" + std::to_string(warehouses) + "-seed" + std::to_string(seed));
   std::vector<std::string> queries;
@@ -329,6 +339,9 @@ int ch(int argc, char** argv) {
     }
 
   if (json) {
+    std::fflush(stdout);
+    dup2(jsonOut, 1);
+    close(jsonOut);
     std::printf("[");
     bool first = true;
     auto object = [&](const std::string& engine, int streams, const Run* r) {
