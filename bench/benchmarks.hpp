@@ -4,6 +4,7 @@ namespace hyrax::bench {
 
 int runTpch(int argc, char** argv);  // bench/tpch: the 22 TPC-H queries, answers checked
 int runTpcc(int argc, char** argv);  // bench/tpcc: the TPC-C transaction mix
+int runCh(int argc, char** argv);    // bench/ch: the CH-benCHmark, TPC-C's mix beside analytical streams
 int runFork(int argc, char** argv);  // bench/fork_bench.cpp: fork() time against mapped memory, huge vs 4 KiB pages
 
 }  // namespace hyrax::bench

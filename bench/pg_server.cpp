@@ -30,6 +30,15 @@ void sh(const std::string& cmd) {
 
 }  // namespace
 
+bool PgServer::available() {
+  try {
+    serverBin();
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
 PgServer::PgServer(const fs::path& dir) : dir_(dir) {
   fs::remove_all(dir_);
   fs::create_directories(dir_);

@@ -12,6 +12,8 @@ namespace hyrax::bench {
 class PgServer {
  public:
   explicit PgServer(const std::filesystem::path& dir);
+  // Whether PostgreSQL's server programs are installed where the constructor looks for them.
+  static bool available();
   ~PgServer();
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;

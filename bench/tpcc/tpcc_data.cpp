@@ -11,27 +11,6 @@ namespace hyrax::bench::tpcc {
 
 namespace {
 
-// One text-format row at a time.
-class Rows {
- public:
-  explicit Rows(std::string& out, uint64_t& count) : out_(out), count_(count) {}
-  template <typename... T>
-  void row(const T&... fields) {
-    bool first = true;
-    ((out_ += first ? "" : "\t", first = false, add(fields)), ...);
-    out_ += '\n';
-    ++count_;
-  }
-
- private:
-  void add(const std::string& s) { out_ += s; }
-  void add(const char* s) { out_ += s; }
-  void add(int64_t v) { out_ += std::to_string(v); }
-  void add(int v) { out_ += std::to_string(v); }
-  std::string& out_;
-  uint64_t& count_;
-};
-
 std::string money(int64_t cents, int scale = 2) { return text::formatDecimal(cents, static_cast<uint8_t>(scale)); }
 
 // i_data / s_data: 26..50 characters, 10% with "ORIGINAL" somewhere.
@@ -45,14 +24,18 @@ std::string zip(Random& r) { return r.nstring(4, 4) + "11111"; }
 
 }  // namespace
 
+std::string& InitialData::text(const std::string& table) {
+  for (auto& t : tables)
+    if (t.name == table) return t.text;
+  tables.push_back({table, ""});
+  return tables.back().text;
+}
+
 InitialData generate(int warehouses, uint64_t seed, int loadDate) {
   InitialData d;
+  for (const char* t : kTables) d.text(t);  // the load order
   Random r(seed);
-  auto rows = [&](const char* table) {
-    size_t i = static_cast<size_t>(std::find_if(kTables.begin(), kTables.end(), [&](const char* t) { return std::string(t) == table; }) -
-                                   kTables.begin());
-    return Rows(d.text[i], d.rows);
-  };
+  auto rows = [&](const char* table) { return Rows(d, table); };
   std::string date = text::formatDate(loadDate);
   Rows item = rows("item");
   for (int i = 1; i <= kItems; ++i)

@@ -6,10 +6,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/tpcc/tpcc_data.hpp"
+
+namespace hyrax::bench {
+struct Answer;  // bench/tpch/answer_check.hpp
+}
 
 namespace hyrax::bench::tpcc {
 
@@ -64,6 +69,20 @@ class Engine {
   virtual void stockLevel(const StockLevelInput& in) = 0;
   // The one integer a query returns (consistency checks).
   virtual int64_t count(const std::string& sql) = 0;
+
+  // A client of its own that runs analytical queries beside the mix (the CH-benCHmark's OLAP
+  // streams, and its answer check): for hyrax a Connection of its own whose queries run on fork
+  // snapshots (`snapshot`: SET analytics = 'snapshot') or inline on the executor; for PostgreSQL a
+  // connection of its own. run() returns the rows and fills *answer when given; it throws what
+  // the query threw. One thread per client.
+  class QueryClient {
+   public:
+    virtual ~QueryClient() = default;
+    virtual uint64_t run(const std::string& sql, Answer* answer) = 0;
+  };
+  virtual std::unique_ptr<QueryClient> openQueryClient(bool /*snapshot*/) {
+    throw std::runtime_error(name() + " has no analytical clients here");
+  }
 
   // Snapshot failures beside the mix (hyrax only; issue 17): prepareSnapshotKills() before the
   // mix, then on a thread of its own killSnapshots() starts `kills` analytical queries on fork

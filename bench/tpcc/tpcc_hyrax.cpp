@@ -9,11 +9,28 @@
 #include <unistd.h>
 
 #include "bench/tpcc/tpcc_engine.hpp"
+#include "bench/tpch/answer_check.hpp"
 #include "sql/api/database.hpp"
 
 namespace hyrax::bench::tpcc {
 
 namespace {
+
+// An analytical client: a connection of its own, its queries on fork snapshots or inline.
+class HyraxQueryClient : public Engine::QueryClient {
+ public:
+  HyraxQueryClient(Database& db, bool snapshot) : con_(db) {
+    con_.execute(std::string("SET analytics = '") + (snapshot ? "snapshot" : "inline") + "'");
+  }
+  uint64_t run(const std::string& sql, Answer* answer) override {
+    QueryResult r = con_.execute(sql);
+    if (answer) *answer = answerOf(r);
+    return r.rowCount();
+  }
+
+ private:
+  Connection con_;
+};
 
 class HyraxEngine : public Engine {
  public:
@@ -25,10 +42,10 @@ class HyraxEngine : public Engine {
   double load(const std::string& schema, const std::vector<std::string>& procedures, const InitialData& data) override {
     auto start = std::chrono::steady_clock::now();
     con().executeScript(schema);
-    for (size_t t = 0; t < kTables.size(); ++t) {
-      std::istringstream in(data.text[t]);
+    for (auto& t : data.tables) {
+      std::istringstream in(t.text);
       con().setCopyStreams(&in, nullptr);
-      con().execute("COPY " + std::string(kTables[t]) + " FROM STDIN");
+      con().execute("COPY " + t.name + " FROM STDIN");
       con().setCopyStreams(nullptr, nullptr);
     }
     con().execute("ANALYZE");
@@ -78,6 +95,10 @@ class HyraxEngine : public Engine {
   }
 
   int64_t count(const std::string& sql) override { return con().execute(sql).value(0, 0).asInt(); }
+
+  std::unique_ptr<QueryClient> openQueryClient(bool snapshot) override {
+    return std::make_unique<HyraxQueryClient>(db_, snapshot);
+  }
 
   bool hasSnapshots() const override { return true; }
   void prepareSnapshotKills() override {

@@ -8,6 +8,7 @@
 
 #include "bench/pg_server.hpp"
 #include "bench/tpcc/tpcc_engine.hpp"
+#include "bench/tpch/answer_check.hpp"
 #include "engine/types/text_format.hpp"
 
 namespace fs = std::filesystem;
@@ -15,6 +16,29 @@ namespace fs = std::filesystem;
 namespace hyrax::bench::tpcc {
 
 namespace {
+
+// An analytical client: a connection of its own to the same server.
+class PostgresQueryClient : public Engine::QueryClient {
+ public:
+  explicit PostgresQueryClient(const std::string& connection) : con_(connection) {}
+  uint64_t run(const std::string& sql, Answer* answer) override {
+    pqxx::nontransaction tx(con_);
+    pqxx::result r = tx.exec(sql);
+    if (answer) {
+      answer->columns.clear();
+      answer->rows.clear();
+      for (pqxx::row::size_type c = 0; c < r.columns(); ++c) answer->columns.push_back(r.column_name(c));
+      for (const auto& row : r) {
+        auto& out = answer->rows.emplace_back();
+        for (const auto& f : row) out.push_back(f.is_null() ? "NULL" : f.c_str());
+      }
+    }
+    return r.size();
+  }
+
+ private:
+  pqxx::connection con_;
+};
 
 class PostgresEngine : public Engine {
  public:
@@ -26,9 +50,9 @@ class PostgresEngine : public Engine {
     auto start = std::chrono::steady_clock::now();
     pqxx::nontransaction tx(con_);
     tx.exec(schema);
-    for (size_t t = 0; t < kTables.size(); ++t) {
-      fs::path file = server_.writeFile(std::string(kTables[t]) + ".tsv", data.text[t]);
-      tx.exec("COPY " + std::string(kTables[t]) + " FROM '" + file.string() + "'");
+    for (auto& t : data.tables) {
+      fs::path file = server_.writeFile(t.name + ".tsv", t.text);
+      tx.exec("COPY " + t.name + " FROM '" + file.string() + "'");
       fs::remove(file);
     }
     tx.exec("VACUUM ANALYZE");
@@ -69,6 +93,10 @@ class PostgresEngine : public Engine {
     call("delivery", {s(in.w), s(in.carrier), text::formatDate(date)});
   }
   void stockLevel(const StockLevelInput& in) override { call("stock_level", {s(in.w), s(in.d), s(in.threshold)}); }
+
+  std::unique_ptr<QueryClient> openQueryClient(bool) override {
+    return std::make_unique<PostgresQueryClient>(server_.connectionString());
+  }
 
   int64_t count(const std::string& sql) override {
     pqxx::nontransaction tx(con_);

@@ -22,7 +22,7 @@ class SqliteEngine : public Engine {
     auto start = std::chrono::steady_clock::now();
     db_.exec(schema);
     db_.exec("BEGIN");
-    for (size_t t = 0; t < kTables.size(); ++t) loadTable(kTables[t], data.text[t]);
+    for (auto& t : data.tables) loadTable(t.name.c_str(), t.text);
     db_.exec("COMMIT");
     db_.exec("ANALYZE");
     prepare();

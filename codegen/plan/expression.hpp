@@ -41,6 +41,7 @@ enum class ScalarFunc : uint8_t {
   Upper,        // (s)
   Lower,        // (s)
   CharLength,   // (s) -> INTEGER
+  Ascii,        // (s) -> INTEGER: the first character's code point, 0 for ''
   Position,     // (needle, s) -> INTEGER, 0 when absent
   TrimBoth,     // (s, characters)
   TrimLeading,  // (s, characters)

@@ -346,6 +346,11 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = cg_.call("hyrax_rt_char_length", {lo, hi});
       break;
     }
+    case plan::ScalarFunc::Ascii: {
+      auto [lo, hi] = s(0);
+      r.v = cg_.call("hyrax_rt_ascii", {lo, hi});
+      break;
+    }
     case plan::ScalarFunc::AddMonths:
       r.v = cg_.call("hyrax_rt_add_months", {args[0].v, args[1].v});
       checkDateRange(r.v, null);  // text::kNoDate lies outside

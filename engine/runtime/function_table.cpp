@@ -46,6 +46,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_substring),
     HYRAX_FN(hyrax_rt_str_case),
     HYRAX_FN(hyrax_rt_char_length),
+    HYRAX_FN(hyrax_rt_ascii),
     HYRAX_FN(hyrax_rt_add_months),
     HYRAX_FN(hyrax_rt_round_double),
     HYRAX_FN(hyrax_rt_floor_double),

@@ -133,6 +133,7 @@ int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, i
                            uint64_t* out);  // count < 0 and !hasCount: to the end
 int32_t hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
+int32_t hyrax_rt_ascii(uint64_t lo, uint64_t hi);  // the first code point, 0 for ''
 int32_t hyrax_rt_add_months(int32_t days, int32_t months);  // text::kNoDate when out of range
 // Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER).
 double hyrax_rt_round_double(double x, int32_t digits);

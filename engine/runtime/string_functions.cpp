@@ -82,6 +82,19 @@ int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi) {
   return static_cast<int32_t>(charCount(StringRef::fromHalves(lo, hi).view()));
 }
 
+// PostgreSQL's ascii(): the code point of the first character (UTF-8 decoded), 0 for ''.
+int32_t hyrax_rt_ascii(uint64_t lo, uint64_t hi) {
+  StringRef s = StringRef::fromHalves(lo, hi);  // a short string's bytes are inside it
+  std::string_view v = s.view();
+  if (v.empty()) return 0;
+  auto c = static_cast<unsigned char>(v[0]);
+  if (c < 0x80) return c;
+  int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+  int32_t cp = c & (0x3F >> more);
+  for (int k = 1; k <= more && static_cast<size_t>(k) < v.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(v[k]) & 0x3F);
+  return cp;
+}
+
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi) {
   StringRef n = StringRef::fromHalves(nlo, nhi), s = StringRef::fromHalves(lo, hi);
   size_t at = s.view().find(n.view());

@@ -247,9 +247,19 @@ double CardinalityModel::joinDivisor(const std::vector<const Expr*>& a, double r
                                      double rb) const {
   double ua = uniqueTableRows(a), ub = uniqueTableRows(b);
   if (ua || ub) return std::max(1.0, std::max(ua, ub));
-  // Independent keys, each by containment of the smaller value set in the larger.
+  // Independent keys, each by containment of the smaller value set in the larger. A computed key
+  // (mod(s_w_id * s_i_id, 10000), ascii(substring(c_state, 1, 1))) has only an upper bound on its
+  // distinct values, the product of its columns'; beside a column with statistics its values are
+  // taken to lie in that column's, as a foreign key's do.
   double d = 1;
-  for (size_t i = 0; i < a.size(); ++i) d *= std::max(distinct(*a[i], ra), distinct(*b[i], rb));
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool ca = a[i]->kind == ExprKind::Column, cb = b[i]->kind == ExprKind::Column;
+    const double da = distinct(*a[i], ra), db = distinct(*b[i], rb);
+    if (ca != cb && stats(ca ? *a[i] : *b[i]))
+      d *= ca ? da : db;
+    else
+      d *= std::max(da, db);
+  }
   return std::max(1.0, std::min(d, std::max(ra, rb)));
 }
 

@@ -38,7 +38,7 @@ ExprPtr isNotNull(const ExprPtr& e) { return makeIsNull(e->clone(), true, e->pos
 }  // namespace
 
 ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
-  static const char* const kNames[] = {"substring", "upper",  "lower", "char_length", "character_length",
+  static const char* const kNames[] = {"substring", "substr", "ascii", "upper",  "lower", "char_length", "character_length",
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
                                        "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date"};
@@ -62,7 +62,7 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     args[i] = castTo(std::move(args[i]), SqlType::int64(args[i]->type.nullable));
   };
 
-  if (e.name == "substring") {
+  if (e.name == "substring" || e.name == "substr") {  // substr: PostgreSQL's name for substring(s, a [, b])
     count(2, 3);
     str(0);
     integer(1);
@@ -81,6 +81,11 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     count(1, 1);
     str(0);
     return call(ScalarFunc::CharLength, SqlType::int32(), std::move(args), e.pos);
+  }
+  if (e.name == "ascii") {
+    count(1, 1);
+    str(0);
+    return call(ScalarFunc::Ascii, SqlType::int32(), std::move(args), e.pos);
   }
   if (e.name == "position") {
     count(2, 2);

@@ -1,0 +1,8 @@
+-- CH Q4: orders of a period with a line delivered on or after the order's entry, per line count.
+SELECT o_ol_cnt, count(*) AS order_count
+FROM orders
+WHERE o_entry_d >= DATE '2007-01-02' AND o_entry_d < DATE '2012-01-02'
+  AND EXISTS (SELECT * FROM order_line
+              WHERE o_id = ol_o_id AND o_w_id = ol_w_id AND o_d_id = ol_d_id AND ol_delivery_d >= o_entry_d)
+GROUP BY o_ol_cnt
+ORDER BY o_ol_cnt
