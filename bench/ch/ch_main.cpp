@@ -61,6 +61,7 @@ std::vector<std::string> split(const std::string& list) {
 // Per query, the latencies of one run of the streams.
 struct QueryTimes {
   std::vector<double> ms[kQueries];
+  std::vector<double> snapshotAgeMs;  // of every query that ran on a snapshot
   uint64_t errors = 0;
   uint64_t total() const {
     uint64_t n = 0;
@@ -97,9 +98,13 @@ QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::strin
       for (int q = k % kQueries; !stop.load(); q = (q + 1) % kQueries) {
         auto start = Clock::now();
         try {
-          clients[static_cast<size_t>(k)]->run(queries[static_cast<size_t>(q)], nullptr);
+          auto& client = *clients[static_cast<size_t>(k)];
+          client.run(queries[static_cast<size_t>(q)], nullptr);
           double ms = msSince(start);
-          if (!stop.load()) t.ms[q].push_back(ms);
+          if (!stop.load()) {
+            t.ms[q].push_back(ms);
+            if (client.lastSnapshotAgeMs() >= 0) t.snapshotAgeMs.push_back(client.lastSnapshotAgeMs());
+          }
         } catch (const std::exception& ex) {
           if (t.errors++ < 3) std::fprintf(stderr, "%s: stream %d: Q%d failed: %s\n", e.name().c_str(), k + 1, q + 1, ex.what());
         }
@@ -110,6 +115,7 @@ QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::strin
   QueryTimes all;
   for (auto& t : per) {
     for (int q = 0; q < kQueries; ++q) all.ms[q].insert(all.ms[q].end(), t.ms[q].begin(), t.ms[q].end());
+    all.snapshotAgeMs.insert(all.snapshotAgeMs.end(), t.snapshotAgeMs.begin(), t.snapshotAgeMs.end());
     all.errors += t.errors;
   }
   return all;
@@ -132,6 +138,14 @@ Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration
   return run;
 }
 
+// A percentile of the snapshots' ages for JSON: null when no query ran on a snapshot.
+std::string ageJson(std::vector<double>& ages, double p) {
+  if (ages.empty()) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", tpcc::percentile(ages, p));
+  return buf;
+}
+
 double olapPerHour(const Run& r) { return r.seconds > 0 ? static_cast<double>(r.olap.total()) * 3600.0 / r.seconds : 0; }
 
 void printRun(Run& r) {
@@ -140,9 +154,10 @@ void printRun(Run& r) {
   std::printf("\n%s: %llu analytical queries in %.1f s: %.0f queries/hour, %llu errors\n", r.engine.c_str(),
               static_cast<unsigned long long>(r.olap.total()), r.seconds, olapPerHour(r),
               static_cast<unsigned long long>(r.olap.errors));
-  // TODO(issue 17, snapshot sharing): the snapshots' ages. Nothing reports them yet (QueryResult
-  // has no snapshot age; today every query forks a snapshot of its own when it starts, so its age
-  // is its fork time): print them here once hyrax exposes them.
+  if (!r.olap.snapshotAgeMs.empty())
+    std::printf("snapshot age when a query started: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%zu queries on snapshots)\n",
+                tpcc::percentile(r.olap.snapshotAgeMs, 0.5), tpcc::percentile(r.olap.snapshotAgeMs, 0.99),
+                *std::max_element(r.olap.snapshotAgeMs.begin(), r.olap.snapshotAgeMs.end()), r.olap.snapshotAgeMs.size());
   std::printf("| query | runs | p50 ms | p99 ms |\n|---|---:|---:|---:|\n");
   for (int q = 0; q < kQueries; ++q)
     std::printf("| Q%d | %zu | %.1f | %.1f |\n", q + 1, r.olap.ms[q].size(), tpcc::percentile(r.olap.ms[q], 0.5),
@@ -352,12 +367,13 @@ int ch(int argc, char** argv) {
         Run& m = const_cast<Run&>(*r);
         std::printf(", \"seconds\": %.3f, \"transactions\": %llu, \"tx_per_s\": %.1f, \"tpmc\": %.1f, \"new_order_p50_ms\": %.4f, "
                     "\"new_order_p99_ms\": %.4f, \"olap_queries\": %llu, \"olap_queries_per_hour\": %.1f, \"errors\": %llu, "
-                    "\"snapshot_age_ms\": null, \"olap\": [",
+                    "\"snapshot_age_p50_ms\": %s, \"snapshot_age_p99_ms\": %s, \"olap\": [",
                     m.seconds, static_cast<unsigned long long>(m.oltp.total()), m.oltp.txPerSecond(), m.oltp.tpmC(),
                     tpcc::percentile(m.oltp.micros[tpcc::NewOrder], 0.5) / 1000,
                     tpcc::percentile(m.oltp.micros[tpcc::NewOrder], 0.99) / 1000,
                     static_cast<unsigned long long>(m.olap.total()), olapPerHour(m),
-                    static_cast<unsigned long long>(m.oltp.errors + m.olap.errors));
+                    static_cast<unsigned long long>(m.oltp.errors + m.olap.errors),
+                    ageJson(m.olap.snapshotAgeMs, 0.5).c_str(), ageJson(m.olap.snapshotAgeMs, 0.99).c_str());
         for (int q = 0; q < kQueries; ++q)
           std::printf("%s{\"query\": %d, \"runs\": %zu, \"p50_ms\": %.3f, \"p99_ms\": %.3f}", q ? ", " : "", q + 1,
                       m.olap.ms[q].size(), tpcc::percentile(m.olap.ms[q], 0.5), tpcc::percentile(m.olap.ms[q], 0.99));

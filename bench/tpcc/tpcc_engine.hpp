@@ -79,6 +79,9 @@ class Engine {
    public:
     virtual ~QueryClient() = default;
     virtual uint64_t run(const std::string& sql, Answer* answer) = 0;
+    // How old the snapshot the last query ran on was when it started (ms); < 0: none (inline, or
+    // an engine without snapshots).
+    virtual double lastSnapshotAgeMs() const { return -1; }
   };
   virtual std::unique_ptr<QueryClient> openQueryClient(bool /*snapshot*/) {
     throw std::runtime_error(name() + " has no analytical clients here");

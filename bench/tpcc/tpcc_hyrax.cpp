@@ -25,11 +25,14 @@ class HyraxQueryClient : public Engine::QueryClient {
   uint64_t run(const std::string& sql, Answer* answer) override {
     QueryResult r = con_.execute(sql);
     if (answer) *answer = answerOf(r);
+    lastAge_ = r.ranOn.snapshotAgeMs;
     return r.rowCount();
   }
+  double lastSnapshotAgeMs() const override { return lastAge_; }
 
  private:
   Connection con_;
+  double lastAge_ = -1;
 };
 
 class HyraxEngine : public Engine {
