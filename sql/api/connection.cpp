@@ -3,6 +3,8 @@
 #include <cstring>
 #include <optional>
 
+#include <sys/resource.h>
+
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/query_context.hpp"
@@ -174,12 +176,14 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
 void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
 
 QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRequest& request) {
+  Connection con(db);
+  con.settings_->restore(request.settings);
+  // This process runs this one query: it yields to the executor's transactions as asked.
+  setpriority(PRIO_PROCESS, 0, con.settings_->analyticsNice());
   if (request.hookOwner) {  // the owner's copy in this process, as it was at the fork
     auto* owner = reinterpret_cast<const Connection*>(request.hookOwner);
     if (owner->snapshotHook_) owner->snapshotHook_();
   }
-  Connection con(db);
-  con.settings_->restore(request.settings);
   RoutineCallerScope scope(con.routineCaller_.get());
   ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
   PhaseTimes times;

@@ -106,6 +106,18 @@ const SettingDef kSettings[] = {
      "snapshot for every query.",
      [] { return std::string("100ms"); },
      [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "snapshot_max_age", pos)); }},
+    {"analytics_nice",
+     "The scheduling priority of the processes that run this session's queries on snapshots, as nice(1) "
+     "counts it: 0 as the executor, up to 19 the lowest; the executor's transactions come first.",
+     [] { return std::string("10"); },
+     [](const std::string& v, SourcePos pos) {
+       char* end = nullptr;
+       long n = std::strtol(v.c_str(), &end, 10);
+       if (v.empty() || *end != '\0' || n < 0 || n > 19)
+         throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"analytics_nice\": \"" + v + "\"", pos)
+             .withDetail("A whole number from 0 (as the executor) to 19 (the lowest priority).");
+       return std::to_string(n);
+     }},
     {"statement_timeout",
      "Cancels a statement that runs longer than this (57014); 0 waits for ever.",
      [] { return std::string("0"); },
@@ -136,6 +148,7 @@ void SessionSettings::refresh() {
   analyticsOnSnapshot_ = values_.at("analytics") == "snapshot";
   snapshotMaxAgeMs_ = parseDuration(values_.at("snapshot_max_age"), "snapshot_max_age", {});
   statementTimeoutMs_ = parseDuration(values_.at("statement_timeout"), "statement_timeout", {});
+  analyticsNice_ = static_cast<int>(std::strtol(values_.at("analytics_nice").c_str(), nullptr, 10));
 }
 
 std::vector<std::pair<std::string, std::string>> SessionSettings::values() const {

@@ -28,6 +28,7 @@ class SessionSettings {
   bool analyticsOnSnapshot() const { return analyticsOnSnapshot_; }
   double snapshotMaxAgeMs() const { return static_cast<double>(snapshotMaxAgeMs_); }
   uint64_t statementTimeoutMs() const { return statementTimeoutMs_; }  // 0: none
+  int analyticsNice() const { return analyticsNice_; }  // a snapshot worker's nice(1) value
 
   // Every setting's text, and setting them back (a snapshot worker takes its session's this way).
   std::vector<std::pair<std::string, std::string>> values() const;
@@ -40,6 +41,7 @@ class SessionSettings {
   MemoryLimit memoryLimit_{0};
   bool analyticsOnSnapshot_ = true;
   uint64_t snapshotMaxAgeMs_ = 0, statementTimeoutMs_ = 0;
+  int analyticsNice_ = 0;
 };
 
 }  // namespace hyrax

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -515,4 +516,29 @@ TEST_CASE("statement_timeout cancels a statement inline and on a snapshot") {
   CHECK(con.execute("SELECT count(*) FROM n a, n b").value(0, 0).asInt() == 1280 * 1280);
   con.execute("SET statement_timeout = 0");
   CHECK(errorOf([&] { con.execute("SET statement_timeout = 'soon'"); }) == "22023");
+}
+
+TEST_CASE("snapshot workers run at the session's analytics_nice priority") {
+  namespace fs = std::filesystem;
+  fs::path seen = fs::temp_directory_path() / ("hyrax_nice_" + std::to_string(getpid()));
+  Database db;
+  Connection con(db);
+  con.setSnapshotHookForTesting([seen] { std::ofstream(seen) << getpriority(PRIO_PROCESS, 0); });  // in the worker
+  auto niceOfWorker = [&] {
+    con.execute("SELECT 1");
+    std::ifstream in(seen);
+    int n = -100;
+    in >> n;
+    return n;
+  };
+  // A process may lower its priority but not raise it (without privileges): a test run that is
+  // itself niced sees its own value where it asked for less.
+  const int mine = getpriority(PRIO_PROCESS, 0);
+  CHECK(niceOfWorker() == std::max(10, mine));  // the default: transactions first
+  con.execute("SET analytics_nice = 0");
+  CHECK(niceOfWorker() == std::max(0, mine));
+  con.execute("SET analytics_nice = 19");
+  CHECK(niceOfWorker() == 19);
+  CHECK(getpriority(PRIO_PROCESS, 0) == mine);  // this process is untouched
+  fs::remove(seen);
 }
