@@ -239,7 +239,7 @@ int ch(int argc, char** argv) {
       "--check against: postgresql, answers (the shipped ones), auto (PostgreSQL when installed)")(
       "repeat", po::value<int>()->default_value(1), "--check: the best of R runs per query for the times")(
       "write-answers", po::value<std::string>()->default_value(""), "--check: write PostgreSQL's answers into DIR")(
-      "explain", po::value<int>()->default_value(0), "print hyrax's EXPLAIN ANALYZE of query N after the load")(
+      "explain", po::value<int>()->default_value(0), "print hyrax's EXPLAIN ANALYZE of query N after the load and after the runs")(
       "json", "machine-readable output: a list of one object per engine and stream count")(
       "test", "exit non-zero on a wrong answer, a failed query or transaction, or a consistency violation (ctest)");
   po::variables_map vm;
@@ -306,11 +306,24 @@ int ch(int argc, char** argv) {
     violations += tpcc::loadAndWarmUp(*engines["postgresql"], setup, 0, errors);
   }
 
-  if (int q = vm["explain"].as<int>(); q >= 1 && q <= kQueries && engines.count("hyrax")) {
+  // --explain N: hyrax's plan of query N with its actual rows (EXPLAIN ANALYZE; the estimates
+  // alone if running it fails), after the load and again after the mix has grown the tables.
+  auto explain = [&](const char* when) {
+    const int q = vm["explain"].as<int>();
+    if (q < 1 || q > kQueries || !engines.count("hyrax")) return;
+    std::printf("\nQ%d on hyrax %s:\n", q, when);
+    auto client = engines["hyrax"]->openQueryClient(false);
     Answer plan;
-    engines["hyrax"]->openQueryClient(false)->run("EXPLAIN ANALYZE " + queries[static_cast<size_t>(q - 1)], &plan);
+    const std::string& sql = queries[static_cast<size_t>(q - 1)];
+    try {
+      client->run("EXPLAIN ANALYZE " + sql, &plan);
+    } catch (const std::exception& e) {
+      std::printf("(EXPLAIN ANALYZE failed: %s; the plan with its estimates:)\n", e.what());
+      client->run("EXPLAIN " + sql, &plan);
+    }
     for (auto& row : plan.rows) std::printf("%s\n", row.empty() ? "" : row[0].c_str());
-  }
+  };
+  explain("after the load");
 
   std::vector<Checked> checked;
   int equal = 0;
@@ -352,6 +365,7 @@ int ch(int argc, char** argv) {
       }
       violations += tpcc::checkConsistency(e, "after the runs");
     }
+  if (duration > 0) explain("after the runs");
 
   if (json) {
     std::fflush(stdout);

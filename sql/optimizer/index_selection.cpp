@@ -314,7 +314,11 @@ bool tryIndexJoin(OperatorPtr& ptr, size_t innerChild, const CardinalityModel& m
   auto use = bestIndex(
       scan, conds, [&](const IndexUse& u) { return shareOf(u, parts, model); }, [](double) { return true; });
   if (!use) return false;
-  if (!use->point() && outer.estimatedRows * kRangeLookupCost >= scanned) return false;
+  // Each lookup also reads the rows its index conditions select: a range over a short prefix of
+  // the key (CH Q5's order lines of a warehouse, for each stock row) may read a large part of the
+  // table for every outer row.
+  const double perLookup = static_cast<double>(scan.table->rowCount()) * shareOf(*use, parts, model);
+  if (outer.estimatedRows * ((use->point() ? kLookupCost : kRangeLookupCost) + perLookup) >= scanned) return false;
   std::vector<size_t> used = use->conjuncts();
   if (std::none_of(used.begin(), used.end(), [&](size_t i) { return i >= firstKey; })) return false;
   double rows = ptr->estimatedRows;
