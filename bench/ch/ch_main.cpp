@@ -87,10 +87,14 @@ struct Run {
 
 // N clients running the 22 queries in a loop (stream k starts at query k+1) until `stop`; a
 // query counts when it finished before `stop` was set.
-QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::string>& queries, std::atomic<bool>& stop) {
+QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::string>& queries, std::atomic<bool>& stop,
+                      int nice) {
   std::vector<QueryTimes> per(static_cast<size_t>(streams));
   std::vector<std::unique_ptr<tpcc::Engine::QueryClient>> clients;
-  for (int k = 0; k < streams; ++k) clients.push_back(e.openQueryClient(true));
+  for (int k = 0; k < streams; ++k) {
+    clients.push_back(e.openQueryClient(true));
+    if (nice >= 0 && e.name() == "hyrax") clients.back()->run("SET analytics_nice = " + std::to_string(nice), nullptr);
+  }
   std::vector<std::thread> threads;
   for (int k = 0; k < streams; ++k)
     threads.emplace_back([&, k] {
@@ -122,14 +126,14 @@ QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::strin
 }
 
 // The mix for `duration` seconds with `streams` analytical streams beside it.
-Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams,
+Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams, int nice,
                       const std::vector<std::string>& queries) {
   Run run;
   run.engine = e.name();
   run.streams = streams;
   std::atomic<bool> stop{false};
   std::thread olap;
-  if (streams > 0) olap = std::thread([&] { run.olap = runStreams(e, streams, queries, stop); });
+  if (streams > 0) olap = std::thread([&] { run.olap = runStreams(e, streams, queries, stop, nice); });
   auto start = Clock::now();
   run.oltp = tpcc::runMix(e, setup.warehouses, duration, 0, setup.seed, setup.date + 1);
   run.seconds = msSince(start) / 1000;
@@ -233,6 +237,8 @@ int ch(int argc, char** argv) {
       "analytical streams beside the mix; a list (0,1) runs the mix once per count on the same data")(
       "engines", po::value<std::string>()->default_value("hyrax"), "hyrax, postgresql (comma-separated)")(
       "terminals", po::value<int>()->default_value(2), "hyrax's OLTP clients (as in hyrax-bench tpcc)")(
+      "analytics-nice", po::value<int>()->default_value(-1),
+      "hyrax: SET analytics_nice = N for the streams (0-19; default: the setting's default)")(
       "seed", po::value<uint64_t>()->default_value(42), "random seed of the data and the mix")(
       "check", "compare each query's answer on hyrax (inline and on a snapshot) with PostgreSQL's (or the shipped answers)")(
       "reference", po::value<std::string>()->default_value("auto"),
@@ -358,7 +364,7 @@ int ch(int argc, char** argv) {
         errors += w.errors;
       }
       for (int streams : streamCounts) {
-        runs.push_back(runMixWithStreams(e, setup, duration, streams, queries));
+        runs.push_back(runMixWithStreams(e, setup, duration, streams, vm["analytics-nice"].as<int>(), queries));
         Run& r = runs.back();
         errors += r.oltp.errors + r.olap.errors;
         if (!json) printRun(r);
