@@ -306,8 +306,19 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
     return QueryResult();
   }
   if (stmt->kind == ast::StmtKind::Setting) return atomically([&] { return dispatch(stmt, times); });
-  OnExit noted([this] { noteInline(); });  // also after an error: a failed statement may have written and undone
-  return atomically([&] { return dispatch(stmt, times); });
+  // A statement that may have written (also one that failed: it may have written and undone)
+  // makes the snapshots taken before it stale; a query that logged no undo did not write.
+  const bool reads = stmt->kind == ast::StmtKind::Select || stmt->kind == ast::StmtKind::Explain;
+  bool wrote = true;
+  OnExit noted([&] {
+    if (wrote) noteInline();
+  });
+  return atomically([&] {
+    const size_t logged = undo_->size();
+    QueryResult r = dispatch(stmt, times);
+    wrote = !reads || undo_->size() != logged;
+    return r;
+  });
 }
 
 // Each statement is atomic: on an error everything it did is undone (and an open block fails).

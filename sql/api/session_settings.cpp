@@ -102,8 +102,8 @@ const SettingDef kSettings[] = {
        return lower;
      }},
     {"snapshot_max_age",
-     "How old a snapshot a query may share with others' (it never misses the session's own writes); 0 forks a "
-     "snapshot for every query.",
+     "How old a snapshot a query may share with others' (it never misses the session's own writes); 0: only "
+     "one that nothing has run on the executor since.",
      [] { return std::string("100ms"); },
      [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "snapshot_max_age", pos)); }},
     {"analytics_nice",

@@ -82,12 +82,66 @@ bool readExact(int fd, void* out, size_t size) {
   return true;
 }
 
-// ---- the worker: one query, then _exit. Its socket carries the request in, its pid and the
-// answer out.
-[[noreturn]] void workerMain(int sock, pid_t snapshotPid, const SnapshotHandler& handler) {
+// Sends `count` descriptors in one message (one byte of data); false when the receiver is gone.
+bool sendFds(int socket, const int* fds, int count) {
+  char byte = 'Q';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(2 * sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = space;
+  msg.msg_controllen = CMSG_SPACE(static_cast<size_t>(count) * sizeof(int));
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(static_cast<size_t>(count) * sizeof(int));
+  std::memcpy(CMSG_DATA(c), fds, static_cast<size_t>(count) * sizeof(int));
+  ssize_t sent;
+  do sent = sendmsg(socket, &msg, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  return sent == 1;
+}
+
+// Receives one message of `count` descriptors (at most 2); false when the socket closed. A
+// message without them leaves -1s.
+bool receiveFds(int socket, int* fds, int count) {
+  char byte;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(2 * sizeof(int))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = space;
+  msg.msg_controllen = sizeof space;
+  ssize_t n;
+  do n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return false;
+  for (int i = 0; i < count; ++i) fds[i] = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    int received[2] = {-1, -1};
+    std::memcpy(received, CMSG_DATA(c), std::min<size_t>(got, 2) * sizeof(int));
+    for (size_t i = 0; i < got && i < 2; ++i) {
+      if (static_cast<int>(i) < count) fds[i] = received[i];
+      else close(received[i]);
+    }
+  }
+  return true;
+}
+
+// ---- a worker: forked ahead of its query (a spare), so the query does not wait for the fork.
+// It waits on `channel` for the query's socket, which carries the request in, and its pid and the
+// answer out; then it runs the query and _exits.
+[[noreturn]] void workerMain(int channel, pid_t snapshotPid, const SnapshotHandler& handler) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with its snapshot process
   if (getppid() != snapshotPid) _exit(1);
-  closeAllBut(sock);
+  closeAllBut(channel);
+  int sock = -1;
+  if (!receiveFds(channel, &sock, 1) || sock < 0) _exit(0);  // no query came: the snapshot ended
+  close(channel);
   const int32_t pid = getpid();
   if (!sendAll(sock, &pid, sizeof pid)) _exit(1);
   uint64_t size = 0;
@@ -134,30 +188,41 @@ struct Worker {
   bool killed = false;
 };
 
-// Receives one query's two descriptors (its socket and status pipe); false when the control
-// socket closed.
-bool receiveQuery(int control, int& sock, int& status) {
-  char byte;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(2 * sizeof(int))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = space;
-  msg.msg_controllen = sizeof space;
-  ssize_t n;
-  do n = recvmsg(control, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0) return false;
-  sock = status = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) continue;
-    int fds[2];
-    std::memcpy(fds, CMSG_DATA(c), sizeof fds);
-    sock = fds[0];
-    status = fds[1];
+// The spare worker: forked and waiting for its query on `channel`.
+struct Spare {
+  pid_t pid = -1;
+  int pidfd = -1;
+  int channel = -1;
+};
+
+Spare forkSpare(const SnapshotHandler& handler) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) return {};
+  const pid_t self = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) workerMain(fds[1], self, handler);
+  close(fds[1]);
+  const int pidfd = pid > 0 ? static_cast<int>(syscall(SYS_pidfd_open, pid, 0)) : -1;
+  if (pid < 0 || pidfd < 0) {
+    close(fds[0]);
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    return {};
   }
-  return true;
+  return {pid, pidfd, fds[0]};
+}
+
+void endSpare(Spare& spare) {
+  if (spare.pid < 0) return;
+  close(spare.channel);  // it sees the end and exits; killed too, in case it is not waiting yet
+  kill(spare.pid, SIGKILL);
+  while (waitpid(spare.pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  close(spare.pidfd);
+  spare = {};
 }
 
 [[noreturn]] void snapshotMain(int control, pid_t parent, const SnapshotHandler& handler) {
@@ -167,6 +232,7 @@ bool receiveQuery(int control, int& sock, int& status) {
   signal(SIGPIPE, SIG_IGN);  // a session that left makes write() fail, not this process die
   std::vector<Worker> workers;
   std::vector<pollfd> polls;
+  Spare spare = forkSpare(handler);
   bool open = true;
   while (open || !workers.empty()) {
     polls.clear();
@@ -174,6 +240,7 @@ bool receiveQuery(int control, int& sock, int& status) {
       polls.push_back({w.pidfd, POLLIN, 0});
       polls.push_back({w.status, 0, 0});  // POLLERR: the session closed its end
     }
+    if (open) polls.push_back({spare.pidfd, POLLIN, 0});  // -1 (none) is skipped by poll
     if (open) polls.push_back({control, POLLIN, 0});
     if (poll(polls.data(), polls.size(), -1) < 0) {
       if (errno == EINTR) continue;
@@ -201,37 +268,40 @@ bool receiveQuery(int control, int& sock, int& status) {
       }
       ++i;
     }
-    if (!open || !(polls.back().revents)) continue;
-    int sock, status;
-    if (!receiveQuery(control, sock, status)) {
+    if (!open) continue;
+    if (polls[polls.size() - 2].revents) endSpare(spare);  // it died waiting: a new one below
+    if (!polls.back().revents) continue;
+    int fds[2];
+    if (!receiveFds(control, fds, 2)) {
       open = false;
       close(control);
+      endSpare(spare);
       continue;
     }
+    const int sock = fds[0], status = fds[1];
     if (sock < 0 || status < 0) {  // not a query message: ignore it
       if (sock >= 0) close(sock);
       if (status >= 0) close(status);
       continue;
     }
-    const pid_t self = getpid();
-    const pid_t pid = fork();
-    if (pid == 0) workerMain(sock, self, handler);
+    // The spare takes the query (one is forked now if there was none), and a new spare is forked
+    // while it runs.
+    if (spare.pid < 0) spare = forkSpare(handler);
+    const bool handed = spare.pid >= 0 && sendFds(spare.channel, &sock, 1);
     close(sock);
-    const int pidfd = pid > 0 ? static_cast<int>(syscall(SYS_pidfd_open, pid, 0)) : -1;
-    if (pid < 0 || pidfd < 0) {
-      if (pid > 0) {
-        kill(pid, SIGKILL);
-        while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
-      }
-      const int status = kNoWorker;
-      ssize_t ignored = write(status, &status, sizeof status);
+    if (!handed) {
+      endSpare(spare);
+      const int noWorker = kNoWorker;
+      ssize_t ignored = write(status, &noWorker, sizeof noWorker);
       (void)ignored;
       close(status);
       continue;
     }
-    workers.push_back({pid, pidfd, status});
+    close(spare.channel);
+    workers.push_back({spare.pid, spare.pidfd, status});
+    spare = forkSpare(handler);
   }
+  endSpare(spare);
   _exit(0);
 }
 
@@ -335,29 +405,15 @@ std::unique_ptr<SnapshotQuery> Snapshot::start(const SnapshotRequest& request) {
   q->status_ = status[0];
   q->keep_ = shared_from_this();
   // Hand the worker's ends over, then drop ours: only the snapshot process and its worker hold them.
-  char byte = 'Q';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(2 * sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = space;
-  msg.msg_controllen = sizeof space;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(2 * sizeof(int));
   const int theirs[2] = {sock[1], status[1]};
-  std::memcpy(CMSG_DATA(c), theirs, sizeof theirs);
-  ssize_t sent;
+  bool sent;
   {
     std::lock_guard<std::mutex> lock(sendMutex_);
-    do sent = sendmsg(control_, &msg, MSG_NOSIGNAL);
-    while (sent < 0 && errno == EINTR);
+    sent = sendFds(control_, theirs, 2);
   }
   close(sock[1]);
   close(status[1]);
-  if (sent != 1) throw gone();
+  if (!sent) throw gone();
   // The worker reads the request after it has sent its pid; the socket buffers what it can.
   if (!sendFramed(q->socket_, encodeRequest(request))) throw gone();
   return q;
@@ -426,9 +482,12 @@ std::optional<QueryResult> SnapshotQuery::finish(const std::atomic<bool>& cancel
 }
 
 std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBefore, bool shared) {
-  if (shared && newest_ && newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs) return newest_;
+  // Nothing ran on the executor since the fork: the newest snapshot is the current state, however
+  // old it is. Else it serves while fresh enough and not older than the session's own writes.
+  if (shared && newest_ && (newest_->epoch() == epoch_ || (newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs)))
+    return newest_;
   std::shared_ptr<Snapshot> s = Snapshot::fork(handler_, epoch_);
-  if (shared && maxAgeMs > 0) {
+  if (shared) {
     newest_ = s;  // the one it replaces ends when its last query does
     newestKeepMs_ = maxAgeMs;
   }
@@ -436,7 +495,8 @@ std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBef
 }
 
 void SnapshotPool::sweep() {
-  if (newest_ && newest_.use_count() == 1 && newest_->ageMs() > newestKeepMs_) newest_.reset();
+  if (newest_ && newest_.use_count() == 1 && newest_->epoch() != epoch_ && newest_->ageMs() > newestKeepMs_)
+    newest_.reset();
 }
 
 }  // namespace hyrax::sql

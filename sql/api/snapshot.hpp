@@ -3,11 +3,13 @@
 //
 // A Snapshot is a process the executor thread forks between two statements, while no transaction
 // block is open, so its copy-on-write view of the process is exactly the committed state. It runs
-// no query itself: it waits for requests on a control socket and forks one worker per query, and
-// the worker compiles and runs the query on the snapshot and sends the answer straight to the
-// session's thread. Several queries (of any sessions, at once) share one snapshot while it is
-// fresh enough for them (SET snapshot_max_age); the snapshot process ends when the last query
-// using it has ended and a newer snapshot exists (or it aged out unused).
+// no query itself: it waits for requests on a control socket and hands each to a worker process,
+// and the worker compiles and runs the query on the snapshot and sends the answer straight to the
+// session's thread. The snapshot process forks a spare worker ahead of the next query, so a query
+// does not wait for a fork. Several queries (of any sessions, at once) share one snapshot while it
+// is fresh enough for them (SET snapshot_max_age), and for as long as nothing ran on the executor
+// since its fork; the snapshot process ends when the last query using it has ended and a newer
+// snapshot exists (or it aged out unused).
 //
 // Why a process per query: a query that crashes, is killed, runs out of memory or is cancelled
 // takes down only its worker; the snapshot and its other queries go on. Forking the worker costs
@@ -115,16 +117,17 @@ class SnapshotPool {
  public:
   explicit SnapshotPool(SnapshotHandler handler) : handler_(std::move(handler)) {}
 
-  // On the executor thread. The newest snapshot if it is at most `maxAgeMs` old and was forked
-  // after the executor's write count reached `notBefore` (a session reads its own writes), else a
-  // newer one forked now (and kept for the next queries for `maxAgeMs`). `shared` false: a
-  // snapshot for this query alone.
+  // On the executor thread. The newest snapshot if nothing ran on the executor since its fork, or
+  // if it is at most `maxAgeMs` old and was forked after the executor's write count reached
+  // `notBefore` (a session reads its own writes); else a newer one forked now (and kept for the
+  // next queries). `shared` false: a snapshot for this query alone.
   std::shared_ptr<Snapshot> acquire(double maxAgeMs, uint64_t notBefore, bool shared = true);
   // On the executor thread, after each statement that may have written: the new write count.
   uint64_t noteWrite() { return ++epoch_; }
   uint64_t epoch() const { return epoch_; }
-  // On the executor thread: retires the newest snapshot if no query uses it and it is too old for
-  // anyone to share (so that it does not hold copies of pages the executor has since changed).
+  // On the executor thread: retires the newest snapshot if no query uses it, something ran on the
+  // executor since its fork and it is too old for anyone to share (so that it does not hold
+  // copies of pages the executor has since changed).
   void sweep();
 
  private:

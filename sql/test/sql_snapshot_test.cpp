@@ -408,6 +408,24 @@ TEST_CASE("queries share a snapshot while it is fresh enough, and always see the
   CHECK(reader.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
   reader.execute("CREATE TABLE u (b INTEGER)");
   CHECK(reader.execute("SELECT count(*) FROM u").value(0, 0).asInt() == 0);
+  // While nothing runs on the executor, the newest snapshot is the current state and serves
+  // however old it is, even to a session that asks for a fresh one.
+  reader.execute("SET snapshot_max_age = 0");
+  QueryResult a = reader.execute("SELECT count(*) FROM t");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  QueryResult b = reader.execute("SELECT count(*) FROM t");
+  CHECK(a.value(0, 0).asInt() == 3);
+  CHECK(b.ranOn.forkMs == a.ranOn.forkMs);
+  CHECK(b.ranOn.snapshotAgeMs >= a.ranOn.snapshotAgeMs + 20);
+  // An inline query that wrote nothing changes nothing either.
+  writer.execute("SET analytics = 'inline'");
+  CHECK(writer.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
+  CHECK(reader.execute("SELECT count(*) FROM t").ranOn.forkMs == a.ranOn.forkMs);
+  writer.execute("RESET analytics");
+  writer.execute("INSERT INTO t VALUES (4)");
+  QueryResult c = reader.execute("SELECT count(*) FROM t");
+  CHECK(c.value(0, 0).asInt() == 4);  // something ran on the executor: a new fork
+  CHECK(c.ranOn.snapshotAgeMs < b.ranOn.snapshotAgeMs);
   // Values out of range are refused.
   CHECK(errorOf([&] { reader.execute("SET snapshot_max_age = '-1'"); }) == "22023");
   CHECK(errorOf([&] { reader.execute("SET snapshot_max_age = '1 fortnight'"); }) == "22023");
