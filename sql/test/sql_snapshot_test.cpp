@@ -560,3 +560,62 @@ TEST_CASE("snapshot workers run at the session's analytics_nice priority") {
   CHECK(getpriority(PRIO_PROCESS, 0) == mine);  // this process is untouched
   fs::remove(seen);
 }
+
+TEST_CASE("snapshot processes and their workers die with the process that forked them") {
+  // A child of this test plays the database's process: it starts a query held in its worker and
+  // reports the worker's pid; then it is killed, and the worker and its snapshot process must go.
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t db = fork();
+  REQUIRE(db >= 0);
+  if (db == 0) {
+    close(fds[0]);
+    Database database;
+    Connection con(database);
+    con.setSnapshotHookForTesting([] {
+      for (;;) pause();  // held until killed
+    });
+    std::thread query([&] {
+      try {
+        con.execute("SELECT 1");
+      } catch (...) {
+      }
+    });
+    int pid = 0;
+    for (int i = 0; i < 60000 && !(pid = con.snapshotPid()); ++i) usleep(1000);
+    ssize_t ignored = write(fds[1], &pid, sizeof pid);
+    (void)ignored;
+    for (;;) pause();  // until killed
+  }
+  close(fds[1]);
+  int worker = 0;
+  REQUIRE(read(fds[0], &worker, sizeof worker) == sizeof worker);
+  close(fds[0]);
+  REQUIRE(worker > 0);
+  // The worker's parent is the snapshot process.
+  std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
+  std::string line;
+  REQUIRE(std::getline(stat, line));
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  char state;
+  int snapshot = 0;
+  rest >> state >> snapshot;
+  REQUIRE(snapshot > 0);
+  CHECK(kill(worker, 0) == 0);
+  CHECK(kill(snapshot, 0) == 0);
+  kill(db, SIGKILL);
+  REQUIRE(waitpid(db, nullptr, 0) == db);
+  // Orphans are reaped by init (or the nearest subreaper) once they die.
+  auto gone = [](int pid) {
+    for (int i = 0; i < 5000; ++i) {
+      if (kill(pid, 0) == -1 && errno == ESRCH) return true;
+      std::string s;
+      std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+      if (std::getline(st, s) && s.find(") Z ") != std::string::npos) return true;  // dead, awaiting its reaper
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  };
+  CHECK(gone(snapshot));
+  CHECK(gone(worker));
+}
