@@ -97,7 +97,8 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
     // hands the query to a worker there and waits for its answer. A worker that found the query
     // writes (a stored function it called changed a table) answers "run it inline", and the
     // second round does.
-    for (bool mayFork = true;; mayFork = false) {
+    bool mayFork = true, retried = false;
+    for (;;) {
       std::shared_ptr<sql::Snapshot> snapshot;
       db_.executor().run(this, [&] {
         RoutineCallerScope scope(routineCaller_.get());
@@ -106,14 +107,24 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
       if (!snapshot) return r;
       std::optional<QueryResult> answer;
       try {
-        std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(
-            {std::string(sql), origin, settings_->values(), snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0});
-        answer = query->finish(cancel_, &snapshotPid_);
+        try {
+          std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(
+              {std::string(sql), origin, settings_->values(), snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0});
+          answer = query->finish(cancel_, &snapshotPid_);
+        } catch (const Error&) {
+          // The snapshot process was gone (killed from outside), and the query with it: once
+          // more, on a new snapshot (it only reads). A READ ONLY block's own snapshot cannot be
+          // replaced: the block fails.
+          if (!snapshot->broken() || retried || pinned_) throw;
+          retried = true;
+          continue;
+        }
       } catch (...) {
         if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
         throw;
       }
       if (answer) return std::move(*answer);
+      mayFork = false;
       if (readOnly_ && txn_ != TransactionState::Idle) {
         txn_ = TransactionState::Failed;
         throw Error(sqlstate::ReadOnlyTransaction, "cannot execute a function that writes in a read-only transaction");

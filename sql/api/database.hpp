@@ -92,9 +92,10 @@ class QueryResult {
   PhaseTimes times;
 
   // Where a query ran: on a snapshot (sql/api/snapshot.hpp), how old it was when the query
-  // started and how long its fork held the executor; inline, snapshotAgeMs < 0.
+  // started, how long its fork held the executor and its process; inline, snapshotAgeMs < 0.
   struct Origin {
     double snapshotAgeMs = -1, forkMs = 0;
+    int snapshotPid = 0;
   } ranOn;
 
   // Messages the statement raised without failing: WARNING "there is no transaction in

@@ -161,6 +161,7 @@ bool receiveFds(int socket, int* fds, int count) {
       QueryResult r = handler(decodeRequest(request));
       r.ranOn.snapshotAgeMs = gAgeMs;
       r.ranOn.forkMs = gForkMs;
+      r.ranOn.snapshotPid = snapshotPid;
       answer = encodeResult(r);
     } catch (const RunInlineInstead&) {
       answer = "IZ";
@@ -413,7 +414,10 @@ std::unique_ptr<SnapshotQuery> Snapshot::start(const SnapshotRequest& request) {
   }
   close(sock[1]);
   close(status[1]);
-  if (!sent) throw gone();
+  if (!sent) {
+    broken_.store(true);
+    throw gone();
+  }
   // The worker reads the request after it has sent its pid; the socket buffers what it can.
   if (!sendFramed(q->socket_, encodeRequest(request))) throw gone();
   return q;
@@ -477,13 +481,17 @@ std::optional<QueryResult> SnapshotQuery::finish(const std::atomic<bool>& cancel
   int status = 0;
   const bool told = read(status_, &status, sizeof status);
   close();
-  if (!told) throw gone();
+  if (!told) {  // the snapshot process itself ended
+    keep_->broken_.store(true);
+    throw gone();
+  }
   throw Error(sqlstate::InternalError, describeStatus(status));
 }
 
 std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBefore, bool shared) {
   // Nothing ran on the executor since the fork: the newest snapshot is the current state, however
   // old it is. Else it serves while fresh enough and not older than the session's own writes.
+  if (newest_ && newest_->broken()) newest_.reset();
   if (shared && newest_ && (newest_->epoch() == epoch_ || (newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs)))
     return newest_;
   std::shared_ptr<Snapshot> s = Snapshot::fork(handler_, epoch_);

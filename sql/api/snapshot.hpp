@@ -76,15 +76,19 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   uint64_t epoch() const { return epoch_; }
   double forkMs() const { return forkMs_; }  // how long fork() held the executor thread
   double ageMs() const;
+  // The process was found gone (killed from outside, say): no query is given to it again.
+  bool broken() const { return broken_.load(); }
 
  private:
   Snapshot() = default;
   pid_t pid_ = -1;
   int control_ = -1;  // SOCK_SEQPACKET: one message per query, carrying its descriptors
   std::mutex sendMutex_;
+  std::atomic<bool> broken_{false};
   uint64_t epoch_ = 0;
   Clock::time_point forkedAt_;
   double forkMs_ = 0;
+  friend class SnapshotQuery;
 };
 
 // One query running in a worker.

@@ -86,6 +86,7 @@ std::string encodeResult(const QueryResult& r) {
   for (double d : {t.parse, t.plan, t.codegen, t.optimize, t.machineCode, t.execute}) w.pod(d);
   w.pod(r.ranOn.snapshotAgeMs);
   w.pod(r.ranOn.forkMs);
+  w.pod(r.ranOn.snapshotPid);
   w.pod(static_cast<uint32_t>(r.notices.size()));
   for (const auto& n : r.notices) {
     w.str(n.severity);
@@ -161,6 +162,7 @@ QueryResult decodeAnswer(std::shared_ptr<const std::string> bytes) {
   QueryResult::Origin ranOn;
   ranOn.snapshotAgeMs = in.pod<double>();
   ranOn.forkMs = in.pod<double>();
+  ranOn.snapshotPid = in.pod<int>();
   std::vector<QueryResult::Notice> notices(in.pod<uint32_t>());
   for (auto& n : notices) {
     n.severity = in.str();

@@ -619,3 +619,21 @@ TEST_CASE("snapshot processes and their workers die with the process that forked
   CHECK(gone(snapshot));
   CHECK(gone(worker));
 }
+
+TEST_CASE("a snapshot process killed from outside is replaced, and the next queries answer") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (a INTEGER)");
+  con.execute("INSERT INTO t VALUES (1), (2)");
+  QueryResult first = con.execute("SELECT sum(a) FROM t");
+  const int snapshot = first.ranOn.snapshotPid;
+  REQUIRE(snapshot > 0);
+  CHECK(con.execute("SELECT sum(a) FROM t").ranOn.snapshotPid == snapshot);  // shared: nothing wrote
+  REQUIRE(kill(snapshot, SIGKILL) == 0);
+  for (int i = 0; i < 3; ++i) {
+    QueryResult r = con.execute("SELECT sum(a) FROM t");
+    CHECK(r.value(0, 0).asInt() == 3);
+    CHECK(r.ranOn.snapshotPid != snapshot);
+  }
+  CHECK(reaped(snapshot));
+}
