@@ -278,6 +278,19 @@ ExprPtr Parser::primary() {
       return e;
     }
   }
+  // LEFT and RIGHT are reserved (joins), but followed by "(" they are the string functions, as in
+  // PostgreSQL.
+  if ((is("left") || is("right")) && cur().kind == TokenKind::Identifier && ahead(1).is("(")) {
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = t_[i_++].text;
+    expect("(");
+    if (!is(")")) {
+      do f->args.push_back(expr());
+      while (accept(","));
+    }
+    expect(")");
+    return f;
+  }
   if (!atIdentifier()) syntaxError();
   std::string name = identifier();
   if ((name == "extract" || name == "substring") && is("(")) {

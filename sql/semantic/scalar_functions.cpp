@@ -41,7 +41,8 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   static const char* const kNames[] = {"substring", "substr", "ascii", "upper",  "lower", "char_length", "character_length",
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
-                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date"};
+                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date",
+                                       "left",      "right",    "strpos", "concat"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -92,6 +93,66 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     str(0);
     str(1);
     return call(ScalarFunc::Position, SqlType::int32(), std::move(args), e.pos);
+  }
+  if (e.name == "strpos") {  // strpos(s, sub) = position(sub IN s)
+    count(2, 2);
+    str(0);
+    str(1);
+    std::swap(args[0], args[1]);
+    return call(ScalarFunc::Position, SqlType::int32(), std::move(args), e.pos);
+  }
+  if (e.name == "left" || e.name == "right") {
+    // As substrings, counting characters. left(s, n): the first n, or all but the last -n;
+    // right(s, n): the last n, or all but the first -n. A NULL n gives NULL.
+    count(2, 2);
+    str(0);
+    integer(1);
+    const SourcePos pos = e.pos;
+    auto n = [&] { return args[1]->clone(); };
+    auto num = [](int64_t v) { return Expr::constant(Value::int64(v)); };
+    auto length = [&] {
+      std::vector<ExprPtr> a;
+      a.push_back(args[0]->clone());
+      return castTo(call(ScalarFunc::CharLength, SqlType::int32(), std::move(a), pos), SqlType::int64());
+    };
+    auto nonNegative = [&] { return makeCompare(plan::CmpOp::Ge, n(), num(0), pos); };
+    std::vector<ExprPtr> sub;
+    sub.push_back(args[0]->clone());
+    std::vector<ExprPtr> arms;
+    if (e.name == "left") {
+      // substring(s, 1, CASE WHEN n >= 0 THEN n WHEN length + n > 0 THEN length + n WHEN n < 0 THEN 0 END)
+      arms.push_back(nonNegative());
+      arms.push_back(n());
+      arms.push_back(makeCompare(plan::CmpOp::Gt, makeArith(plan::ArithOp::Add, length(), n(), pos), num(0), pos));
+      arms.push_back(makeArith(plan::ArithOp::Add, length(), n(), pos));
+      arms.push_back(makeCompare(plan::CmpOp::Lt, n(), num(0), pos));
+      arms.push_back(num(0));
+      sub.push_back(num(1));
+      sub.push_back(makeCase(std::move(arms), false, pos));
+    } else {
+      // substring(s, CASE WHEN n >= 0 THEN length - n + 1 ELSE 1 - n END), to the end
+      arms.push_back(nonNegative());
+      arms.push_back(makeArith(plan::ArithOp::Add, makeArith(plan::ArithOp::Sub, length(), n(), pos), num(1), pos));
+      arms.push_back(makeArith(plan::ArithOp::Sub, num(1), n(), pos));
+      sub.push_back(makeCase(std::move(arms), true, pos));
+      sub.push_back(num(INT64_MIN));  // no FOR: to the end
+    }
+    return call(ScalarFunc::Substring, SqlType::text(), std::move(sub), pos);
+  }
+  if (e.name == "concat") {
+    // Every argument as text, a NULL one as '': never NULL itself.
+    if (args.empty()) noFunction(e, args);
+    ExprPtr out;
+    for (auto& a : args) {
+      std::vector<ExprPtr> arms;
+      ExprPtr text = a->type.isString() ? std::move(a) : makeCast(std::move(a), SqlType::text(), e.pos);
+      arms.push_back(isNotNull(text));
+      arms.push_back(text->clone());
+      arms.push_back(Expr::constant(Value::string("")));
+      ExprPtr part = makeCase(std::move(arms), true, e.pos);
+      out = out ? makeConcat(std::move(out), std::move(part), e.pos) : std::move(part);
+    }
+    return out;
   }
   if (e.name == "trim" || e.name == "btrim" || e.name == "ltrim" || e.name == "rtrim") {
     count(1, 2);
