@@ -279,20 +279,10 @@ ExprPtr Parser::primary() {
     }
   }
   // LEFT and RIGHT are reserved (joins), but followed by "(" they are the string functions, as in
-  // PostgreSQL.
-  if ((is("left") || is("right")) && cur().kind == TokenKind::Identifier && ahead(1).is("(")) {
-    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
-    f->name = t_[i_++].text;
-    expect("(");
-    if (!is(")")) {
-      do f->args.push_back(expr());
-      while (accept(","));
-    }
-    expect(")");
-    return f;
-  }
-  if (!atIdentifier()) syntaxError();
-  std::string name = identifier();
+  // PostgreSQL: the call below.
+  const bool leftOrRight = (is("left") || is("right")) && cur().kind == TokenKind::Identifier && ahead(1).is("(");
+  if (!leftOrRight && !atIdentifier()) syntaxError();
+  std::string name = leftOrRight ? t_[i_++].text : identifier();
   if ((name == "extract" || name == "substring") && is("(")) {
     // The standard's keyword forms: EXTRACT(field FROM x), SUBSTRING(x FROM a [FOR b]).
     size_t save = i_;
