@@ -166,6 +166,9 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::Sqrt: return "sqrt";
     case ScalarFunc::Power: return "power";
     case ScalarFunc::CurrentDate: return "current_date";
+    case ScalarFunc::Replace: return "replace";
+    case ScalarFunc::LeftPad: return "lpad";
+    case ScalarFunc::RightPad: return "rpad";
   }
   return "?";
 }

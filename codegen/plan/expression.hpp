@@ -55,6 +55,9 @@ enum class ScalarFunc : uint8_t {
   Sqrt,         // (x DOUBLE) -> DOUBLE; 2201F for a negative x
   Power,        // (x DOUBLE, y DOUBLE) -> DOUBLE
   CurrentDate,  // () -> DATE: today (UTC) when the row is computed
+  Replace,      // (s, from, to): every occurrence of from replaced
+  LeftPad,      // (s, length BIGINT, fill): lpad
+  RightPad,     // (s, length BIGINT, fill): rpad
 };
 const char* toString(ScalarFunc f);
 

@@ -341,6 +341,23 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
         cg_.call("hyrax_rt_trim", {lo, hi, clo, chi, cg_.c32(leading), cg_.c32(trailing), out});
       });
       break;
+    case plan::ScalarFunc::Replace:
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        auto [flo, fhi] = s(1);
+        auto [tlo, thi] = s(2);
+        cg_.checkStatus(cg_.call("hyrax_rt_replace", {cg_.queryContext(), lo, hi, flo, fhi, tlo, thi, out}));
+      });
+      break;
+    case plan::ScalarFunc::LeftPad:
+    case plan::ScalarFunc::RightPad:
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        auto [flo, fhi] = s(2);
+        cg_.checkStatus(cg_.call("hyrax_rt_pad", {cg_.queryContext(), lo, hi, args[1].v, flo, fhi,
+                                                  cg_.c32(e.func == plan::ScalarFunc::LeftPad), out}));
+      });
+      break;
     case plan::ScalarFunc::CharLength: {
       auto [lo, hi] = s(0);
       r.v = cg_.call("hyrax_rt_char_length", {lo, hi});

@@ -57,6 +57,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_call_routine),
     HYRAX_FN(hyrax_rt_position),
     HYRAX_FN(hyrax_rt_trim),
+    HYRAX_FN(hyrax_rt_replace),
+    HYRAX_FN(hyrax_rt_pad),
     HYRAX_FN(hyrax_rt_cast_str_to_int),
     HYRAX_FN(hyrax_rt_cast_str_to_decimal),
     HYRAX_FN(hyrax_rt_cast_str_to_double),

@@ -32,6 +32,7 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_SUBSTRING_LENGTH = 7,   // 22011 negative substring length
   HYRAX_ERR_NEGATIVE_SQRT = 8,      // 2201F square root of a negative number
   HYRAX_ERR_DATE_RANGE = 9,         // 22008 date arithmetic left 0001-01-01 .. 9999-12-31
+  HYRAX_ERR_LENGTH_TOO_LARGE = 10,  // 54000 a string function asked for more than 1 GB
 };
 
 extern "C" {
@@ -144,6 +145,11 @@ double hyrax_rt_power(double x, double y);
 int32_t hyrax_rt_current_date();  // today in UTC, days since 1970-01-01
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
+// replace(s, from, to); lpad / rpad(s, length, fill) (`left` 1: lpad). 0, or 1 with the error set.
+int32_t hyrax_rt_replace(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t flo, uint64_t fhi, uint64_t tlo,
+                         uint64_t thi, uint64_t* out);
+int32_t hyrax_rt_pad(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t length, uint64_t flo, uint64_t fhi,
+                     int32_t left, uint64_t* out);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);
 int32_t hyrax_rt_cast_str_to_decimal(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t precision,
                                      int32_t scale, int64_t* out);

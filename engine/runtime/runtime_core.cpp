@@ -30,6 +30,7 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
       ctx->setError(sqlstate::InvalidArgumentForPower, "cannot take square root of a negative number");
       break;
     case HYRAX_ERR_DATE_RANGE: ctx->setError(sqlstate::DatetimeOutOfRange, "date out of range"); break;
+    case HYRAX_ERR_LENGTH_TOO_LARGE: ctx->setError(sqlstate::ProgramLimitExceeded, "requested length too large"); break;
     case HYRAX_ERR_SUBSTRING_LENGTH:
       ctx->setError(sqlstate::SubstringError, "negative substring length not allowed");
       break;

@@ -1,5 +1,5 @@
-// SQL's scalar string functions for generated code: SUBSTRING, UPPER/LOWER, CHAR_LENGTH, POSITION
-// and TRIM. Positions and lengths count characters: UTF-8 code points, found by skipping
+// SQL's scalar string functions for generated code: SUBSTRING, UPPER/LOWER, CHAR_LENGTH, ASCII,
+// POSITION, TRIM, REPLACE and LPAD/RPAD. Positions and lengths count characters: UTF-8 code points, found by skipping
 // continuation bytes (10xxxxxx). Results that are part of the argument point into it (the heap or
 // arena that holds the argument outlives the query); new strings go to the query's arena.
 #include <cctype>
@@ -31,6 +31,10 @@ uint64_t charCount(std::string_view s) {
   for (char c : s) n += !utf8Continuation(c);
   return n;
 }
+
+// PostgreSQL's limits for what string functions make: 1 GB, 2^28 - 1 characters.
+constexpr uint64_t kMaxStringBytes = (uint64_t{1} << 30) - 1;
+constexpr uint64_t kMaxStringChars = (uint64_t{1} << 28) - 1;
 
 void put(std::string_view v, uint64_t* out) {
   StringRef r = StringRef::make(v.data(), static_cast<uint32_t>(v.size()));
@@ -114,6 +118,69 @@ void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t
   if (trailing)
     while (e > b && chars.find(v[e - 1]) != std::string_view::npos) --e;
   put(v.substr(b, e - b), out);
+}
+
+// PostgreSQL's replace(): every occurrence of `from`, left to right, replaced by `to`; an empty
+// `from` leaves s as it is.
+int32_t hyrax_rt_replace(QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t flo, uint64_t fhi, uint64_t tlo,
+                         uint64_t thi, uint64_t* out) {
+  StringRef sr = StringRef::fromHalves(lo, hi), fr = StringRef::fromHalves(flo, fhi), tr = StringRef::fromHalves(tlo, thi);
+  std::string_view s = sr.view(), from = fr.view(), to = tr.view();
+  size_t hits = 0;
+  if (!from.empty())
+    for (size_t at = s.find(from); at != std::string_view::npos; at = s.find(from, at + from.size())) ++hits;
+  if (hits == 0) {
+    put(s, out);
+    return 0;
+  }
+  const uint64_t size = s.size() - hits * from.size() + hits * to.size();
+  if (size > kMaxStringBytes) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(size ? size : 1); });
+  if (!buf) return 1;
+  char* w = buf;
+  size_t done = 0;
+  for (size_t at = s.find(from); at != std::string_view::npos; at = s.find(from, at + from.size())) {
+    std::memcpy(w, s.data() + done, at - done);
+    w += at - done;
+    std::memcpy(w, to.data(), to.size());
+    w += to.size();
+    done = at + from.size();
+  }
+  std::memcpy(w, s.data() + done, s.size() - done);
+  put({buf, static_cast<size_t>(size)}, out);
+  return 0;
+}
+
+// PostgreSQL's lpad() and rpad(): s cut or filled with `fill` (repeated, the last copy cut) to
+// `length` characters; at most 0 gives '', an empty fill leaves a short s as it is.
+int32_t hyrax_rt_pad(QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t length, uint64_t flo, uint64_t fhi,
+                     int32_t left, uint64_t* out) {
+  StringRef sr = StringRef::fromHalves(lo, hi), fr = StringRef::fromHalves(flo, fhi);
+  std::string_view s = sr.view(), fill = fr.view();
+  if (length <= 0) {
+    put({}, out);
+    return 0;
+  }
+  if (static_cast<uint64_t>(length) > kMaxStringChars) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
+  const uint64_t have = charCount(s);
+  if (have >= static_cast<uint64_t>(length) || fill.empty()) {
+    put(s.substr(0, byteOfChar(s, static_cast<uint64_t>(length))), out);
+    return 0;
+  }
+  // The fill's first `missing` characters, repeated: whole copies, then a cut one.
+  const uint64_t missing = static_cast<uint64_t>(length) - have, fillChars = charCount(fill);
+  const uint64_t padBytes = missing / fillChars * fill.size() + byteOfChar(fill, missing % fillChars);
+  if (padBytes + s.size() > kMaxStringBytes) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
+  const uint64_t size = padBytes + s.size();
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(size); });
+  if (!buf) return 1;
+  char* pad = left ? buf : buf + s.size();
+  for (uint64_t k = 0; k + fill.size() <= padBytes; k += fill.size()) std::memcpy(pad + k, fill.data(), fill.size());
+  const uint64_t whole = padBytes / fill.size() * fill.size();
+  std::memcpy(pad + whole, fill.data(), padBytes - whole);
+  std::memcpy(left ? buf + padBytes : buf, s.data(), s.size());
+  put({buf, static_cast<size_t>(size)}, out);
+  return 0;
 }
 
 }  // extern "C"

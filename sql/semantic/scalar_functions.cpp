@@ -42,7 +42,7 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
                                        "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date",
-                                       "left",      "right",    "strpos", "concat"};
+                                       "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -138,6 +138,23 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
       sub.push_back(num(INT64_MIN));  // no FOR: to the end
     }
     return call(ScalarFunc::Substring, SqlType::text(), std::move(sub), pos);
+  }
+  if (e.name == "replace") {
+    count(3, 3);
+    str(0);
+    str(1);
+    str(2);
+    return call(ScalarFunc::Replace, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "lpad" || e.name == "rpad") {
+    count(2, 3);
+    str(0);
+    integer(1);
+    if (args.size() == 3)
+      str(2);
+    else
+      args.push_back(Expr::constant(Value::string(" ")));
+    return call(e.name == "lpad" ? ScalarFunc::LeftPad : ScalarFunc::RightPad, SqlType::text(), std::move(args), e.pos);
   }
   if (e.name == "concat") {
     // Every argument as text, a NULL one as '': never NULL itself.
