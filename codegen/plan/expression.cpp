@@ -169,6 +169,8 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::Replace: return "replace";
     case ScalarFunc::LeftPad: return "lpad";
     case ScalarFunc::RightPad: return "rpad";
+    case ScalarFunc::SplitPart: return "split_part";
+    case ScalarFunc::Chr: return "chr";
   }
   return "?";
 }

@@ -58,6 +58,8 @@ enum class ScalarFunc : uint8_t {
   Replace,      // (s, from, to): every occurrence of from replaced
   LeftPad,      // (s, length BIGINT, fill): lpad
   RightPad,     // (s, length BIGINT, fill): rpad
+  SplitPart,    // (s, delimiter, n BIGINT): the n-th field (from the end for a negative n)
+  Chr,          // (code BIGINT): the character with that code point
 };
 const char* toString(ScalarFunc f);
 

@@ -358,6 +358,16 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
                                                   cg_.c32(e.func == plan::ScalarFunc::LeftPad), out}));
       });
       break;
+    case plan::ScalarFunc::SplitPart:
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        auto [dlo, dhi] = s(1);
+        cg_.checkStatus(cg_.call("hyrax_rt_split_part", {cg_.queryContext(), lo, hi, dlo, dhi, args[2].v, out}));
+      });
+      break;
+    case plan::ScalarFunc::Chr:
+      stringResult([&](llvm::Value* out) { cg_.checkStatus(cg_.call("hyrax_rt_chr", {cg_.queryContext(), args[0].v, out})); });
+      break;
     case plan::ScalarFunc::CharLength: {
       auto [lo, hi] = s(0);
       r.v = cg_.call("hyrax_rt_char_length", {lo, hi});

@@ -59,6 +59,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_trim),
     HYRAX_FN(hyrax_rt_replace),
     HYRAX_FN(hyrax_rt_pad),
+    HYRAX_FN(hyrax_rt_split_part),
+    HYRAX_FN(hyrax_rt_chr),
     HYRAX_FN(hyrax_rt_cast_str_to_int),
     HYRAX_FN(hyrax_rt_cast_str_to_decimal),
     HYRAX_FN(hyrax_rt_cast_str_to_double),

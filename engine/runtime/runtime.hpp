@@ -33,6 +33,8 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_NEGATIVE_SQRT = 8,      // 2201F square root of a negative number
   HYRAX_ERR_DATE_RANGE = 9,         // 22008 date arithmetic left 0001-01-01 .. 9999-12-31
   HYRAX_ERR_LENGTH_TOO_LARGE = 10,  // 54000 a string function asked for more than 1 GB
+  HYRAX_ERR_BAD_CHARACTER = 11,     // 54000 chr() of 0, a surrogate or past U+10FFFF
+  HYRAX_ERR_FIELD_ZERO = 12,        // 22023 split_part's field position 0
 };
 
 extern "C" {
@@ -150,6 +152,10 @@ int32_t hyrax_rt_replace(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, uin
                          uint64_t thi, uint64_t* out);
 int32_t hyrax_rt_pad(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t length, uint64_t flo, uint64_t fhi,
                      int32_t left, uint64_t* out);
+// split_part(s, delimiter, n); chr(code). 0, or 1 with the error set.
+int32_t hyrax_rt_split_part(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t dlo, uint64_t dhi, int64_t n,
+                            uint64_t* out);
+int32_t hyrax_rt_chr(hyrax::QueryContext* ctx, int64_t code, uint64_t* out);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);
 int32_t hyrax_rt_cast_str_to_decimal(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t precision,
                                      int32_t scale, int64_t* out);

@@ -31,6 +31,11 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
       break;
     case HYRAX_ERR_DATE_RANGE: ctx->setError(sqlstate::DatetimeOutOfRange, "date out of range"); break;
     case HYRAX_ERR_LENGTH_TOO_LARGE: ctx->setError(sqlstate::ProgramLimitExceeded, "requested length too large"); break;
+    case HYRAX_ERR_BAD_CHARACTER:
+      ctx->setError(sqlstate::ProgramLimitExceeded, "requested character not valid for encoding (chr of 0, a surrogate "
+                                                    "or a code point past 1114111)");
+      break;
+    case HYRAX_ERR_FIELD_ZERO: ctx->setError(sqlstate::InvalidParameter, "field position must not be zero"); break;
     case HYRAX_ERR_SUBSTRING_LENGTH:
       ctx->setError(sqlstate::SubstringError, "negative substring length not allowed");
       break;

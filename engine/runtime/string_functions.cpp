@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
@@ -180,6 +181,59 @@ int32_t hyrax_rt_pad(QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t length
   std::memcpy(pad + whole, fill.data(), padBytes - whole);
   std::memcpy(left ? buf + padBytes : buf, s.data(), s.size());
   put({buf, static_cast<size_t>(size)}, out);
+  return 0;
+}
+
+// PostgreSQL's split_part(): the n-th field of s between delimiters (n < 0: counted from the
+// end); '' past the last; an empty delimiter makes s one field.
+int32_t hyrax_rt_split_part(QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t dlo, uint64_t dhi, int64_t n,
+                            uint64_t* out) {
+  if (n == 0) return hyrax_rt_error(ctx, HYRAX_ERR_FIELD_ZERO);
+  StringRef sr = StringRef::fromHalves(lo, hi), dr = StringRef::fromHalves(dlo, dhi);
+  std::string_view s = sr.view(), d = dr.view();
+  std::vector<std::string_view> fields;
+  if (d.empty() || s.empty()) {
+    if (!s.empty()) fields.push_back(s);
+  } else {
+    size_t start = 0;
+    for (size_t at = s.find(d); at != std::string_view::npos; at = s.find(d, start)) {
+      fields.push_back(s.substr(start, at - start));
+      start = at + d.size();
+    }
+    fields.push_back(s.substr(start));
+  }
+  const auto count = static_cast<int64_t>(fields.size());
+  const int64_t k = n > 0 ? n - 1 : count + n;  // n = INT64_MIN: k < 0, no field
+  put(k >= 0 && k < count ? fields[static_cast<size_t>(k)] : std::string_view{}, out);
+  return 0;
+}
+
+// PostgreSQL's chr(): the character with code point `code`, UTF-8 encoded.
+int32_t hyrax_rt_chr(QueryContext* ctx, int64_t code, uint64_t* out) {
+  if (code <= 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return hyrax_rt_error(ctx, HYRAX_ERR_BAD_CHARACTER);
+  char bytes[4];
+  size_t n;
+  const auto c = static_cast<uint32_t>(code);
+  if (c < 0x80) {
+    bytes[0] = static_cast<char>(c);
+    n = 1;
+  } else if (c < 0x800) {
+    bytes[0] = static_cast<char>(0xC0 | (c >> 6));
+    bytes[1] = static_cast<char>(0x80 | (c & 0x3F));
+    n = 2;
+  } else if (c < 0x10000) {
+    bytes[0] = static_cast<char>(0xE0 | (c >> 12));
+    bytes[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    bytes[2] = static_cast<char>(0x80 | (c & 0x3F));
+    n = 3;
+  } else {
+    bytes[0] = static_cast<char>(0xF0 | (c >> 18));
+    bytes[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    bytes[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    bytes[3] = static_cast<char>(0x80 | (c & 0x3F));
+    n = 4;
+  }
+  put({bytes, n}, out);  // at most 4 bytes: kept inside the string value, no memory needed
   return 0;
 }
 

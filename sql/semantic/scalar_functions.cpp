@@ -42,7 +42,8 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
                                        "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date",
-                                       "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad"};
+                                       "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
+                                       "split_part", "chr"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -155,6 +156,18 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     else
       args.push_back(Expr::constant(Value::string(" ")));
     return call(e.name == "lpad" ? ScalarFunc::LeftPad : ScalarFunc::RightPad, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "split_part") {
+    count(3, 3);
+    str(0);
+    str(1);
+    integer(2);
+    return call(ScalarFunc::SplitPart, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "chr") {
+    count(1, 1);
+    integer(0);
+    return call(ScalarFunc::Chr, SqlType::text(), std::move(args), e.pos);
   }
   if (e.name == "concat") {
     // Every argument as text, a NULL one as '': never NULL itself.
