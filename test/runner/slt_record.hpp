@@ -8,10 +8,13 @@
 namespace hyrax::slt {
 
 struct Record {
-  enum class Kind { StatementOk, StatementError, Query, HashThreshold, Halt } kind;
+  // Invalid: a record the parser did not understand (unknown or malformed); it fails alone and
+  // parsing goes on after the next blank line.
+  enum class Kind { StatementOk, StatementError, Query, QueryError, HashThreshold, Halt, Invalid } kind;
   int line = 0;                  // where the record starts
   std::string sql;
-  std::string errorExpect;       // statement error <SQLSTATE or message text>
+  std::string errorExpect;       // statement/query error <SQLSTATE or regex>; empty: any error
+  std::string problem;           // Invalid: what was not understood
   std::string types;             // query: one char per column (I, R, T)
   std::string sortMode = "nosort";
   std::string label;
@@ -20,8 +23,16 @@ struct Record {
   std::vector<std::string> skipif, onlyif;
 };
 
-// Parses a whole file; throws std::runtime_error("file:line: ...") on a malformed record.
+// Parses a whole file. A record it does not understand becomes one Invalid record (its problem
+// says what, with file:line) and parsing goes on with the next record, after a blank line.
 std::vector<Record> parseFile(const std::string& text, const std::string& fileName);
+
+// Whether an error's expectation is a SQLSTATE: exactly five characters, digits or capital
+// letters (e.g. 22012, 42P01, 0A000). Anything else is an ECMAScript regex.
+bool isSqlstate(const std::string& expect);
+// Whether an error matches `expect`: empty accepts any error, a SQLSTATE compares the code, any
+// other text is an ECMAScript regex searched in the message (std::regex_search).
+bool errorMatches(const std::string& expect, const std::string& sqlstate, const std::string& message);
 
 // One value as SQLite's runner prints it for type character `type`: NULL, "(empty)", %.3f for R,
 // integers for I, non-printable characters as '@'.

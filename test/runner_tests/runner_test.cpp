@@ -28,7 +28,68 @@ TEST_CASE("records parse as SQLite's runner reads them") {
   CHECK(records[2].skipif == std::vector<std::string>{"postgresql"});
   CHECK(records[3].errorExpect == "22012");
   CHECK(records[4].kind == Record::Kind::Halt);
-  CHECK_THROWS(parseFile("bogus record\n", "f.slt"));
+}
+
+TEST_CASE("error records: a SQLSTATE or a regex; query error has no result section") {
+  auto records = parseFile(
+      "statement error 42P01\nSELECT * FROM nope\n\n"
+      "statement error division by zero\nSELECT 1/0\n\n"
+      "query error ^value too long for type VARCHAR\\(2\\)$\nSELECT 1\n\n"
+      "query error\nSELECT 2\n",
+      "f.slt");
+  REQUIRE(records.size() == 4);
+  CHECK(records[0].kind == Record::Kind::StatementError);
+  CHECK(records[0].errorExpect == "42P01");
+  CHECK(records[1].errorExpect == "division by zero");
+  CHECK(records[2].kind == Record::Kind::QueryError);
+  CHECK(records[2].errorExpect == "^value too long for type VARCHAR\\(2\\)$");
+  CHECK(records[2].sql == "SELECT 1");
+  CHECK(records[2].expected.empty());
+  CHECK(records[3].kind == Record::Kind::QueryError);
+  CHECK(records[3].errorExpect.empty());
+  CHECK(records[3].sql == "SELECT 2");
+
+  CHECK(isSqlstate("22012"));
+  CHECK(isSqlstate("0A000"));
+  CHECK_FALSE(isSqlstate("error"));  // five characters, but not a code's
+  CHECK_FALSE(isSqlstate("220123"));
+  CHECK(errorMatches("22012", "22012", "division by zero"));
+  CHECK_FALSE(errorMatches("22012", "42601", "22012"));  // a code never matches the message
+  CHECK(errorMatches("", "42601", "anything"));
+  CHECK(errorMatches("by z.ro", "22012", "division by zero"));
+  CHECK_FALSE(errorMatches("^zero", "22012", "division by zero"));
+  CHECK(errorMatches("VARCHAR\\(2\\)", "22001", "value too long for type VARCHAR(2)"));
+  CHECK_FALSE(errorMatches("VARCHAR(2)", "22001", "value too long for type VARCHAR(2)"));  // a group, not parentheses
+}
+
+TEST_CASE("a record the parser does not understand fails alone; parsing goes on") {
+  auto records = parseFile(
+      "statement ok\nCREATE TABLE t (a INT)\n\n"
+      "bogus record\nwith a second line\n\n"
+      "query I sometimes\nSELECT 1\n----\n1\n\n"
+      "query error [unclosed\nSELECT 1\n\n"
+      "query error x\nSELECT 1\n----\n1\n\n"
+      "statement ok\n\n"
+      "hash-threshold many\n\n"
+      "skipif mysql\nstatement maybe\nSELECT 1\n\n"
+      "query I\nSELECT 1\n----\n1\n",
+      "f.slt");
+  REQUIRE(records.size() == 9);
+  CHECK(records[0].kind == Record::Kind::StatementOk);
+  for (size_t k = 1; k < 8; ++k) CHECK(records[k].kind == Record::Kind::Invalid);
+  CHECK(records[1].line == 4);
+  CHECK(records[1].problem == "f.slt:4: not understood: unknown record 'bogus'");
+  CHECK(records[1].sql == "with a second line");
+  CHECK(records[2].problem == "f.slt:7: not understood: unknown sort mode sometimes");
+  CHECK(records[3].problem.find("f.slt:12: not understood: invalid regex '[unclosed'") == 0);
+  CHECK(records[4].problem == "f.slt:15: not understood: a query error record has no expected-result section");
+  CHECK(records[5].problem == "f.slt:20: not understood: statement without SQL");
+  CHECK(records[6].problem == "f.slt:22: not understood: hash-threshold needs a number");
+  CHECK(records[7].line == 25);
+  CHECK(records[7].skipif == std::vector<std::string>{"mysql"});  // its conditions still apply
+  CHECK(records[8].kind == Record::Kind::Query);
+  CHECK(records[8].line == 28);
+  CHECK(records[8].expected == std::vector<std::string>{"1"});
 }
 
 TEST_CASE("values format as SQLite's runner prints them") {
