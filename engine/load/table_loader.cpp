@@ -9,6 +9,7 @@
 
 #include "engine/storage/table.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/utf8.hpp"
 #include "engine/types/text_format.hpp"
 #include "engine/util/error.hpp"
 
@@ -69,6 +70,8 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: {
+      if (size_t bad = invalidUtf8At(s); bad != std::string_view::npos)
+        throw Error(sqlstate::CharacterNotInRepertoire, invalidUtf8Message(s, bad));
       std::string_view v = t.id == TypeId::Char ? text::withoutCharPadding(s) : s;
       if (t.length && v.size() > t.length)
         throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());

@@ -24,6 +24,7 @@ inline constexpr const char* ProgramLimitExceeded = "54000";
 inline constexpr const char* DivisionByZero = "22012";
 inline constexpr const char* NumericOutOfRange = "22003";
 inline constexpr const char* StringTooLong = "22001";
+inline constexpr const char* CharacterNotInRepertoire = "22021";  // invalid UTF-8
 inline constexpr const char* InvalidText = "22P02";
 inline constexpr const char* BadCopyFormat = "22P04";
 inline constexpr const char* UndefinedFile = "58P01";

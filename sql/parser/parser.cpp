@@ -2,6 +2,7 @@
 #include <cctype>
 #include <set>
 
+#include "engine/types/utf8.hpp"
 #include "sql/parser/parser_internal.hpp"
 
 namespace hyrax::sqlparse {
@@ -549,6 +550,20 @@ namespace hyrax {
 using namespace ast;
 
 StatementPtr parseStatement(std::string_view sql, SourcePos origin) {
+  // Text that is not UTF-8 is refused whole, before anything reads it (PostgreSQL does the same
+  // on receipt); the position is the offending byte's.
+  if (size_t bad = invalidUtf8At(sql); bad != std::string_view::npos) {
+    SourcePos at = origin;
+    for (size_t i = 0; i < bad; ++i) {
+      if (sql[i] == '\n') {
+        ++at.line;
+        at.column = 1;
+      } else {
+        ++at.column;
+      }
+    }
+    throw Error(sqlstate::CharacterNotInRepertoire, invalidUtf8Message(sql, bad), at);
+  }
   return sqlparse::Parser(sqlparse::tokenize(sql, origin)).statement();
 }
 

@@ -319,3 +319,37 @@ TEST_CASE("joins and aggregations over big hash tables (prefetching buckets ahea
   CHECK(j.text(0, 0) == std::to_string(n / 2));
   CHECK(j.text(0, 1) == std::to_string((n / 2) * (n / 2 - 1) / 2));
 }
+
+TEST_CASE("SQL text and COPY input that are not UTF-8 are refused with 22021, and nothing is stored") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (s TEXT, c CHAR(3))");
+  auto stateOf = [&](const std::string& sql, Error* out = nullptr) {
+    try {
+      con.execute(sql);
+    } catch (const Error& e) {
+      if (out) *out = e;
+      return std::string(e.sqlstate());
+    }
+    return std::string("none");
+  };
+  Error e("", "");
+  CHECK(stateOf("INSERT INTO t VALUES ('ok', 'a'),\n  ('bad \xC3\x28 byte', 'b')", &e) == "22021");
+  CHECK(e.message() == "invalid byte sequence for encoding \"UTF8\": 0xc3 0x28");
+  CHECK(e.pos().line == 2);
+  CHECK(e.pos().column == 9);  // the byte 0xc3
+  CHECK(stateOf("SELECT 'x' -- a comment in Latin-1: caf\xE9") == "22021");
+  CHECK(stateOf("SELECT '\xED\xA0\x80'") == "22021");  // a surrogate
+  CHECK(con.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 0);
+  CHECK(con.execute("SELECT 'h\xC3\xA9llo \xF0\x9F\x98\x80'").text(0, 0) == "h\xC3\xA9llo \xF0\x9F\x98\x80");
+  // COPY: the file's line and column are named, and no row of the load is kept.
+  std::istringstream in("fine\tabc\ncaf\xE9\tx\n");
+  con.setCopyStreams(&in, nullptr);
+  CHECK(stateOf("COPY t FROM STDIN", &e) == "22021");
+  CHECK(e.message().find("line 2") != std::string::npos);
+  CHECK(e.message().find("invalid byte sequence for encoding \"UTF8\": 0xe9") != std::string::npos);
+  CHECK(con.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 0);
+  std::istringstream good("fine\tabc\n\xC3\xA9t\xC3\xA9\tx\n");
+  con.setCopyStreams(&good, nullptr);
+  CHECK(con.execute("COPY t FROM STDIN").tag() == "COPY 2");
+}

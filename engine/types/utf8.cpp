@@ -1,0 +1,49 @@
+#include "engine/types/utf8.hpp"
+
+#include <cstdio>
+
+namespace hyrax {
+
+size_t invalidUtf8At(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return i;  // a continuation byte, an overlong lead (C0, C1) or F5..FF
+    }
+    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k)
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string invalidUtf8Message(std::string_view s, size_t at) {
+  std::string m = "invalid byte sequence for encoding \"UTF8\":";
+  for (size_t k = at; k < s.size() && k < at + 2; ++k) {  // the first bytes, as PostgreSQL shows them
+    char hex[8];
+    std::snprintf(hex, sizeof hex, " 0x%02x", static_cast<unsigned char>(s[k]));
+    m += hex;
+  }
+  return m;
+}
+
+}  // namespace hyrax
