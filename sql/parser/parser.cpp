@@ -439,7 +439,17 @@ StatementPtr Parser::createIndex(SourcePos pos, bool unique) {
     c->methodPos = cur().pos;
     c->method = identifier();
   }
-  c->columns = columnList(&c->columnPos);
+  // Each column may say ASC or DESC and NULLS FIRST or LAST. The index stores keys ascending
+  // whatever they say: it is an access path, and the planner reads it backwards or sorts where an
+  // order asks for it, so the answers are the same.
+  expect("(");
+  do {
+    c->columnPos.push_back(cur().pos);
+    c->columns.push_back(identifier());
+    if (!accept("asc")) accept("desc");
+    if (accept("nulls") && !accept("first")) expect("last");
+  } while (accept(","));
+  expect(")");
   return c;
 }
 
