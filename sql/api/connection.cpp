@@ -424,8 +424,14 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
   UndoLog& undo = *undo_;
 
   switch (stmt->kind) {
-    case ast::StmtKind::CreateTable:
-      return sql::createTable(catalog, undo, static_cast<const ast::CreateTableStmt&>(*stmt));
+    case ast::StmtKind::CreateTable: {
+      auto& c = static_cast<ast::CreateTableStmt&>(*stmtPtr);
+      if (!c.asQuery) return sql::createTable(catalog, undo, c);
+      return sql::createTableAs(catalog, undo, c, [&](const ast::InsertStmt& insert) {
+        auto compiled = sql::compileStatement(catalog, insert, {}, times);
+        return sql::runStatement(*compiled, undo, {}, &cancel_, times);
+      });
+    }
     case ast::StmtKind::DropTable: {
       auto& d = static_cast<const ast::DropTableStmt&>(*stmt);
       if (d.object == ast::ObjectKind::Function || d.object == ast::ObjectKind::Procedure)

@@ -108,6 +108,40 @@ QueryResult createTable(Catalog& catalog, UndoLog& undo, const ast::CreateTableS
   return QueryResult({}, {}, "CREATE TABLE");
 }
 
+QueryResult createTableAs(Catalog& catalog, UndoLog& undo, ast::CreateTableStmt& c,
+                          const std::function<QueryResult(const ast::InsertStmt&)>& fill) {
+  if (catalog.findTable(c.name) && c.ifNotExists) {
+    QueryResult r({}, {}, "CREATE TABLE AS");
+    r.notices.push_back({"NOTICE", "relation \"" + c.name + "\" already exists, skipping"});
+    return r;
+  }
+  plan::QueryPlan p;
+  Binder(catalog).bindSelect(*c.asQuery, p);
+  if (c.asNames.size() > p.output.size())
+    throw Error(sqlstate::SyntaxError, "too many column names were specified", c.asNamePos[p.output.size()]);
+  ast::CreateTableStmt def(c.pos);
+  def.name = c.name;
+  for (size_t i = 0; i < p.output.size(); ++i) {
+    ast::ColumnDefinition col;
+    col.name = i < c.asNames.size() ? c.asNames[i] : p.outputNames[i];
+    col.pos = i < c.asNamePos.size() ? c.asNamePos[i] : c.pos;
+    col.type = p.output[i]->type.isNull() ? SqlType::text() : p.output[i]->type;
+    col.type.nullable = true;
+    def.columns.push_back(std::move(col));
+  }
+  createTable(catalog, undo, def);
+  if (!c.withData) return QueryResult({}, {}, "CREATE TABLE AS");
+  ast::InsertStmt insert(c.pos);
+  insert.table = c.name;
+  insert.tablePos = c.pos;
+  insert.select = std::move(c.asQuery);
+  QueryResult filled = fill(insert);
+  const std::string& tag = filled.tag();  // "INSERT 0 n"
+  QueryResult r({}, {}, "SELECT " + tag.substr(tag.rfind(' ') + 1));
+  r.times = filled.times;
+  return r;
+}
+
 QueryResult createView(Catalog& catalog, UndoLog& undo, const ast::CreateViewStmt& v) {
   if (catalog.nameTaken(v.name)) throw Error(sqlstate::DuplicateTable, "relation \"" + v.name + "\" already exists", v.namePos);
   // Bound once now, so a view that could not be used is never created.

@@ -182,6 +182,12 @@ struct CreateTableStmt : Statement {
   bool ifNotExists = false;
   std::vector<ColumnDefinition> columns;
   std::vector<TableConstraint> constraints;
+  // CREATE TABLE name [(column, ...)] AS query [WITH [NO] DATA]: the columns come from the query
+  // (renamed by `asNames`), and its rows fill the table unless WITH NO DATA.
+  std::unique_ptr<Select> asQuery;
+  std::vector<std::string> asNames;
+  std::vector<SourcePos> asNamePos;
+  bool withData = true;
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
 };
 

@@ -312,6 +312,36 @@ StatementPtr Parser::createTable(SourcePos pos) {
     c->ifNotExists = true;
   }
   c->name = identifier();
+  // CREATE TABLE name [(a, b)] AS query: a list of bare names followed by AS, or AS at once.
+  const size_t save = i_;
+  if (is("(")) {
+    std::vector<SourcePos> positions;
+    std::vector<std::string> names;
+    bool bare = true;
+    expect("(");
+    do {
+      if (!atIdentifier()) {
+        bare = false;
+        break;
+      }
+      positions.push_back(cur().pos);
+      names.push_back(identifier());
+    } while (accept(","));
+    if (bare && accept(")") && is("as")) {
+      c->asNames = std::move(names);
+      c->asNamePos = std::move(positions);
+    } else {
+      i_ = save;
+    }
+  }
+  if (accept("as")) {
+    c->asQuery = select();
+    if (accept("with")) {
+      c->withData = !accept("no");
+      expect("data");
+    }
+    return c;
+  }
   expect("(");
   do {
     if (is("constraint") || is("primary") || is("unique") || is("check") || is("foreign")) {
