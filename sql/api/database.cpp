@@ -9,9 +9,9 @@ namespace hyrax {
 
 Database::Database()
     : catalog_(std::make_unique<Catalog>()), routines_(std::make_unique<sql::Routines>()),
+      executor_(std::make_unique<SerialExecutor>()),
       snapshots_(std::make_unique<sql::SnapshotPool>(
-          [this](const sql::SnapshotRequest& r) { return Connection::serveSnapshotRequest(*this, r); })),
-      executor_(std::make_unique<SerialExecutor>()) {
+          [this](const sql::SnapshotRequest& r) { return Connection::serveSnapshotRequest(*this, r); })) {
   // The binder sees stored functions through the catalog (engine/ knows nothing of sql/).
   catalog_->findRoutine = [this](const std::string& name, RoutineSignature& out) {
     auto def = routines_->definition(name);

@@ -57,8 +57,10 @@ class Database {
  private:
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<sql::Routines> routines_;
+  std::unique_ptr<SerialExecutor> executor_;  // destroyed after the snapshots: its thread may still use the catalog
+  // Destroyed first, while the executor thread lives: the snapshot processes it forked die with
+  // that thread (PR_SET_PDEATHSIG), so they are told to end and reaped before it goes.
   std::unique_ptr<sql::SnapshotPool> snapshots_;
-  std::unique_ptr<SerialExecutor> executor_;  // destroyed first: its thread may still use the catalog
 };
 
 struct ResultColumn {

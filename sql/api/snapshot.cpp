@@ -311,30 +311,45 @@ void endSpare(Spare& spare) {
 class Reaper {
  public:
   static void reap(pid_t pid) {
-    static Reaper* reaper = new Reaper;  // never destroyed: its thread may outlive static objects
-    std::lock_guard<std::mutex> lock(reaper->mutex_);
-    reaper->pids_.push_back(pid);
-    reaper->ready_.notify_one();
+    Reaper& r = instance();
+    std::lock_guard<std::mutex> lock(r.mutex_);
+    r.pids_.push_back(pid);
+    r.ready_.notify_one();
+  }
+  // Waits until every process handed over so far is reaped (a database that goes away leaves
+  // none of its snapshot processes to init).
+  static void drain() {
+    Reaper& r = instance();
+    std::unique_lock<std::mutex> lock(r.mutex_);
+    r.idle_.wait(lock, [&] { return r.pids_.empty() && !r.busy_; });
   }
 
  private:
+  static Reaper& instance() {
+    static Reaper* reaper = new Reaper;  // never destroyed: its thread may outlive static objects
+    return *reaper;
+  }
   Reaper() { std::thread([this] { loop(); }).detach(); }
   [[noreturn]] void loop() {
     for (;;) {
       pid_t pid;
       {
         std::unique_lock<std::mutex> lock(mutex_);
+        busy_ = false;
+        idle_.notify_all();
         ready_.wait(lock, [&] { return !pids_.empty(); });
         pid = pids_.front();
         pids_.pop_front();
+        busy_ = true;
       }
       while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
       }
     }
   }
   std::mutex mutex_;
-  std::condition_variable ready_;
+  std::condition_variable ready_, idle_;
   std::deque<pid_t> pids_;
+  bool busy_ = true;  // until the thread first waits
 };
 
 std::string describeStatus(int status) {
@@ -386,7 +401,12 @@ std::shared_ptr<Snapshot> Snapshot::fork(const SnapshotHandler& handler, uint64_
 
 Snapshot::~Snapshot() {
   close(control_);  // the process ends once its workers have
-  Reaper::reap(pid_);
+  if (!waitOnEnd_) {
+    Reaper::reap(pid_);
+    return;
+  }
+  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
 }
 
 double Snapshot::ageMs() const { return msBetween(forkedAt_, Clock::now()); }
@@ -500,6 +520,12 @@ std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBef
     newestKeepMs_ = maxAgeMs;
   }
   return s;
+}
+
+SnapshotPool::~SnapshotPool() {
+  if (newest_) newest_->waitOnEnd_ = true;
+  newest_.reset();
+  Reaper::drain();
 }
 
 void SnapshotPool::sweep() {

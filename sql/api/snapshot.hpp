@@ -85,10 +85,12 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   int control_ = -1;  // SOCK_SEQPACKET: one message per query, carrying its descriptors
   std::mutex sendMutex_;
   std::atomic<bool> broken_{false};
+  bool waitOnEnd_ = false;  // the destructor waits for the process (SnapshotPool's destructor)
   uint64_t epoch_ = 0;
   Clock::time_point forkedAt_;
   double forkMs_ = 0;
   friend class SnapshotQuery;
+  friend class SnapshotPool;
 };
 
 // One query running in a worker.
@@ -120,6 +122,9 @@ class SnapshotQuery {
 class SnapshotPool {
  public:
   explicit SnapshotPool(SnapshotHandler handler) : handler_(std::move(handler)) {}
+  // Ends the newest snapshot's process and waits for it (not the reaper thread: a process that
+  // exits right after would leave it to init).
+  ~SnapshotPool();
 
   // On the executor thread. The newest snapshot if nothing ran on the executor since its fork, or
   // if it is at most `maxAgeMs` old and was forked after the executor's write count reached
