@@ -637,3 +637,31 @@ TEST_CASE("a snapshot process killed from outside is replaced, and the next quer
   }
   CHECK(reaped(snapshot));
 }
+
+TEST_CASE("a database that goes away ends and reaps its snapshot processes and their workers") {
+  int snapshot = 0;
+  std::vector<int> children;  // the snapshot process's: its spare worker
+  {
+    Database db;
+    Connection con(db);
+    snapshot = con.execute("SELECT 1").ranOn.snapshotPid;
+    REQUIRE(snapshot > 0);
+    for (int i = 0; i < 1000 && children.empty(); ++i) {
+      for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream in(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(in, line) || line.rfind(')') == std::string::npos) continue;
+        std::istringstream rest(line.substr(line.rfind(')') + 2));
+        char state;
+        int ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == snapshot) children.push_back(std::stoi(entry.path().filename().string()));
+      }
+      if (children.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(!children.empty());
+  }
+  // Gone at once, not left to init: no process, not even a zombie.
+  CHECK((kill(snapshot, 0) == -1 && errno == ESRCH));
+  for (int pid : children) CHECK((kill(pid, 0) == -1 && errno == ESRCH));
+}
