@@ -395,7 +395,6 @@ std::shared_ptr<Snapshot> Snapshot::fork(const SnapshotHandler& handler, uint64_
   s->control_ = fds[0];
   s->epoch_ = epoch;
   s->forkedAt_ = before;
-  s->forkMs_ = msBetween(before, Clock::now());
   return s;
 }
 

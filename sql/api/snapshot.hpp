@@ -72,9 +72,7 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   // process is gone.
   std::unique_ptr<SnapshotQuery> start(const SnapshotRequest& request);
 
-  pid_t pid() const { return pid_; }
   uint64_t epoch() const { return epoch_; }
-  double forkMs() const { return forkMs_; }  // how long fork() held the executor thread
   double ageMs() const;
   // The process was found gone (killed from outside, say): no query is given to it again.
   bool broken() const { return broken_.load(); }
@@ -88,7 +86,6 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   bool waitOnEnd_ = false;  // the destructor waits for the process (SnapshotPool's destructor)
   uint64_t epoch_ = 0;
   Clock::time_point forkedAt_;
-  double forkMs_ = 0;
   friend class SnapshotQuery;
   friend class SnapshotPool;
 };

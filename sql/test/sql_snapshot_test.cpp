@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -119,21 +120,37 @@ bool reaped(int pid) {
   return false;
 }
 
+// A process's state letter ('Z': ended, not yet reaped) and parent, from /proc/PID/stat;
+// state 0 when there is no such process.
+struct ProcStat {
+  char state = 0;
+  int ppid = 0;
+};
+ProcStat procStat(int pid) {
+  ProcStat st;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line) || line.rfind(')') == std::string::npos) return st;
+  std::istringstream rest(line.substr(line.rfind(')') + 2));  // the name may hold spaces and ')'
+  rest >> st.state >> st.ppid;
+  return st;
+}
+
+// Every process whose parent is `parent` (zombies too).
+std::vector<int> childrenOf(int parent) {
+  std::vector<int> pids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (procStat(std::stoi(name)).ppid == parent) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
 // This process's children that have ended and were not reaped.
 int zombies() {
   int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(in, line)) continue;
-    size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state;
-    int ppid;
-    rest >> state >> ppid;
-    n += state == 'Z' && ppid == getpid();
-  }
+  for (int pid : childrenOf(getpid())) n += procStat(pid).state == 'Z';
   return n;
 }
 
@@ -592,14 +609,7 @@ TEST_CASE("snapshot processes and their workers die with the process that forked
   REQUIRE(read(fds[0], &worker, sizeof worker) == sizeof worker);
   close(fds[0]);
   REQUIRE(worker > 0);
-  // The worker's parent is the snapshot process.
-  std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
-  std::string line;
-  REQUIRE(std::getline(stat, line));
-  std::istringstream rest(line.substr(line.rfind(')') + 2));
-  char state;
-  int snapshot = 0;
-  rest >> state >> snapshot;
+  const int snapshot = procStat(worker).ppid;  // the worker's parent is the snapshot process
   REQUIRE(snapshot > 0);
   CHECK(kill(worker, 0) == 0);
   CHECK(kill(snapshot, 0) == 0);
@@ -609,9 +619,7 @@ TEST_CASE("snapshot processes and their workers die with the process that forked
   auto gone = [](int pid) {
     for (int i = 0; i < 5000; ++i) {
       if (kill(pid, 0) == -1 && errno == ESRCH) return true;
-      std::string s;
-      std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
-      if (std::getline(st, s) && s.find(") Z ") != std::string::npos) return true;  // dead, awaiting its reaper
+      if (procStat(pid).state == 'Z') return true;  // dead, awaiting its reaper
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return false;
@@ -646,19 +654,8 @@ TEST_CASE("a database that goes away ends and reaps its snapshot processes and t
     Connection con(db);
     snapshot = con.execute("SELECT 1").ranOn.snapshotPid;
     REQUIRE(snapshot > 0);
-    for (int i = 0; i < 1000 && children.empty(); ++i) {
-      for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-        std::ifstream in(entry.path() / "stat");
-        std::string line;
-        if (!std::getline(in, line) || line.rfind(')') == std::string::npos) continue;
-        std::istringstream rest(line.substr(line.rfind(')') + 2));
-        char state;
-        int ppid = 0;
-        rest >> state >> ppid;
-        if (ppid == snapshot) children.push_back(std::stoi(entry.path().filename().string()));
-      }
-      if (children.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    for (int i = 0; i < 1000 && (children = childrenOf(snapshot)).empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     REQUIRE(!children.empty());
   }
   // Gone at once, not left to init: no process, not even a zombie.
