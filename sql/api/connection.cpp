@@ -345,8 +345,12 @@ QueryResult Connection::atomically(const std::function<QueryResult()>& statement
     if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
     try {
       throw;
+    } catch (const Error&) {
+      throw;
     } catch (const std::bad_alloc&) {  // what the statement built did not fit: its error, not an internal one
       throw Error(sqlstate::OutOfMemory, kOutOfMemoryMessage);
+    } catch (const std::exception& e) {  // a bug: the statement fails with XX000, as on a snapshot
+      throw Error(sqlstate::InternalError, e.what());
     }
   }
 }

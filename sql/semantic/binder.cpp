@@ -73,7 +73,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
     }
     case ast::TableRef::Kind::Subquery:
       if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
-      return bindDerived(*ref.subquery, this, ref.alias, ref.columnAliases, ref.pos);
+      return bindDerived(*ref.subquery, this, ref.alias, ref.columnAliases, ref.pos, outer_);
     case ast::TableRef::Kind::Join: {
       size_t leftScope = scope_.size();
       OperatorPtr left = bindTableRef(*ref.left);
@@ -116,10 +116,12 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
 }
 
 OperatorPtr SelectBinder::bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
-                                      const std::vector<std::string>& columnAliases, SourcePos pos) {
+                                      const std::vector<std::string>& columnAliases, SourcePos pos, SelectBinder* outer) {
   for (auto& s : scope_)
     if (s.alias == alias) throw Error(sqlstate::DuplicateAlias, "table name \"" + alias + "\" specified more than once", pos);
-  SelectBinder inner(catalog_, plan_);  // not correlated: SQL-92 has no LATERAL
+  // Not correlated with the FROM it stands in (SQL-92 has no LATERAL), but inside a subquery it
+  // may read the enclosing queries' columns, as any part of the subquery may.
+  SelectBinder inner(catalog_, plan_, outer);
   inner.parent_ = parent;
   inner.depth_ = depth_ + 1;  // views in views (a view may outlive what it was made from)
   if (inner.depth_ > 64) throw Error(sqlstate::TooComplex, "views or derived tables nested too deeply", pos);

@@ -52,7 +52,9 @@ ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
     if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return bindAggregate(e, clause);
     if (auto g = matchGroup(e)) return std::move(*g);
     if (e.kind == ast::ExprKind::Column) {
-      (void)bindColumn(e);  // reports unknown names first
+      ExprPtr c = bindColumn(e);  // reports unknown names first
+      // An outer query's column (or a procedure's variable) is one value for all groups.
+      if (c->kind != ExprKind::Column || !inScope(c->iu)) return c;
       throw Error(sqlstate::GroupingError,
                   "column \"" + (e.table.empty() ? e.name : e.table + "." + e.name) +
                       "\" must appear in the GROUP BY clause or be used in an aggregate function",
@@ -100,6 +102,17 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
     arg = bindExpr(*e.args[0], Clause::AggregateArg);
     aggregate_ = saved;
     input_ = savedInput;
+    if (outer_) {
+      // SQL aggregates an argument of outer columns only in the outer query (one value per outer
+      // group, not per row of this one); that is not done here yet, and aggregating it here
+      // would be a wrong answer.
+      std::vector<const plan::IU*> used;
+      arg->collectIUs(used);
+      if (!used.empty() && std::none_of(used.begin(), used.end(), [&](const plan::IU* iu) { return inScope(iu); }))
+        throw Error(sqlstate::FeatureNotSupported,
+                    "an aggregate of outer columns only in a subquery (it belongs to the outer query) is not supported yet",
+                    e.pos);
+    }
     func = e.name == "count" ? plan::AggFunc::Count
            : e.name == "sum" ? plan::AggFunc::Sum
            : e.name == "avg" ? plan::AggFunc::Avg
@@ -119,6 +132,13 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   const plan::IU* iu = plan_.ius.make(t, e.name);
   aggregate_->aggregates.push_back({func, std::move(arg), iu, e.distinct});
   return Expr::column(iu, e.pos);
+}
+
+bool SelectBinder::inScope(const plan::IU* iu) const {
+  for (auto& s : scope_)
+    for (auto& c : s.columns)
+      if (c.second == iu) return true;
+  return false;
 }
 
 const plan::IU* SelectBinder::findColumn(const ast::Expr& e, bool innermost) const {

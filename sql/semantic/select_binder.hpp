@@ -56,8 +56,10 @@ class SelectBinder {
                                      std::vector<std::string>& names);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
   // A derived table (subquery in FROM or a WITH query) under `alias`, its columns renamed.
+  // `outer`: the SELECT the derived table's own SELECT may read columns of (none for views).
   plan::OperatorPtr bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
-                                const std::vector<std::string>& columnAliases, SourcePos pos);
+                                const std::vector<std::string>& columnAliases, SourcePos pos,
+                                SelectBinder* outer = nullptr);
   plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
   // Rewrites f(DISTINCT x) into an aggregation over a duplicate-free inner one.
   void splitDistinctAggregates(plan::OperatorPtr& root, plan::Aggregate& agg);
@@ -72,6 +74,7 @@ class SelectBinder {
   // The IU a column name means here, else in the enclosing SELECTs; nullptr when none has it
   // (`innermost`: the unqualified search starts here, so a missing table is reported here).
   const plan::IU* findColumn(const ast::Expr& e, bool innermost) const;
+  bool inScope(const plan::IU* iu) const;  // a column of this SELECT's FROM (not an outer one)
   // Subqueries in expressions (subquery_binder.cpp): each becomes a join onto *input_, the
   // operator the current clause reads, and the expression reads the join's result.
   plan::ExprPtr bindSubquery(const ast::Expr& e, Clause clause);

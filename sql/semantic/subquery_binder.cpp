@@ -1,16 +1,19 @@
 // Subqueries in expressions, unnested into joins as they are bound, so that no subquery runs once
-// per outer row (Neumann and Kemper, "Unnesting Arbitrary Queries", BTW 2015, for the shapes SQL
-// users write; the rest say 0A000):
+// per outer row (Neumann and Kemper, "Unnesting Arbitrary Queries", BTW 2015):
 //   EXISTS, IN, op ANY/ALL  -> a mark join of the clause's input (left) with the subquery (right);
 //                              the expression reads the mark. The optimizer turns a mark that is a
 //                              WHERE conjunct into a semi or anti join.
 //   (scalar subquery)       -> a left outer join that outputs the subquery's one column, with a
 //                              run-time error when a row finds two values (21000).
-// Correlation: conditions of the subquery that read outer columns are pulled out of its filters
-// and become the join condition. Under an aggregate (SELECT min(x) FROM t WHERE t.k = outer.k)
-// the correlated equalities become grouping keys instead, one group per outer value, and a
-// missing group reads as the aggregate of no rows (count 0: the "count bug").
+// Correlation, two ways. The common shapes are pulled up: conditions of the subquery that read
+// outer columns leave its filters and become the join condition; under an aggregate (SELECT
+// min(x) FROM t WHERE t.k = outer.k) the correlated equalities become grouping keys instead, one
+// group per outer value, and a missing group reads as the aggregate of no rows (count 0: the
+// "count bug"). Everything else (inequalities under an aggregate, outer columns in the select
+// list, HAVING or a join, several levels deep) goes through a dependent join pushed down until
+// the correlation disappears (dependent_join.hpp).
 #include "sql/optimizer/constant_folding.hpp"
+#include "sql/semantic/dependent_join.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
@@ -26,21 +29,11 @@ using plan::readsAny;
 using plan::JoinKind;
 using plan::OperatorPtr;
 using plan::OpKind;
+using plan::producedInTree;
 
 namespace {
 
 using IUSetT = plan::IURefs;
-
-// Every IU some operator of the tree produces (also those a join does not pass on).
-IUSetT producedInTree(plan::Operator& root) {
-  IUSetT produced;
-  auto visit = [&](auto& self, plan::Operator& op) -> void {
-    for (auto* iu : op.produced()) produced.insert(iu);
-    for (auto& c : op.children) self(self, *c);
-  };
-  visit(visit, root);
-  return produced;
-}
 
 // IUs the tree's expressions read that none of its operators produce: its outer references.
 IUSetT freeIUs(plan::Operator& root) {
@@ -147,6 +140,153 @@ ExprPtr emptyGroupValue(plan::Operator& sub, const IU* y, const plan::Aggregate&
   return v->kind == ExprKind::Constant ? std::move(v) : nullptr;
 }
 
+
+// The pull-up below does not apply: the subquery is unnested with a dependent join instead.
+struct FallBack {};
+
+// What a subquery becomes, whichever way it is unnested: a join of the clause's input with it,
+// and the expression that stands for it.
+struct Unnested {
+  std::unique_ptr<Join> join = std::make_unique<Join>();
+  ExprPtr result;
+};
+
+// Scalar subquery: a left outer join whose result is the subquery's value `y`, NULL without a match.
+void scalarJoin(Unnested& u, const IU* y, plan::IUSet& ius, SourcePos pos) {
+  u.join->kind = JoinKind::LeftOuter;
+  const IU* value = ius.make(y->type.withNullable(true), y->name);
+  u.join->outerColumns.push_back({y, value});
+  u.result = Expr::column(value, pos);
+}
+
+// EXISTS / IN / op ANY / op ALL: a mark join; `x` is the left operand (none for EXISTS), `y` the
+// subquery's column.
+void markJoin(Unnested& u, const ast::Expr& e, ExprPtr x, const IU* y, plan::IUSet& ius) {
+  bool negate = e.negated;
+  if (x) {
+    plan::CmpOp op = plan::CmpOp::Eq;
+    if (e.kind == ast::ExprKind::Quantified) {
+      op = *comparisonOperator(e.op);  // the parser makes only comparison symbols quantified
+      if (e.unit == "all") {  // x op ALL (S) = NOT (x inverse(op) ANY (S))
+        op = inverse(op);
+        negate = true;
+      }
+    }
+    u.join->markCondition = makeCompare(op, std::move(x), Expr::column(y, e.pos), e.pos);
+  }
+  u.join->kind = JoinKind::Mark;
+  bool nullable = u.join->markCondition && u.join->markCondition->type.nullable;
+  u.join->mark = ius.make(SqlType::boolean(nullable), x ? "in" : "exists");
+  u.result = Expr::column(u.join->mark, e.pos);
+  if (negate) u.result = logicNot(std::move(u.result), e.pos);
+}
+
+// The common shapes, cheaply: conditions that read outer columns are pulled out of the
+// subquery's WHERE into the join condition; under an aggregate, `inner = outer` equalities become
+// grouping keys (one group per outer value) and a missing group reads as the aggregate of no rows.
+// Throws FallBack where that does not cover the subquery.
+Unnested pullUpCorrelation(OperatorPtr& sub, const IUSetT& outer, const ast::Expr& e, ExprPtr x, const IU* y,
+                           plan::IUSet& ius, const IUSetT& available) {
+  Unnested u;
+  std::vector<ExprPtr> conds;
+  if (e.kind == ast::ExprKind::Subquery) {
+    bool having = false;
+    plan::Operator* o = sub.get();
+    for (; o->kind == OpKind::Map || o->kind == OpKind::Filter; o = o->child()) having = having || o->kind == OpKind::Filter;
+    auto* agg = o->kind == OpKind::Aggregate && static_cast<plan::Aggregate*>(o)->groups.empty()
+                    ? static_cast<plan::Aggregate*>(o)
+                    : nullptr;
+    scalarJoin(u, y, ius, e.pos);
+    if (agg && !outer.empty()) {
+      // f(DISTINCT x) was split into an aggregation over a duplicate-free inner one
+      // (splitDistinctAggregates): the correlation sits below the inner one, and its keys must
+      // group both (the inner one per key and x, the outer one per key).
+      auto* distinct = agg->children[0]->kind == OpKind::Aggregate ? static_cast<plan::Aggregate*>(agg->children[0].get())
+                                                                    : nullptr;
+      std::vector<ExprPtr> pulled;
+      pullCorrelated(distinct ? distinct->children[0] : agg->children[0], outer, pulled);
+      for (auto& p : pulled) {
+        bool eq = p->kind == ExprKind::Compare && p->cmp == plan::CmpOp::Eq;
+        int innerSide = !eq ? -1 : !readsAny(*p->args[0], outer) ? 0 : !readsAny(*p->args[1], outer) ? 1 : -1;
+        if (innerSide < 0) throw FallBack{};
+        ExprPtr innerSideExpr = std::move(p->args[innerSide]);
+        ExprPtr outerSideExpr = std::move(p->args[1 - innerSide]);
+        if (distinct) {
+          const IU* innerKey = ius.make(innerSideExpr->type, "corr");
+          distinct->groups.push_back({innerKey, std::move(innerSideExpr)});
+          innerSideExpr = Expr::column(innerKey);
+        }
+        const IU* key = ius.make(innerSideExpr->type, "corr");
+        agg->groups.push_back({key, std::move(innerSideExpr)});
+        conds.push_back(makeCompare(plan::CmpOp::Eq, Expr::column(key), std::move(outerSideExpr), p->pos));
+      }
+      ExprPtr empty = emptyGroupValue(*sub, y, *agg);
+      if (!empty || !empty->value.isNull()) {
+        // Outer rows without a group see the aggregate of no rows, told apart by the NULL key.
+        if (having || !empty || agg->groups.empty()) throw FallBack{};
+        const IU* key = agg->groups.front().iu;
+        const IU* keyOut = ius.make(key->type.withNullable(true), key->name);
+        u.join->outerColumns.push_back({key, keyOut});
+        std::vector<ExprPtr> arms;
+        arms.push_back(makeIsNull(Expr::column(keyOut), false, e.pos));
+        arms.push_back(std::move(empty));
+        arms.push_back(std::move(u.result));
+        u.result = makeCase(std::move(arms), true, e.pos);
+      }
+    } else {
+      if (!outer.empty()) pullCorrelated(sub, outer, conds);
+      u.join->singleMatch = !agg;  // an aggregate without GROUP BY yields at most one row
+    }
+  } else {
+    if (!outer.empty()) pullCorrelated(sub, outer, conds);
+    markJoin(u, e, std::move(x), y, ius);
+  }
+  u.join->residual = conjunction(std::move(conds));  // the correlation: the subquery's WHERE
+  // Every outer reference must have become part of the join condition, over columns the
+  // clause's input has (not, say, a column hidden by GROUP BY, or one of a SELECT further out).
+  if (!freeIUs(*sub).empty()) throw FallBack{};
+  IUSetT reachable = available;
+  for (auto* iu : sub->produced()) reachable.insert(iu);
+  if (u.join->residual && !plan::readsOnly(*u.join->residual, reachable)) throw FallBack{};
+  return u;
+}
+
+// Any correlation (inequalities, outer columns in the select list or HAVING, under aggregates,
+// in joins, several levels deep): a dependent join (dependent_join.hpp) for the outer columns of
+// this level. Those of SELECTs further out stay free; the next level up unnests them.
+Unnested unnestCorrelation(OperatorPtr& sub, const IUSetT& outer, const ast::Expr& e, ExprPtr x, const IU* y,
+                           plan::IUSet& ius, const plan::Operator& input, bool outermost) {
+  const IUSetT available = input.producedSet();
+  const IUSetT inInput = producedInTree(input);
+  std::vector<const IU*> mine;
+  for (const IU* iu : outer) {
+    if (available.count(iu)) {
+      mine.push_back(iu);
+    } else if (inInput.count(iu)) {
+      throw Error(sqlstate::GroupingError,
+                  "subquery uses ungrouped column \"" + iu->name + "\" from outer query", e.pos);
+    } else if (outermost) {
+      throw Error(sqlstate::FeatureNotSupported, "this correlated subquery is not supported yet", e.pos);
+    }
+  }
+  std::sort(mine.begin(), mine.end(), [](const IU* a, const IU* b) { return a->id < b->id; });
+  Unnested u;
+  std::vector<ExprPtr> conds;
+  if (!mine.empty()) {
+    DependentJoin dj = unnestDependentJoin(std::move(sub), input, mine, ius);
+    sub = std::move(dj.subquery);
+    for (auto& [f, d] : dj.correlation) conds.push_back(nullSafeEquals(f, d));
+  }
+  if (e.kind == ast::ExprKind::Subquery) {
+    scalarJoin(u, y, ius, e.pos);
+    u.join->singleMatch = true;  // one row per outer value at most, else 21000
+  } else {
+    markJoin(u, e, std::move(x), y, ius);
+  }
+  u.join->residual = conjunction(std::move(conds));
+  return u;
+}
+
 }  // namespace
 
 OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*>& out) {
@@ -167,129 +307,54 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   const bool exists = e.kind == ast::ExprKind::Exists;
   if (!exists && out.size() != 1)
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
-  const IUSetT outer = freeIUs(*sub);
-  if (!exists) {
-    // A bare outer column as the subquery's value (SELECT (SELECT t.a)) is read by no operator
-    // inside, so freeIUs cannot see it.
-    IUSetT inside = producedInTree(*sub);
-    if (!inside.count(out[0]))
-      throw Error(sqlstate::FeatureNotSupported, "a subquery whose value is an outer column is not supported yet", e.pos);
-  }
-
-  auto join = std::make_unique<Join>();
-  std::vector<ExprPtr> conds;
-  ExprPtr result;
-  if (e.kind == ast::ExprKind::Subquery) {
-    // ---- scalar: a left outer join ----
-    bool having = false;
-    plan::Operator* o = sub.get();
-    for (; o->kind == OpKind::Map || o->kind == OpKind::Filter; o = o->child()) having = having || o->kind == OpKind::Filter;
-    auto* agg = o->kind == OpKind::Aggregate && static_cast<plan::Aggregate*>(o)->groups.empty()
-                    ? static_cast<plan::Aggregate*>(o)
-                    : nullptr;
-    join->kind = JoinKind::LeftOuter;
-    const IU* value = plan_.ius.make(out[0]->type.withNullable(true), out[0]->name);
-    join->outerColumns.push_back({out[0], value});
-    result = Expr::column(value, e.pos);
-    if (agg && !outer.empty()) {
-      // One group per value of the correlated columns: `inner = outer` conditions become keys.
-      // f(DISTINCT x) was split into an aggregation over a duplicate-free inner one
-      // (splitDistinctAggregates): the correlation sits below the inner one, and its keys must
-      // group both (the inner one per key and x, the outer one per key).
-      auto* distinct = agg->children[0]->kind == OpKind::Aggregate ? static_cast<plan::Aggregate*>(agg->children[0].get())
-                                                                    : nullptr;
-      std::vector<ExprPtr> pulled;
-      pullCorrelated(distinct ? distinct->children[0] : agg->children[0], outer, pulled);
-      for (auto& p : pulled) {
-        bool eq = p->kind == ExprKind::Compare && p->cmp == plan::CmpOp::Eq;
-        int innerSide = !eq ? -1 : !readsAny(*p->args[0], outer) ? 0 : !readsAny(*p->args[1], outer) ? 1 : -1;
-        if (innerSide < 0)
-          throw Error(sqlstate::FeatureNotSupported,
-                      "a correlated scalar subquery with an aggregate supports only equalities with outer columns", p->pos);
-        ExprPtr innerSideExpr = std::move(p->args[innerSide]);
-        ExprPtr outerSideExpr = std::move(p->args[1 - innerSide]);
-        if (distinct) {
-          const IU* innerKey = plan_.ius.make(innerSideExpr->type, "corr");
-          distinct->groups.push_back({innerKey, std::move(innerSideExpr)});
-          innerSideExpr = Expr::column(innerKey);
-        }
-        const IU* key = plan_.ius.make(innerSideExpr->type, "corr");
-        agg->groups.push_back({key, std::move(innerSideExpr)});
-        conds.push_back(makeCompare(plan::CmpOp::Eq, Expr::column(key), std::move(outerSideExpr), p->pos));
-      }
-      ExprPtr empty = emptyGroupValue(*sub, out[0], *agg);
-      if (!empty || !empty->value.isNull()) {
-        // Outer rows without a group see the aggregate of no rows, told apart by the NULL key.
-        if (having || !empty)
-          throw Error(sqlstate::FeatureNotSupported,
-                      "this correlated scalar subquery (count with HAVING, or a non-constant value of no rows) is not supported yet",
-                      e.pos);
-        if (agg->groups.empty())  // no correlated equality became a key: outer columns elsewhere
-          throw Error(sqlstate::FeatureNotSupported,
-                      "this correlated subquery is not supported yet (an outer column outside the equalities of its WHERE)",
-                      e.pos);
-        const IU* key = agg->groups.front().iu;
-        const IU* keyOut = plan_.ius.make(key->type.withNullable(true), key->name);
-        join->outerColumns.push_back({key, keyOut});
-        std::vector<ExprPtr> arms;
-        arms.push_back(makeIsNull(Expr::column(keyOut), false, e.pos));
-        arms.push_back(std::move(empty));
-        arms.push_back(std::move(result));
-        result = makeCase(std::move(arms), true, e.pos);
-      }
-    } else {
-      if (!outer.empty()) pullCorrelated(sub, outer, conds);
-      join->singleMatch = !agg;  // an aggregate without GROUP BY yields at most one row
-    }
-    join->residual = conjunction(std::move(conds));
-  } else {
-    // ---- EXISTS / IN / ANY / ALL: a mark join ----
-    const IU* y = exists ? nullptr : out[0];
+  // The left operand of IN / ANY / ALL, bound first: subqueries in it join onto the input too.
+  ExprPtr x = !exists && e.kind != ast::ExprKind::Subquery ? bindExpr(*e.args[0], clause) : nullptr;
+  const IU* y = exists ? nullptr : out[0];
+  if (e.kind != ast::ExprKind::Subquery && sub->kind == OpKind::Aggregate) {
     // DISTINCT changes nothing about whether a row matches.
-    if (sub->kind == OpKind::Aggregate) {
-      auto& d = static_cast<plan::Aggregate&>(*sub);
-      if (d.aggregates.empty() && d.groups.size() == 1 && d.groups[0].expr->kind == ExprKind::Column &&
-          (exists || d.groups[0].iu == y)) {
-        if (y) y = d.groups[0].expr->iu;
-        sub = std::move(sub->children[0]);
-      }
+    auto& d = static_cast<plan::Aggregate&>(*sub);
+    if (d.aggregates.empty() && d.groups.size() == 1 && d.groups[0].expr->kind == ExprKind::Column &&
+        (exists || d.groups[0].iu == y)) {
+      if (y) y = d.groups[0].expr->iu;
+      sub = std::move(sub->children[0]);
     }
-    if (!outer.empty()) pullCorrelated(sub, outer, conds);
-    bool negate = e.negated;
-    if (!exists) {
-      ExprPtr x = bindExpr(*e.args[0], clause);
-      plan::CmpOp op = plan::CmpOp::Eq;
-      if (e.kind == ast::ExprKind::Quantified) {
-        op = *comparisonOperator(e.op);  // the parser makes only comparison symbols quantified
-        if (e.unit == "all") {  // x op ALL (S) = NOT (x inverse(op) ANY (S))
-          op = inverse(op);
-          negate = true;
-        }
-      }
-      join->markCondition = makeCompare(op, std::move(x), Expr::column(y, e.pos), e.pos);
-    }
-    join->kind = JoinKind::Mark;
-    join->residual = conjunction(std::move(conds));  // the correlation: the subquery's WHERE
-    bool nullable = join->markCondition && join->markCondition->type.nullable;
-    join->mark = plan_.ius.make(SqlType::boolean(nullable), exists ? "exists" : "in");
-    result = Expr::column(join->mark, e.pos);
-    if (negate) result = logicNot(std::move(result), e.pos);
   }
-
-  // Every outer reference must have become part of the join condition, over columns the clause's
-  // input has (not, say, a column hidden by GROUP BY).
-  if (!freeIUs(*sub).empty())
-    throw Error(sqlstate::FeatureNotSupported, "this correlated subquery is not supported yet (outer columns used outside "
-                                               "its WHERE, or under an aggregate or LIMIT)", e.pos);
-  IUSetT available = (*input_)->producedSet();
-  for (auto* iu : sub->produced()) available.insert(iu);
-  if (join->residual && !plan::readsOnly(*join->residual, available))
-    throw Error(sqlstate::FeatureNotSupported,
-                std::string("a correlated subquery in ") + clauseName(clause) + " is not supported yet", e.pos);
-  join->children.push_back(std::move(*input_));
-  join->children.push_back(std::move(sub));
-  *input_ = std::move(join);
-  return result;
+  if (y && !producedInTree(*sub).count(y)) {
+    // The value is an outer column (SELECT (SELECT t.a)): computed inside, it is one more outer
+    // reference to unnest.
+    auto m = std::make_unique<plan::Map>();
+    const IU* value = plan_.ius.make(y->type, y->name);
+    m->computed.push_back({value, Expr::column(y)});
+    m->children.push_back(std::move(sub));
+    sub = std::move(m);
+    y = value;
+  }
+  IUSetT outer = freeIUs(*sub);
+  if (aggregate_) {
+    // Above GROUP BY, an outer column that is a grouping key is read from its group.
+    const IUSetT available = (*input_)->producedSet();
+    plan::IUMap toGroup;
+    for (auto& g : aggregate_->groups)
+      if (g.expr->kind == ExprKind::Column && outer.count(g.expr->iu) && available.count(g.iu)) toGroup[g.expr->iu] = g.iu;
+    if (!toGroup.empty()) {
+      plan::substituteIUsInTree(*sub, toGroup);
+      outer = freeIUs(*sub);
+    }
+  }
+  Unnested u;
+  {
+    OperatorPtr original = outer.empty() ? nullptr : plan::cloneTree(*sub);  // the pull-up edits sub
+    try {
+      u = pullUpCorrelation(sub, outer, e, x ? x->clone() : nullptr, y, plan_.ius, (*input_)->producedSet());
+    } catch (const FallBack&) {
+      sub = std::move(original);
+      u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input_, outer_ == nullptr);
+    }
+  }
+  u.join->children.push_back(std::move(*input_));
+  u.join->children.push_back(std::move(sub));
+  *input_ = std::move(u.join);
+  return std::move(u.result);
 }
 
 }  // namespace hyrax::sql
