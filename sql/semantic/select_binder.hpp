@@ -63,6 +63,9 @@ class SelectBinder {
   plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
   // Rewrites f(DISTINCT x) into an aggregation over a duplicate-free inner one.
   void splitDistinctAggregates(plan::OperatorPtr& root, plan::Aggregate& agg);
+  // Aggregates over DISTINCT values of several expressions: those of each but the first are
+  // computed apart and joined on the group (distinct_aggregates.cpp).
+  void splitDistinctArguments(plan::OperatorPtr& root, plan::Aggregate& agg);
   // An ORDER BY item that names an output column or its position; nullptr for other expressions.
   const plan::IU* orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
                                 const std::vector<std::string>& names);

@@ -1,0 +1,162 @@
+// f(DISTINCT x): aggregation over a duplicate-free inner aggregation, one per DISTINCT argument.
+#include <algorithm>
+
+#include "sql/optimizer/optimizer.hpp"
+#include "sql/semantic/dependent_join.hpp"
+#include "sql/semantic/select_binder.hpp"
+#include "sql/semantic/type_rules.hpp"
+
+namespace hyrax::sql {
+
+using plan::Expr;
+using plan::ExprPtr;
+using plan::OperatorPtr;
+
+namespace {
+
+// The operator slot under `root` that holds `op` (through first children: a subquery's join keeps
+// the aggregation on its preserved side).
+OperatorPtr* slotOf(OperatorPtr& root, const plan::Operator& op) {
+  OperatorPtr* owner = &root;
+  while (owner->get() != &op) owner = &(*owner)->children[0];
+  return owner;
+}
+
+}  // namespace
+
+void SelectBinder::splitDistinctArguments(OperatorPtr& root, plan::Aggregate& agg) {
+  std::vector<const Expr*> arguments;  // the DISTINCT arguments, each once
+  for (auto& a : agg.aggregates)
+    if (a.distinct && std::none_of(arguments.begin(), arguments.end(), [&](const Expr* x) { return plan::sameExpr(*x, *a.arg); }))
+      arguments.push_back(a.arg.get());
+  if (arguments.size() < 2) return;
+  // count(DISTINCT x), sum(DISTINCT y) GROUP BY g: the aggregates of each further argument are
+  // computed by an aggregation of their own over a copy of the input, joined to this one's
+  // result on the group (NULL groups match; without GROUP BY each side is one row).
+  std::vector<ExprPtr> others;
+  for (size_t i = 1; i < arguments.size(); ++i) others.push_back(arguments[i]->clone());
+  std::vector<OperatorPtr> branches;
+  std::vector<std::vector<std::pair<const plan::IU*, const plan::IU*>>> groupPairs;
+  for (auto& x : others) {
+    plan::IUMap copyOf;
+    OperatorPtr input = plan::cloneWithFreshIUs(*agg.children[0], plan_.ius, copyOf);
+    auto branch = std::make_unique<plan::Aggregate>();
+    groupPairs.emplace_back();
+    for (auto& g : agg.groups) {
+      const plan::IU* iu = plan_.ius.make(g.iu->type, g.iu->name);
+      ExprPtr e = g.expr->clone();
+      plan::substituteIUs(e, copyOf);
+      branch->groups.push_back({iu, std::move(e)});
+      groupPairs.back().push_back({g.iu, iu});
+    }
+    std::vector<plan::Aggregate::Agg> kept;
+    for (auto& a : agg.aggregates) {
+      if (!a.distinct || !plan::sameExpr(*a.arg, *x)) {
+        kept.push_back(std::move(a));
+        continue;
+      }
+      plan::substituteIUs(a.arg, copyOf);
+      branch->aggregates.push_back(std::move(a));
+    }
+    agg.aggregates = std::move(kept);
+    branch->children.push_back(std::move(input));
+    OperatorPtr branchRoot = std::move(branch);
+    splitDistinctAggregates(branchRoot, static_cast<plan::Aggregate&>(*branchRoot));
+    branches.push_back(std::move(branchRoot));
+  }
+  // Join them above whatever the split of this one puts right above it (into the same slot).
+  OperatorPtr* owner = slotOf(root, agg);
+  splitDistinctAggregates(root, agg);
+  for (size_t i = 0; i < branches.size(); ++i) {
+    auto join = std::make_unique<plan::Join>();
+    std::vector<ExprPtr> cond;
+    for (auto& [mine, theirs] : groupPairs[i]) cond.push_back(nullSafeEquals(mine, theirs));
+    join->residual = conjunction(std::move(cond));
+    join->children.push_back(std::move(*owner));
+    join->children.push_back(std::move(branches[i]));
+    *owner = std::move(join);
+  }
+}
+
+void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& agg) {
+  splitDistinctArguments(root, agg);
+  const plan::Aggregate::Agg* first = nullptr;
+  for (auto& a : agg.aggregates)
+    if (a.distinct) first = &a;
+  if (!first) return;
+  // f(DISTINCT x) GROUP BY g  =  f(x) GROUP BY g over (GROUP BY g, x): the inner aggregation
+  // removes the duplicates. Plain aggregates beside it are computed in two steps: partial
+  // results per (g, x) inside, combined per g outside (counts and sums add up, min of mins, max
+  // of maxes; avg is the sum of sums over the sum of counts, computed above the aggregation).
+  auto inner = std::make_unique<plan::Aggregate>();
+  for (auto& g : agg.groups) {
+    const plan::IU* iu = plan_.ius.make(g.expr->type, g.iu->name);
+    inner->groups.push_back({iu, std::move(g.expr)});
+    g.expr = Expr::column(iu);
+  }
+  const plan::IU* x = plan_.ius.make(first->arg->type, "distinct");
+  inner->groups.push_back({x, first->arg->clone()});
+  auto partial = [&](plan::AggFunc f, const ExprPtr& arg) {
+    SqlType t = plan::aggregateResultType(f, arg ? arg->type : SqlType::int64());
+    const plan::IU* iu = plan_.ius.make(t, plan::toString(f));
+    inner->aggregates.push_back({f, arg ? arg->clone() : nullptr, iu});
+    return iu;
+  };
+  auto finish = std::make_unique<plan::Map>();  // averages, and counts of empty input
+  std::vector<plan::Aggregate::Agg> combined;
+  for (auto& a : agg.aggregates) {
+    if (a.distinct) {
+      combined.push_back({a.func, Expr::column(x), a.iu});
+      continue;
+    }
+    switch (a.func) {
+      case plan::AggFunc::CountStar:
+      case plan::AggFunc::Count: {
+        // Groups of a GROUP BY are never empty, so the sum of their counts is never NULL, as a
+        // count must not be. Without GROUP BY, empty input still makes one row: its count is 0.
+        const plan::IU* partialCount = partial(a.func, a.arg);
+        if (!agg.groups.empty()) {
+          combined.push_back({plan::AggFunc::Sum, Expr::column(partialCount), a.iu});
+          break;
+        }
+        const plan::IU* counts = plan_.ius.make(SqlType::int64(true), "count");
+        combined.push_back({plan::AggFunc::Sum, Expr::column(partialCount), counts});
+        std::vector<ExprPtr> arms;
+        arms.push_back(makeIsNull(Expr::column(counts), true, SourcePos{}));
+        arms.push_back(Expr::column(counts));
+        arms.push_back(Expr::constant(Value::int64(0)));
+        finish->computed.push_back({a.iu, castTo(makeCase(std::move(arms), true, SourcePos{}), a.iu->type)});
+        break;
+      }
+      case plan::AggFunc::Sum:
+      case plan::AggFunc::Min:
+      case plan::AggFunc::Max: combined.push_back({a.func, Expr::column(partial(a.func, a.arg)), a.iu}); break;
+      case plan::AggFunc::Avg: {
+        const plan::IU* sum = partial(plan::AggFunc::Sum, a.arg);
+        const plan::IU* count = partial(plan::AggFunc::Count, a.arg);
+        const plan::IU* sums = plan_.ius.make(plan::aggregateResultType(plan::AggFunc::Sum, sum->type), "sum");
+        const plan::IU* counts = plan_.ius.make(SqlType::int64(true), "count");
+        combined.push_back({plan::AggFunc::Sum, Expr::column(sum), sums});
+        combined.push_back({plan::AggFunc::Sum, Expr::column(count), counts});
+        // avg's own type: integers and DECIMALs divide as DECIMAL (scale max(6, s)), floats as floats.
+        ExprPtr num = Expr::column(sums);
+        if (sums->type.isInteger()) num = castTo(std::move(num), SqlType::decimal(18, 0, true));
+        ExprPtr den = Expr::column(counts);
+        if (!num->type.isFloat()) den = castTo(std::move(den), SqlType::decimal(18, 0, true));
+        ExprPtr avg = makeArith(plan::ArithOp::Div, std::move(num), std::move(den), a.arg->pos);
+        finish->computed.push_back({a.iu, castTo(std::move(avg), a.iu->type)});
+        break;
+      }
+    }
+  }
+  agg.aggregates = std::move(combined);
+  inner->children.push_back(std::move(agg.children[0]));
+  agg.children[0] = std::move(inner);
+  if (finish->computed.empty()) return;
+  // These sit right above the aggregation, below whatever reads them.
+  OperatorPtr* owner = slotOf(root, agg);
+  finish->children.push_back(std::move(*owner));
+  *owner = std::move(finish);
+}
+
+}  // namespace hyrax::sql
