@@ -179,6 +179,7 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
     case ast::StmtKind::CreateFunction: what = "CREATE FUNCTION"; break;
     case ast::StmtKind::Call: what = "CALL"; break;
     case ast::StmtKind::Analyze: what = "ANALYZE"; break;
+    case ast::StmtKind::Reindex: what = "REINDEX"; break;
   }
   throw Error(sqlstate::ReadOnlyTransaction, std::string("cannot execute ") + (what ? what : "this statement") +
                                                  " in a read-only transaction", stmt.pos);
@@ -466,6 +467,19 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       }
       for (Table* t : targets) t->setStatistics(gatherStatistics(*t));
       return QueryResult({}, {}, "ANALYZE");
+    }
+    case ast::StmtKind::Reindex: {
+      // Indexes are kept up to date by every write: nothing to rebuild, but the name must exist.
+      auto& r = static_cast<const ast::ReindexStmt&>(*stmt);
+      bool found = false;
+      if (r.target != ast::ReindexStmt::Target::Table) found = catalog.findIndex(r.name).second != nullptr;
+      if (!found && r.target != ast::ReindexStmt::Target::Index) found = catalog.findTable(r.name) != nullptr;
+      if (!found)
+        throw Error(r.target == ast::ReindexStmt::Target::Table ? sqlstate::UndefinedTable : sqlstate::UndefinedObject,
+                    std::string(r.target == ast::ReindexStmt::Target::Table ? "relation" : "index") + " \"" + r.name +
+                        "\" does not exist",
+                    r.namePos);
+      return QueryResult({}, {}, "REINDEX");
     }
     case ast::StmtKind::Select:
     case ast::StmtKind::Insert:

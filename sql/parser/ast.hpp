@@ -136,7 +136,7 @@ struct CommonTableExpr {
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
   Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate,
-  CreateFunction, Call, Setting
+  CreateFunction, Call, Setting, Reindex
 };
 
 struct Statement {
@@ -318,6 +318,14 @@ struct AnalyzeStmt : Statement {
   std::string table;
   SourcePos tablePos;
   explicit AnalyzeStmt(SourcePos p) : Statement(StmtKind::Analyze, p) {}
+};
+
+// REINDEX {INDEX | TABLE} name, or SQLite's REINDEX name (an index, else a table).
+struct ReindexStmt : Statement {
+  enum class Target : uint8_t { Index, Table, Either } target = Target::Either;
+  std::string name;
+  SourcePos namePos;
+  explicit ReindexStmt(SourcePos p) : Statement(StmtKind::Reindex, p) {}
 };
 
 struct CopyStmt : Statement {

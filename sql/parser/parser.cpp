@@ -103,6 +103,14 @@ StatementPtr Parser::parseStatementBody() {
     }
     return a;
   }
+  if (accept("reindex")) {
+    auto r = std::make_unique<ReindexStmt>(pos);
+    if (accept("index")) r->target = ReindexStmt::Target::Index;
+    else if (accept("table")) r->target = ReindexStmt::Target::Table;
+    r->namePos = cur().pos;
+    r->name = identifier();
+    return r;
+  }
   syntaxError();
 }
 
