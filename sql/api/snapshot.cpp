@@ -239,7 +239,9 @@ void endSpare(Spare& spare) {
     polls.clear();
     for (const Worker& w : workers) {
       polls.push_back({w.pidfd, POLLIN, 0});
-      polls.push_back({w.status, 0, 0});  // POLLERR: the session closed its end
+      // POLLERR: the session closed its end. Not asked again once the worker is killed: the
+      // error stays set, and poll would return at once until the worker's end is seen.
+      polls.push_back({w.killed ? -1 : w.status, 0, 0});
     }
     if (open) polls.push_back({spare.pidfd, POLLIN, 0});  // -1 (none) is skipped by poll
     if (open) polls.push_back({control, POLLIN, 0});
