@@ -75,10 +75,30 @@ class Unnester {
     return found;
   }
 
-  // D: the distinct values of F in (a copy of) the outer input.
+  // D: the distinct values of F in (a copy of) the outer input. A superset serves as well (the
+  // join with the outer input drops values it does not have), so the copy is of the smallest
+  // part of the input whose rows have all of F: below filters, joins and earlier subqueries'
+  // joins, usually one table. (A copy of the whole input would also copy the copies made for
+  // its earlier subqueries: exponential in their number.)
+  const Operator& domainSource() const {
+    const Operator* op = &outer_;
+    for (bool deeper = true; deeper;) {
+      deeper = false;
+      for (auto& c : op->children) {
+        const IURefs has = c->producedSet();
+        if (std::all_of(f_.begin(), f_.end(), [&](const IU* f) { return has.count(f) > 0; })) {
+          op = c.get();
+          deeper = true;
+          break;
+        }
+      }
+    }
+    return *op;
+  }
+
   OperatorPtr domain(IUMap& d) {
     IUMap copyOf;
-    OperatorPtr copy = cloneWithFreshIUs(outer_, ius_, copyOf);
+    OperatorPtr copy = cloneWithFreshIUs(domainSource(), ius_, copyOf);
     auto agg = std::make_unique<Aggregate>();
     for (const IU* f : f_) {
       const IU* g = ius_.make(f->type, f->name);

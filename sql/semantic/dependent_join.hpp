@@ -19,8 +19,8 @@ struct DependentJoin {
   std::vector<std::pair<const plan::IU*, const plan::IU*>> correlation;
 };
 
-// Unnests `subquery` for the IUs `correlated` (ordered), which `outerInput` produces; `outerInput`
-// is copied to compute the domain. Throws 0A000 for the shapes above.
+// Unnests `subquery` for the IUs `correlated` (ordered), which `outerInput` produces; the domain
+// is computed from a copy of the smallest part of `outerInput` that has them all. Throws 0A000 for the shapes above.
 DependentJoin unnestDependentJoin(plan::OperatorPtr subquery, const plan::Operator& outerInput,
                                   const std::vector<const plan::IU*>& correlated, plan::IUSet& ius);
 
