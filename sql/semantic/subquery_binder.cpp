@@ -305,6 +305,12 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   OperatorPtr sub = bindNested(*e.subquery, out);
   if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);  // order does not matter here
   const bool exists = e.kind == ast::ExprKind::Exists;
+  if (exists && sub->kind == OpKind::Limit) {
+    // EXISTS (... LIMIT n) with n > 0 and no OFFSET: whether a row exists does not depend on it.
+    auto& l = static_cast<plan::Limit&>(*sub);
+    if (l.offset == 0 && l.limit > 0) sub = std::move(sub->children[0]);
+    if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);
+  }
   if (!exists && out.size() != 1)
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
   // The left operand of IN / ANY / ALL, bound first: subqueries in it join onto the input too.
@@ -348,7 +354,12 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
       u = pullUpCorrelation(sub, outer, e, x ? x->clone() : nullptr, y, plan_.ius, (*input_)->producedSet());
     } catch (const FallBack&) {
       sub = std::move(original);
-      u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input_, outer_ == nullptr);
+      try {
+        u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input_, outer_ == nullptr);
+      } catch (Error& err) {
+        err.setPosIfUnknown(e.pos);  // what is not supported yet: at the subquery
+        throw;
+      }
     }
   }
   u.join->children.push_back(std::move(*input_));
