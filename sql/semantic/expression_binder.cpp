@@ -97,8 +97,8 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + " takes exactly one argument", e.pos);
     plan::Aggregate* saved = aggregate_;
     plan::OperatorPtr* savedInput = input_;
-    aggregate_ = nullptr;  // the argument is evaluated below the aggregation
-    input_ = nullptr;
+    aggregate_ = nullptr;  // the argument is evaluated below the aggregation, per input row:
+    input_ = &saved->children[0];  // its subqueries join onto the aggregation's input
     arg = bindExpr(*e.args[0], Clause::AggregateArg);
     aggregate_ = saved;
     input_ = savedInput;
