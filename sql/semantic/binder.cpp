@@ -96,8 +96,10 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       join->children.push_back(leftPreserved ? std::move(right) : std::move(left));
       if (ref.on) {
         plan::OperatorPtr* saved = input_;
-        input_ = nullptr;  // a subquery in ON would need its own join below this one
+        input_ = nullptr;  // a subquery in ON joins onto one of the join's inputs, not above it
+        outerJoinInputs_ = {&join->children[0], &join->children[1]};
         join->residual = bindExpr(*ref.on, Clause::On);
+        outerJoinInputs_ = {};
         input_ = saved;
         requireBoolean(*join->residual, "JOIN/ON");
       }

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to the binder: the state of binding one SELECT (its scope, its aggregation) and the
 // expression binder that works in it.
+#include <array>
 #include <optional>
 #include <set>
 #include <string>
@@ -100,6 +101,8 @@ class SelectBinder {
   std::set<const ast::CommonTableExpr*> expanding_;       // of with_, those being bound now
   int depth_ = 0;                                          // derived tables and views around this one
   plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
+  // While binding an outer join's ON (input_ null): its two inputs, one of which a subquery joins.
+  std::array<plan::OperatorPtr*, 2> outerJoinInputs_{};
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
   bool probing_ = false;                  // binding only to compare with GROUP BY expressions

@@ -12,9 +12,11 @@
 // "count bug"). Everything else (inequalities under an aggregate, outer columns in the select
 // list, HAVING or a join, several levels deep) goes through a dependent join pushed down until
 // the correlation disappears (dependent_join.hpp).
+#include <algorithm>
+
 #include "sql/optimizer/constant_folding.hpp"
-#include "sql/semantic/dependent_join.hpp"
 #include "sql/optimizer/optimizer.hpp"
+#include "sql/semantic/dependent_join.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -298,7 +300,7 @@ OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*
 ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (probing_) throw Error(sqlstate::FeatureNotSupported, "subquery while matching GROUP BY", e.pos);
   if (clause == Clause::Check) throw Error(sqlstate::FeatureNotSupported, "cannot use subquery in check constraint", e.pos);
-  if (!input_)
+  if (!input_ && !outerJoinInputs_[0])
     throw Error(sqlstate::FeatureNotSupported, std::string("subqueries in ") + clauseName(clause) + " are not supported yet",
                 e.pos);
   std::vector<const IU*> out;
@@ -336,9 +338,29 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
     y = value;
   }
   IUSetT outer = freeIUs(*sub);
+  plan::OperatorPtr* input = input_;
+  if (!input) {
+    // In the ON of an outer join: the subquery joins onto the input whose columns it (and the
+    // IN operand) reads, so each of that input's rows still comes once; the condition reads it.
+    IUSetT reads = outer;
+    if (x) {
+      std::vector<const IU*> used;
+      x->collectIUs(used);
+      reads.insert(used.begin(), used.end());
+    }
+    bool side[2];
+    for (int i = 0; i < 2; ++i) {
+      const IUSetT has = (*outerJoinInputs_[i])->producedSet();
+      side[i] = std::any_of(reads.begin(), reads.end(), [&](const IU* iu) { return has.count(iu) > 0; });
+    }
+    if (side[0] && side[1])
+      throw Error(sqlstate::FeatureNotSupported,
+                  "a subquery in the ON of an outer join that reads both of its inputs is not supported yet", e.pos);
+    input = outerJoinInputs_[side[0] ? 0 : 1];
+  }
   if (aggregate_) {
     // Above GROUP BY, an outer column that is a grouping key is read from its group.
-    const IUSetT available = (*input_)->producedSet();
+    const IUSetT available = (*input)->producedSet();
     plan::IUMap toGroup;
     for (auto& g : aggregate_->groups)
       if (g.expr->kind == ExprKind::Column && outer.count(g.expr->iu) && available.count(g.iu)) toGroup[g.expr->iu] = g.iu;
@@ -351,20 +373,20 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   {
     OperatorPtr original = outer.empty() ? nullptr : plan::cloneTree(*sub);  // the pull-up edits sub
     try {
-      u = pullUpCorrelation(sub, outer, e, x ? x->clone() : nullptr, y, plan_.ius, (*input_)->producedSet());
+      u = pullUpCorrelation(sub, outer, e, x ? x->clone() : nullptr, y, plan_.ius, (*input)->producedSet());
     } catch (const FallBack&) {
       sub = std::move(original);
       try {
-        u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input_, outer_ == nullptr);
+        u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input, outer_ == nullptr);
       } catch (Error& err) {
         err.setPosIfUnknown(e.pos);  // what is not supported yet: at the subquery
         throw;
       }
     }
   }
-  u.join->children.push_back(std::move(*input_));
+  u.join->children.push_back(std::move(*input));
   u.join->children.push_back(std::move(sub));
-  *input_ = std::move(u.join);
+  *input = std::move(u.join);
   return std::move(u.result);
 }
 
