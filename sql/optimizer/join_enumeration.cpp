@@ -111,6 +111,12 @@ class ConnectedPairs {
   bool run() {
     std::vector<size_t> members;
     part_.forEach([&](size_t i) { members.push_back(i); });
+    // A leaf with d neighbours is in at least 2^d connected sets (itself with any of them): when
+    // that is over the limit, say so before enumerating (a star's or clique's centre).
+    for (size_t i : members) {
+      const size_t degree = (graph_.neighbors[i] & part_).count();
+      if (degree >= 62 || (uint64_t{1} << degree) > limit_) return false;
+    }
     for (size_t k = members.size(); k-- > 0 && !over_;) {
       LeafSet v = LeafSet::single(members[k]);
       emitCsg(v);
