@@ -9,14 +9,15 @@
 //     connected complement that share a condition, when there are at most kMaxDpPairs of them
 //     (chains up to 39 leaves, stars up to 11, cliques up to 9; TPC-H's joins have at most a few
 //     hundred): it finds the plan the old DP over all subsets found, without visiting the subsets
-//     that are not connected. Neumann and Radke use about the same budget: above it, exact DP
-//     costs milliseconds per query while linearized DP finds plans as good or nearly;
+//     that are not connected. Why this budget: above it exact DP costs milliseconds and grows
+//     fast (a 16-star: 140 ms), while what is used above it found plans as cheap as the exact
+//     ones on every shape hyrax-bench joinorder measures (bench/README.md);
 //   - linearized DP (Neumann and Radke, SIGMOD 2018) up to kMaxLinearizedLeaves: the leaves are
 //     ordered by IKKBZ (the best left-deep order under the ASI cost, on a spanning tree of the
 //     most selective conditions), then DP over contiguous ranges of that order finds the best
 //     bushy tree whose subtrees are ranges, in O(n^3). The same DP runs over the leaf order of
 //     the greedy plan (below), which it can only improve, and the cheaper plan wins: IKKBZ's order
-//     suits chains and stars, the greedy one dense graphs (cliques: 7-9% cheaper plans);
+//     suits chains and stars, the greedy one dense graphs (cliques: 7-93% cheaper plans);
 //   - greedy operator ordering above that: join the two adjacent sets with the smallest result.
 // Parts of a disconnected graph are joined by cross products, smallest first. A region of at most
 // kMaxCrossDpLeaves leaves whose graph is not connected is planned as before, by DP over all
