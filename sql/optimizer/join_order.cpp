@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <unordered_map>
 
 #include "sql/optimizer/cardinality.hpp"
@@ -26,6 +27,7 @@ struct Condition {
   LeafSet leaves;     // which leaves it reads
   bool equi = false;  // an equality whose sides read disjoint leaf sets (a hash key candidate)
   LeafSet left, right;
+  int columnA = -1, columnB = -1;  // a column equality's two columns, numbered for rowsOf()
 };
 
 struct Region {
@@ -142,8 +144,20 @@ class Planner {
     const size_t n = r_.leaves.size();
     all_ = LeafSet::upTo(n - 1);
     JoinGraph graph(n);
-    for (auto& c : r_.conds)
-      if (c.expr && c.leaves.count() >= 2) graph.addCondition(c.leaves);
+    byLowest_.assign(n, {});
+    std::unordered_map<const IU*, int> columns;  // the columns of equalities, numbered
+    for (uint32_t k = 0; k < r_.conds.size(); ++k) {
+      Condition& c = r_.conds[k];
+      if (!c.expr || c.leaves.count() < 2) continue;
+      graph.addCondition(c.leaves);
+      byLowest_[c.leaves.lowest()].push_back(k);
+      const IU *x, *y;
+      if (c.equi && columnEquality(*c.expr, x, y)) {
+        c.columnA = columns.try_emplace(x, static_cast<int>(columns.size())).first->second;
+        c.columnB = columns.try_emplace(y, static_cast<int>(columns.size())).first->second;
+      }
+    }
+    equalityColumns_ = columns.size();
     graph.rows = [this](const LeafSet& s) { return rowsOf(s); };
     tree_ = enumerateJoins(graph);
     return build(tree_.nodes.size() - 1);
@@ -171,13 +185,28 @@ class Planner {
     // Equalities between the same two leaf sets (a composite key) divide together; one that the
     // others already imply (a = b, b = c, a = c) divides nothing.
     std::map<std::pair<LeafSet, LeafSet>, std::pair<std::vector<const Expr*>, std::vector<const Expr*>>> pairs;
-    EqualColumns equal;
-    for (auto& c : r_.conds) {
-      if (!c.expr || !c.leaves.subsetOf(s) || c.leaves.count() < 2) continue;
-      const IU *x, *y;
-      if (c.equi && columnEquality(*c.expr, x, y)) {
-        if (equal.same(x, y)) continue;
-        equal.join(x, y);
+    // The conditions within s, in their order (which one of equivalent equalities counts depends
+    // on it): found through their lowest leaf, as most conditions read leaves outside s.
+    std::vector<uint32_t> within;
+    s.forEach([&](size_t i) {
+      for (uint32_t k : byLowest_[i])
+        if (r_.conds[k].leaves.subsetOf(s)) within.push_back(k);
+    });
+    std::sort(within.begin(), within.end());
+    // Columns known equal so far: a union-find over the equalities' numbered columns.
+    std::vector<int> equal(equalityColumns_);
+    std::iota(equal.begin(), equal.end(), 0);
+    auto find = [&](int v) {
+      while (equal[static_cast<size_t>(v)] != v) v = equal[static_cast<size_t>(v)] = equal[static_cast<size_t>(equal[static_cast<size_t>(v)])];
+      return v;
+    };
+    for (uint32_t k : within) {
+      const Condition& c = r_.conds[k];
+      if (!c.expr) continue;
+      if (c.columnA >= 0) {
+        const int a = find(c.columnA), b = find(c.columnB);
+        if (a == b) continue;
+        equal[static_cast<size_t>(a)] = b;
       }
       if (c.equi) {
         bool swap = c.left > c.right;
@@ -247,6 +276,8 @@ class Planner {
   EqualColumns applied_;  // equalities build() has applied so far
   std::unordered_map<const IU*, size_t> owner_;
   std::unordered_map<LeafSet, double, LeafSetHash> rows_;
+  std::vector<std::vector<uint32_t>> byLowest_;  // per leaf: the conditions over 2+ leaves whose lowest it is
+  size_t equalityColumns_ = 0;                   // columns numbered in Condition::columnA/B
 };
 
 }  // namespace
