@@ -10,7 +10,7 @@
 //     (chains up to 39 leaves, stars up to 11, cliques up to 9; TPC-H's joins have at most a few
 //     hundred): it finds the plan the old DP over all subsets found, without visiting the subsets
 //     that are not connected. Why this budget: above it exact DP costs milliseconds and grows
-//     fast (a 16-star: 140 ms), while what is used above it found plans as cheap as the exact
+//     fast (a 16-star: 57-140 ms), while what is used above it found plans as cheap as the exact
 //     ones on every shape hyrax-bench joinorder measures (bench/README.md);
 //   - linearized DP (Neumann and Radke, SIGMOD 2018) up to kMaxLinearizedLeaves: the leaves are
 //     ordered by IKKBZ (the best left-deep order under the ASI cost, on a spanning tree of the
