@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
                  "  tpch   the 22 TPC-H queries, checked against reference answers (hyrax-bench tpch --help)\n"
                  "  tpcc   the TPC-C transaction mix on stored procedures (hyrax-bench tpcc --help)\n"
                  "  ch     the CH-benCHmark: the TPC-C mix beside streams of 22 analytical queries (hyrax-bench ch --help)\n"
-                 "  fork   fork() time against database size, huge pages vs 4 KiB pages (hyrax-bench fork --help)\n";
+                 "  fork   fork() time against database size, huge pages vs 4 KiB pages (hyrax-bench fork --help)\n"
+                 "  joinorder  join ordering time and plan cost for chains, stars, cliques of 8..64 tables (hyrax-bench joinorder --help)\n";
     return argc < 2 ? 2 : 0;
   }
   try {
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
     if (which == "tpcc") return hyrax::bench::runTpcc(argc - 1, argv + 1);
     if (which == "ch") return hyrax::bench::runCh(argc - 1, argv + 1);
     if (which == "fork") return hyrax::bench::runFork(argc - 1, argv + 1);
+    if (which == "joinorder") return hyrax::bench::runJoinOrder(argc - 1, argv + 1);
     std::cerr << "hyrax-bench: unknown benchmark " << which << "\n";
     return 2;
   } catch (const hyrax::Error& e) {

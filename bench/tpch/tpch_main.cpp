@@ -1,7 +1,7 @@
 // hyrax-bench tpch: makes TPC-H data with tpchgen-cli when missing, loads it with COPY, runs the
 // 22 queries, checks each answer, and prints compile and execute times per query.
 //   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--json] [--data DIR] [--test]
-//                    [--peers postgres,sqlite] [--peer-limit S] [--analytics inline|snapshot]
+//                    [--peers postgres,sqlite] [--peer-limit S] [--analytics inline|snapshot] [--explain]
 // --peers runs the same queries on PostgreSQL and/or SQLite in the same run and prints each
 // one's time and its ratio to hyrax's (compile + execute, what a user waits for).
 // --test (what ctest runs): exit non-zero when a query gives a wrong answer or fails with anything
@@ -122,7 +122,8 @@ int tpch(int argc, char** argv) {
       "peers", po::value<std::string>(), "also run on these engines: postgres,sqlite")(
       "peer-limit", po::value<double>()->default_value(60), "seconds a peer may take per query")(
       "analytics", po::value<std::string>()->default_value("inline"),
-      "where the queries run: inline, or snapshot (each in a child forked after the load; times are the child's)");
+      "where the queries run: inline, or snapshot (each in a child forked after the load; times are the child's)")(
+      "explain", "print each query's EXPLAIN after the load and run nothing (to compare plans between builds)");
   po::variables_map vm;
   if (!bench::parseOptions(desc, argc, argv, vm)) return 0;
   const bool json = vm.count("json") > 0;
@@ -149,6 +150,15 @@ int tpch(int argc, char** argv) {
                 static_cast<unsigned long long>(loadedRows), loadedBytes / 1048576.0, loadMs, loadedRows / (loadMs / 1000));
 
   con.execute("SET analytics = '" + vm["analytics"].as<std::string>() + "'");
+  if (vm.count("explain")) {  // plans only: diff two builds' output to see what an optimizer change did
+    for (int q = 1; q <= 22; ++q) {
+      if (only && q != only) continue;
+      QueryResult r = con.execute("EXPLAIN " + queryText(src, q));
+      std::printf("-- Q%d\n", q);
+      for (size_t i = 0; i < r.rowCount(); ++i) std::printf("%s\n", r.text(i, 0).c_str());
+    }
+    return 0;
+  }
   std::vector<QueryRun> runs;
   for (int q = 1; q <= 22; ++q) {
     if (only && q != only) continue;

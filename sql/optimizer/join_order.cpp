@@ -1,17 +1,19 @@
-// Join ordering by dynamic programming. After predicate pushdown, each maximal tree of inner
-// joins is a join region: its leaves (scans with their filters, aggregations, outer joins
-// ...) and the join conditions between them. DPsub over the connected subsets of leaves finds the
-// bushy tree with the fewest intermediate rows (C_out, cardinalities from CardinalityModel);
-// cross products are considered only when the join graph is not connected. Regions of more than
-// kMaxDpLeaves leaves are joined greedily (smallest result first). Each condition is applied at
-// the lowest join that has all its columns: an equality across the two inputs as a join key,
-// anything else as the join's residual.
+// Join ordering. After predicate pushdown, each maximal tree of inner joins is a join region: its
+// leaves (scans with their filters, aggregations, outer joins ...) and the join conditions between
+// them. join_enumeration.hpp finds the bushy tree with the fewest intermediate rows (C_out, with
+// the cardinalities rowsOf() estimates here from CardinalityModel): exact DP over connected pairs
+// (DPccp) while that is cheap, linearized DP or greedy operator ordering for very large regions;
+// cross products only where the join graph is not connected. Each condition is applied at the
+// lowest join that has all its columns: an equality across the two inputs as a join key, anything
+// else as the join's residual.
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <unordered_map>
 
 #include "sql/optimizer/cardinality.hpp"
+#include "sql/optimizer/join_enumeration.hpp"
 #include "sql/optimizer/optimizer.hpp"
 
 namespace hyrax::sql {
@@ -20,14 +22,12 @@ using namespace plan;
 
 namespace {
 
-constexpr size_t kMaxDpLeaves = 14;
-using Mask = uint32_t;
-
 struct Condition {
   ExprPtr expr;
-  Mask leaves = 0;  // which leaves it reads
+  LeafSet leaves;     // which leaves it reads
   bool equi = false;  // an equality whose sides read disjoint leaf sets (a hash key candidate)
-  Mask left = 0, right = 0;
+  LeafSet left, right;
+  int columnA = -1, columnB = -1;  // a column equality's two columns, numbered for rowsOf()
 };
 
 struct Region {
@@ -57,8 +57,6 @@ void collectRegion(OperatorPtr op, Region& r, std::vector<ExprPtr>& exprs) {
   collectRegion(std::move(op->children[0]), r, exprs);
   collectRegion(std::move(op->children[1]), r, exprs);
 }
-
-int popcount(Mask m) { return __builtin_popcount(m); }
 
 // Columns known equal: a union-find over IUs.
 class EqualColumns {
@@ -121,11 +119,11 @@ class Planner {
  public:
   Planner(Region& r, CardinalityModel& model) : r_(r), model_(model) {
     for (size_t i = 0; i < r.leaves.size(); ++i)
-      for (auto* iu : r.leaves[i]->produced()) owner_[iu] = static_cast<Mask>(1u << i);
+      for (auto* iu : r.leaves[i]->produced()) owner_[iu] = i;
     for (auto& c : r.conds) {
-      c.leaves = maskOf(*c.expr);
-      if (popcount(c.leaves) == 1) {  // reads one leaf only: filter that leaf
-        size_t i = popcountIndex(c.leaves);
+      c.leaves = setOf(*c.expr);
+      if (c.leaves.count() == 1) {  // reads one leaf only: filter that leaf
+        size_t i = c.leaves.lowest();
         auto f = std::make_unique<Filter>();
         f->predicate = std::move(c.expr);
         f->children.push_back(std::move(r.leaves[i]));
@@ -135,61 +133,80 @@ class Planner {
       }
       if (c.expr->kind == ExprKind::Compare && c.expr->cmp == CmpOp::Eq &&
           c.expr->args[0]->type.sameAs(c.expr->args[1]->type)) {
-        c.left = maskOf(*c.expr->args[0]);
-        c.right = maskOf(*c.expr->args[1]);
-        c.equi = c.left && c.right && !(c.left & c.right);
+        c.left = setOf(*c.expr->args[0]);
+        c.right = setOf(*c.expr->args[1]);
+        c.equi = !c.left.empty() && !c.right.empty() && !c.left.intersects(c.right);
       }
     }
   }
 
   OperatorPtr plan() {
     const size_t n = r_.leaves.size();
-    const Mask all = static_cast<Mask>((1ull << n) - 1);
-    all_ = all;
-    if (n <= kMaxDpLeaves) {
-      if (!dp(all, false)) dp(all, true);  // a disconnected graph needs cross products
-    } else {
-      greedy();
+    all_ = LeafSet::upTo(n - 1);
+    JoinGraph graph(n);
+    byLowest_.assign(n, {});
+    std::unordered_map<const IU*, int> columns;  // the columns of equalities, numbered
+    for (uint32_t k = 0; k < r_.conds.size(); ++k) {
+      Condition& c = r_.conds[k];
+      if (!c.expr || c.leaves.count() < 2) continue;
+      graph.addCondition(c.leaves);
+      byLowest_[c.leaves.lowest()].push_back(k);
+      const IU *x, *y;
+      if (c.equi && columnEquality(*c.expr, x, y)) {
+        c.columnA = columns.try_emplace(x, static_cast<int>(columns.size())).first->second;
+        c.columnB = columns.try_emplace(y, static_cast<int>(columns.size())).first->second;
+      }
     }
-    return build(all);
+    equalityColumns_ = columns.size();
+    graph.rows = [this](const LeafSet& s) { return rowsOf(s); };
+    tree_ = enumerateJoins(graph);
+    return build(tree_.nodes.size() - 1);
   }
 
  private:
-  struct Entry {
-    double rows = 0, cost = 0;
-    Mask left = 0;  // the split (0 for a leaf)
-    bool valid = false;
-  };
-
-  Mask maskOf(const Expr& e) const {
+  LeafSet setOf(const Expr& e) const {
     std::vector<const IU*> used;
     e.collectIUs(used);
-    Mask m = 0;
+    LeafSet m;
     for (auto* iu : used) {
       auto it = owner_.find(iu);
-      if (it != owner_.end()) m |= it->second;
+      if (it != owner_.end()) m.set(it->second);
     }
     return m;
   }
 
   // Rows of the join of the leaves in `s`: the product of their rows under every condition
   // within s (equalities by distinct counts, the rest by selectivity).
-  double rowsOf(Mask s) {
+  double rowsOf(const LeafSet& s) {
     auto it = rows_.find(s);
     if (it != rows_.end()) return it->second;
     double rows = 1;
-    for (size_t i = 0; i < r_.leaves.size(); ++i)
-      if (s & (1u << i)) rows *= std::max(1.0, r_.leaves[i]->estimatedRows);
-    // Equalities between the same two leaves (a composite key) divide together; one that the
+    s.forEach([&](size_t i) { rows *= std::max(1.0, r_.leaves[i]->estimatedRows); });
+    // Equalities between the same two leaf sets (a composite key) divide together; one that the
     // others already imply (a = b, b = c, a = c) divides nothing.
-    std::map<std::pair<Mask, Mask>, std::pair<std::vector<const Expr*>, std::vector<const Expr*>>> pairs;
-    EqualColumns equal;
-    for (auto& c : r_.conds) {
-      if (!c.expr || (c.leaves & s) != c.leaves || popcount(c.leaves) < 2) continue;
-      const IU *x, *y;
-      if (c.equi && columnEquality(*c.expr, x, y)) {
-        if (equal.same(x, y)) continue;
-        equal.join(x, y);
+    std::map<std::pair<LeafSet, LeafSet>, std::pair<std::vector<const Expr*>, std::vector<const Expr*>>> pairs;
+    // The conditions within s, in their order (which one of equivalent equalities counts depends
+    // on it): found through their lowest leaf, as most conditions read leaves outside s.
+    std::vector<uint32_t> within;
+    s.forEach([&](size_t i) {
+      for (uint32_t k : byLowest_[i])
+        if (r_.conds[k].leaves.subsetOf(s)) within.push_back(k);
+    });
+    std::sort(within.begin(), within.end());
+    // Columns known equal so far: a union-find over the equalities' numbered columns.
+    std::vector<int> equal(equalityColumns_);
+    std::iota(equal.begin(), equal.end(), 0);
+    auto find = [&](int v) {
+      while (equal[static_cast<size_t>(v)] != v) v = equal[static_cast<size_t>(v)] = equal[static_cast<size_t>(equal[static_cast<size_t>(v)])];
+      return v;
+    };
+    for (uint32_t k : within) {
+      const Condition& c = r_.conds[k];
+      if (!c.expr) continue;
+      if (c.columnA >= 0) {
+        const int a = find(c.columnA), b = find(c.columnB);
+        if (a == b) continue;
+        equal[static_cast<size_t>(a)] = b;
       }
       if (c.equi) {
         bool swap = c.left > c.right;
@@ -200,95 +217,33 @@ class Planner {
         rows *= model_.selectivity(*c.expr);
       }
     }
-    for (auto& [masks, sides] : pairs)
-      rows /= model_.joinDivisor(sides.first, leafRows(masks.first), sides.second, leafRows(masks.second));
+    for (auto& [sets, sides] : pairs)
+      rows /= model_.joinDivisor(sides.first, leafRows(sets.first), sides.second, leafRows(sets.second));
     rows = std::max(rows, 1.0);
     rows_[s] = rows;
     return rows;
   }
 
-  double leafRows(Mask m) {  // rows of the (smallest) leaf a condition side reads
+  double leafRows(const LeafSet& m) {  // rows of the (smallest) leaf a condition side reads
     double r = std::numeric_limits<double>::max();
-    for (size_t i = 0; i < r_.leaves.size(); ++i)
-      if (m & (1u << i)) r = std::min(r, std::max(1.0, r_.leaves[i]->estimatedRows));
+    m.forEach([&](size_t i) { r = std::min(r, std::max(1.0, r_.leaves[i]->estimatedRows)); });
     return r;
   }
 
-  bool connected(Mask a, Mask b) const {
-    for (auto& c : r_.conds)
-      if (c.expr && (c.leaves & a) && (c.leaves & b) && (c.leaves & ~(a | b)) == 0) return true;
-    return false;
-  }
-
-  bool dp(Mask all, bool allowCross) {
-    best_.assign(static_cast<size_t>(all) + 1, Entry{});
-    for (size_t i = 0; i < r_.leaves.size(); ++i) {
-      Mask m = 1u << i;
-      best_[m] = {std::max(1.0, r_.leaves[i]->estimatedRows), 0, 0, true};
-    }
-    for (Mask s = 1; s <= all; ++s) {
-      if (popcount(s) < 2) continue;
-      Mask low = s & (~s + 1);
-      Entry e;
-      // Splits s = s1 + s2 with s1 holding s's lowest leaf, so each pair is seen once.
-      for (Mask s1 = (s - 1) & s; s1; s1 = (s1 - 1) & s) {
-        if (!(s1 & low)) continue;
-        Mask s2 = s ^ s1;
-        if (!best_[s1].valid || !best_[s2].valid) continue;
-        if (!allowCross && !connected(s1, s2)) continue;
-        double cost = best_[s1].cost + best_[s2].cost + rowsOf(s);
-        if (!e.valid || cost < e.cost) e = {rowsOf(s), cost, s1, true};
-      }
-      best_[s] = e;
-    }
-    return best_[all].valid;
-  }
-
-  void greedy() {
-    // Too many leaves for DP: repeatedly join the two connected sets with the smallest result.
-    std::vector<Mask> sets;
-    for (size_t i = 0; i < r_.leaves.size(); ++i) sets.push_back(1u << i);
-    for (Mask m : sets) greedyBest_[m] = {std::max(1.0, r_.leaves[popcountIndex(m)]->estimatedRows), 0, 0, true};
-    while (sets.size() > 1) {
-      size_t bi = 0, bj = 1;
-      double bestRows = std::numeric_limits<double>::max();
-      bool bestConnected = false;
-      for (size_t i = 0; i < sets.size(); ++i)
-        for (size_t j = i + 1; j < sets.size(); ++j) {
-          bool c = connected(sets[i], sets[j]);
-          double rows = rowsOf(sets[i] | sets[j]);
-          if ((c && !bestConnected) || (c == bestConnected && rows < bestRows)) {
-            bi = i, bj = j, bestRows = rows, bestConnected = c;
-          }
-        }
-      Mask m = sets[bi] | sets[bj];
-      greedyBest_[m] = {bestRows, 0, sets[bi], true};
-      sets[bi] = m;
-      sets.erase(sets.begin() + static_cast<long>(bj));
-    }
-  }
-
-  static size_t popcountIndex(Mask m) { return static_cast<size_t>(__builtin_ctz(m)); }
-
-  const Entry& entry(Mask s) const {
-    if (!best_.empty()) return best_[s];
-    return greedyBest_.at(s);
-  }
-
-  OperatorPtr build(Mask s) {
-    const Entry& e = entry(s);
-    if (popcount(s) == 1) return std::move(r_.leaves[popcountIndex(s)]);
-    Mask s1 = e.left, s2 = s ^ e.left;
-    OperatorPtr a = build(s1), b = build(s2);
+  OperatorPtr build(size_t node) {
+    const JoinTree::Node& e = tree_.nodes[node];
+    if (e.left < 0) return std::move(r_.leaves[e.leaf]);
+    const LeafSet s = e.leaves, s1 = tree_.nodes[static_cast<size_t>(e.left)].leaves, s2 = s - s1;
+    OperatorPtr a = build(static_cast<size_t>(e.left)), b = build(static_cast<size_t>(e.right));
     auto join = std::make_unique<Join>();
     std::vector<ExprPtr> residual;
     for (auto& c : r_.conds) {
       if (!c.expr) continue;
-      bool here = c.leaves == 0 ? s == all_  // constant conditions: at the top
-                                : (c.leaves & s) == c.leaves && (c.leaves & s1) != c.leaves && (c.leaves & s2) != c.leaves;
+      bool here = c.leaves.empty() ? s == all_  // constant conditions: at the top
+                                   : c.leaves.subsetOf(s) && !c.leaves.subsetOf(s1) && !c.leaves.subsetOf(s2);
       if (!here) continue;
-      bool aFirst = (c.left & s1) == c.left && (c.right & s2) == c.right;
-      bool bFirst = (c.left & s2) == c.left && (c.right & s1) == c.right;
+      bool aFirst = c.left.subsetOf(s1) && c.right.subsetOf(s2);
+      bool bFirst = c.left.subsetOf(s2) && c.right.subsetOf(s1);
       const IU *x, *y;
       if (c.equi && columnEquality(*c.expr, x, y)) {
         if (applied_.same(x, y)) {  // implied by equalities applied below or at this join
@@ -316,12 +271,13 @@ class Planner {
 
   Region& r_;
   CardinalityModel& model_;
-  Mask all_ = 0;
+  LeafSet all_;
+  JoinTree tree_;
   EqualColumns applied_;  // equalities build() has applied so far
-  std::unordered_map<const IU*, Mask> owner_;
-  std::unordered_map<Mask, double> rows_;
-  std::vector<Entry> best_;
-  std::unordered_map<Mask, Entry> greedyBest_;
+  std::unordered_map<const IU*, size_t> owner_;
+  std::unordered_map<LeafSet, double, LeafSetHash> rows_;
+  std::vector<std::vector<uint32_t>> byLowest_;  // per leaf: the conditions over 2+ leaves whose lowest it is
+  size_t equalityColumns_ = 0;                   // columns numbered in Condition::columnA/B
 };
 
 }  // namespace
@@ -369,8 +325,14 @@ void orderJoins(OperatorPtr& op, CardinalityModel& model) {
     model.estimate(*leaf);
   }
   addImpliedEqualities(exprs);
-  for (auto& e : exprs) region.conds.push_back({std::move(e)});
-  if (region.leaves.size() > 32) throw Error(sqlstate::TooComplex, "more than 32 tables joined in one query");
+  for (auto& e : exprs) {
+    region.conds.emplace_back();
+    region.conds.back().expr = std::move(e);
+  }
+  if (region.leaves.size() > kMaxJoinLeaves)
+    throw Error(sqlstate::TooComplex, "more than " + std::to_string(kMaxJoinLeaves) + " tables joined in one query (" +
+                                          std::to_string(region.leaves.size()) + "): join order is planned for at most " +
+                                          std::to_string(kMaxJoinLeaves));
   op = Planner(region, model).plan();
 }
 

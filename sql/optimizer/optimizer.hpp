@@ -9,7 +9,8 @@
 //      (index_selection.cpp; chosen here, before the estimates that join order weighs),
 //   5. column pruning: scans read only the columns the query uses,
 //   6. cardinality estimates for each operator from table statistics (cardinality.hpp),
-//   7. join order: dynamic programming over each region of inner joins (join_order.cpp).
+//   7. join order over each region of inner joins (join_order.cpp): exact DP over connected
+//      pairs (DPccp) while affordable, linearized DP or greedy for very large regions.
 // Then the physical planner (physical_planner.cpp) decides how: each Join becomes an index
 // nested-loop join where few rows meet a large table with a fitting index, else a hash join with
 // its build side; a Sort under a LIMIT keeps only the rows the LIMIT can return (top-k).
@@ -29,7 +30,8 @@ void simplifyMarkJoins(plan::OperatorPtr& op);
 // on an ordered index (index_selection.cpp).
 void selectIndexes(plan::OperatorPtr& root);
 class CardinalityModel;
-// Reorders each tree of inner joins by dynamic programming over its join graph (join_order.cpp).
+// Reorders each tree of inner joins over its join graph (join_order.cpp, join_enumeration.hpp);
+// 54001 for more than kMaxJoinLeaves (1,000) leaves in one tree.
 void orderJoins(plan::OperatorPtr& op, CardinalityModel& model);
 // Moves a selective semi or anti join from above a tree of inner joins onto the input its
 // condition reads, so the joins see fewer rows (TPC-H Q18's IN subquery).
