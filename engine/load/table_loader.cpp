@@ -10,7 +10,9 @@
 #include "engine/storage/table.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/utf8.hpp"
+#include "engine/types/interval.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax {
@@ -65,6 +67,17 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
     case TypeId::Date: {
       int32_t v = text::parseDate(s);
       std::memcpy(dst, &v, 4);
+      return;
+    }
+    case TypeId::Timestamp:
+    case TypeId::Time: {
+      int64_t v = t.id == TypeId::Timestamp ? text::parseTimestamp(s) : text::parseTime(s);
+      std::memcpy(dst, &v, 8);
+      return;
+    }
+    case TypeId::Interval: {
+      text::Interval v = text::parseInterval(s);
+      std::memcpy(dst, &v, sizeof v);
       return;
     }
     case TypeId::Char:

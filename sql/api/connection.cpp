@@ -12,6 +12,7 @@
 #include "sql/api/session_settings.hpp"
 #include "sql/api/text_result.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/timestamp.hpp"
 #include "engine/util/on_exit.hpp"
 #include "engine/txn/serial_executor.hpp"
 #include "engine/txn/undo_log.hpp"
@@ -227,6 +228,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
         return r;
       }
       txn_ = TransactionState::InBlock;
+      undo_->beginTransactionAt(text::clockMicros());  // now() for the whole block, as in PostgreSQL
       readOnly_ = t.readOnly;
       // A READ ONLY block on snapshots leaves the executor to others: its queries run on one
       // snapshot, which no one's later commits change.
@@ -336,6 +338,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
 QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
   ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
   const size_t savepoint = undo_->savepoint();
+  if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {
     QueryResult r = statement();
     if (txn_ == TransactionState::Idle) undo_->commit();

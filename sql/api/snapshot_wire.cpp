@@ -61,7 +61,7 @@ void writeType(Writer& w, const SqlType& t) {
 SqlType readType(Reader& r) {
   SqlType t;
   auto id = r.pod<uint8_t>();
-  if (id > static_cast<uint8_t>(TypeId::Date)) throw Reader::malformed();
+  if (id > static_cast<uint8_t>(TypeId::Interval)) throw Reader::malformed();
   t.id = static_cast<TypeId>(id);
   t.precision = r.pod<uint8_t>();
   t.scale = r.pod<uint8_t>();
