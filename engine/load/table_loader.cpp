@@ -232,6 +232,14 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
       cols[c].defaultValue->encode(cols[c].type, u.value);  // strings point into the ColumnDef's Value
       u.isNull = false;
     }
+    if (cols[c].defaultNow) {
+      int64_t t = target.transactionTime;
+      int32_t day = text::dateOfTimestamp(t);
+      if (cols[c].type.id == TypeId::Date) std::memcpy(u.value, &day, 4);
+      else if (cols[c].type.id == TypeId::Time) u.value[0] = static_cast<uint64_t>(t - text::timestampOfDate(day));
+      else u.value[0] = static_cast<uint64_t>(t);
+      u.isNull = false;
+    }
     if (cols[c].sequence) {
       u.sequence = cols[c].sequence.get();
       u.isNull = false;
@@ -239,7 +247,7 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
     unlisted.push_back(u);
   }
   for (size_t c = 0; c < cols.size(); ++c)
-    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].sequence)
+    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].defaultNow && !cols[c].sequence)
       throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
                                                   table.name() + "\" violates not-null constraint");
   // One thread reads and parses, this one appends: the two halves of the work overlap.

@@ -83,11 +83,11 @@ double CardinalityModel::distinctOf(const IU* iu, double rows, int depth) const 
 
 namespace {
 
-// A constant's value on the scale statistics use (integers, days, unscaled DECIMAL).
+// A constant's value on the scale statistics use (integers, days, microseconds, unscaled DECIMAL).
 bool numericConstant(const Expr& e, double& v) {
   if (e.kind != ExprKind::Constant || e.value.isNull()) return false;
   const SqlType& t = e.value.type();
-  if (t.isInteger() || t.id == TypeId::Date || t.id == TypeId::Decimal) {
+  if (t.isInteger() || t.isDateTime() || t.id == TypeId::Decimal) {
     v = static_cast<double>(e.value.asInt());
     return true;
   }
