@@ -62,7 +62,8 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
   llvm::Value* null = r.null;
   auto notNull = [&](llvm::Value* cond) { return null ? b_.CreateAnd(cond, b_.CreateNot(null)) : cond; };
 
-  if (a.type.id == TypeId::Timestamp || a.type.id == TypeId::Interval) return datetimeArith(e.arith, a, c, r);
+  if (a.type.id == TypeId::Timestamp || a.type.id == TypeId::Interval || a.type.id == TypeId::Time)
+    return datetimeArith(e.arith, a, c, r);
   if (a.type.isFloat()) {
     switch (e.arith) {
       case ArithOp::Add: r.v = b_.CreateFAdd(a.v, c.v); break;
@@ -130,7 +131,7 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
   return r;
 }
 
-// TIMESTAMP +/- INTERVAL and INTERVAL +/- INTERVAL through the runtime (calendar months, range
+// TIMESTAMP +/- INTERVAL (or + TIME) and INTERVAL +/- INTERVAL through the runtime (calendar months, range
 // checks: 22008); TIMESTAMP - TIMESTAMP inline (both in range: no overflow) as days and microseconds.
 SqlValue ExprCompiler::datetimeArith(ArithOp op, const SqlValue& a, const SqlValue& c, SqlValue r) {
   llvm::Value* subtract = cg_.c32(op == ArithOp::Sub);
@@ -140,6 +141,19 @@ SqlValue ExprCompiler::datetimeArith(ArithOp op, const SqlValue& a, const SqlVal
     else
       body();
   };
+  if (a.type.id == TypeId::Time) {  // both within a day: no overflow
+    if (c.type.id == TypeId::Time) {
+      r.v = b_.CreateSub(a.v, c.v);
+      r.hi = cg_.c64(0);
+      return r;
+    }
+    // (a +/- the interval's time) modulo a day, in [0, day)
+    llvm::Value* day = cg_.c64(text::kMicrosPerDay);
+    llvm::Value* shift = b_.CreateSRem(c.v, day);
+    llvm::Value* x = b_.CreateSRem(op == ArithOp::Sub ? b_.CreateSub(a.v, shift) : b_.CreateAdd(a.v, shift), day);
+    r.v = b_.CreateSelect(b_.CreateICmpSLT(x, cg_.c64(0)), b_.CreateAdd(x, day), x);
+    return r;
+  }
   if (a.type.id == TypeId::Timestamp && c.type.id == TypeId::Timestamp) {
     llvm::Value* d = b_.CreateSub(a.v, c.v);
     r.v = b_.CreateSRem(d, cg_.c64(text::kMicrosPerDay));
@@ -150,7 +164,9 @@ SqlValue ExprCompiler::datetimeArith(ArithOp op, const SqlValue& a, const SqlVal
     auto* out = cg_.local(cg_.i64(), "ts_plus");
     b_.CreateStore(cg_.c64(0), out);
     unlessNull([&] {
-      cg_.checkStatus(cg_.call("hyrax_rt_timestamp_add_interval", {cg_.queryContext(), a.v, c.v, c.hi, subtract, out}));
+      // a TIME added is an interval of its microseconds
+      llvm::Value* high = c.hi ? c.hi : cg_.c64(0);
+      cg_.checkStatus(cg_.call("hyrax_rt_timestamp_add_interval", {cg_.queryContext(), a.v, c.v, high, subtract, out}));
     });
     r.v = b_.CreateLoad(cg_.i64(), out);
     return r;

@@ -120,7 +120,7 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
   auto overflow = [&]() -> Value {
     throw Error(sqlstate::NumericOutOfRange, t.name() + " out of range", e.pos);
   };
-  if (t.id == TypeId::Timestamp || t.id == TypeId::Interval) return foldDateTimeArith(e, a, b);
+  if (t.id == TypeId::Timestamp || t.id == TypeId::Interval || t.id == TypeId::Time) return foldDateTimeArith(e, a, b);
   if (a.type().isFloat() || a.type().isString() || b.type().isFloat()) {
     if (!a.type().isFloat()) return std::nullopt;
     double x = a.asDouble(), y = b.asDouble(), r = 0;

@@ -38,12 +38,17 @@ std::optional<Value> foldDateTimeArith(const Expr& e, const Value& a, const Valu
   auto outOfRange = [&](const char* type) -> Value {
     throw Error(sqlstate::DatetimeOutOfRange, std::string(type) + " out of range", e.pos);
   };
+  if (a.type().id == TypeId::Time && b.type().id == TypeId::Time) return Value::interval(a.asInt() - b.asInt(), 0);
+  if (a.type().id == TypeId::Time && b.type().id == TypeId::Interval) {
+    int64_t shift = b.asInt() % text::kMicrosPerDay, x = (subtract ? a.asInt() - shift : a.asInt() + shift) % text::kMicrosPerDay;
+    return Value::time(x < 0 ? x + text::kMicrosPerDay : x);
+  }
   if (a.type().id == TypeId::Timestamp && b.type().id == TypeId::Timestamp) {
     text::Interval d = text::subtractTimestamps(a.asInt(), b.asInt());
     return Value::interval(d.micros, d.high());
   }
-  if (a.type().id == TypeId::Timestamp && b.type().id == TypeId::Interval) {
-    text::Interval iv = interval(b);
+  if (a.type().id == TypeId::Timestamp && (b.type().id == TypeId::Interval || b.type().id == TypeId::Time)) {
+    text::Interval iv = b.type().id == TypeId::Time ? text::Interval{b.asInt(), 0, 0} : interval(b);
     int64_t r;
     if ((subtract && !text::negateInterval(iv, iv)) || !text::addIntervalToTimestamp(a.asInt(), iv, r))
       return outOfRange("timestamp");

@@ -3,6 +3,8 @@
 //   DATE +/- INTERVAL = TIMESTAMP (the date's midnight; DATE +/- integer days stays a DATE)
 //   TIMESTAMP - TIMESTAMP = INTERVAL (a DATE beside a TIMESTAMP is its midnight)
 //   INTERVAL +/- INTERVAL = INTERVAL
+//   DATE + TIME = TIME + DATE = TIMESTAMP (the time added as an interval of microseconds)
+//   TIME - TIME = INTERVAL, TIME +/- INTERVAL = TIME (the interval's time part, around the clock)
 // TPC-H's `date '1998-12-01' - interval '90' day` is a TIMESTAMP constant then; the optimizer's
 // constant folding turns a DATE column compared with a TIMESTAMP constant back into a comparison
 // of dates (constant_folding.cpp), so its scans and range lookups stay on dates.
@@ -35,6 +37,14 @@ ExprPtr makeDateTimeArith(ArithOp op, ExprPtr& a, ExprPtr& b, SourcePos pos) {
     return make(SqlType::timestamp(), SqlType::timestamp(), SqlType::interval());
   if (op == ArithOp::Sub && point(a) && point(b) && (is(a, TypeId::Timestamp) || is(b, TypeId::Timestamp)))
     return make(SqlType::interval(), SqlType::timestamp(), SqlType::timestamp());
+  if (op == ArithOp::Add && is(a, TypeId::Time) && is(b, TypeId::Date)) std::swap(a, b);
+  if (op == ArithOp::Add && is(a, TypeId::Date) && is(b, TypeId::Time))
+    return make(SqlType::timestamp(), SqlType::timestamp(), SqlType::time());
+  if (op == ArithOp::Sub && is(a, TypeId::Time) && is(b, TypeId::Time))
+    return make(SqlType::interval(), SqlType::time(), SqlType::time());
+  if (op == ArithOp::Add && is(a, TypeId::Interval) && is(b, TypeId::Time)) std::swap(a, b);
+  if (addOrSub && is(a, TypeId::Time) && is(b, TypeId::Interval))
+    return make(SqlType::time(), SqlType::time(), SqlType::interval());
   if (addOrSub && (is(a, TypeId::Interval) || a->type.isNull()) && (is(b, TypeId::Interval) || b->type.isNull()))
     return make(SqlType::interval(), SqlType::interval(), SqlType::interval());
   throw Error(sqlstate::UndefinedFunction,
