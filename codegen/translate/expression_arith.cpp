@@ -172,6 +172,14 @@ SqlValue ExprCompiler::datetimeArith(ArithOp op, const SqlValue& a, const SqlVal
     return r;
   }
   auto* out = cg_.localStringOut("interval_sum");  // two zeroed words
+  if (c.type.isFloat()) {  // INTERVAL * or / a number
+    unlessNull([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_interval_scale",
+                               {cg_.queryContext(), a.v, a.hi, c.v, cg_.c32(op == ArithOp::Div), out}));
+    });
+    cg_.loadStringOut(out, r);
+    return r;
+  }
   unlessNull([&] {
     cg_.checkStatus(cg_.call("hyrax_rt_interval_add", {cg_.queryContext(), a.v, a.hi, c.v, c.hi, subtract, out}));
   });

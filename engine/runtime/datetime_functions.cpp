@@ -40,6 +40,18 @@ int32_t hyrax_rt_interval_add(QueryContext* ctx, int64_t am, uint64_t ah, int64_
   return 0;
 }
 
+int32_t hyrax_rt_interval_scale(QueryContext* ctx, int64_t micros, uint64_t high, double x, int32_t divide, uint64_t* out) {
+  if (divide && x == 0) {
+    ctx->setError(sqlstate::DivisionByZero, "division by zero");
+    return 1;
+  }
+  text::Interval r;
+  if (!text::scaleInterval(text::Interval::fromWords(micros, high), x, divide != 0, r)) return outOfRange(ctx, "interval");
+  out[0] = static_cast<uint64_t>(r.micros);
+  out[1] = r.high();
+  return 0;
+}
+
 int32_t hyrax_rt_interval_cmp(int64_t am, uint64_t ah, int64_t bm, uint64_t bh) {
   return text::compareIntervals(text::Interval::fromWords(am, ah), text::Interval::fromWords(bm, bh));
 }

@@ -59,6 +59,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_datetime_to_str),
     HYRAX_FN(hyrax_rt_timestamp_add_interval),
     HYRAX_FN(hyrax_rt_interval_add),
+    HYRAX_FN(hyrax_rt_interval_scale),
     HYRAX_FN(hyrax_rt_interval_cmp),
     HYRAX_FN(hyrax_rt_interval_hash),
     HYRAX_FN(hyrax_rt_extract),

@@ -154,6 +154,8 @@ int32_t hyrax_rt_timestamp_add_interval(hyrax::QueryContext* ctx, int64_t t, int
                                         int32_t subtract, int64_t* out);
 int32_t hyrax_rt_interval_add(hyrax::QueryContext* ctx, int64_t am, uint64_t ah, int64_t bm, uint64_t bh,
                               int32_t subtract, uint64_t* out);
+int32_t hyrax_rt_interval_scale(hyrax::QueryContext* ctx, int64_t micros, uint64_t high, double x, int32_t divide,
+                                uint64_t* out);  // interval * x or / x
 int32_t hyrax_rt_interval_cmp(int64_t am, uint64_t ah, int64_t bm, uint64_t bh);  // -1, 0, 1 by span
 uint64_t hyrax_rt_interval_hash(int64_t micros, uint64_t high);
 int64_t hyrax_rt_extract(int32_t typeId, int32_t field, int64_t bits, uint64_t high);  // text::extractField

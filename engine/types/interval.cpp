@@ -254,6 +254,16 @@ bool addIntervals(const Interval& a, const Interval& b, Interval& out) {
          !__builtin_add_overflow(a.months, b.months, &out.months);
 }
 
+bool scaleInterval(const Interval& a, double x, bool divide, Interval& out) {
+  auto scaled = [&](double v) { return divide ? v / x : v * x; };
+  double months = scaled(a.months), days = scaled(a.days) + (months - std::trunc(months)) * 30;
+  double micros = scaled(static_cast<double>(a.micros)) + (days - std::trunc(days)) * static_cast<double>(kMicrosPerDay);
+  auto fits = [](double v, double limit) { return std::isfinite(v) && std::fabs(v) < limit; };
+  if (!fits(months, 2147483648.0) || !fits(days, 2147483648.0) || !fits(micros, 9.2e18)) return false;
+  out = {std::llround(micros), static_cast<int32_t>(std::trunc(days)), static_cast<int32_t>(std::trunc(months))};
+  return true;
+}
+
 bool negateInterval(const Interval& a, Interval& out) {
   if (a.micros == INT64_MIN || a.days == INT32_MIN || a.months == INT32_MIN) return false;
   out = {-a.micros, -a.days, -a.months};

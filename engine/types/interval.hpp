@@ -49,5 +49,9 @@ Interval subtractTimestamps(int64_t t1, int64_t t2);
 // a + b, a - b, -a: false when a field overflows.
 bool addIntervals(const Interval& a, const Interval& b, Interval& out);
 bool negateInterval(const Interval& a, Interval& out);
+// a * x or a / x (x != 0): each field scaled, the fractions of months going down to 30-day days
+// and those of days to microseconds, as PostgreSQL's interval_mul does. False when a field
+// overflows.
+bool scaleInterval(const Interval& a, double x, bool divide, Interval& out);
 
 }  // namespace hyrax::text

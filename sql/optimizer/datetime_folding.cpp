@@ -54,6 +54,13 @@ std::optional<Value> foldDateTimeArith(const Expr& e, const Value& a, const Valu
       return outOfRange("timestamp");
     return Value::timestamp(r);
   }
+  if (a.type().id == TypeId::Interval && b.type().isFloat()) {
+    bool divide = e.arith == plan::ArithOp::Div;
+    if (divide && b.asDouble() == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
+    text::Interval r;
+    if (!text::scaleInterval(interval(a), b.asDouble(), divide, r)) return outOfRange("interval");
+    return Value::interval(r.micros, r.high());
+  }
   if (a.type().id == TypeId::Interval && b.type().id == TypeId::Interval) {
     text::Interval x = interval(a), y = interval(b), r;
     if ((subtract && !text::negateInterval(y, y)) || !text::addIntervals(x, y, r)) return outOfRange("interval");

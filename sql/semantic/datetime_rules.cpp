@@ -4,6 +4,7 @@
 //   TIMESTAMP - TIMESTAMP = INTERVAL (a DATE beside a TIMESTAMP is its midnight)
 //   INTERVAL +/- INTERVAL = INTERVAL
 //   DATE + TIME = TIME + DATE = TIMESTAMP (the time added as an interval of microseconds)
+//   INTERVAL * number, number * INTERVAL, INTERVAL / number = INTERVAL
 //   TIME - TIME = INTERVAL, TIME +/- INTERVAL = TIME (the interval's time part, around the clock)
 // TPC-H's `date '1998-12-01' - interval '90' day` is a TIMESTAMP constant then; the optimizer's
 // constant folding turns a DATE column compared with a TIMESTAMP constant back into a comparison
@@ -40,6 +41,9 @@ ExprPtr makeDateTimeArith(ArithOp op, ExprPtr& a, ExprPtr& b, SourcePos pos) {
   if (op == ArithOp::Add && is(a, TypeId::Time) && is(b, TypeId::Date)) std::swap(a, b);
   if (op == ArithOp::Add && is(a, TypeId::Date) && is(b, TypeId::Time))
     return make(SqlType::timestamp(), SqlType::timestamp(), SqlType::time());
+  if (op == ArithOp::Mul && b->type.id == TypeId::Interval && a->type.isNumeric()) std::swap(a, b);
+  if ((op == ArithOp::Mul || op == ArithOp::Div) && is(a, TypeId::Interval) && b->type.isNumeric())
+    return make(SqlType::interval(), SqlType::interval(), SqlType::float64());
   if (op == ArithOp::Sub && is(a, TypeId::Time) && is(b, TypeId::Time))
     return make(SqlType::interval(), SqlType::time(), SqlType::time());
   if (op == ArithOp::Add && is(a, TypeId::Interval) && is(b, TypeId::Time)) std::swap(a, b);
