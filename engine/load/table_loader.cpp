@@ -233,11 +233,7 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
       u.isNull = false;
     }
     if (cols[c].defaultNow) {
-      int64_t t = target.transactionTime;
-      int32_t day = text::dateOfTimestamp(t);
-      if (cols[c].type.id == TypeId::Date) std::memcpy(u.value, &day, 4);
-      else if (cols[c].type.id == TypeId::Time) u.value[0] = static_cast<uint64_t>(t - text::timestampOfDate(day));
-      else u.value[0] = static_cast<uint64_t>(t);
+      text::encodeTimeAs(cols[c].type.id, target.transactionTime, u.value);
       u.isNull = false;
     }
     if (cols[c].sequence) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/util/error.hpp"
 
@@ -124,6 +125,13 @@ std::string formatTime(int64_t micros) {
 std::string formatTimestamp(int64_t t) {
   int32_t days = dateOfTimestamp(t);
   return formatDate(days) + " " + formatTime(t - timestampOfDate(days));
+}
+
+void encodeTimeAs(TypeId type, int64_t t, void* out) {
+  int32_t day = dateOfTimestamp(t);
+  int64_t timeOfDay = t - timestampOfDate(day);
+  if (type == TypeId::Date) std::memcpy(out, &day, sizeof day);
+  else std::memcpy(out, type == TypeId::Time ? &timeOfDay : &t, sizeof t);
 }
 
 int64_t clockMicros() {

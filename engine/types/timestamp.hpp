@@ -46,5 +46,8 @@ std::string formatSeconds(int64_t micros);
 
 // The current time by the system clock, microseconds since 1970 (UTC).
 int64_t clockMicros();
+// A point in time `t` as a value of DATE, TIME or TIMESTAMP `type` in its physical form (what a
+// DEFAULT now() column gets where no generated code computes it: COPY, ON DELETE SET DEFAULT).
+void encodeTimeAs(TypeId type, int64_t t, void* out);
 
 }  // namespace hyrax::text
