@@ -17,7 +17,10 @@ llvm::Type* CodeGen::payloadType(const SqlType& t) {
     case TypeId::Int32:
     case TypeId::Date: return i32();
     case TypeId::Int64:
-    case TypeId::Decimal: return i64();
+    case TypeId::Decimal:
+    case TypeId::Timestamp:
+    case TypeId::Time:
+    case TypeId::Interval: return i64();  // an INTERVAL's microseconds; its days and months in SqlValue::hi
     case TypeId::Float32: return b.getFloatTy();
     case TypeId::Float64: return f64();
     case TypeId::Char:
@@ -303,7 +306,7 @@ llvm::Value* CodeGen::gep(llvm::Value* base, uint64_t offset) {
 SqlValue CodeGen::loadValue(llvm::Value* addr, const SqlType& t) {
   SqlValue v;
   v.type = t.withNullable(false);
-  if (t.isString()) {
+  if (t.isTwoWords()) {
     v.v = b.CreateLoad(i64(), addr);
     v.hi = b.CreateLoad(i64(), gep(addr, 8));
   } else if (t.id == TypeId::Bool || t.id == TypeId::Null) {
@@ -315,7 +318,7 @@ SqlValue CodeGen::loadValue(llvm::Value* addr, const SqlType& t) {
 }
 
 void CodeGen::storeValue(llvm::Value* addr, const SqlValue& v) {
-  if (v.type.isString()) {
+  if (v.type.isTwoWords()) {
     b.CreateStore(v.v, addr);
     b.CreateStore(v.hi, gep(addr, 8));
   } else if (v.type.id == TypeId::Bool || v.type.id == TypeId::Null) {

@@ -8,9 +8,10 @@ namespace hyrax::codegen {
 
 struct SqlValue {
   // Payload by type: BOOLEAN i1; SMALLINT i16; INTEGER/DATE i32; BIGINT/DECIMAL i64 (scaled);
-  // REAL float; DOUBLE double; strings the low half (i64) of the StringRef, with `hi` the high half.
+  // REAL float; DOUBLE double; TIMESTAMP/TIME i64; strings the low half (i64) of the StringRef, with
+  // `hi` the high half; INTERVAL its microseconds, with `hi` days (low 32 bits) and months.
   llvm::Value* v = nullptr;
-  llvm::Value* hi = nullptr;    // strings only
+  llvm::Value* hi = nullptr;    // strings and intervals only (SqlType::isTwoWords)
   llvm::Value* null = nullptr;  // i1; nullptr when the value cannot be NULL
   SqlType type;
 

@@ -105,7 +105,7 @@ std::string toString(const Expr& e) {
     case ExprKind::Constant:
       if (e.value.isNull()) return "NULL";
       if (e.type.isString()) return "'" + e.value.toString() + "'";
-      if (e.type.id == TypeId::Date) return "DATE '" + e.value.toString() + "'";
+      if (e.type.isDateTime() || e.type.id == TypeId::Interval) return e.type.name() + " '" + e.value.toString() + "'";
       return e.value.toString();
     case ExprKind::Arith:
       return "(" + toString(*e.args[0]) + " " + toString(e.arith) + " " + toString(*e.args[1]) + ")";
@@ -134,8 +134,7 @@ std::string toString(const Expr& e) {
     case ExprKind::Cast: return "CAST(" + toString(*e.args[0]) + " AS " + e.type.name() + ")";
     case ExprKind::Concat: return "(" + toString(*e.args[0]) + " || " + toString(*e.args[1]) + ")";
     case ExprKind::Extract: {
-      const char* f = e.field == DateField::Year ? "YEAR" : e.field == DateField::Month ? "MONTH" : "DAY";
-      return std::string("EXTRACT(") + f + " FROM " + toString(*e.args[0]) + ")";
+      return std::string("EXTRACT(") + text::dateTimeFieldName(e.field) + " FROM " + toString(*e.args[0]) + ")";
     }
     case ExprKind::Call: {
       std::string s = std::string(toString(e.func)) + "(";
@@ -157,7 +156,6 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::TrimBoth: return "btrim";
     case ScalarFunc::TrimLeading: return "ltrim";
     case ScalarFunc::TrimTrailing: return "rtrim";
-    case ScalarFunc::AddMonths: return "add_months";
     case ScalarFunc::RoundDouble: return "round";
     case ScalarFunc::FloorDouble:
     case ScalarFunc::FloorDecimal: return "floor";
@@ -166,6 +164,7 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::Sqrt: return "sqrt";
     case ScalarFunc::Power: return "power";
     case ScalarFunc::CurrentDate: return "current_date";
+    case ScalarFunc::CurrentTimestamp: return "current_timestamp";
     case ScalarFunc::Replace: return "replace";
     case ScalarFunc::LeftPad: return "lpad";
     case ScalarFunc::RightPad: return "rpad";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/plan/iu.hpp"
+#include "engine/types/datetime_fields.hpp"
 #include "engine/types/value.hpp"
 #include "engine/util/error.hpp"
 
@@ -46,7 +47,6 @@ enum class ScalarFunc : uint8_t {
   TrimBoth,     // (s, characters)
   TrimLeading,  // (s, characters)
   TrimTrailing, // (s, characters)
-  AddMonths,    // (date, months INTEGER) -> DATE
   RoundDouble,  // (x DOUBLE, digits INTEGER) -> DOUBLE
   FloorDouble,  // (x DOUBLE) -> DOUBLE
   CeilDouble,   // (x DOUBLE) -> DOUBLE
@@ -54,7 +54,8 @@ enum class ScalarFunc : uint8_t {
   CeilDecimal,  // (x DECIMAL(p,s)) -> DECIMAL(18,0)
   Sqrt,         // (x DOUBLE) -> DOUBLE; 2201F for a negative x
   Power,        // (x DOUBLE, y DOUBLE) -> DOUBLE
-  CurrentDate,  // () -> DATE: today (UTC) when the row is computed
+  CurrentDate,  // () -> DATE: the day (UTC) the transaction began
+  CurrentTimestamp,  // () -> TIMESTAMP: when the transaction began (UTC); QueryContext::transactionTime
   Replace,      // (s, from, to): every occurrence of from replaced
   LeftPad,      // (s, length BIGINT, fill): lpad
   RightPad,     // (s, length BIGINT, fill): rpad
@@ -63,7 +64,7 @@ enum class ScalarFunc : uint8_t {
 };
 const char* toString(ScalarFunc f);
 
-enum class DateField : uint8_t { Year, Month, Day };
+using DateField = DateTimeField;  // EXTRACT's field (engine/types/datetime_fields.hpp)
 
 enum class ArithOp : uint8_t { Add, Sub, Mul, Div, Mod };
 enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };

@@ -7,6 +7,7 @@
 
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 
 namespace hyrax::codegen {
 
@@ -35,6 +36,10 @@ SqlValue ExprCompiler::negate(const plan::Expr& e) {
   SqlValue a = compile(*e.args[0]);
   SqlValue r = a;
   r.type = e.type;
+  if (a.type.id == TypeId::Interval) {  // 0 - a
+    SqlValue zero = constant(Value::interval(0, 0));
+    return datetimeArith(ArithOp::Sub, zero, a, r);
+  }
   if (a.type.isFloat()) {
     r.v = b_.CreateFNeg(a.v);
   } else {
@@ -57,6 +62,8 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
   llvm::Value* null = r.null;
   auto notNull = [&](llvm::Value* cond) { return null ? b_.CreateAnd(cond, b_.CreateNot(null)) : cond; };
 
+  if (a.type.id == TypeId::Timestamp || a.type.id == TypeId::Interval || a.type.id == TypeId::Time)
+    return datetimeArith(e.arith, a, c, r);
   if (a.type.isFloat()) {
     switch (e.arith) {
       case ArithOp::Add: r.v = b_.CreateFAdd(a.v, c.v); break;
@@ -121,6 +128,62 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
       break;
     }
   }
+  return r;
+}
+
+// TIMESTAMP +/- INTERVAL (or + TIME) and INTERVAL +/- INTERVAL through the runtime (calendar months, range
+// checks: 22008); TIMESTAMP - TIMESTAMP inline (both in range: no overflow) as days and microseconds.
+SqlValue ExprCompiler::datetimeArith(ArithOp op, const SqlValue& a, const SqlValue& c, SqlValue r) {
+  llvm::Value* subtract = cg_.c32(op == ArithOp::Sub);
+  auto unlessNull = [&](const std::function<void()>& body) {
+    if (r.null)
+      cg_.If(b_.CreateNot(r.null), body);
+    else
+      body();
+  };
+  if (a.type.id == TypeId::Time) {  // both within a day: no overflow
+    if (c.type.id == TypeId::Time) {
+      r.v = b_.CreateSub(a.v, c.v);
+      r.hi = cg_.c64(0);
+      return r;
+    }
+    // (a +/- the interval's time) modulo a day, in [0, day)
+    llvm::Value* day = cg_.c64(text::kMicrosPerDay);
+    llvm::Value* shift = b_.CreateSRem(c.v, day);
+    llvm::Value* x = b_.CreateSRem(op == ArithOp::Sub ? b_.CreateSub(a.v, shift) : b_.CreateAdd(a.v, shift), day);
+    r.v = b_.CreateSelect(b_.CreateICmpSLT(x, cg_.c64(0)), b_.CreateAdd(x, day), x);
+    return r;
+  }
+  if (a.type.id == TypeId::Timestamp && c.type.id == TypeId::Timestamp) {
+    llvm::Value* d = b_.CreateSub(a.v, c.v);
+    r.v = b_.CreateSRem(d, cg_.c64(text::kMicrosPerDay));
+    r.hi = b_.CreateZExt(b_.CreateTrunc(b_.CreateSDiv(d, cg_.c64(text::kMicrosPerDay)), cg_.i32()), cg_.i64());
+    return r;
+  }
+  if (a.type.id == TypeId::Timestamp) {
+    auto* out = cg_.local(cg_.i64(), "ts_plus");
+    b_.CreateStore(cg_.c64(0), out);
+    unlessNull([&] {
+      // a TIME added is an interval of its microseconds
+      llvm::Value* high = c.hi ? c.hi : cg_.c64(0);
+      cg_.checkStatus(cg_.call("hyrax_rt_timestamp_add_interval", {cg_.queryContext(), a.v, c.v, high, subtract, out}));
+    });
+    r.v = b_.CreateLoad(cg_.i64(), out);
+    return r;
+  }
+  auto* out = cg_.localStringOut("interval_sum");  // two zeroed words
+  if (c.type.isFloat()) {  // INTERVAL * or / a number
+    unlessNull([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_interval_scale",
+                               {cg_.queryContext(), a.v, a.hi, c.v, cg_.c32(op == ArithOp::Div), out}));
+    });
+    cg_.loadStringOut(out, r);
+    return r;
+  }
+  unlessNull([&] {
+    cg_.checkStatus(cg_.call("hyrax_rt_interval_add", {cg_.queryContext(), a.v, a.hi, c.v, c.hi, subtract, out}));
+  });
+  cg_.loadStringOut(out, r);
   return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 
 namespace hyrax::codegen {
 
@@ -59,6 +60,15 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
       return r;
     }
     auto* out = cg_.localStringOut("tostr");
+    if (from.id == TypeId::Timestamp || from.id == TypeId::Time || from.id == TypeId::Interval) {
+      guarded([&] {
+        cg_.checkStatus(cg_.call("hyrax_rt_datetime_to_str", {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), in.v,
+                                                              in.hi ? in.hi : cg_.c64(0), out}));
+      });
+      cg_.loadStringOut(out, r);
+      if (to.length) tooLongIf(notNull(b_.CreateICmpUGT(b_.CreateTrunc(r.v, cg_.i32()), cg_.c32(to.length))), to);
+      return r;
+    }
     guarded([&] {
       llvm::Value* bits;
       if (from.isFloat())
@@ -79,6 +89,24 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   }
 
   // ---- from text ----
+  if (from.isString() && to.id == TypeId::Interval) {
+    auto [lo, hi] = safeString(in);
+    auto* out = cg_.localStringOut("interval");  // two zeroed words, as a string's
+    guarded([&] { cg_.checkStatus(cg_.call("hyrax_rt_cast_str_to_interval", {cg_.queryContext(), lo, hi, out})); });
+    cg_.loadStringOut(out, r);
+    return r;
+  }
+  if (from.isString() && (to.id == TypeId::Timestamp || to.id == TypeId::Time)) {
+    auto [lo, hi] = safeString(in);
+    auto* out = cg_.local(cg_.i64(), "fromstr");
+    b_.CreateStore(cg_.c64(0), out);
+    guarded([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_cast_str_to_timestamp",
+                               {cg_.queryContext(), lo, hi, cg_.c32(to.id == TypeId::Time), out}));
+    });
+    r.v = b_.CreateLoad(cg_.i64(), out);
+    return r;
+  }
   if (from.isString()) {
     auto [lo, hi] = safeString(in);
     llvm::Type* outTy = to.id == TypeId::Float64 || to.id == TypeId::Float32 ? cg_.f64()
@@ -109,6 +137,22 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
     if (to.id == TypeId::Bool) v = b_.CreateICmpNE(v, cg_.c8(0));
     if (to.id == TypeId::Int16 || to.id == TypeId::Int32) v = b_.CreateTrunc(v, cg_.payloadType(to));
     r.v = v;
+    return r;
+  }
+
+  // ---- timestamps are microseconds since 1970, dates days since 1970 (no range to check) ----
+  if (from.id == TypeId::Date && to.id == TypeId::Timestamp) {
+    r.v = b_.CreateMul(b_.CreateSExt(in.v, cg_.i64()), cg_.c64(text::kMicrosPerDay));
+    return r;
+  }
+  if (from.id == TypeId::Timestamp && (to.id == TypeId::Date || to.id == TypeId::Time)) {
+    // floor(t / day): timestamps before 1970 are negative.
+    llvm::Value* day = b_.CreateSDiv(in.v, cg_.c64(text::kMicrosPerDay));
+    llvm::Value* rem = b_.CreateSRem(in.v, cg_.c64(text::kMicrosPerDay));
+    llvm::Value* neg = b_.CreateICmpSLT(rem, cg_.c64(0));
+    day = b_.CreateSub(day, b_.CreateZExt(neg, cg_.i64()));
+    r.v = to.id == TypeId::Date ? b_.CreateTrunc(day, cg_.i32())
+                                : b_.CreateSelect(neg, b_.CreateAdd(rem, cg_.c64(text::kMicrosPerDay)), rem);
     return r;
   }
 

@@ -32,6 +32,10 @@ static llvm::CmpInst::Predicate floatPredicate(CmpOp op) {
 
 llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& c) {
   if (a.type.isFloat()) return b_.CreateFCmp(floatPredicate(op), a.v, c.v);
+  if (a.type.id == TypeId::Interval) {  // by span: '1 mon' = '30 days' (engine/types/interval.hpp)
+    llvm::Value* r = cg_.call("hyrax_rt_interval_cmp", {a.v, a.hi, c.v, c.hi});
+    return b_.CreateICmp(intPredicate(op, true), r, cg_.c32(0));
+  }
   if (!a.type.isString()) return b_.CreateICmp(intPredicate(op, a.type.id != TypeId::Bool), a.v, c.v);
 
   if (op == CmpOp::Eq || op == CmpOp::Ne) {
@@ -74,6 +78,7 @@ llvm::Value* ExprCompiler::compare3(const SqlValue& a, const SqlValue& c) {
 
 llvm::Value* ExprCompiler::hash(const SqlValue& v) {
   llvm::Value* x;
+  if (v.type.id == TypeId::Interval) return cg_.call("hyrax_rt_interval_hash", {v.v, v.hi});
   if (v.type.isString()) {
     // Short strings inline (hashShortString's steps), long ones through the runtime.
     auto shortHash = [&] {

@@ -41,7 +41,7 @@ SqlValue ExprCompiler::constant(const Value& val) {
   if (val.isNull()) {
     r.type = val.type().withNullable(true);
     r.v = llvm::Constant::getNullValue(cg_.payloadType(r.type));
-    if (r.type.isString()) r.hi = cg_.c64(0);
+    if (r.type.isTwoWords()) r.hi = cg_.c64(0);
     r.null = cg_.cTrue();
     return r;
   }
@@ -53,7 +53,13 @@ SqlValue ExprCompiler::constant(const Value& val) {
     case TypeId::Int32:
     case TypeId::Date: r.v = cg_.c32(val.asInt()); break;
     case TypeId::Int64:
-    case TypeId::Decimal: r.v = cg_.c64(val.asInt()); break;
+    case TypeId::Decimal:
+    case TypeId::Timestamp:
+    case TypeId::Time: r.v = cg_.c64(val.asInt()); break;
+    case TypeId::Interval:
+      r.v = cg_.c64(val.asInt());
+      r.hi = cg_.c64(static_cast<int64_t>(val.high()));
+      break;
     case TypeId::Float32: r.v = llvm::ConstantFP::get(b_.getFloatTy(), val.asDouble()); break;
     case TypeId::Float64: r.v = llvm::ConstantFP::get(cg_.f64(), val.asDouble()); break;
     case TypeId::Char:
@@ -124,8 +130,15 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
       SqlValue d = compile(*e.args[0]);
       SqlValue r;
       r.type = e.type;
-      r.v = cg_.call("hyrax_rt_date_part", {d.v, cg_.c32(static_cast<int32_t>(e.field))});
       r.null = d.null;
+      if (d.type.id == TypeId::Date && e.field <= plan::DateField::Day) {  // TPC-H's: the short way
+        r.v = cg_.call("hyrax_rt_date_part", {d.v, cg_.c32(static_cast<int32_t>(e.field))});
+        return r;
+      }
+      llvm::Value* bits = d.type.id == TypeId::Date ? b_.CreateSExt(d.v, cg_.i64()) : d.v;
+      r.v = cg_.call("hyrax_rt_extract", {cg_.c32(static_cast<int32_t>(d.type.id)), cg_.c32(static_cast<int32_t>(e.field)),
+                                          bits, d.hi ? d.hi : cg_.c64(0)});
+      if (e.type.id == TypeId::Int32) r.v = b_.CreateTrunc(r.v, cg_.i32());
       return r;
     }
   }
@@ -191,7 +204,7 @@ SqlValue ExprCompiler::caseExpr(const plan::Expr& e) {
   // ELSE 1 / x END must not divide by zero).
   const SqlType& t = e.type;
   auto* vSlot = cg_.local(cg_.payloadType(t), "case_v");
-  auto* hiSlot = t.isString() ? cg_.local(cg_.i64(), "case_hi") : nullptr;
+  auto* hiSlot = t.isTwoWords() ? cg_.local(cg_.i64(), "case_hi") : nullptr;
   auto* nullSlot = cg_.local(cg_.i1(), "case_null");
   auto assign = [&](const SqlValue& v) {
     // An untyped NULL arm stores a zero payload of the CASE's type (its own is one bit wide).
@@ -378,10 +391,6 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = cg_.call("hyrax_rt_ascii", {lo, hi});
       break;
     }
-    case plan::ScalarFunc::AddMonths:
-      r.v = cg_.call("hyrax_rt_add_months", {args[0].v, args[1].v});
-      checkDateRange(r.v, null);  // text::kNoDate lies outside
-      break;
     case plan::ScalarFunc::RoundDouble: r.v = cg_.call("hyrax_rt_round_double", {args[0].v, args[1].v}); break;
     case plan::ScalarFunc::FloorDouble:
     case plan::ScalarFunc::CeilDouble:
@@ -393,7 +402,8 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
                      {args[0].v, cg_.c32(args[0].type.scale), cg_.c32(e.func == plan::ScalarFunc::CeilDecimal)});
       break;
     case plan::ScalarFunc::Power: r.v = cg_.call("hyrax_rt_power", {args[0].v, args[1].v}); break;
-    case plan::ScalarFunc::CurrentDate: r.v = cg_.call("hyrax_rt_current_date", {}); break;
+    case plan::ScalarFunc::CurrentDate: r.v = cg_.call("hyrax_rt_current_date", {cg_.queryContext()}); break;
+    case plan::ScalarFunc::CurrentTimestamp: r.v = cg_.call("hyrax_rt_transaction_time", {cg_.queryContext()}); break;
     case plan::ScalarFunc::Sqrt: {
       auto* out = cg_.local(cg_.f64(), "sqrt");
       b_.CreateStore(llvm::ConstantFP::get(cg_.f64(), 0.0), out);

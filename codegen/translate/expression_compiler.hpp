@@ -82,6 +82,7 @@ class ExprCompiler {
  private:
   SqlValue arith(const plan::Expr& e);
   SqlValue negate(const plan::Expr& e);
+  SqlValue datetimeArith(plan::ArithOp op, const SqlValue& a, const SqlValue& c, SqlValue r);
   SqlValue compareExpr(const plan::Expr& e);
   SqlValue logic(const plan::Expr& e);
   SqlValue inList(const plan::Expr& e);

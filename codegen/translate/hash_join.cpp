@@ -49,7 +49,7 @@ void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
     } else {
       v.type = c.inner->type;
       v.v = llvm::Constant::getNullValue(cg_.payloadType(v.type));
-      if (v.type.isString()) v.hi = cg_.c64(0);
+      if (v.type.isTwoWords()) v.hi = cg_.c64(0);
       v.null = cg_.cTrue();
     }
     v.type.nullable = true;

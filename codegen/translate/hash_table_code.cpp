@@ -33,7 +33,7 @@ HashTableCode::Keys HashTableCode::hashKeys(std::vector<SqlValue> values) {
     // hash() is for values that are not NULL: a NULL string's payload is never handed to the
     // runtime (it need not be a string), the empty string's is hashed instead.
     SqlValue h = v;
-    if (v.null && v.type.isString()) {
+    if (v.null && v.type.isTwoWords()) {
       h.v = b.CreateSelect(v.null, cg_.c64(0), v.v);
       h.hi = b.CreateSelect(v.null, cg_.c64(0), v.hi);
     }
@@ -66,7 +66,7 @@ llvm::Value* HashTableCode::keysEqual(llvm::Value* entry, const std::vector<uint
     llvm::Value* storedNull = stored.null ? stored.null : cg_.cFalse();
     llvm::Value* bothNull = b.CreateAnd(k.null, storedNull);
     llvm::Value* bothThere = b.CreateAnd(b.CreateNot(k.null), b.CreateNot(storedNull));
-    if (kv.type.isString()) {  // compare() may call the runtime: give it safe halves for NULLs
+    if (kv.type.isTwoWords()) {  // compare() may call the runtime: give it safe halves for NULLs
       kv.v = b.CreateSelect(k.null, cg_.c64(0), kv.v);
       kv.hi = b.CreateSelect(k.null, cg_.c64(0), kv.hi);
       sv.v = b.CreateSelect(storedNull, cg_.c64(0), sv.v);

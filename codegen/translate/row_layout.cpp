@@ -4,7 +4,7 @@ namespace hyrax::codegen {
 
 uint32_t RowLayout::add(const SqlType& t) {
   uint32_t w = t.byteWidth();
-  uint32_t align = t.isString() ? 8 : w;
+  uint32_t align = t.isTwoWords() ? 8 : w;
   size_ = (size_ + align - 1) / align * align;
   Field f{t, size_, -1};
   size_ += w;

@@ -31,7 +31,7 @@ llvm::Function* SortTranslator::comparator() {
     llvm::Value* result;
     SqlValue pa = va, pb = vb;
     pa.null = pb.null = nullptr;
-    if (va.null && pa.type.isString()) {
+    if (va.null && pa.type.isTwoWords()) {
       pa.v = b.CreateSelect(va.null, cg_.c64(0), pa.v);
       pa.hi = b.CreateSelect(va.null, cg_.c64(0), pa.hi);
       pb.v = b.CreateSelect(vb.null, cg_.c64(0), pb.v);

@@ -8,6 +8,7 @@
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/util/error.hpp"
 
 namespace hyrax {
 
@@ -155,6 +156,9 @@ IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(t
   uint32_t end = 0;
   for (uint32_t c : columns_) {
     const SqlType& t = table_.columns()[c].type;
+    // Equal intervals may differ in their bytes ('1 mon' = '30 days'): keys would need the span.
+    if (t.id == TypeId::Interval)
+      throw Error(sqlstate::FeatureNotSupported, "an index or key on an INTERVAL column is not supported yet");
     types_.push_back(t.id);
     nullable_ = nullable_ || t.nullable;
     offsets_.push_back(probeBytes_);

@@ -10,7 +10,9 @@
 #include "engine/storage/table.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/utf8.hpp"
+#include "engine/types/interval.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax {
@@ -65,6 +67,17 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
     case TypeId::Date: {
       int32_t v = text::parseDate(s);
       std::memcpy(dst, &v, 4);
+      return;
+    }
+    case TypeId::Timestamp:
+    case TypeId::Time: {
+      int64_t v = t.id == TypeId::Timestamp ? text::parseTimestamp(s) : text::parseTime(s);
+      std::memcpy(dst, &v, 8);
+      return;
+    }
+    case TypeId::Interval: {
+      text::Interval v = text::parseInterval(s);
+      std::memcpy(dst, &v, sizeof v);
       return;
     }
     case TypeId::Char:
@@ -219,6 +232,10 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
       cols[c].defaultValue->encode(cols[c].type, u.value);  // strings point into the ColumnDef's Value
       u.isNull = false;
     }
+    if (cols[c].defaultNow) {
+      text::encodeTimeAs(cols[c].type.id, target.transactionTime, u.value);
+      u.isNull = false;
+    }
     if (cols[c].sequence) {
       u.sequence = cols[c].sequence.get();
       u.isNull = false;
@@ -226,7 +243,7 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
     unlisted.push_back(u);
   }
   for (size_t c = 0; c < cols.size(); ++c)
-    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].sequence)
+    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].defaultNow && !cols[c].sequence)
       throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
                                                   table.name() + "\" violates not-null constraint");
   // One thread reads and parses, this one appends: the two halves of the work overlap.

@@ -23,6 +23,7 @@ struct LoadTarget {
   Table* table = nullptr;
   std::vector<uint32_t> columns;  // the table column each field goes to; unlisted columns get NULL
   std::string source;             // file name or "STDIN", for error messages
+  int64_t transactionTime = 0;    // what DEFAULT now() columns left out get (microseconds since 1970)
 };
 
 // A field's text as a value of type t in its physical representation (dst holds 16 bytes; a

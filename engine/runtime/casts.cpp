@@ -8,7 +8,9 @@
 #include "engine/runtime/runtime_guard.hpp"
 #include "engine/types/int128.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/interval.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 
 using namespace hyrax;
 
@@ -102,6 +104,38 @@ int32_t hyrax_rt_cast_to_str(QueryContext* ctx, int32_t typeId, int32_t scale, i
     return true;
   });
   if (!copied) return 1;
+  out[0] = r.lo();
+  out[1] = r.hi();
+  return 0;
+}
+
+int32_t hyrax_rt_cast_str_to_timestamp(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t time, int64_t* out) {
+  StringRef h;
+  return guarded(ctx, [&] { *out = time ? text::parseTime(view(lo, hi, h)) : text::parseTimestamp(view(lo, hi, h)); });
+}
+
+int32_t hyrax_rt_cast_str_to_interval(QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t* out) {
+  StringRef h;
+  return guarded(ctx, [&] {
+    text::Interval iv = text::parseInterval(view(lo, hi, h));
+    out[0] = static_cast<uint64_t>(iv.micros);
+    out[1] = iv.high();
+  });
+}
+
+int32_t hyrax_rt_datetime_to_str(QueryContext* ctx, int32_t typeId, int64_t bits, uint64_t high, uint64_t* out) {
+  std::string s;
+  switch (static_cast<TypeId>(typeId)) {
+    case TypeId::Timestamp: s = text::formatTimestamp(bits); break;
+    case TypeId::Time: s = text::formatTime(bits); break;
+    default: s = text::formatInterval(text::Interval::fromWords(bits, high)); break;
+  }
+  StringRef r;
+  if (!guarded(ctx, false, [&] {
+        r = ctx->arena().copy(s);
+        return true;
+      }))
+    return 1;
   out[0] = r.lo();
   out[1] = r.hi();
   return 0;

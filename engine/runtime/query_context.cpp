@@ -1,5 +1,7 @@
 #include "engine/runtime/query_context.hpp"
 
+#include "engine/types/timestamp.hpp"
+
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/row_buffer.hpp"
 
@@ -50,7 +52,7 @@ void Arena::clearAll() {
 }
 
 QueryContext::QueryContext(std::vector<SqlType> resultTypes, const std::atomic<bool>* cancel)
-    : cancel_(cancel), ownTypes_(std::move(resultTypes)) {}
+    : transactionTime_(text::clockMicros()), cancel_(cancel), ownTypes_(std::move(resultTypes)) {}
 
 QueryContext::~QueryContext() = default;
 

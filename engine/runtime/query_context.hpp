@@ -103,6 +103,14 @@ class QueryContext {
   // characters the caller keeps alive for the run.
   std::vector<ValueSlot>& parameters() { return parameters_; }
 
+  // The start of the transaction the statement runs in (microseconds since 1970, UTC): what
+  // CURRENT_TIMESTAMP, now() and CURRENT_DATE return, the same for every row and statement of
+  // the transaction, as in PostgreSQL. Whoever runs a statement sets it; a context nobody set it
+  // on has the time it was made (the statement's start). A run-time value, never a compile-time
+  // constant: compiled plans (prepared statements, procedures) run again later.
+  void setTransactionTime(int64_t micros) { transactionTime_ = micros; }
+  int64_t transactionTime() const { return transactionTime_; }
+
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }
 
@@ -112,6 +120,7 @@ class QueryContext {
   std::string errorState_, errorMessage_, errorDetail_;
   UndoLog* undo_ = nullptr;
   uint64_t rowsWritten_ = 0;
+  int64_t transactionTime_;
   std::vector<ValueSlot> parameters_ = std::vector<ValueSlot>(1);
   const std::atomic<bool>* cancel_;
   MemoryBudget budget_{MemoryBudget::currentLimit()};  // before what it is charged for: they release into it

@@ -137,14 +137,28 @@ int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, i
 int32_t hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
 int32_t hyrax_rt_ascii(uint64_t lo, uint64_t hi);  // the first code point, 0 for ''
-int32_t hyrax_rt_add_months(int32_t days, int32_t months);  // text::kNoDate when out of range
 // Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER).
 double hyrax_rt_round_double(double x, int32_t digits);
 double hyrax_rt_floor_double(double x, int32_t ceil);
 int64_t hyrax_rt_decimal_floor(int64_t scaled, int32_t scale, int32_t ceil);  // -> scale 0
 int32_t hyrax_rt_sqrt(hyrax::QueryContext* ctx, double x, double* out);
 double hyrax_rt_power(double x, double y);
-int32_t hyrax_rt_current_date();  // today in UTC, days since 1970-01-01
+int32_t hyrax_rt_current_date(hyrax::QueryContext* ctx);  // the transaction's day (UTC), days since 1970-01-01
+// ---- TIMESTAMP, TIME, INTERVAL (datetime_functions.cpp); an interval is (micros, high) as in
+// text::Interval; statuses 0 = ok, 1 = the error is set ----
+int64_t hyrax_rt_transaction_time(hyrax::QueryContext* ctx);  // CURRENT_TIMESTAMP, µs since 1970 (UTC)
+int32_t hyrax_rt_cast_str_to_timestamp(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t time, int64_t* out);
+int32_t hyrax_rt_cast_str_to_interval(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t* out);
+int32_t hyrax_rt_datetime_to_str(hyrax::QueryContext* ctx, int32_t typeId, int64_t bits, uint64_t high, uint64_t* out);
+int32_t hyrax_rt_timestamp_add_interval(hyrax::QueryContext* ctx, int64_t t, int64_t micros, uint64_t high,
+                                        int32_t subtract, int64_t* out);
+int32_t hyrax_rt_interval_add(hyrax::QueryContext* ctx, int64_t am, uint64_t ah, int64_t bm, uint64_t bh,
+                              int32_t subtract, uint64_t* out);
+int32_t hyrax_rt_interval_scale(hyrax::QueryContext* ctx, int64_t micros, uint64_t high, double x, int32_t divide,
+                                uint64_t* out);  // interval * x or / x
+int32_t hyrax_rt_interval_cmp(int64_t am, uint64_t ah, int64_t bm, uint64_t bh);  // -1, 0, 1 by span
+uint64_t hyrax_rt_interval_hash(int64_t micros, uint64_t high);
+int64_t hyrax_rt_extract(int32_t typeId, int32_t field, int64_t bits, uint64_t high);  // text::extractField
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
 // replace(s, from, to); lpad / rpad(s, length, fill) (`left` 1: lpad). 0, or 1 with the error set.

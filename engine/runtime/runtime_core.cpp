@@ -1,6 +1,5 @@
 // Runtime functions for errors, cancellation, scans, results, hash tables and row buffers.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "engine/index/index.hpp"
@@ -12,6 +11,7 @@
 #include "engine/runtime/runtime_guard.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 
 using namespace hyrax;
 
@@ -72,7 +72,6 @@ int32_t hyrax_rt_date_part(int32_t days, int32_t field) {
   return field == 0 ? y : field == 1 ? static_cast<int32_t>(m) : static_cast<int32_t>(d);
 }
 
-int32_t hyrax_rt_add_months(int32_t days, int32_t months) { return text::addMonths(days, months); }
 
 double hyrax_rt_round_double(double x, int32_t digits) {
   double f = std::pow(10.0, digits);
@@ -91,10 +90,7 @@ int32_t hyrax_rt_sqrt(QueryContext* ctx, double x, double* out) {
   return 0;
 }
 double hyrax_rt_power(double x, double y) { return std::pow(x, y); }
-int32_t hyrax_rt_current_date() {
-  auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  return static_cast<int32_t>(days.time_since_epoch().count());
-}
+int32_t hyrax_rt_current_date(QueryContext* ctx) { return text::dateOfTimestamp(ctx->transactionTime()); }
 
 uint32_t hyrax_rt_table_chunks(Table* t) { return t->chunkCount(); }
 uint32_t hyrax_rt_table_chunk_rows(Table* t, uint32_t chunk) { return t->chunkRows(chunk); }

@@ -55,7 +55,9 @@ double numeric(const SqlType& t, const char* p) {
       return v;
     }
     case TypeId::Int64:
-    case TypeId::Decimal: {
+    case TypeId::Decimal:
+    case TypeId::Timestamp:
+    case TypeId::Time: {
       int64_t v;
       std::memcpy(&v, p, 8);
       return static_cast<double>(v);
@@ -114,7 +116,7 @@ void ColumnStatisticsBuilder::add(const void* value, bool isNull) {
     uint64_t bits = 0;
     std::memcpy(&bits, p, width_);
     h = mix(bits);
-    if (type_.isNumeric() || type_.id == TypeId::Date) {
+    if (type_.isNumeric() || (type_.isDateTime())) {
       double v = numeric(type_, p);
       min_ = std::min(min_, v);
       max_ = std::max(max_, v);
@@ -141,7 +143,7 @@ ColumnStatistics ColumnStatisticsBuilder::finish(uint64_t rows) const {
   uint64_t nonNull = rows - nulls_;
   cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(estimate)));
   cs.nullFraction = rows ? static_cast<double>(nulls_) / static_cast<double>(rows) : 0;
-  cs.hasRange = nonNull > 0 && (type_.isNumeric() || type_.id == TypeId::Date);
+  cs.hasRange = nonNull > 0 && (type_.isNumeric() || type_.isDateTime());
   cs.min = min_;
   cs.max = max_;
   return cs;

@@ -34,6 +34,10 @@ struct ColumnDef {
   // DEFAULT: what INSERT and COPY put into the column when they leave it out (none: NULL). A
   // constant of the column's type, checked at CREATE TABLE.
   std::optional<Value> defaultValue = {};
+  // DEFAULT CURRENT_TIMESTAMP / now() / LOCALTIMESTAMP / CURRENT_DATE (a DATE, TIMESTAMP or TIME
+  // column): the time the inserting transaction began, taken when each row is written, never a
+  // constant fixed at CREATE TABLE.
+  bool defaultNow = false;
   std::shared_ptr<ColumnSequence> sequence = {};  // SERIAL / IDENTITY, else null
 };
 

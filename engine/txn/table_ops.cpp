@@ -7,6 +7,7 @@
 #include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/txn/undo_log.hpp"
+#include "engine/types/timestamp.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax::txn {
@@ -215,11 +216,12 @@ void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows) {
     std::vector<std::array<uint64_t, 2>> encoded(cols.size());
     for (size_t i = 0; i < cols.size(); ++i) {
       const ColumnDef& c = ref.columns()[cols[i]];
-      bool isNull = fk.onDelete == ForeignKey::OnDelete::SetNull || !c.defaultValue;
+      bool isNull = fk.onDelete == ForeignKey::OnDelete::SetNull || (!c.defaultValue && !c.defaultNow);
       if (isNull && !c.type.nullable)
         throw Error(sqlstate::NotNullViolation, "null value in column \"" + c.name + "\" of relation \"" + ref.name() +
                                                     "\" violates not-null constraint");
-      if (!isNull) c.defaultValue->encode(c.type, encoded[i].data());
+      if (!isNull && c.defaultNow) text::encodeTimeAs(c.type.id, undo.transactionTime(), encoded[i].data());
+      else if (!isNull) c.defaultValue->encode(c.type, encoded[i].data());
       values.push_back(encoded[i].data());
       nulls.push_back(isNull);
     }

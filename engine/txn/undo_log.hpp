@@ -27,6 +27,10 @@ class UndoLog {
   void logAction(std::function<void()> undo);
 
   size_t size() const { return entries_.size(); }
+  // When the transaction began (microseconds since 1970, UTC): CURRENT_TIMESTAMP for each of its
+  // statements, handed to their QueryContexts (the session stamps it as a transaction begins).
+  void beginTransactionAt(int64_t micros) { transactionTime_ = micros; }
+  int64_t transactionTime() const { return transactionTime_; }
   // Where a statement begins: rollbackTo(savepoint()) undoes exactly what came after.
   size_t savepoint() {
     sealed_ = entries_.size();
@@ -38,6 +42,7 @@ class UndoLog {
   void commit();
 
  private:
+  int64_t transactionTime_ = 0;
   enum class Kind : uint8_t { Insert, Delete, Update, Action };
   struct Entry {
     Kind kind;

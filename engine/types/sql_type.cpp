@@ -16,6 +16,9 @@ std::string SqlType::name() const {
     case TypeId::Varchar: return length ? "VARCHAR(" + std::to_string(length) + ")" : "VARCHAR";
     case TypeId::Text: return "TEXT";
     case TypeId::Date: return "DATE";
+    case TypeId::Timestamp: return "TIMESTAMP";
+    case TypeId::Time: return "TIME";
+    case TypeId::Interval: return "INTERVAL";
   }
   return "?";
 }

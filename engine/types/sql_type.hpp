@@ -10,13 +10,16 @@
 //   DOUBLE PRECISION double
 //   CHAR/VARCHAR/TEXT StringRef (16 bytes, see string_ref.hpp)
 //   DATE             int32_t days since 1970-01-01
+//   TIMESTAMP        int64_t microseconds since 1970-01-01 00:00:00 (timestamp.hpp says why 1970)
+//   TIME             int64_t microseconds since midnight
+//   INTERVAL         16 bytes: int64_t microseconds, int32_t days, int32_t months (interval.hpp)
 //   NULL (type of the NULL literal before it is given a type)
 #include <cstdint>
 #include <string>
 
 namespace hyrax {
 
-enum class TypeId : uint8_t { Null, Bool, Int16, Int32, Int64, Decimal, Float32, Float64, Char, Varchar, Text, Date };
+enum class TypeId : uint8_t { Null, Bool, Int16, Int32, Int64, Decimal, Float32, Float64, Char, Varchar, Text, Date, Timestamp, Time, Interval };
 
 struct SqlType {
   TypeId id = TypeId::Null;
@@ -39,6 +42,9 @@ struct SqlType {
   static SqlType varchar(uint32_t n, bool nullable = true) { return {TypeId::Varchar, 0, 0, n, nullable}; }
   static SqlType text(bool nullable = true) { return {TypeId::Text, 0, 0, 0, nullable}; }
   static SqlType date(bool nullable = true) { return {TypeId::Date, 0, 0, 0, nullable}; }
+  static SqlType timestamp(bool nullable = true) { return {TypeId::Timestamp, 0, 0, 0, nullable}; }
+  static SqlType time(bool nullable = true) { return {TypeId::Time, 0, 0, 0, nullable}; }
+  static SqlType interval(bool nullable = true) { return {TypeId::Interval, 0, 0, 0, nullable}; }
 
   SqlType withNullable(bool n) const {
     SqlType t = *this;
@@ -51,6 +57,9 @@ struct SqlType {
   bool isFloat() const { return id == TypeId::Float32 || id == TypeId::Float64; }
   bool isNumeric() const { return isInteger() || isFloat() || id == TypeId::Decimal; }
   bool isString() const { return id == TypeId::Char || id == TypeId::Varchar || id == TypeId::Text; }
+  bool isDateTime() const { return id == TypeId::Date || id == TypeId::Timestamp || id == TypeId::Time; }
+  // Values of two 64-bit words in generated code (SqlValue::v and ::hi): strings and intervals.
+  bool isTwoWords() const { return isString() || id == TypeId::Interval; }
 
   // Same type ignoring nullability.
   bool sameAs(const SqlType& o) const {
@@ -61,8 +70,8 @@ struct SqlType {
   // Bytes one value takes in storage, result chunks and materialized rows. Inline: every value
   // access of the storage and the runtime computes it.
   uint32_t byteWidth() const {
-    static constexpr uint8_t kWidths[] = {1, 1, 2, 4, 8, 8, 4, 8, 16, 16, 16, 4};
-    static_assert(sizeof kWidths == static_cast<size_t>(TypeId::Date) + 1);
+    static constexpr uint8_t kWidths[] = {1, 1, 2, 4, 8, 8, 4, 8, 16, 16, 16, 4, 8, 8, 16};
+    static_assert(sizeof kWidths == static_cast<size_t>(TypeId::Interval) + 1);
     return kWidths[static_cast<uint8_t>(id)];
   }
   // SQL spelling: "INTEGER", "DECIMAL(12,2)", "VARCHAR(25)".

@@ -16,7 +16,7 @@ int64_t parseInt(std::string_view s, TypeId target);  // range-checked for SMALL
 // Decimal text -> value scaled by 10^scale, rounded half away from zero; checks precision.
 int64_t parseDecimal(std::string_view s, uint8_t precision, uint8_t scale);
 double parseDouble(std::string_view s);
-int32_t parseDate(std::string_view s);  // 'YYYY-MM-DD' -> days since 1970-01-01
+int32_t parseDate(std::string_view s);  // 'YYYY-MM-DD[ HH:MM:SS]' -> days since 1970-01-01 (the time dropped)
 
 std::string formatDecimal(int64_t scaled, uint8_t scale);  // 1250,2 -> "12.50"
 std::string formatDouble(double d);                        // shortest text that reads back equal

@@ -1,7 +1,9 @@
 #include "engine/types/value.hpp"
 
+#include "engine/types/interval.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 
 #include <cstring>
 
@@ -26,6 +28,9 @@ std::string Value::toString() const {
     case TypeId::Float32: return text::formatFloat(static_cast<float>(f_));
     case TypeId::Float64: return text::formatDouble(f_);
     case TypeId::Date: return text::formatDate(static_cast<int32_t>(i_));
+    case TypeId::Timestamp: return text::formatTimestamp(i_);
+    case TypeId::Time: return text::formatTime(i_);
+    case TypeId::Interval: return text::formatInterval(text::Interval::fromWords(i_, hi_));
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: return s_;
@@ -46,7 +51,10 @@ void Value::encode(const SqlType& t, void* dst) const {
     case TypeId::Int32:
     case TypeId::Date: store(static_cast<int32_t>(asInt())); break;
     case TypeId::Int64:
-    case TypeId::Decimal: store(asInt()); break;
+    case TypeId::Decimal:
+    case TypeId::Timestamp:
+    case TypeId::Time: store(asInt()); break;
+    case TypeId::Interval: store(text::Interval::fromWords(i_, hi_)); break;
     case TypeId::Float32: store(static_cast<float>(asDouble())); break;
     case TypeId::Float64: store(asDouble()); break;
     case TypeId::Char:
@@ -70,6 +78,12 @@ Value Value::decode(const SqlType& t, const void* p) {
     case TypeId::Float32: return Value::float32(load(float{}));
     case TypeId::Float64: return Value::float64(load(double{}));
     case TypeId::Date: return Value::date(load(int32_t{}));
+    case TypeId::Timestamp: return Value::timestamp(load(int64_t{}));
+    case TypeId::Time: return Value::time(load(int64_t{}));
+    case TypeId::Interval: {
+      auto iv = load(text::Interval{});
+      return Value::interval(iv.micros, iv.high());
+    }
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: {

@@ -22,6 +22,15 @@ class Value {
     return integral(SqlType::decimal(precision, scale, false), scaled);
   }
   static Value date(int32_t days) { return integral(SqlType::date(false), days); }
+  static Value timestamp(int64_t micros) { return integral(SqlType::timestamp(false), micros); }
+  static Value time(int64_t micros) { return integral(SqlType::time(false), micros); }
+  // An INTERVAL: microseconds as the integral payload, days and months as the second word
+  // (text::Interval::high()).
+  static Value interval(int64_t micros, uint64_t high) {
+    Value v = integral(SqlType::interval(false), micros);
+    v.hi_ = high;
+    return v;
+  }
   static Value float32(float f) { Value v; v.type_ = SqlType::float32(false); v.null_ = false; v.f_ = f; return v; }
   static Value float64(double f) { Value v; v.type_ = SqlType::float64(false); v.null_ = false; v.f_ = f; return v; }
   static Value string(std::string s, SqlType t = SqlType::text(false)) {
@@ -31,8 +40,10 @@ class Value {
   const SqlType& type() const { return type_; }
   bool isNull() const { return null_; }
 
-  // Integral payload: BOOLEAN (0/1), SMALLINT/INTEGER/BIGINT, DECIMAL (scaled), DATE (days).
+  // Integral payload: BOOLEAN (0/1), SMALLINT/INTEGER/BIGINT, DECIMAL (scaled), DATE (days),
+  // TIMESTAMP and TIME (microseconds), INTERVAL's microseconds (its days and months: high()).
   int64_t asInt() const { return i_; }
+  uint64_t high() const { return hi_; }
   bool asBool() const { return i_ != 0; }
   double asDouble() const { return f_; }  // REAL and DOUBLE PRECISION
   const std::string& asString() const { return s_; }
@@ -54,6 +65,7 @@ class Value {
   SqlType type_ = SqlType::null();
   bool null_ = true;
   int64_t i_ = 0;
+  uint64_t hi_ = 0;  // INTERVAL only
   double f_ = 0;
   std::string s_;
 };

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/txn/undo_log.hpp"
 #include "engine/types/string_ref.hpp"
 #include "sql/api/table_writer.hpp"
 
@@ -114,6 +115,7 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
     ctx = std::make_shared<QueryContext>(outputTypes(s.plan), cancel);
     if (!parameters.empty()) ctx->parameters() = parameters;
     ctx->setUndo(&undo);
+    if (undo.transactionTime()) ctx->setTransactionTime(undo.transactionTime());
     s.compiled->run(*ctx);
     chunks = ctx->takeResults();
   } else {

@@ -12,6 +12,7 @@
 #include "sql/api/session_settings.hpp"
 #include "sql/api/text_result.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/timestamp.hpp"
 #include "engine/util/on_exit.hpp"
 #include "engine/txn/serial_executor.hpp"
 #include "engine/txn/undo_log.hpp"
@@ -108,8 +109,10 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
       std::optional<QueryResult> answer;
       try {
         try {
+          // now() in a READ ONLY block is the block's start, as on the executor
+          int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
           std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(
-              {std::string(sql), origin, settings_->values(), snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0});
+              {std::string(sql), origin, settings_->values(), snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0, now});
           answer = query->finish(cancel_, &snapshotPid_);
         } catch (const Error&) {
           // The snapshot process was gone (killed from outside), and the query with it: once
@@ -190,6 +193,7 @@ void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
 QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRequest& request) {
   Connection con(db);
   con.settings_->restore(request.settings);
+  con.undo_->beginTransactionAt(request.transactionTime);  // the session's, not this process's clock
   // This process runs this one query: it yields to the executor's transactions as asked.
   setpriority(PRIO_PROCESS, 0, con.settings_->analyticsNice());
   if (request.hookOwner) {  // the owner's copy in this process, as it was at the fork
@@ -228,6 +232,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
         return r;
       }
       txn_ = TransactionState::InBlock;
+      undo_->beginTransactionAt(text::clockMicros());  // now() for the whole block, as in PostgreSQL
       readOnly_ = t.readOnly;
       // A READ ONLY block on snapshots leaves the executor to others: its queries run on one
       // snapshot, which no one's later commits change.
@@ -337,6 +342,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
 QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
   ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
   const size_t savepoint = undo_->savepoint();
+  if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {
     QueryResult r = statement();
     if (txn_ == TransactionState::Idle) undo_->commit();
@@ -509,6 +515,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       }, progress_,
                       [&](Table& table, uint64_t first) { sql::finishLoad(catalog, undo, table, first, &cancel_); }};
       ctx.cancel = &cancel_;
+      ctx.transactionTime = undo.transactionTime();
       QueryResult r = executeCopy(static_cast<const ast::CopyStmt&>(*stmt), ctx);
       r.times = times;
       return r;

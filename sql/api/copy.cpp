@@ -94,7 +94,7 @@ std::string megabytes(uint64_t bytes) { return std::to_string(bytes >> 20) + " M
 
 QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& table) {
   CopyFormat format = formatOf(s);
-  LoadTarget target{&table, targetColumns(s, table), s.stdio ? "STDIN" : s.file};
+  LoadTarget target{&table, targetColumns(s, table), s.stdio ? "STDIN" : s.file, ctx.transactionTime};
   DelimitedReader::Source source;
   std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, &std::fclose);
   if (s.stdio) {

@@ -24,6 +24,7 @@ struct CopyContext {
   // leaves the table as before the load and throws.
   std::function<void(Table&, uint64_t firstRow)> afterLoad;
   const std::atomic<bool>* cancel = nullptr;  // set: COPY FROM stops with 57014 (checked per block read)
+  int64_t transactionTime = 0;                 // for DEFAULT now() columns COPY FROM leaves out
 };
 
 QueryResult executeCopy(const ast::CopyStmt& stmt, const CopyContext& ctx);

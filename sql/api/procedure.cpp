@@ -48,6 +48,7 @@ class Call final : public ProgramHost {
     else
       ctx_ = std::make_shared<QueryContext>(std::vector<SqlType>{}, cancel);
     ctx_->setUndo(&undo_);  // for the writes whose plans hand their row to the table (RowWriter)
+    if (undo_.transactionTime()) ctx_->setTransactionTime(undo_.transactionTime());  // now() in the body
   }
   ~Call() override {
     loops_.clear();

@@ -61,7 +61,7 @@ void writeType(Writer& w, const SqlType& t) {
 SqlType readType(Reader& r) {
   SqlType t;
   auto id = r.pod<uint8_t>();
-  if (id > static_cast<uint8_t>(TypeId::Date)) throw Reader::malformed();
+  if (id > static_cast<uint8_t>(TypeId::Interval)) throw Reader::malformed();
   t.id = static_cast<TypeId>(id);
   t.precision = r.pod<uint8_t>();
   t.scale = r.pod<uint8_t>();
@@ -214,6 +214,7 @@ std::string encodeRequest(const SnapshotRequest& r) {
     w.str(value);
   }
   w.pod(r.hookOwner);
+  w.pod(r.transactionTime);
   w.pod('Z');
   return std::move(w.out);
 }
@@ -232,6 +233,7 @@ SnapshotRequest decodeRequest(const std::string& bytes) {
     r.settings.emplace_back(std::move(name), in.str());
   }
   r.hookOwner = in.pod<uint64_t>();
+  r.transactionTime = in.pod<int64_t>();
   if (in.pod<char>() != 'Z' || !in.atEnd()) throw Reader::malformed();
   return r;
 }

@@ -17,6 +17,7 @@ struct SnapshotRequest {
   SourcePos origin;
   std::vector<std::pair<std::string, std::string>> settings;  // the session's SET values
   uint64_t hookOwner = 0;  // tests: the Connection whose hook the worker runs (in its own copy)
+  int64_t transactionTime = 0;  // CURRENT_TIMESTAMP: the session's transaction's start
 };
 std::string encodeRequest(const SnapshotRequest& r);
 SnapshotRequest decodeRequest(const std::string& bytes);  // XX000 when malformed

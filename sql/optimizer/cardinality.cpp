@@ -55,6 +55,7 @@ double CardinalityModel::distinctValues(const Expr& e, double rows, int depth) c
       double d = distinctValues(*e.args[0], rows, depth + 1);
       if (e.field == DateField::Month) return std::min(d, 12.0);
       if (e.field == DateField::Day) return std::min(d, 31.0);
+      if (e.field != DateField::Year || e.args[0]->type.id != TypeId::Date) return d;
       if (const ColumnStatistics* s = stats(*e.args[0]); s && s->hasRange)
         return std::min(d, std::floor((s->max - s->min) / 365.25) + 2);  // days to years, both ends partial
       return d;
@@ -82,11 +83,11 @@ double CardinalityModel::distinctOf(const IU* iu, double rows, int depth) const 
 
 namespace {
 
-// A constant's value on the scale statistics use (integers, days, unscaled DECIMAL).
+// A constant's value on the scale statistics use (integers, days, microseconds, unscaled DECIMAL).
 bool numericConstant(const Expr& e, double& v) {
   if (e.kind != ExprKind::Constant || e.value.isNull()) return false;
   const SqlType& t = e.value.type();
-  if (t.isInteger() || t.id == TypeId::Date || t.id == TypeId::Decimal) {
+  if (t.isInteger() || t.isDateTime() || t.id == TypeId::Decimal) {
     v = static_cast<double>(e.value.asInt());
     return true;
   }

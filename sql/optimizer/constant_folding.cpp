@@ -5,6 +5,7 @@
 
 #include "engine/types/int128.hpp"
 #include "engine/types/text_format.hpp"
+#include "sql/optimizer/datetime_folding.hpp"
 
 namespace hyrax::sql {
 
@@ -33,6 +34,8 @@ Value integral(TypeId id, int64_t x, const SqlType& t) {
     case TypeId::Int32: return Value::int32(static_cast<int32_t>(x));
     case TypeId::Int64: return Value::int64(x);
     case TypeId::Date: return Value::date(static_cast<int32_t>(x));
+    case TypeId::Timestamp: return Value::timestamp(x);
+    case TypeId::Time: return Value::time(x);
     case TypeId::Decimal: return Value::decimal(x, t.precision, t.scale);
     default: return Value::int64(x);
   }
@@ -50,6 +53,7 @@ int64_t checkRange(int64_t x, TypeId id, SourcePos pos) {
 std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) {
   const SqlType& from = v.type();
   try {
+    if (auto r = foldDateTimeCast(v, to)) return r;
     if (from.isString()) {
       const std::string& s = v.asString();
       switch (to.id) {
@@ -116,6 +120,7 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
   auto overflow = [&]() -> Value {
     throw Error(sqlstate::NumericOutOfRange, t.name() + " out of range", e.pos);
   };
+  if (t.id == TypeId::Timestamp || t.id == TypeId::Interval || t.id == TypeId::Time) return foldDateTimeArith(e, a, b);
   if (a.type().isFloat() || a.type().isString() || b.type().isFloat()) {
     if (!a.type().isFloat()) return std::nullopt;
     double x = a.asDouble(), y = b.asDouble(), r = 0;
@@ -165,7 +170,9 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
 
 std::optional<Value> foldCompare(const Expr& e, const Value& a, const Value& b) {
   int c;
-  if (a.type().isString()) {
+  if (a.type().id == TypeId::Interval) {
+    c = compareIntervalValues(a, b);
+  } else if (a.type().isString()) {
     c = a.asString().compare(b.asString());
   } else if (a.type().isFloat()) {
     double x = a.asDouble(), y = b.asDouble();
@@ -231,6 +238,7 @@ ExprPtr foldNode(ExprPtr e) {
       return e;
     case ExprKind::Arith:
     case ExprKind::Compare: {
+      if (ExprPtr dates = dateComparedWithTimestamp(*e)) return dates;
       if (!allConst()) return e;
       const Value& a = e->args[0]->value;
       const Value& b = e->args[1]->value;

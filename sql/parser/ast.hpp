@@ -23,7 +23,7 @@ enum class ExprKind : uint8_t {
   String,     // text holds the characters
   Boolean,    // boolValue
   Null,
-  TypedLiteral,  // DATE 'text' (type), INTERVAL 'text' unit (type Null, text, unit)
+  TypedLiteral,  // DATE/TIMESTAMP/TIME 'text' (type), INTERVAL 'text' [unit] (type INTERVAL, text, unit)
   Unary,      // op in {"-", "+", "NOT"}
   Binary,     // op in {"+","-","*","/","%","||","=","<>","<","<=",">",">=","AND","OR"}
   IsNull,     // args[0] IS [NOT] NULL

@@ -236,28 +236,29 @@ ExprPtr Parser::primary() {
       e->boolValue = t_[i_++].text == "true";
       return e;
     }
-    if (is("date") && ahead(1).kind == TokenKind::String) {
-      ++i_;
+    if ((is("date") || is("timestamp") || is("time")) && ahead(1).kind == TokenKind::String) {
       auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
-      e->type = SqlType::date(false);
+      const std::string& name = t_[i_++].text;
+      e->type = name == "date" ? SqlType::date(false) : name == "time" ? SqlType::time(false) : SqlType::timestamp(false);
       e->text = t_[i_++].text;
       return e;
     }
     if (is("interval") && ahead(1).kind == TokenKind::String) {
       ++i_;
       auto e = std::make_unique<Expr>(ExprKind::TypedLiteral, pos);
-      e->type = SqlType::null();
+      e->type = SqlType::interval(false);
       e->text = t_[i_++].text;
-      if (cur().kind == TokenKind::Identifier && (is("day") || is("month") || is("year"))) {
+      if (cur().kind == TokenKind::Identifier &&
+          (is("day") || is("month") || is("year") || is("hour") || is("minute") || is("second"))) {
         e->unit = t_[i_++].text;
         if (is("(") && ahead(1).kind == TokenKind::Integer && ahead(2).is(")")) i_ += 3;  // DAY (3): a precision
       }
       return e;
     }
-    if (is("current_date") && !ahead(1).is("(")) {  // SQL's niladic function: no parentheses
-      ++i_;
+    // SQL's niladic functions: no parentheses.
+    if ((is("current_date") || is("current_timestamp") || is("localtimestamp")) && !ahead(1).is("(")) {
       auto e = std::make_unique<Expr>(ExprKind::Function, pos);
-      e->name = "current_date";
+      e->name = t_[i_++].text;
       return e;
     }
     if (accept("case")) return caseExpr(pos);

@@ -262,6 +262,25 @@ SqlType Parser::typeName() {
   }
   if (accept("text")) return SqlType::text();
   if (accept("date")) return SqlType::date();
+  if (is("timestamp") || is("time")) {
+    // TIMESTAMP [(6)] [WITHOUT TIME ZONE], TIME likewise: microseconds, no time zone.
+    bool time = t_[i_++].text == "time";
+    if (accept("(")) {
+      uint32_t p = unsignedNumber();
+      expect(")");
+      if (p != 6)
+        throw Error(sqlstate::FeatureNotSupported, std::string(time ? "TIME" : "TIMESTAMP") + "(" + std::to_string(p) +
+                                                       ") is not supported yet: fractions are kept to microseconds (6)", pos);
+    }
+    if (accept("without")) {
+      expect("time");
+      expect("zone");
+    } else if (is("with") && ahead(1).is("time")) {
+      throw Error(sqlstate::FeatureNotSupported, std::string(time ? "TIME" : "TIMESTAMP") + " WITH TIME ZONE is not supported yet", pos);
+    }
+    return time ? SqlType::time() : SqlType::timestamp();
+  }
+  if (accept("interval")) return SqlType::interval();
   if (accept("decimal") || accept("numeric")) {
     uint32_t p = 18, s = 0;
     if (accept("(")) {

@@ -17,6 +17,14 @@ std::string joined(const std::vector<std::string>& names) {
   return s;
 }
 
+// CURRENT_TIMESTAMP, now(), LOCALTIMESTAMP or CURRENT_DATE, cast or not: a default computed per
+// row (ColumnDef::defaultNow) rather than folded once at CREATE TABLE.
+bool readsOnlyTheClock(const plan::Expr& e) {
+  if (e.kind == plan::ExprKind::Cast) return readsOnlyTheClock(*e.args[0]);
+  return e.kind == plan::ExprKind::Call &&
+         (e.func == plan::ScalarFunc::CurrentTimestamp || e.func == plan::ScalarFunc::CurrentDate);
+}
+
 }  // namespace
 
 TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& stmt) {
@@ -65,6 +73,10 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
     plan::QueryPlan scratch;
     SelectBinder b(catalog, scratch);
     plan::ExprPtr e = foldConstants(assignTo(b.bindExpr(*c.defaultValue, Clause::Values), def.columns[i], c.defaultValue->pos));
+    if (readsOnlyTheClock(*e) && c.type.isDateTime()) {
+      def.columns[i].defaultNow = true;
+      continue;
+    }
     if (e->kind != plan::ExprKind::Constant)
       throw Error(sqlstate::FeatureNotSupported, "the default of column \"" + c.name + "\" must be a constant", c.defaultValue->pos);
     if (!e->value.isNull()) def.columns[i].defaultValue = e->value;

@@ -23,6 +23,11 @@ ExprPtr assignTo(ExprPtr e, const ColumnDef& column, SourcePos pos) {
 }
 
 ExprPtr defaultOf(const ColumnDef& column, SourcePos pos) {
+  if (column.defaultNow) {  // the transaction's time, read when the row is computed
+    auto now = std::make_unique<Expr>(plan::ExprKind::Call, SqlType::timestamp(false), pos);
+    now->func = plan::ScalarFunc::CurrentTimestamp;
+    return castTo(std::move(now), column.type.withNullable(true));
+  }
   return Expr::constant(column.defaultValue ? *column.defaultValue : Value::null(column.type.withNullable(true)), pos);
 }
 

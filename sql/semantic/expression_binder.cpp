@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/types/datetime_fields.hpp"
+#include "engine/types/interval.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/timestamp.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -233,15 +236,20 @@ ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
     case ast::ExprKind::Boolean: return Expr::constant(Value::boolean(e.boolValue), e.pos);
     case ast::ExprKind::Null: return Expr::constant(Value(), e.pos);
     case ast::ExprKind::TypedLiteral:
-      if (e.type.id == TypeId::Date) {
-        try {
-          return Expr::constant(Value::date(text::parseDate(e.text)), e.pos);
-        } catch (Error& err) {
-          err.setPosIfUnknown(e.pos);
-          throw;
+      try {
+        switch (e.type.id) {
+          case TypeId::Date: return Expr::constant(Value::date(text::parseDate(e.text)), e.pos);
+          case TypeId::Timestamp: return Expr::constant(Value::timestamp(text::parseTimestamp(e.text)), e.pos);
+          case TypeId::Time: return Expr::constant(Value::time(text::parseTime(e.text)), e.pos);
+          default: {
+            text::Interval iv = text::parseInterval(e.text, e.unit);
+            return Expr::constant(Value::interval(iv.micros, iv.high()), e.pos);
+          }
         }
+      } catch (Error& err) {
+        err.setPosIfUnknown(e.pos);
+        throw;
       }
-      throw Error(sqlstate::FeatureNotSupported, "an INTERVAL can only be added to or subtracted from a date yet", e.pos);
     default: break;
   }
   throw Error(sqlstate::InternalError, "not a literal", e.pos);
@@ -256,20 +264,30 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     }
     return bindAggregate(e, clause);
   }
-  if (e.name == "extract" && !e.unit.empty() && e.args.size() == 1) {
-    ExprPtr arg = bindExpr(*e.args[0], clause);
-    plan::DateField field;
-    if (e.unit == "year") field = plan::DateField::Year;
-    else if (e.unit == "month") field = plan::DateField::Month;
-    else if (e.unit == "day") field = plan::DateField::Day;
-    else throw Error(sqlstate::FeatureNotSupported, "EXTRACT(" + e.unit + " FROM ...) is not supported yet", e.pos);
-    if (arg->type.id != TypeId::Date && arg->type.id != TypeId::Null)
-      throw Error(sqlstate::UndefinedFunction, "function extract(" + e.unit + " from " + arg->type.name() + ") does not exist",
+  bool datePart = e.name == "date_part" && e.args.size() == 2 && e.args[0]->kind == ast::ExprKind::String;
+  if ((e.name == "extract" && !e.unit.empty() && e.args.size() == 1) || datePart) {
+    // EXTRACT gives integers for whole fields and DECIMAL(18,6) (or 3) for fractional ones, as
+    // PostgreSQL's numeric prints them; date_part gives DOUBLE PRECISION, as PostgreSQL's does.
+    const std::string& unit = datePart ? e.args[0]->text : e.unit;
+    ExprPtr arg = bindExpr(*e.args.back(), clause);
+    if (arg->type.isNull()) arg = castTo(std::move(arg), SqlType::timestamp());  // a NULL literal: NULL
+    if (arg->kind == ExprKind::Constant && arg->type.isString()) arg = makeCast(std::move(arg), SqlType::timestamp(), e.pos);
+    TypeId t = arg->type.id;
+    if (t != TypeId::Date && t != TypeId::Timestamp && t != TypeId::Time && t != TypeId::Interval)
+      throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + unit + " from " + arg->type.name() + ") does not exist",
                   e.pos);
-    if (arg->type.id == TypeId::Null) arg = castTo(std::move(arg), SqlType::date());  // a NULL literal is a NULL date
-    auto x = std::make_unique<Expr>(ExprKind::Extract, SqlType::int32(arg->type.nullable), e.pos);
+    plan::DateField field;
+    if (!text::dateTimeFieldNamed(unit, field))
+      throw Error(sqlstate::InvalidParameter, "unit \"" + unit + "\" not recognized for type " + arg->type.name(), e.pos);
+    if (!text::hasDateTimeField(t, field))
+      throw Error(sqlstate::FeatureNotSupported, "unit \"" + unit + "\" not supported for type " + arg->type.name(), e.pos);
+    int scale = text::extractScale(t, field);
+    bool wide = field == plan::DateField::Epoch || field == plan::DateField::Microsecond || t == TypeId::Interval;
+    SqlType type = scale ? SqlType::decimal(18, static_cast<uint8_t>(scale)) : wide ? SqlType::int64() : SqlType::int32();
+    auto x = std::make_unique<Expr>(ExprKind::Extract, type.withNullable(arg->type.nullable), e.pos);
     x->field = field;
     x->args.push_back(std::move(arg));
+    if (datePart) return castTo(std::move(x), SqlType::float64());
     return x;
   }
   if (ExprPtr f = bindScalarFunction(e, clause)) return f;
@@ -340,9 +358,6 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
         args.push_back(sub(1));
         return makeLogic(op == "AND" ? ExprKind::And : ExprKind::Or, std::move(args), e.pos);
       }
-      auto isInterval = [](const ast::Expr& x) { return x.kind == ast::ExprKind::TypedLiteral && x.type.isNull(); };
-      if ((op == "+" || op == "-") && isInterval(*e.args[1])) return addInterval(sub(0), *e.args[1], op == "-", e.pos);
-      if (op == "+" && isInterval(*e.args[0])) return addInterval(sub(1), *e.args[0], false, e.pos);
       ExprPtr a = sub(0), b = sub(1);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
       static const std::pair<const char*, plan::ArithOp> arith[] = {{"+", plan::ArithOp::Add}, {"-", plan::ArithOp::Sub},

@@ -41,7 +41,7 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   static const char* const kNames[] = {"substring", "substr", "ascii", "upper",  "lower", "char_length", "character_length",
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
-                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date",
+                                       "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date", "current_timestamp", "localtimestamp", "now",
                                        "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
                                        "split_part", "chr"};
   bool known = false;
@@ -236,6 +236,12 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     count(0, 0);
     return call(ScalarFunc::CurrentDate, SqlType::date(false), std::move(args), e.pos);
   }
+  if (e.name == "current_timestamp" || e.name == "localtimestamp" || e.name == "now") {
+    // The transaction's start; no time zones yet, so CURRENT_TIMESTAMP and now() are TIMESTAMPs
+    // in UTC (PostgreSQL's are TIMESTAMPTZ, printed in the session's time zone).
+    count(0, 0);
+    return call(ScalarFunc::CurrentTimestamp, SqlType::timestamp(false), std::move(args), e.pos);
+  }
   if (e.name == "sqrt" || e.name == "power") {
     count(e.name == "sqrt" ? 1 : 2, e.name == "sqrt" ? 1 : 2);
     for (size_t i = 0; i < args.size(); ++i) toDouble(i);
@@ -282,39 +288,6 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   arms.push_back(makeNegate(args[0]->clone(), e.pos));
   arms.push_back(std::move(args[0]));
   return makeCase(std::move(arms), true, e.pos);
-}
-
-ExprPtr SelectBinder::addInterval(ExprPtr date, const ast::Expr& interval, bool subtract, SourcePos pos) {
-  // The quantity: an integer, optionally signed ('-3').
-  std::string t = interval.text;
-  size_t b = t.find_first_not_of(' '), e = t.find_last_not_of(' ');
-  t = b == std::string::npos ? "" : t.substr(b, e - b + 1);
-  size_t digits = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
-  if (t.size() == digits || t.size() - digits > 9 || t.find_first_not_of("0123456789", digits) != std::string::npos)
-    throw Error(sqlstate::InvalidDatetime, "invalid input syntax for type interval: \"" + interval.text + "\"", interval.pos);
-  int64_t n = std::stoll(t);
-  if (subtract) n = -n;
-  if (interval.unit.empty())
-    throw Error(sqlstate::FeatureNotSupported, "INTERVAL needs a unit (DAY, MONTH or YEAR)", interval.pos);
-  if (date->kind == ExprKind::Constant && date->type.isString()) date = castTo(std::move(date), SqlType::date(false));
-  if (date->type.id != TypeId::Date && !date->type.isNull())
-    throw Error(sqlstate::UndefinedFunction,
-                "operator does not exist: " + date->type.name() + (subtract ? " - " : " + ") + "interval", pos);
-  if (interval.unit == "day")
-    return makeArith(plan::ArithOp::Add, std::move(date), Expr::constant(Value::int32(static_cast<int32_t>(n))), pos);
-  int64_t months = interval.unit == "year" ? n * 12 : n;
-  std::vector<ExprPtr> args;
-  args.push_back(foldConstants(std::move(date)));
-  if (args[0]->kind == ExprKind::Constant) {  // folded here: the runtime call would run per row
-    if (args[0]->value.isNull()) return std::move(args[0]);
-    int32_t d = text::addMonths(static_cast<int32_t>(args[0]->value.asInt()), months);
-    if (d == text::kNoDate) throw Error(sqlstate::DatetimeOutOfRange, "date out of range", pos);
-    return Expr::constant(Value::date(d), pos);
-  }
-  // Beyond 10,000 years every date leaves the range: a shift clamped there still fails the same.
-  months = std::clamp<int64_t>(months, -120'012, 120'012);
-  args.push_back(Expr::constant(Value::int32(static_cast<int32_t>(months))));
-  return call(ScalarFunc::AddMonths, SqlType::date(), std::move(args), pos);
 }
 
 }  // namespace hyrax::sql

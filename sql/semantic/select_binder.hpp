@@ -89,7 +89,6 @@ class SelectBinder {
   // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
   // date +/- INTERVAL 'n' DAY|MONTH|YEAR (scalar_functions.cpp).
-  plan::ExprPtr addInterval(plan::ExprPtr date, const ast::Expr& interval, bool subtract, SourcePos pos);
   // After GROUP BY: an expression equal to a grouping expression reads the group's IU.
   std::optional<plan::ExprPtr> matchGroup(const ast::Expr& e);
 

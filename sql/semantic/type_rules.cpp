@@ -69,6 +69,10 @@ std::optional<SqlType> commonType(const SqlType& a, const SqlType& b) {
   }
   if (a.id == TypeId::Bool && b.id == TypeId::Bool) return SqlType::boolean(nullable);
   if (a.id == TypeId::Date && b.id == TypeId::Date) return SqlType::date(nullable);
+  // A DATE beside a TIMESTAMP is its midnight, as in PostgreSQL.
+  auto dateOrTimestamp = [](TypeId t) { return t == TypeId::Date || t == TypeId::Timestamp; };
+  if (dateOrTimestamp(a.id) && dateOrTimestamp(b.id)) return SqlType::timestamp(nullable);
+  if ((a.id == TypeId::Time || a.id == TypeId::Interval) && a.id == b.id) return a.withNullable(nullable);
   int ra = rank(a.id), rb = rank(b.id);
   if (!ra || !rb) return std::nullopt;
   if (a.isFloat() || b.isFloat()) {
@@ -97,6 +101,8 @@ bool castable(const SqlType& from, const SqlType& to) {
   bool fromNum = from.isNumeric() || from.id == TypeId::Bool;
   bool toNum = to.isNumeric() || to.id == TypeId::Bool;
   if (fromNum && toNum) return !(from.isFloat() && to.id == TypeId::Bool);
+  if (from.id == TypeId::Date) return to.id == TypeId::Timestamp;
+  if (from.id == TypeId::Timestamp) return to.id == TypeId::Date || to.id == TypeId::Time;
   return false;
 }
 
@@ -111,10 +117,14 @@ ExprPtr makeCast(ExprPtr a, const SqlType& to, SourcePos pos) {
 }
 
 ExprPtr makeArith(plan::ArithOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
+  // A quoted literal beside an INTERVAL is a point in time ('2024-01-01' + INTERVAL '1 day').
+  for (ExprPtr* x : {&a, &b})
+    if (isStringLiteral(**x) && (x == &a ? b : a)->type.id == TypeId::Interval) *x = castTo(std::move(*x), SqlType::timestamp(false));
   adoptLiteral(a, b);
   const char* sym = plan::toString(op);
   bool nullable = a->type.nullable || b->type.nullable || a->type.isNull() || b->type.isNull();
   SqlType result;
+  if (ExprPtr e = makeDateTimeArith(op, a, b, pos)) return e;
   // DATE +/- integer days, DATE - DATE = days.
   if (a->type.id == TypeId::Date || b->type.id == TypeId::Date) {
     if (a->type.id == TypeId::Date && b->type.id == TypeId::Date && op == plan::ArithOp::Sub) {
@@ -219,7 +229,7 @@ ExprPtr makeLogic(ExprKind kind, std::vector<ExprPtr> args, SourcePos pos) {
 }
 
 ExprPtr makeNegate(ExprPtr a, SourcePos pos) {
-  if (!a->type.isNumeric() && !a->type.isNull())
+  if (!a->type.isNumeric() && !a->type.isNull() && a->type.id != TypeId::Interval)
     throw Error(sqlstate::UndefinedFunction, "operator does not exist: - " + a->type.name(), pos);
   if (a->type.isNull()) a = castTo(std::move(a), SqlType::int32());
   auto e = std::make_unique<Expr>(ExprKind::Negate, a->type, pos);

@@ -30,6 +30,9 @@ plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool 
 // args: when, then, when, then, ..., [else]
 plan::ExprPtr makeCase(std::vector<plan::ExprPtr> args, bool hasElse, SourcePos pos);
 plan::ExprPtr makeCast(plan::ExprPtr a, const SqlType& to, SourcePos pos);
+// Arithmetic on TIMESTAMP and INTERVAL values (datetime_rules.cpp): nullptr when neither operand
+// is one, else the expression or 42883. The operands are moved from only when it applies.
+plan::ExprPtr makeDateTimeArith(plan::ArithOp op, plan::ExprPtr& a, plan::ExprPtr& b, SourcePos pos);
 
 // A condition (WHERE, ON, HAVING, CASE WHEN) must be boolean: 42804 otherwise.
 void requireBoolean(const plan::Expr& e, const char* clause);

@@ -243,7 +243,8 @@ Sql QueryGenerator::expr(Type t, const Scope& sc, int depth) {
         case 3: {
           int n = rng_.range(-30, 30);
           Sql dt = expr(t, sc, d);
-          return {"(" + dt.h + " + INTERVAL '" + std::to_string(n) + "' DAY)",
+          // date + interval is a TIMESTAMP (as in PostgreSQL): cast back to the DATE SQLite's date() gives.
+          return {"CAST(" + dt.h + " + INTERVAL '" + std::to_string(n) + "' DAY AS DATE)",
                   "date(" + dt.s + ", '" + (n < 0 ? "-" : "+") + std::to_string(n < 0 ? -n : n) + " days')"};
         }
         case 4: return "CASE WHEN " + predicate(sc, d) + " THEN " + expr(t, sc, d) + " ELSE " + expr(t, sc, d) + " END";
