@@ -54,9 +54,7 @@ std::unique_ptr<Select> Parser::select() {
 // UNION and EXCEPT (left to right) of INTERSECT terms, which bind tighter.
 std::unique_ptr<Select> Parser::setExpression() {
   auto l = intersectTerm();
-  ChainGuard chain(*this);
   while (is("union") || is("except")) {
-    chain.step();
     SetOp op = accept("union") ? SetOp::Union : (expect("except"), SetOp::Except);
     l = setOperation(op, std::move(l), [&] { return intersectTerm(); });
   }
@@ -65,9 +63,7 @@ std::unique_ptr<Select> Parser::setExpression() {
 
 std::unique_ptr<Select> Parser::intersectTerm() {
   auto l = queryPrimary();
-  ChainGuard chain(*this);
   while (accept("intersect")) {
-    chain.step();
     l = setOperation(SetOp::Intersect, std::move(l), [&] { return queryPrimary(); });
   }
   return l;

@@ -10,6 +10,7 @@
 // and become the join condition. Under an aggregate (SELECT min(x) FROM t WHERE t.k = outer.k)
 // the correlated equalities become grouping keys instead, one group per outer value, and a
 // missing group reads as the aggregate of no rows (count 0: the "count bug").
+#include "engine/util/stack_depth.hpp"
 #include "sql/optimizer/constant_folding.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/select_binder.hpp"
@@ -132,6 +133,7 @@ ExprPtr emptyGroupValue(plan::Operator& sub, const IU* y, const plan::Aggregate&
     const ExprPtr* computed = computedBy(iu);
     if (!computed) return nullptr;
     auto substitute = [&](auto& sub_, ExprPtr e) -> ExprPtr {
+      checkStackDepth();
       if (e->kind == ExprKind::Column) {
         ExprPtr r = self(self, e->iu);
         return r ? std::move(r) : std::move(e);
