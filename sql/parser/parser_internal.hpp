@@ -80,7 +80,8 @@ class Parser {
   // and set operations are bound n-ary; a long arithmetic chain stays left-deep, and the passes
   // that recurse over it stop with 54001 where the stack runs short, engine/util/stack_depth.hpp).
   // Postfix chains (x::int::int ..., x IS NULL IS NULL ..., a = b = c) and joins, where a long
-  // chain is no real query, still count each step against the nesting bound.
+  // chain is no real query, still count each step against the nesting bound; a chain of set
+  // operations counts each change of operator (query_parser.cpp).
   struct ChainGuard {
     Parser& p;
     uint32_t n = 0;

@@ -67,6 +67,12 @@ TEST_CASE("chains of one binary operator are no nesting, at any length") {
     INFO(op);
     CHECK(sqlstateOf("SELECT 1" + repeat(op, 100'000)) == "none");
   }
+  // A change of set operator nests the chain so far (the binder recurses per run).
+  std::string alternating = "SELECT 1";
+  for (int i = 0; i < 300; ++i) alternating += i % 2 ? " EXCEPT SELECT 1" : " UNION SELECT 1";
+  CHECK(sqlstateOf(alternating) == "54001");
+  CHECK(sqlstateOf("SELECT 1" + repeat(" UNION SELECT 1 UNION ALL SELECT 1", 150)) == "54001");
+  CHECK(sqlstateOf("SELECT 1" + repeat(" UNION SELECT 1 EXCEPT SELECT 1", 90)) == "none");
   // Parentheses are nesting, also inside a chain.
   CHECK(sqlstateOf("SELECT 1" + repeat(" + (1", 300) + repeat(")", 300)) == "54001");
   CHECK(sqlstateOf("SELECT 1" + repeat(" + 1", 5000) + " + " + repeat("(", 300) + "1" + repeat(")", 300)) == "54001");
