@@ -13,8 +13,8 @@
 namespace hyrax {
 
 // The executor thread's stack: room for a chain of well over 10,000 terms in every pass (about
-// 300,000 in the binder, the deepest per level; docs/architecture.md, "Nesting is bounded, chains
-// are not"). Only the pages a statement touches are ever backed by memory; a 32-bit target, with
+// 270,000 in code generation, the deepest per level; docs/architecture.md, "Nesting is bounded,
+// chains are not"). Only the pages a statement touches are ever backed by memory; a 32-bit target, with
 // less address space to spare, gets a quarter.
 inline constexpr size_t kExecutorStackBytes = sizeof(void*) >= 8 ? size_t{256} << 20 : size_t{64} << 20;
 
