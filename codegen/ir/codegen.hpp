@@ -4,6 +4,7 @@
 // stores of SQL values in their physical layout. It keeps translators reading like the code
 // they emit.
 #include <functional>
+#include <map>
 #include <string>
 
 #include <llvm/IR/IRBuilder.h>
@@ -156,6 +157,7 @@ class CodeGen {
   llvm::BasicBlock* allocaBlock_ = nullptr;
   llvm::AllocaInst* cancelBudget_ = nullptr;  // per function, created by the first cancelPoint()
   llvm::Value* parameterSlots_ = nullptr;     // per function, created by the first parameterSlots()
+  std::map<std::pair<llvm::BasicBlock*, int32_t>, llvm::BasicBlock*> raiseBlocks_;  // raiseIf's, per function
   unsigned nameCounter_ = 0;
 };
 

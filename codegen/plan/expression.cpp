@@ -1,5 +1,8 @@
 #include "codegen/plan/expression.hpp"
 
+#include "engine/util/iterative_teardown.hpp"
+#include "engine/util/stack_depth.hpp"
+
 namespace hyrax::plan {
 
 ExprPtr Expr::column(const IU* iu, SourcePos p) {
@@ -14,7 +17,11 @@ ExprPtr Expr::constant(Value v, SourcePos p) {
   return e;
 }
 
+// Without recursion: a chain of 10,000 terms is a tree that deep (see ast_destruction.cpp).
+Expr::~Expr() { destroyChildrenIteratively(args); }
+
 ExprPtr Expr::clone() const {
+  checkStackDepth();
   auto e = std::make_unique<Expr>(kind, type, pos);
   e->iu = iu;
   e->value = value;
@@ -31,11 +38,13 @@ ExprPtr Expr::clone() const {
 }
 
 void Expr::collectIUs(std::vector<const IU*>& out) const {
+  checkStackDepth();
   if (kind == ExprKind::Column) out.push_back(iu);
   for (auto& a : args) a->collectIUs(out);
 }
 
 bool readsOnly(const Expr& e, const IURefs& set) {
+  checkStackDepth();
   if (e.kind == ExprKind::Column && !set.count(e.iu)) return false;
   for (auto& a : e.args)
     if (!readsOnly(*a, set)) return false;
@@ -43,6 +52,7 @@ bool readsOnly(const Expr& e, const IURefs& set) {
 }
 
 bool readsAny(const Expr& e, const IURefs& set) {
+  checkStackDepth();
   if (e.kind == ExprKind::Column && set.count(e.iu)) return true;
   for (auto& a : e.args)
     if (readsAny(*a, set)) return true;
@@ -83,66 +93,128 @@ const char* toString(CmpOp op) {
 }
 
 namespace {
-std::string joined(const Expr& e, const char* sep) {
-  std::string s = "(";
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    if (i) s += sep;
-    s += toString(*e.args[i]);
+
+// Appends to one string: a chain of 10,000 terms printed by returning and concatenating strings
+// would copy its text once per level.
+void print(const Expr& e, std::string& out);
+
+void printList(const Expr& e, size_t from, const char* sep, std::string& out) {
+  for (size_t i = from; i < e.args.size(); ++i) {
+    if (i > from) out += sep;
+    print(*e.args[i], out);
   }
-  return s + ")";
 }
+
+// args[0] op args[1], in parentheses for arithmetic and ||.
+void printInfix(const Expr& e, const char* op, bool parenthesized, std::string& out) {
+  if (parenthesized) out += '(';
+  print(*e.args[0], out);
+  out += ' ';
+  out += op;
+  out += ' ';
+  print(*e.args[1], out);
+  if (parenthesized) out += ')';
+}
+
+void print(const Expr& e, std::string& out) {
+  checkStackDepth();
+  switch (e.kind) {
+    case ExprKind::Column: out += e.iu->name; return;
+    case ExprKind::Parameter:
+      out += '$';
+      out += std::to_string(e.param + 1);
+      return;
+    case ExprKind::RoutineCall:
+      out += e.name;
+      out += '(';
+      printList(e, 0, ", ", out);
+      out += ")";
+      return;
+    case ExprKind::Constant:
+      if (e.value.isNull()) {
+        out += "NULL";
+      } else if (e.type.isString()) {
+        out += '\'' + e.value.toString() + '\'';
+      } else if (e.type.isDateTime() || e.type.id == TypeId::Interval) {
+        out += e.type.name() + " '" + e.value.toString() + '\'';
+      } else {
+        out += e.value.toString();
+      }
+      return;
+    case ExprKind::Arith: return printInfix(e, toString(e.arith), true, out);
+    case ExprKind::Negate:
+      out += "-";
+      print(*e.args[0], out);
+      return;
+    case ExprKind::Compare: return printInfix(e, toString(e.cmp), false, out);
+    case ExprKind::And:
+    case ExprKind::Or:
+      out += "(";
+      printList(e, 0, e.kind == ExprKind::And ? " AND " : " OR ", out);
+      out += ")";
+      return;
+    case ExprKind::Not:
+      out += "NOT ";
+      print(*e.args[0], out);
+      return;
+    case ExprKind::IsNull:
+      print(*e.args[0], out);
+      out += e.negated ? " IS NOT NULL" : " IS NULL";
+      return;
+    case ExprKind::Like:
+      print(*e.args[0], out);
+      out += e.negated ? " NOT LIKE " : " LIKE ";
+      print(*e.args[1], out);
+      return;
+    case ExprKind::InList:
+      print(*e.args[0], out);
+      out += e.negated ? " NOT IN (" : " IN (";
+      printList(e, 1, ", ", out);
+      out += ")";
+      return;
+    case ExprKind::Case: {
+      out += "CASE";
+      size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
+      for (size_t i = 0; i < pairs; ++i) {
+        out += " WHEN ";
+        print(*e.args[2 * i], out);
+        out += " THEN ";
+        print(*e.args[2 * i + 1], out);
+      }
+      if (e.hasElse) {
+        out += " ELSE ";
+        print(*e.args.back(), out);
+      }
+      out += " END";
+      return;
+    }
+    case ExprKind::Cast:
+      out += "CAST(";
+      print(*e.args[0], out);
+      out += " AS " + e.type.name() + ")";
+      return;
+    case ExprKind::Concat: return printInfix(e, "||", true, out);
+    case ExprKind::Extract: {
+      out += std::string("EXTRACT(") + text::dateTimeFieldName(e.field) + " FROM ";
+      print(*e.args[0], out);
+      out += ")";
+      return;
+    }
+    case ExprKind::Call:
+      out += std::string(toString(e.func)) + "(";
+      printList(e, 0, ", ", out);
+      out += ")";
+      return;
+  }
+  out += "?";
+}
+
 }  // namespace
 
 std::string toString(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::Column: return e.iu->name;
-    case ExprKind::Parameter: return "$" + std::to_string(e.param + 1);
-    case ExprKind::RoutineCall: {
-      std::string s = e.name + "(";
-      for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + toString(*e.args[i]);
-      return s + ")";
-    }
-    case ExprKind::Constant:
-      if (e.value.isNull()) return "NULL";
-      if (e.type.isString()) return "'" + e.value.toString() + "'";
-      if (e.type.isDateTime() || e.type.id == TypeId::Interval) return e.type.name() + " '" + e.value.toString() + "'";
-      return e.value.toString();
-    case ExprKind::Arith:
-      return "(" + toString(*e.args[0]) + " " + toString(e.arith) + " " + toString(*e.args[1]) + ")";
-    case ExprKind::Negate: return "-" + toString(*e.args[0]);
-    case ExprKind::Compare:
-      return toString(*e.args[0]) + " " + toString(e.cmp) + " " + toString(*e.args[1]);
-    case ExprKind::And: return joined(e, " AND ");
-    case ExprKind::Or: return joined(e, " OR ");
-    case ExprKind::Not: return "NOT " + toString(*e.args[0]);
-    case ExprKind::IsNull: return toString(*e.args[0]) + (e.negated ? " IS NOT NULL" : " IS NULL");
-    case ExprKind::Like:
-      return toString(*e.args[0]) + (e.negated ? " NOT LIKE " : " LIKE ") + toString(*e.args[1]);
-    case ExprKind::InList: {
-      std::string s = toString(*e.args[0]) + (e.negated ? " NOT IN (" : " IN (");
-      for (size_t i = 1; i < e.args.size(); ++i) s += (i > 1 ? ", " : "") + toString(*e.args[i]);
-      return s + ")";
-    }
-    case ExprKind::Case: {
-      std::string s = "CASE";
-      size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
-      for (size_t i = 0; i < pairs; ++i)
-        s += " WHEN " + toString(*e.args[2 * i]) + " THEN " + toString(*e.args[2 * i + 1]);
-      if (e.hasElse) s += " ELSE " + toString(*e.args.back());
-      return s + " END";
-    }
-    case ExprKind::Cast: return "CAST(" + toString(*e.args[0]) + " AS " + e.type.name() + ")";
-    case ExprKind::Concat: return "(" + toString(*e.args[0]) + " || " + toString(*e.args[1]) + ")";
-    case ExprKind::Extract: {
-      return std::string("EXTRACT(") + text::dateTimeFieldName(e.field) + " FROM " + toString(*e.args[0]) + ")";
-    }
-    case ExprKind::Call: {
-      std::string s = std::string(toString(e.func)) + "(";
-      for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + toString(*e.args[i]);
-      return s + ")";
-    }
-  }
-  return "?";
+  std::string out;
+  print(e, out);
+  return out;
 }
 
 const char* toString(ScalarFunc f) {
@@ -179,6 +251,7 @@ const char* toString(ScalarFunc f) {
 namespace hyrax::plan {
 
 bool sameExpr(const Expr& a, const Expr& b) {
+  checkStackDepth();
   if (a.kind != b.kind || !a.type.sameAs(b.type) || a.args.size() != b.args.size()) return false;
   switch (a.kind) {
     case ExprKind::Column:

@@ -86,6 +86,7 @@ struct Expr {
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}
+  ~Expr();  // without recursion: a chain of 10,000 terms is a tree that deep
 
   static std::unique_ptr<Expr> column(const IU* iu, SourcePos p = {});
   static std::unique_ptr<Expr> constant(Value v, SourcePos p = {});

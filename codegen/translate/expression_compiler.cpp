@@ -6,6 +6,7 @@
 #include "engine/runtime/runtime.hpp"
 #include "engine/runtime/value_slot.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/util/stack_depth.hpp"
 
 namespace hyrax::codegen {
 
@@ -85,6 +86,7 @@ SqlValue ExprCompiler::constant(const Value& val) {
 }
 
 SqlValue ExprCompiler::compile(const plan::Expr& e) {
+  checkStackDepth();  // a chain of 10,000 terms recurses that deep (engine/util/stack_depth.hpp)
   switch (e.kind) {
     case ExprKind::Column: {
       if (!values_.has(e.iu))

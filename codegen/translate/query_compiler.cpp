@@ -14,6 +14,9 @@ namespace hyrax::codegen {
 constexpr uint32_t kStackStateSlots = 16;
 // A procedure body with more plans than this compiles on the fast tier (compileProgram says why).
 constexpr size_t kHugeProgramPlans = 256;
+// The same for one huge expression (a sum of 10,000 terms is 10,000 blocks, one per overflow
+// check): a stored function returning one took 9.5 s on the full tier.
+constexpr size_t kHugeModuleBlocks = 8'000;
 
 struct CompiledQuery::Impl {
   using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
@@ -114,7 +117,9 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   // on the full tier, and MachineCSE and block placement grow quadratically with the body's
   // blocks (8,000 statements took 46 s). The fast tier (FastISel, the fast register allocator)
   // is linear and five times cheaper; a body that long is compiled far more than it runs.
-  bool hugeProgram = program && plans.size() > kHugeProgramPlans;
+  size_t blocks = 0;
+  for (const llvm::Function& f : *module) blocks += f.size();
+  bool hugeProgram = (program && plans.size() > kHugeProgramPlans) || blocks > kHugeModuleBlocks;
   auto level = options.fullOptimization && !hugeProgram ? jit::OptLevel::Full : jit::OptLevel::Fast;
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;

@@ -1,6 +1,7 @@
 #include "engine/txn/serial_executor.hpp"
 
 #include "engine/util/error.hpp"
+#include "engine/util/stack_depth.hpp"
 
 namespace hyrax {
 
@@ -31,7 +32,7 @@ bool spinFor(F ready) {
 
 }  // namespace
 
-SerialExecutor::SerialExecutor() : thread_([this] { loop(); }) {}
+SerialExecutor::SerialExecutor() : thread_(kExecutorStackBytes, [this] { loop(); }) {}
 
 SerialExecutor::~SerialExecutor() {
   {
@@ -76,7 +77,7 @@ void SerialExecutor::Ticket::drop() noexcept {
 }
 
 void SerialExecutor::run(const void* session, const std::function<void()>& work) {
-  if (std::this_thread::get_id() == thread_.get_id()) {
+  if (thread_.isCurrent()) {
     work();
     return;
   }
@@ -91,7 +92,7 @@ SerialExecutor::Ticket SerialExecutor::submit(const void* session, const std::fu
   Task& task = *t.task_;
   task.session = session;
   task.work = &work;
-  if (std::this_thread::get_id() == thread_.get_id()) {  // work that submits more work: inline
+  if (thread_.isCurrent()) {  // work that submits more work: inline
     try {
       work();
     } catch (...) {
@@ -166,6 +167,7 @@ void SerialExecutor::loop() {
     } catch (...) {
       next->error = std::current_exception();
     }
+    releaseDeepStack();
     lock.lock();
     next->done.store(true, std::memory_order_release);
     workDone_.notify_all();

@@ -21,6 +21,8 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/util/large_stack_thread.hpp"
+
 namespace hyrax {
 
 class SerialExecutor {
@@ -81,7 +83,9 @@ class SerialExecutor {
   const void* holder_ = nullptr;  // written only on the executor thread
   bool stopping_ = false;
   std::chrono::milliseconds lockTimeout_{10'000};
-  std::thread thread_;
+  // Every statement is parsed, planned and compiled here, by passes that recurse as deep as the
+  // statement's trees: a large stack (engine/util/stack_depth.hpp).
+  LargeStackThread thread_;
 };
 
 }  // namespace hyrax

@@ -7,6 +7,7 @@
 
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
+#include "engine/util/stack_depth.hpp"
 #include "sql/api/procedure_program.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/optimizer/optimizer.hpp"
@@ -295,6 +296,7 @@ class ProcedureCompiler {
 
   // Whether `e` may read one of the variables (any subquery counts as reading them all).
   static bool readsAny(const ast::Expr& e, const std::vector<std::string>& names) {
+    checkStackDepth();
     if (e.subquery) return true;
     if (e.kind == ast::ExprKind::Column && e.table.empty() &&
         std::find(names.begin(), names.end(), e.name) != names.end())

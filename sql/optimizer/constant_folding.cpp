@@ -6,6 +6,7 @@
 #include "engine/types/int128.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/optimizer/datetime_folding.hpp"
+#include "engine/util/stack_depth.hpp"
 
 namespace hyrax::sql {
 
@@ -303,8 +304,14 @@ ExprPtr foldNode(ExprPtr e) {
 }  // namespace
 
 ExprPtr foldConstants(ExprPtr e, bool deferErrors) {
+  checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
   for (auto& a : e->args) a = foldConstants(std::move(a), deferErrors);
-  if (!deferErrors) return foldNode(std::move(e));
+  // Only a node whose arguments are all constants may fail to fold (overflow, a bad cast): only
+  // then is the copy kept for that case needed, and it is one level deep (copying at every level
+  // of a long chain would be quadratic).
+  bool mayFail = deferErrors;
+  for (auto& a : e->args) mayFail = mayFail && a->kind == ExprKind::Constant;
+  if (!mayFail) return foldNode(std::move(e));
   ExprPtr unfolded = e->clone();
   try {
     return foldNode(std::move(e));

@@ -60,6 +60,7 @@ struct Expr {
   std::unique_ptr<Select> subquery;
 
   Expr(ExprKind k, SourcePos p) : kind(k), pos(p) {}
+  ~Expr();  // without recursion (ast_destruction.cpp): chains make trees as deep as they are long
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
@@ -122,6 +123,9 @@ struct Select {
   // goes to.
   std::vector<std::string> into;
   std::vector<SourcePos> intoPos;
+
+  Select() = default;
+  ~Select();  // without recursion along left/right (ast_destruction.cpp): a chain of UNIONs
 };
 
 // WITH's named queries: visible in the whole SELECT they precede, subqueries included.

@@ -19,9 +19,7 @@ ExprPtr Parser::binary(const char* op, ExprPtr a, ExprPtr b, SourcePos pos) {
 
 ExprPtr Parser::orExpr() {
   ExprPtr e = andExpr();
-  ChainGuard chain(*this);
   while (is("or")) {
-    chain.step();
     SourcePos p = cur().pos;
     ++i_;
     e = binary("OR", std::move(e), andExpr(), p);
@@ -31,9 +29,7 @@ ExprPtr Parser::orExpr() {
 
 ExprPtr Parser::andExpr() {
   ExprPtr e = notExpr();
-  ChainGuard chain(*this);
   while (is("and")) {
-    chain.step();
     SourcePos p = cur().pos;
     ++i_;
     e = binary("AND", std::move(e), notExpr(), p);
@@ -142,9 +138,7 @@ ExprPtr Parser::comparison() {
 
 ExprPtr Parser::concatExpr() {
   ExprPtr e = additive();
-  ChainGuard chain(*this);
   while (is("||")) {
-    chain.step();
     SourcePos p = cur().pos;
     ++i_;
     e = binary("||", std::move(e), additive(), p);
@@ -154,9 +148,7 @@ ExprPtr Parser::concatExpr() {
 
 ExprPtr Parser::additive() {
   ExprPtr e = multiplicative();
-  ChainGuard chain(*this);
   while (is("+") || is("-")) {
-    chain.step();
     SourcePos p = cur().pos;
     std::string op = t_[i_++].text;
     e = binary(op == "+" ? "+" : "-", std::move(e), multiplicative(), p);
@@ -166,9 +158,7 @@ ExprPtr Parser::additive() {
 
 ExprPtr Parser::multiplicative() {
   ExprPtr e = unary();
-  ChainGuard chain(*this);
   while (is("*") || is("/") || is("%")) {
-    chain.step();
     SourcePos p = cur().pos;
     std::string op = t_[i_++].text;
     e = binary(op == "*" ? "*" : op == "/" ? "/" : "%", std::move(e), unary(), p);

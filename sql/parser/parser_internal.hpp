@@ -75,9 +75,13 @@ class Parser {
     }
     ~DepthGuard() { --p.depth_; }
   };
-  // Loops that wrap their left operand again and again (a + b + c ..., a UNION b UNION c ...,
-  // joins) build trees as deep as they are long without recursing here: each step counts against
-  // the same bound, so the tree stays shallow enough for the recursive passes after parsing.
+  // Chains of one binary operator (a + b + c ..., a OR b OR ..., a UNION b UNION c ...) are loops
+  // here and count nothing: they are no nesting, and the passes after parsing take them (AND, OR
+  // and set operations are bound n-ary; a long arithmetic chain stays left-deep, and the passes
+  // that recurse over it stop with 54001 where the stack runs short, engine/util/stack_depth.hpp).
+  // Postfix chains (x::int::int ..., x IS NULL IS NULL ..., a = b = c) and joins, where a long
+  // chain is no real query, still count each step against the nesting bound; a chain of set
+  // operations counts each change of operator (query_parser.cpp).
   struct ChainGuard {
     Parser& p;
     uint32_t n = 0;

@@ -52,22 +52,24 @@ std::unique_ptr<Select> Parser::select() {
 }
 
 // UNION and EXCEPT (left to right) of INTERSECT terms, which bind tighter.
+// A chain of one operator is no nesting; a change of operator (UNION to EXCEPT, UNION ALL to
+// UNION) makes the chain so far an operand of the next run, one level deeper: the binder binds a
+// run n-ary but recurses once per run, so runs count toward the depth limit.
 std::unique_ptr<Select> Parser::setExpression() {
   auto l = intersectTerm();
-  ChainGuard chain(*this);
+  ChainGuard runs(*this);
   while (is("union") || is("except")) {
-    chain.step();
     SetOp op = accept("union") ? SetOp::Union : (expect("except"), SetOp::Except);
     l = setOperation(op, std::move(l), [&] { return intersectTerm(); });
+    const Select& left = *l->left;
+    if (left.setOp != SetOp::None && !left.parenthesized && (left.setOp != l->setOp || left.setAll != l->setAll)) runs.step();
   }
   return l;
 }
 
 std::unique_ptr<Select> Parser::intersectTerm() {
   auto l = queryPrimary();
-  ChainGuard chain(*this);
   while (accept("intersect")) {
-    chain.step();
     l = setOperation(SetOp::Intersect, std::move(l), [&] { return queryPrimary(); });
   }
   return l;

@@ -7,6 +7,7 @@
 #include "engine/types/interval.hpp"
 #include "engine/types/text_format.hpp"
 #include "engine/types/timestamp.hpp"
+#include "engine/util/stack_depth.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -21,6 +22,7 @@ bool isAggregateName(const std::string& n) {
 }
 
 bool containsAggregate(const ast::Expr& e) {
+  checkStackDepth();
   if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return true;
   for (auto& a : e.args)
     if (containsAggregate(*a)) return true;
@@ -50,6 +52,7 @@ const char* clauseName(Clause c) {
 }
 
 ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
+  checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
   bool aboveAggregation = aggregate_ && (clause == Clause::Select || clause == Clause::Having || clause == Clause::OrderBy);
   if (aboveAggregation) {
     if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return bindAggregate(e, clause);
@@ -68,6 +71,13 @@ ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
 }
 
 std::optional<ExprPtr> SelectBinder::matchGroup(const ast::Expr& e) {
+  // Probing binds `e`'s whole subtree, and it is tried at every level of a long chain (a + b +
+  // c ...): quadratic in the chain's length. Skipped where nothing can match: without GROUP BY,
+  // and for a binary operator (it binds to an operator node) when every grouping expression is a
+  // plain column, the common case.
+  bool onlyColumns = true;
+  for (auto& g : aggregate_->groups) onlyColumns = onlyColumns && g.expr->kind == ExprKind::Column;
+  if (aggregate_->groups.empty() || (onlyColumns && e.kind == ast::ExprKind::Binary)) return std::nullopt;
   if (containsAggregate(e) || e.kind == ast::ExprKind::Integer || e.kind == ast::ExprKind::String) return std::nullopt;
   ExprPtr probe;
   plan::Aggregate* saved = aggregate_;
@@ -353,9 +363,14 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::Binary: {
       const std::string& op = e.op;
       if (op == "AND" || op == "OR") {
+        // a OR b OR c ... is parsed left-deep: its operands are taken down the left spine by a
+        // loop, not a recursion per term, and bound left to right into one n-ary node.
+        std::vector<const ast::Expr*> operands;
+        const ast::Expr* x = &e;
+        for (; x->kind == ast::ExprKind::Binary && x->op == op; x = x->args[0].get()) operands.push_back(x->args[1].get());
+        operands.push_back(x);
         std::vector<ExprPtr> args;
-        args.push_back(sub(0));
-        args.push_back(sub(1));
+        for (auto it = operands.rbegin(); it != operands.rend(); ++it) args.push_back(bindExpr(**it, clause));
         return makeLogic(op == "AND" ? ExprKind::And : ExprKind::Or, std::move(args), e.pos);
       }
       ExprPtr a = sub(0), b = sub(1);

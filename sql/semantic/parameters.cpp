@@ -2,6 +2,7 @@
 // they are converted to where they are used: `id = $1` makes $1 the type of id, `SET qty = $2`
 // and `VALUES ($3)` the column's type. The binder treats an unknown parameter like NULL, which
 // gets a cast to whatever it meets; here those casts become the parameter's type.
+#include "engine/util/stack_depth.hpp"
 #include "sql/semantic/binder.hpp"
 
 #include "sql/optimizer/constant_folding.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 void walk(plan::Operator& op, const std::function<void(ExprPtr&)>& fn) {
   std::function<void(ExprPtr&)> rec = [&](ExprPtr& e) {
+    checkStackDepth();
     for (auto& a : e->args) rec(a);
     fn(e);
   };
@@ -40,6 +42,7 @@ void resolveParameters(plan::QueryPlan& plan) {
   // Pre-order: a cast of an unknown parameter to its type is replaced before the parameter below
   // it gets that type.
   std::function<void(ExprPtr&)> settle = [&](ExprPtr& e) {
+    checkStackDepth();
     if (e->kind == ExprKind::Cast && unknownParameter(*e->args[0]) && e->type.sameAs(types[e->args[0]->param])) {
       ExprPtr p = std::move(e->args[0]);
       e = std::move(p);

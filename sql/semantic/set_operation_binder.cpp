@@ -1,7 +1,12 @@
-// UNION, INTERSECT and EXCEPT. Both inputs are bound on their own and converted to common column
-// types; UNION ALL is a UnionAll operator. The distinct forms aggregate over it: UNION groups by
-// every column; INTERSECT and EXCEPT tag each row with the input it came from and keep the groups
-// seen in both / only in the left one (GROUP BY treats NULLs as equal, as these operators must).
+// UNION, INTERSECT and EXCEPT. A chain of one operator (a UNION b UNION c ..., parsed left-deep)
+// is bound as one n-ary operation, its parts taken down the left spine by a loop: each part is
+// bound on its own and converted to the common column types. UNION ALL is a UnionAll operator of
+// all parts. The distinct forms aggregate over it: UNION groups by every column; EXCEPT tags each
+// row with the part it came from (1: the first, 2: any other) and keeps the groups seen only in
+// the first (a EXCEPT b EXCEPT c is a EXCEPT (b UNION c)); INTERSECT of two parts keeps the
+// groups seen in both, and a longer INTERSECT chain is a balanced tree of those (so a chain of
+// 1,000 is 10 levels deep, not 1,000). GROUP BY treats NULLs as equal, as these operators must.
+#include "engine/util/stack_depth.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -17,103 +22,161 @@ const char* opName(ast::SetOp op) {
   return op == ast::SetOp::Union ? "UNION" : op == ast::SetOp::Intersect ? "INTERSECT" : "EXCEPT";
 }
 
-}  // namespace
+// One bound operand of a set operation.
+struct SetPart {
+  OperatorPtr op;
+  std::vector<const plan::IU*> out;
+  std::vector<std::string> names;
+};
 
-OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<const plan::IU*>& output,
-                                           std::vector<std::string>& names) {
-  if (s.setAll && s.setOp != ast::SetOp::Union)
-    throw Error(sqlstate::FeatureNotSupported, std::string(opName(s.setOp)) + " ALL is not supported yet", s.pos);
-  std::vector<const plan::IU*> outs[2];
-  std::vector<std::string> inNames[2];
-  OperatorPtr inputs[2];
-  const ast::Select* sides[2] = {s.left.get(), s.right.get()};
-  for (int i = 0; i < 2; ++i) {
-    SelectBinder b(catalog_, plan_, outer_);
-    b.parent_ = this;  // WITH names of this query
-    b.depth_ = depth_ + 1;
-    inputs[i] = b.bind(*sides[i], outs[i], inNames[i]);
+// The operands of a chain of `s`'s operator, left to right: down the left spine while the left
+// operand is the same operator, written without parentheses, ORDER BY, LIMIT or WITH.
+std::vector<const ast::Select*> chainOperands(const ast::Select& s) {
+  std::vector<const ast::Select*> rights;
+  const ast::Select* x = &s;
+  for (;;) {
+    rights.push_back(x->right.get());
+    const ast::Select* l = x->left.get();
+    const bool sameChain = l->setOp == s.setOp && l->setAll == s.setAll && !l->parenthesized && l->orderBy.empty() &&
+                           !l->limit && !l->offset && l->with.empty();
+    if (!sameChain) {
+      rights.push_back(l);
+      break;
+    }
+    x = l;
   }
-  if (outs[0].size() != outs[1].size())
-    throw Error(sqlstate::SyntaxError, std::string("each ") + opName(s.setOp) + " query must have the same number of columns",
-                s.right->pos);
-  // Common types; each input converts its columns where they differ.
-  std::vector<SqlType> types;
-  for (size_t c = 0; c < outs[0].size(); ++c) {
-    auto t = commonType(outs[0][c]->type, outs[1][c]->type);
-    if (!t)
-      throw Error(sqlstate::DatatypeMismatch, std::string(opName(s.setOp)) + " types " + outs[0][c]->type.name() + " and " +
-                                                  outs[1][c]->type.name() + " cannot be matched", s.right->pos);
-    SqlType type = t->isNull() ? SqlType::text() : *t;
-    type.nullable = outs[0][c]->type.nullable || outs[1][c]->type.nullable || t->isNull();
-    types.push_back(type);
-  }
-  const bool tagged = s.setOp != ast::SetOp::Union;  // INTERSECT / EXCEPT: which input a row came from
+  return {rights.rbegin(), rights.rend()};
+}
+
+// `parts` (converted to `types`) as one operator: UNION ALL, UNION or EXCEPT of all of them,
+// INTERSECT of exactly two. Returns the output IUs (named after the first part's columns).
+SetPart combine(plan::QueryPlan& plan, ast::SetOp setOp, bool all, std::vector<SetPart> parts,
+                const std::vector<SqlType>& types, SourcePos pos) {
+  const bool tagged = setOp != ast::SetOp::Union;  // INTERSECT / EXCEPT: which part a row came from
   auto u = std::make_unique<plan::UnionAll>();
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < parts.size(); ++i) {
     auto map = std::make_unique<plan::Map>();
     std::vector<const plan::IU*> cols;
-    for (size_t c = 0; c < outs[i].size(); ++c) {
-      ExprPtr e = castTo(Expr::column(outs[i][c]), types[c]);
+    for (size_t c = 0; c < parts[i].out.size(); ++c) {
+      ExprPtr e = castTo(Expr::column(parts[i].out[c]), types[c]);
       if (e->kind == plan::ExprKind::Column) {
-        cols.push_back(outs[i][c]);
+        cols.push_back(parts[i].out[c]);
         continue;
       }
-      const plan::IU* iu = plan_.ius.make(types[c], outs[i][c]->name);
+      const plan::IU* iu = plan.ius.make(types[c], parts[i].out[c]->name);
       map->computed.push_back({iu, std::move(e)});
       cols.push_back(iu);
     }
     if (tagged) {
-      const plan::IU* tag = plan_.ius.make(SqlType::int32(false), i == 0 ? "left" : "right");
+      const plan::IU* tag = plan.ius.make(SqlType::int32(false), i == 0 ? "left" : "right");
       map->computed.push_back({tag, Expr::constant(Value::int32(i == 0 ? 1 : 2))});
       cols.push_back(tag);
     }
     if (!map->computed.empty()) {
-      map->children.push_back(std::move(inputs[i]));
-      inputs[i] = std::move(map);
+      map->children.push_back(std::move(parts[i].op));
+      parts[i].op = std::move(map);
     }
     u->inputs.push_back(std::move(cols));
-    u->children.push_back(std::move(inputs[i]));
+    u->children.push_back(std::move(parts[i].op));
   }
-  std::vector<const plan::IU*> out;
+  SetPart result;
+  result.names = std::move(parts[0].names);
   for (size_t c = 0; c < types.size(); ++c) {
-    out.push_back(plan_.ius.make(types[c], inNames[0][c]));
-    u->columns.push_back(out.back());
+    result.out.push_back(plan.ius.make(types[c], result.names[c]));
+    u->columns.push_back(result.out.back());
   }
   const plan::IU* tag = nullptr;
   if (tagged) {
-    tag = plan_.ius.make(SqlType::int32(false), "input");
+    tag = plan.ius.make(SqlType::int32(false), "input");
     u->columns.push_back(tag);
   }
-  OperatorPtr op = std::move(u);
-  if (!s.setAll) {
-    // Distinct rows: group by every column; for INTERSECT / EXCEPT, min and max of the tags say
-    // which inputs a group was seen in (1: left only, 2: right only, 1 and 2: both).
-    auto agg = std::make_unique<plan::Aggregate>();
-    for (auto& iu : out) {
-      const plan::IU* g = plan_.ius.make(iu->type, iu->name);
-      agg->groups.push_back({g, Expr::column(iu)});
-      iu = g;
-    }
-    const plan::IU *lo = nullptr, *hi = nullptr;
-    if (tagged) {
-      lo = plan_.ius.make(SqlType::int32(true), "min");
-      hi = plan_.ius.make(SqlType::int32(true), "max");
-      agg->aggregates.push_back({plan::AggFunc::Min, Expr::column(tag), lo});
-      agg->aggregates.push_back({plan::AggFunc::Max, Expr::column(tag), hi});
-    }
-    agg->children.push_back(std::move(op));
-    op = std::move(agg);
-    if (tagged) {
-      auto f = std::make_unique<plan::Filter>();
-      if (s.setOp == ast::SetOp::Intersect)  // seen in both
-        f->predicate = makeCompare(plan::CmpOp::Ne, Expr::column(lo), Expr::column(hi), s.pos);
-      else  // seen in the left one only
-        f->predicate = makeCompare(plan::CmpOp::Eq, Expr::column(hi), Expr::constant(Value::int32(1)), s.pos);
-      f->children.push_back(std::move(op));
-      op = std::move(f);
-    }
+  result.op = std::move(u);
+  if (all) return result;
+  // Distinct rows: group by every column; for INTERSECT / EXCEPT, min and max of the tags say
+  // which parts a group was seen in (1: the first only, 2: others only, 1 and 2: both).
+  auto agg = std::make_unique<plan::Aggregate>();
+  for (auto& iu : result.out) {
+    const plan::IU* g = plan.ius.make(iu->type, iu->name);
+    agg->groups.push_back({g, Expr::column(iu)});
+    iu = g;
   }
-  names = inNames[0];
+  const plan::IU *lo = nullptr, *hi = nullptr;
+  if (tagged) {
+    lo = plan.ius.make(SqlType::int32(true), "min");
+    hi = plan.ius.make(SqlType::int32(true), "max");
+    agg->aggregates.push_back({plan::AggFunc::Min, Expr::column(tag), lo});
+    agg->aggregates.push_back({plan::AggFunc::Max, Expr::column(tag), hi});
+  }
+  agg->children.push_back(std::move(result.op));
+  result.op = std::move(agg);
+  if (tagged) {
+    auto f = std::make_unique<plan::Filter>();
+    if (setOp == ast::SetOp::Intersect)  // seen in both
+      f->predicate = makeCompare(plan::CmpOp::Ne, Expr::column(lo), Expr::column(hi), pos);
+    else  // seen in the first one only
+      f->predicate = makeCompare(plan::CmpOp::Eq, Expr::column(hi), Expr::constant(Value::int32(1)), pos);
+    f->children.push_back(std::move(result.op));
+    result.op = std::move(f);
+  }
+  return result;
+}
+
+// INTERSECT of parts[from, to) as a balanced tree of two-part INTERSECTs.
+SetPart intersectRange(plan::QueryPlan& plan, std::vector<SetPart>& parts, size_t from, size_t to,
+                       const std::vector<SqlType>& types, SourcePos pos) {
+  if (to - from == 1) return std::move(parts[from]);
+  const size_t mid = from + (to - from) / 2;
+  std::vector<SetPart> two;
+  two.push_back(intersectRange(plan, parts, from, mid, types, pos));
+  two.push_back(intersectRange(plan, parts, mid, to, types, pos));
+  return combine(plan, ast::SetOp::Intersect, false, std::move(two), types, pos);
+}
+
+}  // namespace
+
+OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<const plan::IU*>& output,
+                                           std::vector<std::string>& names) {
+  checkStackDepth();  // chains of different operators still nest (a UNION b EXCEPT c ...)
+  if (s.setAll && s.setOp != ast::SetOp::Union)
+    throw Error(sqlstate::FeatureNotSupported, std::string(opName(s.setOp)) + " ALL is not supported yet", s.pos);
+  // Each part is bound, then checked against the ones before it (count and types), in the order
+  // a left-deep binding would: the same errors at the same parts.
+  std::vector<SetPart> parts;
+  std::vector<SqlType> types;
+  for (const ast::Select* side : chainOperands(s)) {
+    SetPart part;
+    SelectBinder b(catalog_, plan_, outer_);
+    b.parent_ = this;  // WITH names of this query
+    b.depth_ = depth_ + 1;
+    part.op = b.bind(*side, part.out, part.names);
+    if (parts.empty()) {
+      for (auto* iu : part.out) types.push_back(iu->type);
+      parts.push_back(std::move(part));
+      continue;
+    }
+    if (part.out.size() != types.size())
+      throw Error(sqlstate::SyntaxError, std::string("each ") + opName(s.setOp) + " query must have the same number of columns",
+                  side->pos);
+    // Common types, as the operation of the parts so far with this one would have them.
+    for (size_t c = 0; c < types.size(); ++c) {
+      const SqlType& l = types[c];
+      const SqlType& r = part.out[c]->type;
+      auto t = commonType(l, r);
+      if (!t)
+        throw Error(sqlstate::DatatypeMismatch,
+                    std::string(opName(s.setOp)) + " types " + l.name() + " and " + r.name() + " cannot be matched", side->pos);
+      SqlType type = t->isNull() ? SqlType::text() : *t;
+      type.nullable = l.nullable || r.nullable || t->isNull();
+      types[c] = type;
+    }
+    parts.push_back(std::move(part));
+  }
+  SetPart result = s.setOp == ast::SetOp::Intersect && parts.size() > 2
+                       ? intersectRange(plan_, parts, 0, parts.size(), types, s.pos)
+                       : combine(plan_, s.setOp, s.setAll, std::move(parts), types, s.pos);
+  OperatorPtr op = std::move(result.op);
+  std::vector<const plan::IU*> out = std::move(result.out);
+  names = std::move(result.names);
 
   // ORDER BY of a set operation: output columns by position or name.
   if (!s.orderBy.empty()) {

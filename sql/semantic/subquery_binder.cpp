@@ -14,6 +14,7 @@
 // the correlation disappears (dependent_join.hpp).
 #include <algorithm>
 
+#include "engine/util/stack_depth.hpp"
 #include "sql/optimizer/constant_folding.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/dependent_join.hpp"
@@ -127,6 +128,7 @@ ExprPtr emptyGroupValue(plan::Operator& sub, const IU* y, const plan::Aggregate&
     const ExprPtr* computed = computedBy(iu);
     if (!computed) return nullptr;
     auto substitute = [&](auto& sub_, ExprPtr e) -> ExprPtr {
+      checkStackDepth();
       if (e->kind == ExprKind::Column) {
         ExprPtr r = self(self, e->iu);
         return r ? std::move(r) : std::move(e);

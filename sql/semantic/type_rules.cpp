@@ -224,7 +224,15 @@ ExprPtr makeLogic(ExprKind kind, std::vector<ExprPtr> args, SourcePos pos) {
     nullable = nullable || a->type.nullable || a->type.isNull();
   }
   auto e = std::make_unique<Expr>(kind, SqlType::boolean(nullable), pos);
-  e->args = std::move(args);
+  // AND and OR are associative (three-valued too) and evaluated left to right either way: an
+  // operand of the same kind gives its operands, so the tree stays flat however it was written.
+  for (auto& a : args) {
+    if (kind != ExprKind::Not && a->kind == kind) {
+      for (auto& inner : a->args) e->args.push_back(std::move(inner));
+    } else {
+      e->args.push_back(std::move(a));
+    }
+  }
   return e;
 }
 
