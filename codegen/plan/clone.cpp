@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "engine/util/stack_depth.hpp"
+
 namespace hyrax::plan {
 
 IURefs producedInTree(const Operator& root) {
@@ -16,6 +18,7 @@ IURefs producedInTree(const Operator& root) {
 
 void substituteIUs(ExprPtr& e, const IUMap& map) {
   if (!e) return;
+  checkStackDepth();  // a chain of 10,000 terms is 10,000 levels
   if (e->kind == ExprKind::Column) {
     auto it = map.find(e->iu);
     if (it != map.end()) e->iu = it->second;
