@@ -160,6 +160,7 @@ class Unnester {
     auto& j = static_cast<Join&>(*op);
     if (!j.keys.empty()) unsupported("in a join the optimizer has seen");  // the binder makes none
     const bool leftDep = depends(*op->child(0)), rightDep = depends(*op->child(1));
+    IUMap right;  // the right input's copy of the outer values, where it gets one
     switch (j.kind) {
       case JoinKind::Inner:
         if (!leftDep && !rightDep) {  // only the condition is correlated: a filter over the join
@@ -169,7 +170,7 @@ class Unnester {
           return unnest(std::move(f), d);
         }
         if (leftDep && rightDep)
-          unnestBothSides(j, d);
+          unnestBothSides(j, d, right);
         else
           op->children[leftDep ? 0 : 1] = unnest(std::move(op->children[leftDep ? 0 : 1]), d);
         break;
@@ -180,11 +181,12 @@ class Unnester {
         // The right side sees each outer value through its own copy of the domain, matched with
         // the preserved side's: a preserved row must never meet rows of another outer value.
         if (rightDep)
-          unnestBothSides(j, d);
+          unnestBothSides(j, d, right);
         else
           op->children[0] = unnest(std::move(op->children[0]), d);
         break;
-      default: unsupported("in a FULL JOIN");
+      case JoinKind::FullOuter: return unnestFullJoin(std::move(op), d);
+      default: unsupported("in this join");
     }
     substituteIUs(j.residual, d);
     substituteIUs(j.markCondition, d);
@@ -192,14 +194,48 @@ class Unnester {
   }
 
   // Both inputs depend: each gets its own domain, and the join matches them.
-  void unnestBothSides(Join& j, IUMap& d) {
-    IUMap right;
+  void unnestBothSides(Join& j, IUMap& d, IUMap& right) {
     j.children[0] = unnest(std::move(j.children[0]), d);
     j.children[1] = unnest(std::move(j.children[1]), right);
     std::vector<ExprPtr> cond;
     if (j.residual) cond.push_back(std::move(j.residual));
     for (const IU* f : f_) cond.push_back(nullSafeEquals(d.at(f), right.at(f)));
     j.residual = conjunction(std::move(cond));
+  }
+
+  // A FULL JOIN per outer value: both inputs get their domain and the join matches them; a row
+  // carries the value of whichever side it has (a marker tells a missing left side from a NULL
+  // outer value).
+  OperatorPtr unnestFullJoin(OperatorPtr op, IUMap& d) {
+    auto& j = static_cast<Join&>(*op);
+    IUMap left, right;
+    unnestBothSides(j, left, right);
+    substituteIUs(j.residual, left);
+    auto present = std::make_unique<Map>();
+    const IU* leftPresent = ius_.make(SqlType::boolean(false), "present");
+    present->computed.push_back({leftPresent, Expr::constant(Value::boolean(true))});
+    present->children.push_back(std::move(op->children[0]));
+    op->children[0] = std::move(present);
+    auto passOn = [&](const IU* iu) {
+      const IU* out = ius_.make(iu->type.withNullable(true), iu->name);
+      j.outerColumns.push_back({iu, out});
+      return out;
+    };
+    const IU* present0 = passOn(leftPresent);
+    auto choose = std::make_unique<Map>();
+    for (const IU* f : f_) {
+      const IU* l = passOn(left.at(f));
+      const IU* r = passOn(right.at(f));
+      std::vector<ExprPtr> arms;
+      arms.push_back(makeIsNull(Expr::column(present0), true, {}));
+      arms.push_back(Expr::column(l));
+      arms.push_back(Expr::column(r));
+      const IU* v = ius_.make(f->type.withNullable(true), f->name);
+      choose->computed.push_back({v, makeCase(std::move(arms), true, {})});
+      d[f] = v;
+    }
+    choose->children.push_back(std::move(op));
+    return choose;
   }
 
   OperatorPtr unnestAggregate(OperatorPtr op, IUMap& d) {

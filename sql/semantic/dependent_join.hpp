@@ -6,7 +6,7 @@
 // operators until nothing below it reads F: there it becomes a plain cross product D × T, or,
 // when a filter equates every f of F with an expression e of T, no join at all (f := e, which
 // also yields values no outer row has; the join with the outer input drops those).
-// Correlation under LIMIT / OFFSET, a FULL JOIN, or several rows of VALUES stays 0A000.
+// Correlation under LIMIT / OFFSET, or in several rows of VALUES, stays 0A000.
 #include <vector>
 
 #include "codegen/plan/clone.hpp"
