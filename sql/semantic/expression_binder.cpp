@@ -121,7 +121,14 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
       // would be a wrong answer.
       std::vector<const plan::IU*> used;
       arg->collectIUs(used);
-      if (!used.empty() && std::none_of(used.begin(), used.end(), [&](const plan::IU* iu) { return inScope(iu); }))
+      // Outer columns: those of an enclosing SELECT's FROM (a subquery in the argument reads the
+      // IUs of its join, which are in no scope: they are this level's).
+      auto outerColumn = [&](const plan::IU* iu) {
+        for (const SelectBinder* b = outer_; b; b = b->outer_)
+          if (b->inScope(iu)) return true;
+        return false;
+      };
+      if (!used.empty() && std::all_of(used.begin(), used.end(), outerColumn))
         throw Error(sqlstate::FeatureNotSupported,
                     "an aggregate of outer columns only in a subquery (it belongs to the outer query) is not supported yet",
                     e.pos);

@@ -58,7 +58,11 @@ int main(int argc, char** argv) {
     Rng rng(seed, n);
     QueryGenerator gen(checker.schema(), rng);
     Query q = gen.generate();
-    if (verbose) std::cout << "-- query " << n << ":\n" << q.sql.h << ";" << std::endl;
+    if (verbose) {
+      std::cout << "-- query " << n << ":\n" << q.sql.h << ";\n";
+      if (q.norec) std::cout << "-- its NoREC statement:\n" << q.norecSql.h << ";\n";
+      std::cout << std::flush;
+    }
     else std::cout << std::flush;
     checker.check(q, "seed " + std::to_string(seed) + ", query " + std::to_string(n), reduce);
     if (checker.stats().mismatches() >= maxMismatches) {
