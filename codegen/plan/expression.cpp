@@ -33,6 +33,8 @@ ExprPtr Expr::clone() const {
   e->func = func;
   e->param = param;
   e->name = name;
+  e->sequenceOp = sequenceOp;
+  e->sequence = sequence;
   for (auto& a : args) e->args.push_back(a->clone());
   return e;
 }
@@ -123,6 +125,13 @@ void print(const Expr& e, std::string& out) {
     case ExprKind::Parameter:
       out += '$';
       out += std::to_string(e.param + 1);
+      return;
+    case ExprKind::SequenceCall:
+      out += e.sequenceOp == SequenceOp::NextVal ? "nextval('" : e.sequenceOp == SequenceOp::CurrVal ? "currval('" : "setval('";
+      out += e.sequence->name;
+      out += e.args.empty() ? "'" : "', ";
+      printList(e, 0, ", ", out);
+      out += ")";
       return;
     case ExprKind::RoutineCall:
       out += e.name;
@@ -260,7 +269,8 @@ bool sameExpr(const Expr& a, const Expr& b) {
     case ExprKind::Parameter:
       if (a.param != b.param) return false;
       break;
-    case ExprKind::RoutineCall: return false;  // may write, and runs once where it stands
+    case ExprKind::RoutineCall:
+    case ExprKind::SequenceCall: return false;  // may write, and runs once where it stands
     case ExprKind::Constant:
       if (a.value.isNull() != b.value.isNull()) return false;
       if (!a.value.isNull() && a.value.toString() != b.value.toString()) return false;

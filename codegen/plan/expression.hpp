@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/plan/iu.hpp"
+#include "engine/catalog/sequence.hpp"
 #include "engine/types/datetime_fields.hpp"
 #include "engine/types/value.hpp"
 #include "engine/util/error.hpp"
@@ -33,7 +34,10 @@ enum class ExprKind : uint8_t {
   Call,      // scalar function `func` of args; NULL when any argument is NULL
   Parameter, // $n of a prepared statement (`param` = n - 1), set before each run
   RoutineCall,  // stored function `name` of args (already of its parameters' types), run for each row
+  SequenceCall, // nextval/currval (no args) or setval(args[0] BIGINT, args[1] BOOLEAN) of `sequence`, per row
 };
+
+enum class SequenceOp : uint8_t { NextVal, CurrVal, SetVal };
 
 // Scalar functions compiled as calls into the runtime (strings.cpp). Positions and lengths count
 // characters (UTF-8 code points), as SQL does.
@@ -83,6 +87,8 @@ struct Expr {
   ScalarFunc func = ScalarFunc::Substring;  // Call
   uint32_t param = 0;                       // Parameter
   std::string name;                         // RoutineCall
+  SequenceOp sequenceOp = SequenceOp::NextVal;  // SequenceCall
+  std::shared_ptr<Sequence> sequence;           // SequenceCall: resolved when bound, never a value
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind k, SqlType t, SourcePos p = {}) : kind(k), type(t), pos(p) {}

@@ -107,6 +107,38 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
       if (e.type.isNull()) return constant(Value());  // RETURNS void
       return cg_.loadSlot(out, 0, e.type);
     }
+    case ExprKind::SequenceCall: {
+      // The sequence's handle is a constant of the code; its value is the runtime's, each call.
+      std::vector<SqlValue> args;
+      for (auto& a : e.args) args.push_back(compile(*a));
+      sequences_.push_back({e.sequence});
+      llvm::Value* handle = cg_.cPtr(&sequences_.back());
+      auto* out = cg_.local(cg_.i64(), "sequence_value");
+      b_.CreateStore(cg_.c64(0), out);
+      SqlValue r;
+      r.type = e.type;
+      if (e.sequenceOp != plan::SequenceOp::SetVal) {
+        const char* fn = e.sequenceOp == plan::SequenceOp::NextVal ? "hyrax_rt_nextval" : "hyrax_rt_currval";
+        cg_.checkStatus(cg_.call(fn, {cg_.queryContext(), handle, out}));
+        r.v = b_.CreateLoad(cg_.i64(), out);
+        return r;
+      }
+      // setval with a NULL argument does nothing and answers NULL (PostgreSQL's functions are strict).
+      llvm::Value* null = nullptr;
+      for (auto& a : args)
+        if (a.null) null = null ? b_.CreateOr(null, a.null) : a.null;
+      auto body = [&] {
+        cg_.checkStatus(cg_.call("hyrax_rt_setval", {cg_.queryContext(), handle, args[0].v, b_.CreateZExt(args[1].v, cg_.i32())}));
+        b_.CreateStore(args[0].v, out);
+      };
+      if (null)
+        cg_.If(b_.CreateNot(null), body);
+      else
+        body();
+      r.v = b_.CreateLoad(cg_.i64(), out);
+      r.null = null;
+      return r;
+    }
     case ExprKind::Parameter: return cg_.loadSlot(cg_.parameterSlots(), e.param, e.type);
     case ExprKind::Arith: return arith(e);
     case ExprKind::Negate: return negate(e);

@@ -10,6 +10,7 @@
 #include "codegen/ir/codegen.hpp"
 #include "codegen/plan/expression.hpp"
 #include "engine/runtime/routine_caller.hpp"
+#include "engine/runtime/sequence_calls.hpp"
 #include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
@@ -54,12 +55,13 @@ inline bool alwaysInline(const SqlType& t) {
 struct CodeConstants {
   std::deque<std::string> strings;
   std::deque<RoutineHandle> routines;
+  std::deque<SequenceHandle> sequences;  // nextval/currval/setval's sequences
 };
 
 class ExprCompiler {
  public:
   ExprCompiler(CodeGen& cg, IUValues& values, CodeConstants& constants)
-      : cg_(cg), b_(cg.b), values_(values), strings_(constants.strings), routines_(constants.routines) {}
+      : cg_(cg), b_(cg.b), values_(values), strings_(constants.strings), routines_(constants.routines), sequences_(constants.sequences) {}
 
   SqlValue compile(const plan::Expr& e);
 
@@ -103,6 +105,7 @@ class ExprCompiler {
   IUValues& values_;
   std::deque<std::string>& strings_;
   std::deque<RoutineHandle>& routines_;
+  std::deque<SequenceHandle>& sequences_;
 };
 
 }  // namespace hyrax::codegen

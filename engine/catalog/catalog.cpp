@@ -7,7 +7,7 @@ namespace hyrax {
 
 Table& Catalog::createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey) {
   bump();
-  if (tables_.count(name) || views_.count(name))
+  if (tables_.count(name) || views_.count(name) || sequences_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
   auto t = std::make_unique<Table>(name, std::move(columns), std::move(primaryKey));
   Table& ref = *t;
@@ -47,7 +47,29 @@ std::pair<Table*, Index*> Catalog::findIndex(const std::string& name) const {
 }
 
 bool Catalog::nameTaken(const std::string& name) const {
-  return tables_.count(name) || views_.count(name) || findIndex(name).second;
+  return tables_.count(name) || views_.count(name) || sequences_.count(name) || findIndex(name).second;
+}
+
+void Catalog::createSequence(std::shared_ptr<Sequence> sequence) {
+  if (nameTaken(sequence->name))
+    throw Error(sqlstate::DuplicateTable, "relation \"" + sequence->name + "\" already exists");
+  bump();
+  std::string name = sequence->name;
+  sequences_.emplace(std::move(name), std::move(sequence));
+}
+
+std::shared_ptr<Sequence> Catalog::findSequence(const std::string& name) const {
+  auto it = sequences_.find(name);
+  return it == sequences_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<Sequence> Catalog::detachSequence(const std::string& name) {
+  auto it = sequences_.find(name);
+  if (it == sequences_.end()) return nullptr;
+  bump();
+  auto s = std::move(it->second);
+  sequences_.erase(it);
+  return s;
 }
 
 Catalog::View Catalog::detachView(const std::string& name) {
@@ -61,7 +83,7 @@ Catalog::View Catalog::detachView(const std::string& name) {
 
 void Catalog::createView(const std::string& name, View view) {
   bump();
-  if (tables_.count(name) || views_.count(name))
+  if (tables_.count(name) || views_.count(name) || sequences_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
   views_.emplace(name, std::move(view));
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/catalog/sequence.hpp"
 #include "engine/storage/table.hpp"
 
 namespace hyrax {
@@ -36,7 +37,13 @@ class Catalog {
   // The index of that name on any table; {nullptr, nullptr} when there is none. Index names share
   // one namespace with tables and views, as in PostgreSQL.
   std::pair<Table*, Index*> findIndex(const std::string& name) const;
-  bool nameTaken(const std::string& name) const;  // a table, view or index has it
+  bool nameTaken(const std::string& name) const;  // a table, view, index or sequence has it
+
+  // Sequences share the relations' namespace (42P07 on a clash). Held by shared pointers: compiled
+  // code that calls nextval keeps its sequence alive (codegen's CodeConstants).
+  void createSequence(std::shared_ptr<Sequence> sequence);
+  std::shared_ptr<Sequence> findSequence(const std::string& name) const;  // null when missing
+  std::shared_ptr<Sequence> detachSequence(const std::string& name);     // null when missing
 
   // Changes with every change of the schema (tables, views, indexes, constraints) and its undoing:
   // compiled statements kept for later (PREPARE) are compiled again when it moved.
@@ -60,6 +67,7 @@ class Catalog {
  private:
   std::map<std::string, std::unique_ptr<Table>> tables_;
   std::map<std::string, View> views_;
+  std::map<std::string, std::shared_ptr<Sequence>> sequences_;
   uint64_t version_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/runtime/sequence_calls.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/utf8.hpp"
@@ -149,6 +150,16 @@ class BatchQueue {
 
 // The parsing side: splits records and converts each field to its column's representation, with
 // the same checks and messages as a single-threaded load.
+// A left-out column whose DEFAULT is nextval('s'): the next value, as INSERT would assign it
+// (22003 past a narrower column's range).
+void storeDefaultSequenceValue(const ColumnDef& column, void* out) {
+  int64_t v = nextvalForSession(column.defaultSequence);
+  const SqlType& t = column.type;
+  if ((t.id == TypeId::Int16 && (v < INT16_MIN || v > INT16_MAX)) || (t.id == TypeId::Int32 && (v < INT32_MIN || v > INT32_MAX)))
+    throw Error(sqlstate::NumericOutOfRange, t.id == TypeId::Int16 ? "smallint out of range" : "integer out of range");
+  storeInteger(v, t, out);
+}
+
 void parseRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader, BatchQueue& queue) {
   const auto& cols = target.table->columns();
   const size_t n = target.columns.size();
@@ -223,6 +234,7 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
     uint64_t value[2] = {0, 0};
     bool isNull = true;
     ColumnSequence* sequence = nullptr;  // SERIAL / IDENTITY: numbered row by row
+    const ColumnDef* defaultSequence = nullptr;  // DEFAULT nextval('s'): too
   };
   std::vector<Unlisted> unlisted;
   for (uint32_t c = 0; c < cols.size(); ++c) {
@@ -236,6 +248,10 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
       text::encodeTimeAs(cols[c].type.id, target.transactionTime, u.value);
       u.isNull = false;
     }
+    if (cols[c].defaultSequence) {
+      u.defaultSequence = &cols[c];
+      u.isNull = false;
+    }
     if (cols[c].sequence) {
       u.sequence = cols[c].sequence.get();
       u.isNull = false;
@@ -243,7 +259,8 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
     unlisted.push_back(u);
   }
   for (size_t c = 0; c < cols.size(); ++c)
-    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].defaultNow && !cols[c].sequence)
+    if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].defaultNow && !cols[c].sequence &&
+        !cols[c].defaultSequence)
       throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
                                                   table.name() + "\" violates not-null constraint");
   // One thread reads and parses, this one appends: the two halves of the work overlap.
@@ -275,6 +292,7 @@ uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool ski
         }
         for (Unlisted& u : unlisted) {
           if (u.sequence) nextSequenceValue(*u.sequence, cols[u.column].type, cols[u.column].name, u.value);
+          if (u.defaultSequence) storeDefaultSequenceValue(*u.defaultSequence, u.value);
           table.setValue(r, u.column, u.value, u.isNull);
           if (!stats.empty()) stats[u.column].add(u.value, u.isNull);
         }

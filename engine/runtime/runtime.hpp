@@ -19,6 +19,7 @@ class RowWriter;
 struct ResultChunkView;
 struct ValueSlot;
 struct RoutineHandle;
+struct SequenceHandle;
 }  // namespace hyrax
 
 // Runtime error codes passed to hyrax_rt_error (generated code knows these numbers).
@@ -67,6 +68,11 @@ uint64_t hyrax_rt_index_range(hyrax::QueryContext* ctx, const hyrax::Index* inde
 // ---- stored functions (engine/runtime/routine_caller.hpp): 0, or 1 after recording the error ----
 int32_t hyrax_rt_call_routine(hyrax::QueryContext* ctx, hyrax::RoutineHandle* routine, const hyrax::ValueSlot* args,
                               uint32_t count, hyrax::ValueSlot* out);
+
+// ---- sequences (engine/runtime/sequence_calls.hpp): 0, or 1 after recording the error ----
+int32_t hyrax_rt_nextval(hyrax::QueryContext* ctx, hyrax::SequenceHandle* sequence, int64_t* out);
+int32_t hyrax_rt_currval(hyrax::QueryContext* ctx, hyrax::SequenceHandle* sequence, int64_t* out);
+int32_t hyrax_rt_setval(hyrax::QueryContext* ctx, hyrax::SequenceHandle* sequence, int64_t value, int32_t isCalled);
 
 // ---- parameters of prepared statements and procedure variables (value_slot.hpp) ----
 const hyrax::ValueSlot* hyrax_rt_params(hyrax::QueryContext* ctx);

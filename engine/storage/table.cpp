@@ -17,7 +17,10 @@ void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string&
   if (seq.next > max)
     throw Error("2200H", "nextval: reached maximum value of the sequence of column \"" + column + "\" (" +
                              std::to_string(max) + ")");
-  int64_t v = seq.next++;
+  storeInteger(seq.next++, t, out);
+}
+
+void storeInteger(int64_t v, const SqlType& t, void* out) {
   if (t.id == TypeId::Int16) {
     auto x = static_cast<int16_t>(v);
     std::memcpy(out, &x, sizeof x);

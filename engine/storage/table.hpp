@@ -28,6 +28,8 @@ struct ColumnSequence {
   bool always = false;  // GENERATED ALWAYS AS IDENTITY: an INSERT may not give a value
 };
 
+struct Sequence;  // catalog/sequence.hpp
+
 struct ColumnDef {
   std::string name;  // as declared (case preserved); lookups are case-insensitive unless quoted
   SqlType type;
@@ -39,11 +41,16 @@ struct ColumnDef {
   // constant fixed at CREATE TABLE.
   bool defaultNow = false;
   std::shared_ptr<ColumnSequence> sequence = {};  // SERIAL / IDENTITY, else null
+  // DEFAULT nextval('s') (an integer column): the sequence's next value for each row written; the
+  // table holds the sequence, and DROP SEQUENCE refuses while it does (2BP01).
+  std::shared_ptr<Sequence> defaultSequence = {};
 };
 
 // Writes the next value of a sequence in the physical form of integer type `t` (t.byteWidth()
 // bytes at `out`); 2200H past the type's range.
 void nextSequenceValue(ColumnSequence& seq, const SqlType& t, const std::string& column, void* out);
+// `v` in the physical form of integer type `t` (no range check: the callers make it).
+void storeInteger(int64_t v, const SqlType& t, void* out);
 
 class StringHeap;  // storage/string_heap.hpp
 class Index;       // index/index.hpp

@@ -216,7 +216,10 @@ void deleteRows(UndoLog& undo, Table& table, std::vector<uint64_t> rows) {
     std::vector<std::array<uint64_t, 2>> encoded(cols.size());
     for (size_t i = 0; i < cols.size(); ++i) {
       const ColumnDef& c = ref.columns()[cols[i]];
-      bool isNull = fk.onDelete == ForeignKey::OnDelete::SetNull || (!c.defaultValue && !c.defaultNow);
+      bool isNull = fk.onDelete == ForeignKey::OnDelete::SetNull || (!c.defaultValue && !c.defaultNow && !c.defaultSequence);
+      // One value is written to every referencing row here; nextval would need one per row.
+      if (!isNull && c.defaultSequence)
+        throw Error(sqlstate::FeatureNotSupported, "ON DELETE SET DEFAULT of column \"" + c.name + "\", whose default is nextval(), is not supported yet");
       if (isNull && !c.type.nullable)
         throw Error(sqlstate::NotNullViolation, "null value in column \"" + c.name + "\" of relation \"" + ref.name() +
                                                     "\" violates not-null constraint");

@@ -62,6 +62,8 @@ inline constexpr const char* TooManyRows = "P0003";
 inline constexpr const char* CardinalityViolation = "21000";
 inline constexpr const char* SubstringError = "22011";
 inline constexpr const char* InvalidArgumentForPower = "2201F";
+inline constexpr const char* SequenceGeneratorLimitExceeded = "2200H";
+inline constexpr const char* WrongObjectType = "42809";
 }  // namespace sqlstate
 
 struct SourcePos {

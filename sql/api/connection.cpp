@@ -8,6 +8,7 @@
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/sequence_calls.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "sql/api/session_settings.hpp"
 #include "sql/api/text_result.hpp"
@@ -25,6 +26,7 @@
 #include "sql/api/database.hpp"
 #include "sql/api/table_writer.hpp"
 #include "sql/api/statement_planner.hpp"
+#include "sql/parser/lexer.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
 
@@ -61,6 +63,7 @@ struct Connection::Prepared {
 Connection::Connection(Database& db)
     : db_(db), undo_(std::make_unique<UndoLog>()),
       routineCaller_(std::make_unique<sql::SessionRoutines>(db.routines(), db.catalog(), *undo_, &cancel_)),
+      sequences_(std::make_unique<SequenceSession>()),
       settings_(std::make_unique<SessionSettings>()) {}
 
 Connection::~Connection() {
@@ -103,6 +106,7 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
       std::shared_ptr<sql::Snapshot> snapshot;
       db_.executor().run(this, [&] {
         RoutineCallerScope scope(routineCaller_.get());
+        SequenceSessionScope sequences(sequences_.get());
         r = run(sql, origin, mayFork ? &snapshot : nullptr);
       });
       if (!snapshot) return r;
@@ -140,12 +144,30 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   }
 }
 
+// Does the statement's text call nextval, currval or setval? Such a statement runs inline: on a
+// snapshot nextval's step would be lost and currval would not see this session's values. A call
+// the text does not show (in a view, a stored function) sends the worker back here instead.
+static bool callsSequenceFunction(std::string_view sql) {
+  if (sql.find("val") == std::string_view::npos) return false;  // the common case, without lexing
+  std::vector<sqlparse::Token> tokens;
+  try {
+    tokens = sqlparse::tokenize(sql);
+  } catch (const Error&) {
+    return false;  // the parser reports it
+  }
+  for (size_t i = 0; i + 1 < tokens.size(); ++i)
+    if ((tokens[i].is("nextval") || tokens[i].is("currval") || tokens[i].is("setval")) && tokens[i + 1].is("("))
+      return true;
+  return false;
+}
+
 // A SELECT (or EXPLAIN ANALYZE of one) or a COPY ... TO a file, outside a transaction block or in
 // a READ ONLY one, with SET analytics = 'snapshot'; outside a block, not a stored function called
 // alone (that is a call, which may write). COPY ... TO STDOUT stays inline: its rows go to this
 // process's stream.
-bool Connection::runsOnSnapshot(const ast::Statement& stmt) const {
+bool Connection::runsOnSnapshot(const ast::Statement& stmt, std::string_view sql) const {
   if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot_) return false;
+  if (callsSequenceFunction(sql)) return false;
   if (stmt.kind == ast::StmtKind::Explain) {
     auto& e = static_cast<const ast::ExplainStmt&>(stmt);
     return e.analyze && e.statement->kind == ast::StmtKind::Select;
@@ -183,6 +205,7 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
     case ast::StmtKind::Call: what = "CALL"; break;
     case ast::StmtKind::Analyze: what = "ANALYZE"; break;
     case ast::StmtKind::Reindex: what = "REINDEX"; break;
+    case ast::StmtKind::CreateSequence: what = "CREATE SEQUENCE"; break;
   }
   throw Error(sqlstate::ReadOnlyTransaction, std::string("cannot execute ") + (what ? what : "this statement") +
                                                  " in a read-only transaction", stmt.pos);
@@ -201,6 +224,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
     if (owner->snapshotHook_) owner->snapshotHook_();
   }
   RoutineCallerScope scope(con.routineCaller_.get());
+  SequenceSessionScope sequences(con.sequences_.get());
   ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
   PhaseTimes times;
   auto t = Clock::now();
@@ -209,6 +233,9 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   const size_t logged = con.undo_->size();
   QueryResult r = con.dispatch(stmt, times);
   if (con.undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
+  // A sequence function (in a view or a stored function the text did not show): nextval's step
+  // would be lost here, and currval needs the session's values.
+  if (con.sequences_->used) throw sql::RunInlineInstead{};
   return r;
 }
 
@@ -312,7 +339,8 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
     txn_ = TransactionState::Failed;
     throw;
   }
-  if (snapshot && runsOnSnapshot(*stmt)) {
+  sequences_->readOnly = readOnly_ && txn_ != TransactionState::Idle;
+  if (snapshot && runsOnSnapshot(*stmt, sql)) {
     // Between two statements, no block open that writes: a snapshot forked now sees exactly the
     // committed state. One forked earlier serves if it is fresh enough and shows this session's
     // own writes; a session with a test hook gets one of its own (forked while the hook is set).
@@ -372,6 +400,8 @@ QueryResult Connection::call(const std::string& name, const std::vector<Value>& 
 
 QueryResult Connection::callOnExecutor(const std::string& name, const std::vector<Value>& args) {
   RoutineCallerScope scope(routineCaller_.get());
+  SequenceSessionScope sequences(sequences_.get());
+  sequences_->readOnly = readOnly_ && txn_ != TransactionState::Idle;
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
   OnExit noted([this] { noteInline(); });
@@ -459,6 +489,8 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       return sql::createView(catalog, undo, static_cast<const ast::CreateViewStmt&>(*stmt));
     case ast::StmtKind::CreateIndex:
       return sql::createIndex(catalog, undo, static_cast<const ast::CreateIndexStmt&>(*stmt));
+    case ast::StmtKind::CreateSequence:
+      return sql::createSequence(catalog, undo, static_cast<const ast::CreateSequenceStmt&>(*stmt));
     case ast::StmtKind::Transaction:
       return transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
     case ast::StmtKind::Analyze: {

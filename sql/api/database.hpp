@@ -21,6 +21,7 @@
 namespace hyrax {
 
 class RoutineCaller;  // engine/runtime/routine_caller.hpp
+struct SequenceSession;  // engine/runtime/sequence_calls.hpp
 
 namespace ast {
 struct Statement;
@@ -181,7 +182,7 @@ class Connection {
   // *snapshot (the session's thread then runs it there; nothing is returned).
   QueryResult run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot = nullptr);
   QueryResult onSnapshot(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot> snapshot);
-  bool runsOnSnapshot(const ast::Statement& stmt) const;
+  bool runsOnSnapshot(const ast::Statement& stmt, std::string_view sql) const;
   void refuseWriteIfReadOnly(const ast::Statement& stmt) const;
   void noteInline();  // after a statement that ran on the executor thread (it may have written)
   QueryResult atomically(const std::function<QueryResult()>& statement);
@@ -197,6 +198,7 @@ class Connection {
   Database& db_;
   std::unique_ptr<UndoLog> undo_;
   std::unique_ptr<RoutineCaller> routineCaller_;  // stored functions called from this session's plans
+  std::unique_ptr<SequenceSession> sequences_;    // currval's values (nextval's in this session)
   TransactionState txn_ = TransactionState::Idle;
   struct Prepared;  // connection.cpp
   std::map<std::string, std::unique_ptr<Prepared>> prepared_;

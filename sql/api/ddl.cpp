@@ -1,6 +1,7 @@
 #include "sql/api/ddl.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "engine/catalog/catalog.hpp"
 #include "engine/index/art_index.hpp"
@@ -199,13 +200,26 @@ QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexS
   return QueryResult({}, {}, "CREATE INDEX");
 }
 
+// The sequence itself is not transactional (nextval is never undone); its existence is.
+QueryResult createSequence(Catalog& catalog, UndoLog& undo, const ast::CreateSequenceStmt& c) {
+  if (catalog.nameTaken(c.name)) throw Error(sqlstate::DuplicateTable, "relation \"" + c.name + "\" already exists", c.namePos);
+  auto s = std::make_shared<Sequence>(makeSequence(c.name, c.options));
+  catalog.createSequence(s);
+  undo.logAction([&catalog, name = c.name] { catalog.detachSequence(name); });
+  return QueryResult({}, {}, "CREATE SEQUENCE");
+}
+
 QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& d) {
-  const char* what = d.object == ast::ObjectKind::View ? "view" : d.object == ast::ObjectKind::Index ? "index" : "table";
+  const char* what = d.object == ast::ObjectKind::View       ? "view"
+                     : d.object == ast::ObjectKind::Index    ? "index"
+                     : d.object == ast::ObjectKind::Sequence ? "sequence"
+                                                             : "table";
   auto exists = [&](const std::string& n) {
     switch (d.object) {
       case ast::ObjectKind::View: return catalog.findView(n) != nullptr;
       case ast::ObjectKind::Index: return catalog.findIndex(n).second != nullptr;
       case ast::ObjectKind::Table: return catalog.findTable(n) != nullptr;
+      case ast::ObjectKind::Sequence: return catalog.findSequence(n) != nullptr;
       default: return false;  // functions and procedures: sql/api/procedure
     }
   };
@@ -222,6 +236,14 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
         throw Error(sqlstate::DependentObjects, "cannot drop table " + n + " because other objects depend on it", d.namePos[i])
             .withDetail("constraint " + fk->name + " on table " + fk->referencing->name() + " depends on table " + n);
       }
+    }
+    if (d.object == ast::ObjectKind::Sequence) {  // a column's DEFAULT nextval holds it (no CASCADE yet)
+      auto seq = catalog.findSequence(n);
+      for (const Table* t : catalog.tables())
+        for (const ColumnDef& c : t->columns())
+          if (c.defaultSequence == seq)
+            throw Error(sqlstate::DependentObjects, "cannot drop sequence " + n + " because other objects depend on it", d.namePos[i])
+                .withDetail("default value for column " + c.name + " of table " + t->name() + " depends on sequence " + n);
     }
     if (d.object == ast::ObjectKind::Index) {
       auto [t, idx] = catalog.findIndex(n);
@@ -262,10 +284,17 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
         });
         break;
       }
+      case ast::ObjectKind::Sequence: {
+        // Kept as it is: a ROLLBACK puts back the same object, its value included.
+        std::shared_ptr<Sequence> kept = catalog.detachSequence(n);
+        undo.logAction([&catalog, kept] { catalog.createSequence(kept); });
+        break;
+      }
       default: break;
     }
   }
-  std::string tag = std::string("DROP ") + (d.object == ast::ObjectKind::View ? "VIEW" : d.object == ast::ObjectKind::Index ? "INDEX" : "TABLE");
+  std::string tag = std::string("DROP ") + what;
+  for (char& ch : tag) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return QueryResult({}, {}, tag);
 }
 

@@ -22,6 +22,7 @@ QueryResult createTableAs(Catalog& catalog, UndoLog& undo, ast::CreateTableStmt&
                           const std::function<QueryResult(const ast::InsertStmt&)>& fill);
 QueryResult createView(Catalog& catalog, UndoLog& undo, const ast::CreateViewStmt& stmt);
 QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexStmt& stmt);
-QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt);  // tables, views, indexes
+QueryResult createSequence(Catalog& catalog, UndoLog& undo, const ast::CreateSequenceStmt& stmt);
+QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt);  // tables, views, indexes, sequences
 
 }  // namespace hyrax::sql

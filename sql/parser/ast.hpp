@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/catalog/sequence.hpp"
 #include "engine/types/sql_type.hpp"
 #include "engine/util/error.hpp"
 
@@ -140,7 +141,7 @@ struct CommonTableExpr {
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
   Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate,
-  CreateFunction, Call, Setting, Reindex
+  CreateFunction, Call, Setting, Reindex, CreateSequence
 };
 
 struct Statement {
@@ -195,7 +196,7 @@ struct CreateTableStmt : Statement {
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
 };
 
-enum class ObjectKind : uint8_t { Table, View, Index, Function, Procedure };
+enum class ObjectKind : uint8_t { Table, View, Index, Function, Procedure, Sequence };
 
 struct DropTableStmt : Statement {  // DROP TABLE, DROP VIEW, DROP INDEX
   std::vector<std::string> names;
@@ -203,6 +204,15 @@ struct DropTableStmt : Statement {  // DROP TABLE, DROP VIEW, DROP INDEX
   bool ifExists = false;
   ObjectKind object = ObjectKind::Table;
   explicit DropTableStmt(SourcePos p) : Statement(StmtKind::DropTable, p) {}
+};
+
+// CREATE SEQUENCE name [INCREMENT [BY] n] [START [WITH] n] [MINVALUE n | NO MINVALUE]
+// [MAXVALUE n | NO MAXVALUE] [CYCLE | NO CYCLE], options in any order.
+struct CreateSequenceStmt : Statement {
+  std::string name;
+  SourcePos namePos;
+  SequenceOptions options;
+  explicit CreateSequenceStmt(SourcePos p) : Statement(StmtKind::CreateSequence, p) {}
 };
 
 // CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING hash] (columns)

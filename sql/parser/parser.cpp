@@ -37,6 +37,7 @@ StatementPtr Parser::parseStatementBody() {
       if (!is("function") && !is("procedure")) syntaxError();
     }
     if (is("function") || is("procedure")) return createFunction(pos, orReplace);
+    if (accept("sequence")) return createSequence(pos);
     return createTable(pos);
   }
   if (accept("call")) return call(pos);
@@ -549,6 +550,7 @@ StatementPtr Parser::dropTable(SourcePos pos) {
   else if (accept("index")) d->object = ObjectKind::Index;
   else if (accept("function")) d->object = ObjectKind::Function;
   else if (accept("procedure")) d->object = ObjectKind::Procedure;
+  else if (accept("sequence")) d->object = ObjectKind::Sequence;
   else expect("table");
   if (accept("if")) {
     expect("exists");

@@ -103,6 +103,7 @@ class Parser {
   StatementPtr explain(SourcePos pos);
   SqlType typeName();
   StatementPtr createTable(SourcePos pos);
+  StatementPtr createSequence(SourcePos pos);  // after CREATE SEQUENCE (sequence_parser.cpp)
   StatementPtr dropTable(SourcePos pos);
   StatementPtr insert(SourcePos pos);
   StatementPtr update(SourcePos pos);

@@ -488,7 +488,7 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
   // Columns left out that have a DEFAULT get it (the others stay NULL).
   auto defaults = std::make_unique<plan::Map>();
   for (uint32_t c = 0; c < cols.size(); ++c) {
-    if ((!cols[c].defaultValue && !cols[c].defaultNow) || std::find(out.columns.begin(), out.columns.end(), c) != out.columns.end()) continue;
+    if ((!cols[c].defaultValue && !cols[c].defaultNow && !cols[c].defaultSequence) || std::find(out.columns.begin(), out.columns.end(), c) != out.columns.end()) continue;
     const plan::IU* iu = out.plan.ius.make(cols[c].type.withNullable(true), cols[c].name);
     defaults->computed.push_back({iu, defaultOf(cols[c], stmt.pos)});
     out.plan.output.push_back(iu);

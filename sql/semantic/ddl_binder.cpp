@@ -25,6 +25,13 @@ bool readsOnlyTheClock(const plan::Expr& e) {
          (e.func == plan::ScalarFunc::CurrentTimestamp || e.func == plan::ScalarFunc::CurrentDate);
 }
 
+// nextval('s'), cast or not: a default taken per row (ColumnDef::defaultSequence); else nullptr.
+const plan::Expr* nextvalCall(const plan::Expr& e) {
+  if (e.kind == plan::ExprKind::Cast) return nextvalCall(*e.args[0]);
+  bool next = e.kind == plan::ExprKind::SequenceCall && e.sequenceOp == plan::SequenceOp::NextVal;
+  return next ? &e : nullptr;
+}
+
 }  // namespace
 
 TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& stmt) {
@@ -73,6 +80,10 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
     plan::QueryPlan scratch;
     SelectBinder b(catalog, scratch);
     plan::ExprPtr e = foldConstants(assignTo(b.bindExpr(*c.defaultValue, Clause::Values), def.columns[i], c.defaultValue->pos));
+    if (const plan::Expr* next = nextvalCall(*e); next && c.type.isInteger()) {
+      def.columns[i].defaultSequence = next->sequence;
+      continue;
+    }
     if (readsOnlyTheClock(*e) && c.type.isDateTime()) {
       def.columns[i].defaultNow = true;
       continue;

@@ -28,6 +28,11 @@ ExprPtr defaultOf(const ColumnDef& column, SourcePos pos) {
     now->func = plan::ScalarFunc::CurrentTimestamp;
     return castTo(std::move(now), column.type.withNullable(true));
   }
+  if (column.defaultSequence) {  // nextval, taken when the row is computed
+    auto next = std::make_unique<Expr>(plan::ExprKind::SequenceCall, SqlType::int64(false), pos);
+    next->sequence = column.defaultSequence;
+    return castTo(std::move(next), column.type.withNullable(true));
+  }
   return Expr::constant(column.defaultValue ? *column.defaultValue : Value::null(column.type.withNullable(true)), pos);
 }
 

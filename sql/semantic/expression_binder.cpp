@@ -308,6 +308,7 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     return x;
   }
   if (ExprPtr f = bindScalarFunction(e, clause)) return f;
+  if (ExprPtr f = bindSequenceFunction(e, clause)) return f;
   RoutineSignature sig;
   if (catalog_.findRoutine && e.table.empty() && catalog_.findRoutine(e.name, sig)) {
     // A stored function: run for each row where it stands, its arguments converted as CALL's are.

@@ -88,6 +88,7 @@ class SelectBinder {
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
   // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindSequenceFunction(const ast::Expr& e, Clause clause);  // sequence_functions.cpp; nullptr: not one
   // date +/- INTERVAL 'n' DAY|MONTH|YEAR (scalar_functions.cpp).
   // After GROUP BY: an expression equal to a grouping expression reads the group's IU.
   std::optional<plan::ExprPtr> matchGroup(const ast::Expr& e);

@@ -265,6 +265,26 @@ TEST_CASE("a query that writes through a stored function runs inline instead") {
   CHECK(con.execute("SELECT count(*) FROM log").value(0, 0).asInt() == 3);
 }
 
+TEST_CASE("nextval, currval and setval run inline, where their effects stay") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE SEQUENCE s");
+  con.execute("CREATE TABLE t (a INTEGER)");
+  con.execute("INSERT INTO t VALUES (1)");
+  con.execute("SET analytics = 'snapshot'");
+  CHECK(con.execute("SELECT count(*) FROM t").ranOn.snapshotAgeMs >= 0);  // a plain query: a snapshot
+  // The text shows the call: the statement never goes to a snapshot.
+  QueryResult first = con.execute("SELECT nextval('s')");
+  CHECK(first.value(0, 0).asInt() == 1);
+  CHECK(first.ranOn.snapshotAgeMs < 0);
+  CHECK(con.execute("SELECT nextval('s') FROM t").value(0, 0).asInt() == 2);
+  CHECK(con.execute("SELECT currval('s')").value(0, 0).asInt() == 2);
+  // A view hides it: the worker finds the call and hands the statement back.
+  con.execute("CREATE VIEW v AS SELECT nextval('s') AS n");
+  CHECK(con.execute("SELECT n FROM v").value(0, 0).asInt() == 3);
+  CHECK(con.execute("SELECT n FROM v").value(0, 0).asInt() == 4);
+}
+
 TEST_CASE("a snapshot sees the state at its fork while the executor goes on with other sessions") {
   Database db;
   Connection writer(db), snap(db);
