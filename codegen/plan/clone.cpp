@@ -27,6 +27,25 @@ void substituteIUs(ExprPtr& e, const IUMap& map) {
   for (auto& a : e->args) substituteIUs(a, map);
 }
 
+namespace {
+
+bool volatileCall(const Expr& e) {
+  checkStackDepth();
+  if (e.kind == ExprKind::SequenceCall || e.kind == ExprKind::RoutineCall) return true;
+  for (auto& a : e.args)
+    if (volatileCall(*a)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool hasVolatileCall(const Operator& root) {
+  bool found = false;
+  forEachExpr(const_cast<Operator&>(root), [&](ExprPtr& e) { found = found || volatileCall(*e); });
+  for (auto& c : root.children) found = found || hasVolatileCall(*c);
+  return found;
+}
+
 void substituteIUsInTree(Operator& root, const IUMap& map) {
   forEachExpr(root, [&](ExprPtr& e) { substituteIUs(e, map); });
   for (auto& c : root.children) substituteIUsInTree(*c, map);

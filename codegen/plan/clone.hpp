@@ -14,6 +14,10 @@ using IUMap = std::unordered_map<const IU*, const IU*>;
 // Every IU some operator of the tree produces, also those a join does not pass on.
 IURefs producedInTree(const Operator& root);
 
+// Does an expression of the tree call something that may give another value, or change state,
+// each time (nextval/setval, a stored function)? A copy of such a tree computes other rows.
+bool hasVolatileCall(const Operator& root);
+
 // A copy of the tree whose operators produce fresh IUs (made in `ius`, same types and names);
 // `map` receives old -> new for each of them. Expressions reading IUs the tree does not produce
 // (outer references) keep reading those. Only logical operators (the binder's) are supported.

@@ -97,8 +97,12 @@ class Unnester {
   }
 
   OperatorPtr domain(IUMap& d) {
+    const Operator& source = domainSource();
+    // A copy that calls nextval() or a stored function computes other values than the input:
+    // its domain would miss outer values (a wrong answer), so that is refused.
+    if (hasVolatileCall(source)) unsupported("over a volatile function (nextval, setval, a stored function)");
     IUMap copyOf;
-    OperatorPtr copy = cloneWithFreshIUs(domainSource(), ius_, copyOf);
+    OperatorPtr copy = cloneWithFreshIUs(source, ius_, copyOf);
     auto agg = std::make_unique<Aggregate>();
     for (const IU* f : f_) {
       const IU* g = ius_.make(f->type, f->name);

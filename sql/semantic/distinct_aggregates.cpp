@@ -1,5 +1,6 @@
 // f(DISTINCT x): aggregation over a duplicate-free inner aggregation, one per DISTINCT argument.
 #include <algorithm>
+#include <cstdint>
 
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/dependent_join.hpp"
@@ -25,19 +26,35 @@ OperatorPtr* slotOf(OperatorPtr& root, const plan::Operator& op) {
 }  // namespace
 
 void SelectBinder::splitDistinctArguments(OperatorPtr& root, plan::Aggregate& agg) {
-  std::vector<const Expr*> arguments;  // the DISTINCT arguments, each once
-  for (auto& a : agg.aggregates)
-    if (a.distinct && std::none_of(arguments.begin(), arguments.end(), [&](const Expr* x) { return plan::sameExpr(*x, *a.arg); }))
-      arguments.push_back(a.arg.get());
+  // The DISTINCT arguments, each once, and which of them each aggregate has (by pointer too:
+  // nextval() is never the same expression as another nextval(), not even as itself).
+  std::vector<const Expr*> arguments;
+  std::vector<size_t> argumentOf(agg.aggregates.size(), SIZE_MAX);
+  for (size_t i = 0; i < agg.aggregates.size(); ++i) {
+    const auto& a = agg.aggregates[i];
+    if (!a.distinct) continue;
+    size_t j = 0;
+    while (j < arguments.size() && arguments[j] != a.arg.get() && !plan::sameExpr(*arguments[j], *a.arg)) ++j;
+    if (j == arguments.size()) arguments.push_back(a.arg.get());
+    argumentOf[i] = j;
+  }
   if (arguments.size() < 2) return;
   // count(DISTINCT x), sum(DISTINCT y) GROUP BY g: the aggregates of each further argument are
   // computed by an aggregation of their own over a copy of the input, joined to this one's
   // result on the group (NULL groups match; without GROUP BY each side is one row).
-  std::vector<ExprPtr> others;
-  for (size_t i = 1; i < arguments.size(); ++i) others.push_back(arguments[i]->clone());
+  if (plan::hasVolatileCall(*agg.children[0]))  // the copies would see other rows
+    throw Error(sqlstate::FeatureNotSupported,
+                "aggregates over DISTINCT values of several expressions over a volatile function (nextval, setval, a "
+                "stored function) are not supported yet",
+                agg.aggregates.front().arg ? agg.aggregates.front().arg->pos : SourcePos{});
   std::vector<OperatorPtr> branches;
   std::vector<std::vector<std::pair<const plan::IU*, const plan::IU*>>> groupPairs;
-  for (auto& x : others) {
+  std::vector<std::vector<plan::Aggregate::Agg>> taken(arguments.size());  // by argument, but the first
+  std::vector<plan::Aggregate::Agg> kept;
+  for (size_t i = 0; i < agg.aggregates.size(); ++i)
+    (argumentOf[i] == SIZE_MAX || argumentOf[i] == 0 ? kept : taken[argumentOf[i]]).push_back(std::move(agg.aggregates[i]));
+  agg.aggregates = std::move(kept);
+  for (size_t x = 1; x < arguments.size(); ++x) {
     plan::IUMap copyOf;
     OperatorPtr input = plan::cloneWithFreshIUs(*agg.children[0], plan_.ius, copyOf);
     auto branch = std::make_unique<plan::Aggregate>();
@@ -49,16 +66,10 @@ void SelectBinder::splitDistinctArguments(OperatorPtr& root, plan::Aggregate& ag
       branch->groups.push_back({iu, std::move(e)});
       groupPairs.back().push_back({g.iu, iu});
     }
-    std::vector<plan::Aggregate::Agg> kept;
-    for (auto& a : agg.aggregates) {
-      if (!a.distinct || !plan::sameExpr(*a.arg, *x)) {
-        kept.push_back(std::move(a));
-        continue;
-      }
+    for (auto& a : taken[x]) {
       plan::substituteIUs(a.arg, copyOf);
       branch->aggregates.push_back(std::move(a));
     }
-    agg.aggregates = std::move(kept);
     branch->children.push_back(std::move(input));
     OperatorPtr branchRoot = std::move(branch);
     splitDistinctAggregates(branchRoot, static_cast<plan::Aggregate&>(*branchRoot));
