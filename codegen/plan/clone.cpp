@@ -27,21 +27,17 @@ void substituteIUs(ExprPtr& e, const IUMap& map) {
   for (auto& a : e->args) substituteIUs(a, map);
 }
 
-namespace {
-
-bool volatileCall(const Expr& e) {
+bool hasVolatileCall(const Expr& e) {
   checkStackDepth();
   if (e.kind == ExprKind::SequenceCall || e.kind == ExprKind::RoutineCall) return true;
   for (auto& a : e.args)
-    if (volatileCall(*a)) return true;
+    if (hasVolatileCall(*a)) return true;
   return false;
 }
 
-}  // namespace
-
 bool hasVolatileCall(const Operator& root) {
   bool found = false;
-  forEachExpr(const_cast<Operator&>(root), [&](ExprPtr& e) { found = found || volatileCall(*e); });
+  forEachExpr(const_cast<Operator&>(root), [&](ExprPtr& e) { found = found || hasVolatileCall(*e); });
   for (auto& c : root.children) found = found || hasVolatileCall(*c);
   return found;
 }

@@ -17,6 +17,7 @@ IURefs producedInTree(const Operator& root);
 // Does an expression of the tree call something that may give another value, or change state,
 // each time (nextval/setval, a stored function)? A copy of such a tree computes other rows.
 bool hasVolatileCall(const Operator& root);
+bool hasVolatileCall(const Expr& e);
 
 // A copy of the tree whose operators produce fresh IUs (made in `ius`, same types and names);
 // `map` receives old -> new for each of them. Expressions reading IUs the tree does not produce

@@ -3,6 +3,7 @@
 // equality whose sides come from the two inputs of a join becomes a key of it.
 #include <algorithm>
 
+#include "codegen/plan/clone.hpp"
 #include "sql/optimizer/optimizer.hpp"
 
 namespace hyrax::sql {
@@ -126,7 +127,8 @@ ExprPtr impliedFor(const Expr& e, const IURefs& side) {
     split(split, *d);
     std::vector<ExprPtr> mine;
     for (const Expr* c : conjuncts)
-      if (readsOnly(*c, side) && !c->isConstant()) mine.push_back(c->clone());
+      // (Not a nextval() or a stored function: the copy would be another call, another value.)
+      if (readsOnly(*c, side) && !c->isConstant() && !hasVolatileCall(*c)) mine.push_back(c->clone());
     if (mine.empty()) return nullptr;  // this branch says nothing about the side
     ExprPtr branch = conjunction(std::move(mine));
     result->type.nullable = result->type.nullable || branch->type.nullable;
