@@ -35,11 +35,15 @@ bool hasVolatileCall(const Expr& e) {
   return false;
 }
 
-bool hasVolatileCall(const Operator& root) {
+bool anyExprInTree(const Operator& root, const std::function<bool(const Expr&)>& test) {
   bool found = false;
-  forEachExpr(const_cast<Operator&>(root), [&](ExprPtr& e) { found = found || hasVolatileCall(*e); });
-  for (auto& c : root.children) found = found || hasVolatileCall(*c);
+  forEachExpr(const_cast<Operator&>(root), [&](ExprPtr& e) { found = found || test(*e); });
+  for (auto& c : root.children) found = found || anyExprInTree(*c, test);
   return found;
+}
+
+bool hasVolatileCall(const Operator& root) {
+  return anyExprInTree(root, [](const Expr& e) { return hasVolatileCall(e); });
 }
 
 void substituteIUsInTree(Operator& root, const IUMap& map) {

@@ -3,6 +3,7 @@
 // second copy of a subquery's outer input (the domain of the outer values, Neumann and Kemper,
 // "Unnesting Arbitrary Queries", BTW 2015), and a copy must define IUs of its own: an IU is
 // produced by exactly one operator of a plan.
+#include <functional>
 #include <unordered_map>
 
 #include "codegen/plan/operator.hpp"
@@ -13,6 +14,9 @@ using IUMap = std::unordered_map<const IU*, const IU*>;
 
 // Every IU some operator of the tree produces, also those a join does not pass on.
 IURefs producedInTree(const Operator& root);
+
+// Does `test` hold for some expression an operator of the tree holds?
+bool anyExprInTree(const Operator& root, const std::function<bool(const Expr&)>& test);
 
 // Does an expression of the tree call something that may give another value, or change state,
 // each time (nextval/setval, a stored function)? A copy of such a tree computes other rows.

@@ -167,16 +167,18 @@ static bool callsSequenceFunction(std::string_view sql) {
 // process's stream.
 bool Connection::runsOnSnapshot(const ast::Statement& stmt, std::string_view sql) const {
   if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot_) return false;
-  if (callsSequenceFunction(sql)) return false;
+  bool readOnly;
   if (stmt.kind == ast::StmtKind::Explain) {
     auto& e = static_cast<const ast::ExplainStmt&>(stmt);
-    return e.analyze && e.statement->kind == ast::StmtKind::Select;
-  }
-  if (stmt.kind == ast::StmtKind::Copy) {
+    readOnly = e.analyze && e.statement->kind == ast::StmtKind::Select;
+  } else if (stmt.kind == ast::StmtKind::Copy) {
     auto& c = static_cast<const ast::CopyStmt&>(stmt);
-    return !c.from && !c.stdio;
+    readOnly = !c.from && !c.stdio;
+  } else {
+    readOnly = stmt.kind == ast::StmtKind::Select && (txn_ != TransactionState::Idle || !isFunctionCall(stmt));
   }
-  return stmt.kind == ast::StmtKind::Select && (txn_ != TransactionState::Idle || !isFunctionCall(stmt));
+  // Only then the text: writes, which stay here anyway, are not lexed a second time.
+  return readOnly && !callsSequenceFunction(sql);
 }
 
 void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
@@ -506,19 +508,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       for (Table* t : targets) t->setStatistics(gatherStatistics(*t));
       return QueryResult({}, {}, "ANALYZE");
     }
-    case ast::StmtKind::Reindex: {
-      // Indexes are kept up to date by every write: nothing to rebuild, but the name must exist.
-      auto& r = static_cast<const ast::ReindexStmt&>(*stmt);
-      bool found = false;
-      if (r.target != ast::ReindexStmt::Target::Table) found = catalog.findIndex(r.name).second != nullptr;
-      if (!found && r.target != ast::ReindexStmt::Target::Index) found = catalog.findTable(r.name) != nullptr;
-      if (!found)
-        throw Error(r.target == ast::ReindexStmt::Target::Table ? sqlstate::UndefinedTable : sqlstate::UndefinedObject,
-                    std::string(r.target == ast::ReindexStmt::Target::Table ? "relation" : "index") + " \"" + r.name +
-                        "\" does not exist",
-                    r.namePos);
-      return QueryResult({}, {}, "REINDEX");
-    }
+    case ast::StmtKind::Reindex: return sql::reindex(catalog, static_cast<const ast::ReindexStmt&>(*stmt));
     case ast::StmtKind::Select:
     case ast::StmtKind::Insert:
     case ast::StmtKind::Update:

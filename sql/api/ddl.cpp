@@ -298,4 +298,16 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
   return QueryResult({}, {}, tag);
 }
 
+QueryResult reindex(const Catalog& catalog, const ast::ReindexStmt& r) {
+  using Target = ast::ReindexStmt::Target;
+  bool found = false;
+  if (r.target != Target::Table) found = catalog.findIndex(r.name).second != nullptr;
+  if (!found && r.target != Target::Index) found = catalog.findTable(r.name) != nullptr;
+  if (!found)
+    throw Error(r.target == Target::Table ? sqlstate::UndefinedTable : sqlstate::UndefinedObject,
+                std::string(r.target == Target::Table ? "relation" : "index") + " \"" + r.name + "\" does not exist",
+                r.namePos);
+  return QueryResult({}, {}, "REINDEX");
+}
+
 }  // namespace hyrax::sql

@@ -22,6 +22,8 @@ QueryResult createTableAs(Catalog& catalog, UndoLog& undo, ast::CreateTableStmt&
                           const std::function<QueryResult(const ast::InsertStmt&)>& fill);
 QueryResult createView(Catalog& catalog, UndoLog& undo, const ast::CreateViewStmt& stmt);
 QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexStmt& stmt);
+// REINDEX: indexes are kept up to date by every write, so nothing is rebuilt; the name must exist.
+QueryResult reindex(const Catalog& catalog, const ast::ReindexStmt& stmt);
 QueryResult createSequence(Catalog& catalog, UndoLog& undo, const ast::CreateSequenceStmt& stmt);
 QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt);  // tables, views, indexes, sequences
 

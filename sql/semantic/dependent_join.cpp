@@ -69,10 +69,7 @@ class Unnester {
 
  private:
   bool depends(const Operator& op) const {
-    bool found = false;
-    forEachExpr(const_cast<Operator&>(op), [&](ExprPtr& e) { found = found || readsAny(*e, fSet_); });
-    for (auto& c : op.children) found = found || depends(*c);
-    return found;
+    return anyExprInTree(op, [&](const Expr& e) { return readsAny(e, fSet_); });
   }
 
   // D: the distinct values of F in (a copy of) the outer input. A superset serves as well (the
