@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <malloc.h>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -88,12 +89,12 @@ struct Run {
 // N clients running the 22 queries in a loop (stream k starts at query k+1) until `stop`; a
 // query counts when it finished before `stop` was set.
 QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::string>& queries, std::atomic<bool>& stop,
-                      int nice) {
+                      const std::string& nice) {
   std::vector<QueryTimes> per(static_cast<size_t>(streams));
   std::vector<std::unique_ptr<tpcc::Engine::QueryClient>> clients;
   for (int k = 0; k < streams; ++k) {
     clients.push_back(e.openQueryClient(true));
-    if (nice >= 0 && e.name() == "hyrax") clients.back()->run("SET analytics_nice = " + std::to_string(nice), nullptr);
+    if (!nice.empty() && e.name() == "hyrax") clients.back()->run("SET analytics_nice = '" + nice + "'", nullptr);
   }
   std::vector<std::thread> threads;
   for (int k = 0; k < streams; ++k)
@@ -126,7 +127,7 @@ QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::strin
 }
 
 // The mix for `duration` seconds with `streams` analytical streams beside it.
-Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams, int nice,
+Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams, const std::string& nice,
                       const std::vector<std::string>& queries) {
   Run run;
   run.engine = e.name();
@@ -236,9 +237,10 @@ int ch(int argc, char** argv) {
       "olap-streams", po::value<std::string>()->default_value("1"),
       "analytical streams beside the mix; a list (0,1) runs the mix once per count on the same data")(
       "engines", po::value<std::string>()->default_value("hyrax"), "hyrax, postgresql (comma-separated)")(
-      "terminals", po::value<int>()->default_value(2), "hyrax's OLTP clients (as in hyrax-bench tpcc)")(
-      "analytics-nice", po::value<int>()->default_value(-1),
-      "hyrax: SET analytics_nice = N for the streams (0-19; default: the setting's default)")(
+      "terminals", po::value<int>()->default_value(16),
+      "hyrax's OLTP clients, their calls queued at the OLTP thread (16: the driver sleeps while the executor works, leaving the other core to the analytical queries)")(
+      "analytics-nice", po::value<std::string>()->default_value(""),
+      "hyrax: SET analytics_nice = N for the streams (idle or 0-19; default: the setting's default)")(
       "seed", po::value<uint64_t>()->default_value(42), "random seed of the data and the mix")(
       "check", "compare each query's answer on hyrax (inline and on a snapshot) with PostgreSQL's (or the shipped answers)")(
       "reference", po::value<std::string>()->default_value("auto"),
@@ -331,6 +333,12 @@ int ch(int argc, char** argv) {
   };
   explain("after the load");
 
+  // The generated text is not needed after the loads; kept, its hundreds of megabytes in 4 KiB
+  // pages would be in every snapshot's fork and make it a benchmark of the driver's memory.
+  data = tpcc::InitialData{};
+  setup.data = nullptr;
+  malloc_trim(0);
+
   std::vector<Checked> checked;
   int equal = 0;
   if (check) {
@@ -364,7 +372,7 @@ int ch(int argc, char** argv) {
         errors += w.errors;
       }
       for (int streams : streamCounts) {
-        runs.push_back(runMixWithStreams(e, setup, duration, streams, vm["analytics-nice"].as<int>(), queries));
+        runs.push_back(runMixWithStreams(e, setup, duration, streams, vm["analytics-nice"].as<std::string>(), queries));
         Run& r = runs.back();
         errors += r.oltp.errors + r.olap.errors;
         if (!json) printRun(r);

@@ -1,6 +1,11 @@
 #include "engine/txn/serial_executor.hpp"
 
+#include <sys/prctl.h>
+
+#include <ctime>
+
 #include "engine/util/error.hpp"
+#include "engine/util/futex.hpp"
 #include "engine/util/stack_depth.hpp"
 
 namespace hyrax {
@@ -15,6 +20,23 @@ namespace {
 // 111k tx/s alone and 34k beside a `nice -n 19` busy loop; without, 135k and 64k
 // (hyrax-bench tpcc --warehouses 5: 124-127k against 131-137k).
 constexpr int kSpinMicros = 50;
+// A waiter spins when its task is running or next: task numbers up to finished + this.
+constexpr uint64_t kSpinQueueDepth = 2;
+// A waiter further back naps for at most this long in all before it sleeps until woken.
+constexpr int kNapMicros = 2000;
+
+// Sleeps about `d` on this thread's timer. The first nap of a thread sets its timer slack to 1 us
+// (the default 50 us would make every nap of a few tens of microseconds last three times longer).
+void napFor(std::chrono::nanoseconds d) {
+  thread_local bool slackSet = false;
+  if (!slackSet) {
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    slackSet = true;
+  }
+  if (d < std::chrono::microseconds(5)) d = std::chrono::microseconds(5);
+  timespec t{0, static_cast<long>(d.count())};
+  nanosleep(&t, nullptr);
+}
 
 template <typename F>
 bool spinFor(F ready) {
@@ -98,13 +120,13 @@ SerialExecutor::Ticket SerialExecutor::submit(const void* session, const std::fu
     } catch (...) {
       task.error = std::current_exception();
     }
-    task.done = true;
+    task.state.store(kDone);
     return t;
   }
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(&task);
-    submitted_.fetch_add(1, std::memory_order_release);
+    task.number = submitted_.fetch_add(1, std::memory_order_release) + 1;
   }
   workReady_.notify_all();
   return t;
@@ -114,27 +136,71 @@ void SerialExecutor::wait(Ticket& ticket) {
   if (!ticket.task_) return;
   std::unique_ptr<Task> owned = std::move(ticket.task_);
   Task& task = *owned;
-  if (spinFor([&] { return task.done.load(std::memory_order_acquire); })) {
+  auto finished = [&] {
     if (task.error) std::rethrow_exception(task.error);
-    return;
-  }
-  std::unique_lock lock(mutex_);
-  auto deadline = std::chrono::steady_clock::now() + lockTimeout_;
-  while (!task.done) {
-    if (task.started) {
-      workDone_.wait(lock);
-    } else if (workDone_.wait_until(lock, deadline) == std::cv_status::timeout && !task.started) {
-      for (auto it = queue_.begin(); it != queue_.end(); ++it)
-        if (*it == &task) {
-          queue_.erase(it);
-          break;
-        }
-      lock.unlock();  // the task dies with `owned`, out of the queue
-      throw Error(sqlstate::LockNotAvailable, "another session's transaction is open; gave up waiting after " +
-                                                  std::to_string(lockTimeout_.count()) + " ms");
+  };
+  // Work with others queued before it: nap for about their length (the executor's recent time per
+  // task), on this thread's own timer, until it is next; so the waiter neither spins through their
+  // length nor needs the executor to wake it (a cross-core wake-up costs the executor microseconds
+  // in a VM, a tenth of a TPC-C transaction). Then spin for it, and sleep if that is not enough.
+  // The position is an estimate: a held executor may run later work first.
+  const auto napsEnd = std::chrono::steady_clock::now() + std::chrono::microseconds(kNapMicros);
+  for (;;) {
+    const uint64_t done = finished_.load(std::memory_order_relaxed);
+    if (task.number <= done + kSpinQueueDepth) {
+      if (spinFor([&] { return task.state.load(std::memory_order_acquire) == kDone; })) return finished();
+      break;
     }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= napsEnd) break;
+    const auto perTask = std::chrono::nanoseconds(taskNanos_.load(std::memory_order_relaxed));
+    const auto nap = std::min<std::chrono::nanoseconds>(perTask * (task.number - done - kSpinQueueDepth), napsEnd - now);
+    napFor(nap);
   }
-  if (task.error) std::rethrow_exception(task.error);
+  // Sleep on the task's own word, marked so that finish() wakes it (finish() exchanges the mark
+  // for kDone, so one of the two sees the other: the wake-up is never lost).
+  const auto deadline = std::chrono::steady_clock::now() + lockTimeout_;
+  auto sleepUntil = [&](std::chrono::steady_clock::time_point until) {
+    uint32_t expected = kPending;
+    if (task.state.compare_exchange_strong(expected, kSleeping) || expected == kSleeping)
+      futexWait(task.state, kSleeping, until);
+  };
+  while (task.state.load() != kDone) {
+    if (std::chrono::steady_clock::now() < deadline) {
+      sleepUntil(deadline);
+      continue;
+    }
+    // The lock timeout: a task that never started leaves the queue and fails; one that runs is
+    // waited for as long as it takes.
+    std::unique_lock lock(mutex_);
+    if (task.started || task.state.load() == kDone) {
+      lock.unlock();
+      while (task.state.load() != kDone) sleepUntil(std::chrono::steady_clock::now() + std::chrono::hours(1));
+      break;
+    }
+    for (auto it = queue_.begin(); it != queue_.end(); ++it)
+      if (*it == &task) {
+        queue_.erase(it);
+        finished_.fetch_add(1, std::memory_order_relaxed);  // out of the queue for good
+        break;
+      }
+    lock.unlock();  // the task dies with `owned`, out of the queue
+    throw Error(sqlstate::LockNotAvailable, "another session's transaction is open; gave up waiting after " +
+                                                std::to_string(lockTimeout_.count()) + " ms");
+  }
+  finished();
+}
+
+void SerialExecutor::finish(Task& t) {
+  finished_.fetch_add(1, std::memory_order_relaxed);
+  if (t.startedAt.time_since_epoch().count()) {  // the time per task, averaged over the last few
+    auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t.startedAt).count();
+    const int64_t was = taskNanos_.load(std::memory_order_relaxed);
+    taskNanos_.store(was + (std::min<int64_t>(took, 1'000'000) - was) / 8, std::memory_order_relaxed);
+  }
+  // After the exchange the waiter may free the task: only its address is used below (a wake-up
+  // of a reused address is a spurious one, which every waiter tolerates).
+  if (t.state.exchange(kDone) == kSleeping) futexWakeAll(t.state);
 }
 
 void SerialExecutor::loop() {
@@ -162,15 +228,15 @@ void SerialExecutor::loop() {
     }
     next->started = true;
     lock.unlock();
+    next->startedAt = std::chrono::steady_clock::now();
     try {
       (*next->work)();
     } catch (...) {
       next->error = std::current_exception();
     }
     releaseDeepStack();
+    finish(*next);  // `next` may be gone once this returns (its waiter owns it)
     lock.lock();
-    next->done.store(true, std::memory_order_release);
-    workDone_.notify_all();
   }
 }
 

@@ -9,7 +9,9 @@
 //
 // Handing work over costs two thread wake-ups, tens of microseconds on a busy machine, more than
 // a whole TPC-C transaction. So both sides spin a little before they sleep: the executor for new
-// work after it finished some, the session for its work to finish; only a longer wait sleeps.
+// work after it finished some, the session for its work to finish; only a longer wait sleeps. A
+// session whose work has several others queued before it sleeps at once: spinning through their
+// whole length would take a core from the other processes (snapshot queries) for nothing.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -70,16 +72,24 @@ class SerialExecutor {
     const void* session;
     const std::function<void()>* work;
     std::exception_ptr error;
-    bool started = false;
-    std::atomic<bool> done{false};
+    uint64_t number = 0;  // submitted_ after this task was counted
+    bool started = false;              // under mutex_
+    std::chrono::steady_clock::time_point startedAt;
+    // A futex word, the waiter's alone: kPending, kSleeping (the waiter sleeps on it, so the
+    // executor must wake it), kDone.
+    std::atomic<uint32_t> state{kPending};
   };
+  static constexpr uint32_t kPending = 0, kSleeping = 1, kDone = 2;
+  void finish(Task& t);
   void loop();
   bool runnable(const Task& t) const { return holder_ == nullptr || holder_ == t.session; }
 
   std::mutex mutex_;
-  std::condition_variable workReady_, workDone_;
+  std::condition_variable workReady_;
   std::deque<Task*> queue_;
   std::atomic<uint64_t> submitted_{0};  // counts run() calls, so the spinning executor sees new work
+  std::atomic<uint64_t> finished_{0};   // tasks done: how far back a waiter is
+  std::atomic<int64_t> taskNanos_{10'000};  // the recent time per task, for a waiter's naps
   const void* holder_ = nullptr;  // written only on the executor thread
   bool stopping_ = false;
   std::chrono::milliseconds lockTimeout_{10'000};

@@ -230,4 +230,11 @@ std::string formatDate(int32_t days) {
   return buf;
 }
 
+std::string lowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 }  // namespace hyrax::text

@@ -46,4 +46,7 @@ int32_t addMonths(int32_t days, int64_t months);
 // 10^n for n in [0,18].
 int64_t pow10(unsigned n);
 
+// ASCII letters lower-cased, other bytes (UTF-8 included) kept: option words, setting values.
+std::string lowerAscii(std::string_view s);
+
 }  // namespace hyrax::text

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <optional>
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "codegen/translate/query_compiler.hpp"
@@ -219,8 +220,14 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   Connection con(db);
   con.settings_->restore(request.settings);
   con.undo_->beginTransactionAt(request.transactionTime);  // the session's, not this process's clock
-  // This process runs this one query: it yields to the executor's transactions as asked.
+  // This process runs this one query: it yields to the executor's transactions as asked. SCHED_IDLE
+  // (the default) runs it only on a core nothing else wants: a transaction's wake-up takes the core
+  // at once, and the scheduler counts such a core as free when it places the executor's threads.
   setpriority(PRIO_PROCESS, 0, con.settings_->analyticsNice());
+  if (con.settings_->analyticsIdle()) {
+    sched_param none{};
+    sched_setscheduler(0, SCHED_IDLE, &none);  // advice: where refused, the nice value stands
+  }
   if (request.hookOwner) {  // the owner's copy in this process, as it was at the fork
     auto* owner = reinterpret_cast<const Connection*>(request.hookOwner);
     if (owner->snapshotHook_) owner->snapshotHook_();

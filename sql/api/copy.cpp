@@ -10,16 +10,14 @@
 #include "engine/catalog/catalog.hpp"
 #include "engine/load/table_loader.hpp"
 #include "engine/storage/table.hpp"
+#include "engine/types/text_format.hpp"
 
 namespace hyrax {
 
 namespace {
 
 // Option words may be written as identifiers (lower-cased by the lexer) or strings ('CSV').
-std::string lower(std::string v) {
-  for (auto& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return v;
-}
+std::string lower(const std::string& v) { return text::lowerAscii(v); }
 
 char singleChar(const ast::CopyOption& o) {
   if (o.value.size() != 1)

@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "engine/txn/undo_log.hpp"
+#include "engine/types/text_format.hpp"
 #include "sql/api/text_result.hpp"
 
 namespace hyrax {
@@ -94,8 +95,7 @@ const SettingDef kSettings[] = {
      "'inline' on the executor thread.",
      [] { return std::string("snapshot"); },
      [](const std::string& v, SourcePos pos) {
-       std::string lower;
-       for (char c : v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+       std::string lower = text::lowerAscii(v);
        if (lower != "inline" && lower != "snapshot")
          throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"analytics\": \"" + v + "\"", pos)
              .withDetail("Available values: inline, snapshot.");
@@ -108,14 +108,17 @@ const SettingDef kSettings[] = {
      [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "snapshot_max_age", pos)); }},
     {"analytics_nice",
      "The scheduling priority of the processes that run this session's queries on snapshots, as nice(1) "
-     "counts it: 0 as the executor, up to 19 the lowest; the executor's transactions come first.",
-     [] { return std::string("10"); },
+     "counts it: 0 as the executor, up to 19 the lowest; 'idle': only a core nothing else wants "
+     "(SCHED_IDLE), so the executor's transactions never wait for them.",
+     [] { return std::string("idle"); },
      [](const std::string& v, SourcePos pos) {
+       std::string lower = text::lowerAscii(v);
+       if (lower == "idle") return lower;
        char* end = nullptr;
        long n = std::strtol(v.c_str(), &end, 10);
        if (v.empty() || *end != '\0' || n < 0 || n > 19)
          throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"analytics_nice\": \"" + v + "\"", pos)
-             .withDetail("A whole number from 0 (as the executor) to 19 (the lowest priority).");
+             .withDetail("idle, or a whole number from 0 (as the executor) to 19 (the lowest priority).");
        return std::to_string(n);
      }},
     {"statement_timeout",
@@ -148,7 +151,9 @@ void SessionSettings::refresh() {
   analyticsOnSnapshot_ = values_.at("analytics") == "snapshot";
   snapshotMaxAgeMs_ = parseDuration(values_.at("snapshot_max_age"), "snapshot_max_age", {});
   statementTimeoutMs_ = parseDuration(values_.at("statement_timeout"), "statement_timeout", {});
-  analyticsNice_ = static_cast<int>(std::strtol(values_.at("analytics_nice").c_str(), nullptr, 10));
+  const std::string& nice = values_.at("analytics_nice");
+  analyticsIdle_ = nice == "idle";
+  analyticsNice_ = analyticsIdle_ ? 19 : static_cast<int>(std::strtol(nice.c_str(), nullptr, 10));
 }
 
 std::vector<std::pair<std::string, std::string>> SessionSettings::values() const {

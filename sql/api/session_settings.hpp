@@ -29,6 +29,7 @@ class SessionSettings {
   double snapshotMaxAgeMs() const { return static_cast<double>(snapshotMaxAgeMs_); }
   uint64_t statementTimeoutMs() const { return statementTimeoutMs_; }  // 0: none
   int analyticsNice() const { return analyticsNice_; }  // a snapshot worker's nice(1) value
+  bool analyticsIdle() const { return analyticsIdle_; }  // ... and SCHED_IDLE besides
 
   // Every setting's text, and setting them back (a snapshot worker takes its session's this way).
   std::vector<std::pair<std::string, std::string>> values() const;
@@ -42,6 +43,7 @@ class SessionSettings {
   bool analyticsOnSnapshot_ = true;
   uint64_t snapshotMaxAgeMs_ = 0, statementTimeoutMs_ = 0;
   int analyticsNice_ = 0;
+  bool analyticsIdle_ = false;
 };
 
 }  // namespace hyrax

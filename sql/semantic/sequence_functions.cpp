@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/types/text_format.hpp"
 #include "sql/optimizer/constant_folding.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
@@ -19,9 +20,7 @@ namespace {
 // PostgreSQL's regclass text: an unquoted name is lower-cased, a "quoted" one kept as written.
 std::string relationName(const std::string& text) {
   if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
-  std::string out;
-  for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return hyrax::text::lowerAscii(text);
 }
 
 }  // namespace

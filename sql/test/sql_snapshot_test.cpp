@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -581,22 +582,34 @@ TEST_CASE("snapshot workers run at the session's analytics_nice priority") {
   fs::path seen = fs::temp_directory_path() / ("hyrax_nice_" + std::to_string(getpid()));
   Database db;
   Connection con(db);
-  con.setSnapshotHookForTesting([seen] { std::ofstream(seen) << getpriority(PRIO_PROCESS, 0); });  // in the worker
+  con.setSnapshotHookForTesting([seen] {  // in the worker: its nice value and whether it is SCHED_IDLE
+    std::ofstream(seen) << getpriority(PRIO_PROCESS, 0) << ' ' << (sched_getscheduler(0) == SCHED_IDLE);
+  });
+  bool idle = false;
   auto niceOfWorker = [&] {
     con.execute("SELECT 1");
     std::ifstream in(seen);
     int n = -100;
-    in >> n;
+    in >> n >> idle;
     return n;
   };
   // A process may lower its priority but not raise it (without privileges): a test run that is
   // itself niced sees its own value where it asked for less.
   const int mine = getpriority(PRIO_PROCESS, 0);
-  CHECK(niceOfWorker() == std::max(10, mine));  // the default: transactions first
+  CHECK(niceOfWorker() == 19);  // the default, 'idle': only cores that nothing else wants
+  CHECK(idle);
+  con.execute("SET analytics_nice = 10");
+  CHECK(niceOfWorker() == std::max(10, mine));
+  CHECK(!idle);
   con.execute("SET analytics_nice = 0");
   CHECK(niceOfWorker() == std::max(0, mine));
   con.execute("SET analytics_nice = 19");
   CHECK(niceOfWorker() == 19);
+  CHECK(!idle);
+  con.execute("SET analytics_nice = 'IDLE'");
+  CHECK(con.execute("SHOW analytics_nice").text(0, 0) == "idle");
+  CHECK(errorOf([&] { con.execute("SET analytics_nice = 'lazy'"); }) == "22023");
+  CHECK(errorOf([&] { con.execute("SET analytics_nice = 20"); }) == "22023");
   CHECK(getpriority(PRIO_PROCESS, 0) == mine);  // this process is untouched
   fs::remove(seen);
 }
