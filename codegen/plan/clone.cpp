@@ -131,6 +131,9 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       auto r = std::make_unique<Sort>();
       for (auto& k : s.keys) r->keys.push_back({copy(k.expr, map), k.descending, k.nullsFirst});
       r->limit = s.limit;
+      r->partitionKeys = s.partitionKeys;
+      r->partitionOffset = s.partitionOffset;
+      r->partitionLimit = s.partitionLimit;
       return r;
     }
     case OpKind::Limit: {

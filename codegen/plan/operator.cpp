@@ -264,7 +264,14 @@ std::string describe(const Operator& op) {
       std::string r = "Sort";
       for (auto& k : static_cast<const Sort&>(op).keys)
         r += " " + toString(*k.expr) + (k.descending ? " DESC" : "") + (k.nullsFirst ? " NULLS FIRST" : "");
-      if (uint64_t k = static_cast<const Sort&>(op).limit; k != UINT64_MAX) r += fmt::format(" (top {})", k);
+      auto& s = static_cast<const Sort&>(op);
+      if (s.limit != UINT64_MAX) r += fmt::format(" (top {})", s.limit);
+      if (s.partitionKeys) {
+        r += fmt::format(" (per value of the first {}:", s.partitionKeys);
+        if (s.partitionOffset) r += fmt::format(" offset {}", s.partitionOffset);
+        if (s.partitionLimit != UINT64_MAX) r += fmt::format(" limit {}", s.partitionLimit);
+        r += ")";
+      }
       return r;
     }
     case OpKind::UnionAll: return "UnionAll";

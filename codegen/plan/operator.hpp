@@ -223,6 +223,11 @@ struct Sort : Operator {
   std::vector<SortKey> keys;
   // Set under a LIMIT (limit + offset): only that many first rows are kept as rows come (top-k).
   uint64_t limit = UINT64_MAX;
+  // A LIMIT per partition (a correlated subquery's ORDER BY ... LIMIT, unnested: one partition per
+  // outer value): the first `partitionKeys` keys split the sorted rows, and of each partition the
+  // rows from `partitionOffset` on, at most `partitionLimit` of them, go on.
+  size_t partitionKeys = 0;
+  uint64_t partitionOffset = 0, partitionLimit = UINT64_MAX;
   Sort() : Operator(OpKind::Sort) {}
   std::vector<const IU*> produced() const override { return child()->produced(); }
 };

@@ -166,7 +166,7 @@ class SortTranslator : public Translator {
   void consume(Translator& from) override;
 
  private:
-  llvm::Function* comparator();
+  llvm::Function* comparator(size_t keys);  // over the first `keys` sort keys
   llvm::Function* cmp_ = nullptr;
   uint32_t slot_ = 0;
   RowLayout layout_{0};

@@ -1,6 +1,7 @@
 // Sort: consume() appends each row to a row buffer; produce() sorts it with a generated
 // comparator (one function per query, keys compared inline) and runs a pipeline over the rows in
-// order. Sort keys are columns: the planner computes key expressions in a Map below.
+// order. Sort keys are columns: the planner computes key expressions in a Map below. A LIMIT per
+// partition (plan::Sort::partitionKeys) drops rows from the sorted buffer before that pipeline.
 #include "codegen/translate/operator_translators.hpp"
 
 namespace hyrax::codegen {
@@ -12,7 +13,7 @@ void SortTranslator::consume(Translator&) {
   for (size_t i = 0; i < columns_.size(); ++i) layout_.store(cg_, row, fields_[i], q_.values.at(columns_[i]));
 }
 
-llvm::Function* SortTranslator::comparator() {
+llvm::Function* SortTranslator::comparator(size_t keys) {
   auto& s = static_cast<const plan::Sort&>(op_);
   auto& b = cg_.b;
   auto* ft = llvm::FunctionType::get(cg_.i32(), {cg_.ptr(), cg_.ptr()}, false);
@@ -20,7 +21,8 @@ llvm::Function* SortTranslator::comparator() {
   q_.markColdIf(op_.estimatedRows);
   llvm::Value* ra = fn->getArg(0);
   llvm::Value* rb = fn->getArg(1);
-  for (auto& key : s.keys) {
+  for (size_t k = 0; k < keys; ++k) {
+    const plan::SortKey& key = s.keys[k];
     if (key.expr->kind != plan::ExprKind::Column)
       throw Error(sqlstate::InternalError, "codegen: sort keys must be columns");
     size_t idx = 0;
@@ -69,10 +71,17 @@ void SortTranslator::produce() {
     if (limit != UINT64_MAX) cg_.call("hyrax_rt_buf_keep_first", {buf, cg_.c64(static_cast<int64_t>(limit)), cmp_});
   });
   children[0]->produce();
-  llvm::Function* cmp = cmp_ = comparator();
+  auto& s = static_cast<const plan::Sort&>(op_);
+  llvm::Function* cmp = cmp_ = comparator(s.keys.size());
+  // A LIMIT per partition: rows equal on the partition keys (NULLs equal too) are one partition.
+  llvm::Function* samePartition = s.partitionKeys ? comparator(s.partitionKeys) : nullptr;
 
   q_.beginPipeline();
   cg_.checkStatus(cg_.call("hyrax_rt_buf_sort", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_)), cmp}));
+  if (samePartition)
+    cg_.call("hyrax_rt_buf_keep_per_partition",
+             {cg_.loadPtr(cg_.stateSlot(slot_)), samePartition, cg_.c64(static_cast<int64_t>(s.partitionOffset)),
+              cg_.c64(static_cast<int64_t>(s.partitionLimit))});
   q_.endPipeline();
 
   q_.beginPipeline(op_.estimatedRows);

@@ -43,6 +43,20 @@ class RowBuffer {
   void sort(Compare cmp) {
     std::stable_sort(order_.begin(), order_.end(), [cmp](const void* x, const void* y) { return cmp(x, y) < 0; });
   }
+  // After sort(): of each run of rows that `samePartition` calls equal, only the rows from `offset`
+  // on, at most `limit` of them, stay (a LIMIT per outer value of a correlated subquery).
+  void keepPerPartition(Compare samePartition, uint64_t offset, uint64_t limit) {
+    size_t kept = 0;
+    uint64_t rank = 0;
+    const void* previous = nullptr;
+    for (size_t i = 0; i < order_.size(); ++i) {
+      void* row = order_[i];
+      rank = previous && samePartition(previous, row) == 0 ? rank + 1 : 0;
+      previous = row;
+      if (rank >= offset && rank - offset < limit) order_[kept++] = row;
+    }
+    order_.resize(kept);
+  }
   // From now on only the first `limit` rows in `cmp`'s order matter; the rest may be dropped.
   // (A stable sort then gives the same first rows as sorting everything.)
   void keepFirst(uint64_t limit, Compare cmp) {

@@ -171,5 +171,9 @@ int32_t hyrax_rt_buf_sort(QueryContext* ctx, RowBuffer* b, int32_t (*cmp)(const 
 void hyrax_rt_buf_keep_first(RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*)) {
   b->keepFirst(limit, cmp);  // only notes the limit
 }
+void hyrax_rt_buf_keep_per_partition(RowBuffer* b, int32_t (*same)(const void*, const void*), uint64_t offset,
+                                     uint64_t limit) {
+  b->keepPerPartition(same, offset, limit);
+}
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <vector>
 #include <set>
 #include <string_view>
 
@@ -223,4 +224,26 @@ TEST_CASE("every runtime function is in the table") {
   CHECK(names.size() == n);
   CHECK(findRuntimeFunction("hyrax_rt_like") != nullptr);
   CHECK(findRuntimeFunction("nope") == nullptr);
+}
+
+TEST_CASE("row buffers keep an OFFSET and LIMIT per partition of sorted rows") {
+  // Partition = key; within one, the order of arrival (the sort is stable). Per key the rows
+  // ranked 1 and 2 (OFFSET 1 LIMIT 2) stay, in order; keys with one row keep none.
+  QueryContext ctx;
+  RowBuffer* b = hyrax_rt_buf_create(&ctx, 16);
+  std::vector<std::vector<int64_t>> seqs(6);
+  for (int64_t i = 0; i < 40; ++i) {
+    int64_t key = (i * 7) % 6;
+    if (key == 5 && !seqs[5].empty()) continue;  // key 5 has a single row
+    appendKeyed(b, key, i);
+    seqs[static_cast<size_t>(key)].push_back(i);
+  }
+  hyrax_rt_buf_sort(&ctx, b, compareKeys);
+  hyrax_rt_buf_keep_per_partition(b, compareKeys, 1, 2);
+  std::vector<std::pair<int64_t, int64_t>> expected;
+  for (int64_t key = 0; key < 6; ++key)
+    for (size_t r = 1; r < 3 && r < seqs[static_cast<size_t>(key)].size(); ++r)
+      expected.push_back({key, seqs[static_cast<size_t>(key)][r]});
+  REQUIRE(hyrax_rt_buf_count(b) == expected.size());
+  for (uint64_t i = 0; i < expected.size(); ++i) CHECK(keyed(b, i) == expected[i]);
 }

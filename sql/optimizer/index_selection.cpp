@@ -235,6 +235,7 @@ void indexOrder(OperatorPtr& ptr, Limit* limit) {
     if (o->kind == OpKind::TableScan) {
       auto& scan = static_cast<TableScan&>(*o);
       bool ordered = scan.index && scan.index->ordered() && !scan.pointLookup() && !sort.keys.empty() &&
+                     sort.partitionKeys == 0 &&
                      scan.limit == UINT64_MAX && !scan.reverse;
       size_t next = scan.lookupKey.size();
       std::optional<bool> descending;  // of the first key that is not fixed

@@ -50,9 +50,9 @@ class Unnester {
       case OpKind::Join: return unnestJoin(std::move(op), d);
       case OpKind::Aggregate: return unnestAggregate(std::move(op), d);
       case OpKind::Sort:
-        if (static_cast<Sort&>(*op).limit != UINT64_MAX) unsupported("under LIMIT");
+        if (static_cast<Sort&>(*op).limit != UINT64_MAX) unsupported("under LIMIT");  // set after binding
         return unnest(std::move(op->children[0]), d);  // order means nothing inside a subquery
-      case OpKind::Limit: unsupported("under LIMIT or OFFSET");
+      case OpKind::Limit: return unnestLimit(std::move(op), d);
       case OpKind::UnionAll: return unnestUnion(std::move(op), d);
       case OpKind::Values: {
         auto& v = static_cast<Values&>(*op);
@@ -68,6 +68,31 @@ class Unnester {
   }
 
  private:
+  // LIMIT/OFFSET [after ORDER BY] per outer value: a Sort on the domain's columns, then the
+  // subquery's order, keeping the rows from OFFSET on, at most LIMIT of them, per domain value.
+  OperatorPtr unnestLimit(OperatorPtr op, IUMap& d) {
+    auto& l = static_cast<Limit&>(*op);
+    OperatorPtr input = std::move(op->children[0]);
+    std::vector<SortKey> order;
+    if (input->kind == OpKind::Sort) {
+      auto& s = static_cast<Sort&>(*input);
+      if (s.partitionKeys || s.limit != UINT64_MAX) unsupported("under LIMIT of this form");
+      order = std::move(s.keys);
+      input = std::move(input->children[0]);
+    }
+    auto sort = std::make_unique<Sort>();
+    sort->children.push_back(unnest(std::move(input), d));
+    for (const IU* f : f_) sort->keys.push_back({Expr::column(d.at(f)), false, false});
+    sort->partitionKeys = f_.size();
+    for (auto& k : order) {
+      substituteIUs(k.expr, d);  // ORDER BY an outer column: one value per partition
+      sort->keys.push_back(std::move(k));
+    }
+    sort->partitionOffset = l.offset;
+    sort->partitionLimit = l.limit;
+    return sort;
+  }
+
   bool depends(const Operator& op) const {
     return anyExprInTree(op, [&](const Expr& e) { return readsAny(e, fSet_); });
   }
