@@ -201,6 +201,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
   for (auto& o : s.orderBy) aggregating = aggregating || containsAggregate(*o.expr);
   if (aggregating) {
     auto agg = std::make_unique<plan::Aggregate>();
+    input_ = &op;  // a subquery in GROUP BY is one more value of each input row: it joins onto `op`
     for (auto& g : s.groupBy) {
       const ast::Expr* ge = g.get();
       // GROUP BY 2 / GROUP BY alias refer to the select list (PostgreSQL's rule).
@@ -225,12 +226,16 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
       }
       if (containsAggregate(*ge)) throw Error(sqlstate::GroupingError, "aggregate functions are not allowed in GROUP BY", ge->pos);
       ExprPtr e = bindExpr(*ge, Clause::GroupBy);
-      bool dup = false;
-      for (auto& existing : agg->groups) dup = dup || plan::sameExpr(*existing.expr, *e);
-      if (dup) continue;
-      const plan::IU* iu = plan_.ius.make(e->type, e->kind == plan::ExprKind::Column ? e->iu->name : "group");
-      agg->groups.push_back({iu, std::move(e)});
+      const plan::IU* iu = nullptr;
+      for (auto& existing : agg->groups)
+        if (plan::sameExpr(*existing.expr, *e)) iu = existing.iu;
+      if (!iu) {
+        iu = plan_.ius.make(e->type, e->kind == plan::ExprKind::Column ? e->iu->name : "group");
+        agg->groups.push_back({iu, std::move(e)});
+      }
+      groupSources_.push_back({ge, iu});
     }
+    input_ = nullptr;
     aggregate_ = agg.get();
     agg->children.push_back(std::move(op));
     op = std::move(agg);

@@ -71,6 +71,8 @@ ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
 }
 
 std::optional<ExprPtr> SelectBinder::matchGroup(const ast::Expr& e) {
+  for (auto& [source, iu] : groupSources_)
+    if (source == &e) return Expr::column(iu, e.pos);
   // Probing binds `e`'s whole subtree, and it is tried at every level of a long chain (a + b +
   // c ...): quadratic in the chain's length. Skipped where nothing can match: without GROUP BY,
   // and for a binary operator (it binds to an operator node) when every grouping expression is a

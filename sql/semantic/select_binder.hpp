@@ -105,6 +105,9 @@ class SelectBinder {
   std::array<plan::OperatorPtr*, 2> outerJoinInputs_{};
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
+  // Each GROUP BY's expression with its group: GROUP BY 1 or an alias names the select item's own
+  // expression, which is then that group whatever it is (a subquery cannot be probed).
+  std::vector<std::pair<const ast::Expr*, const plan::IU*>> groupSources_;
   bool probing_ = false;                  // binding only to compare with GROUP BY expressions
 };
 
