@@ -184,6 +184,38 @@ uint64_t SelectBinder::bindCount(const ast::Expr& e, const char* what) {
 }
 
 OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names) {
+  binding_ = true;
+  for (;;) {
+    try {
+      OperatorPtr op = bindOnce(s, output, names);
+      binding_ = false;
+      return op;
+    } catch (const RetryBinding& r) {
+      if (r.owner != this) {
+        binding_ = false;
+        throw;
+      }
+      // Start over with what a fresh binder has (depth_, outer_, parent_ and the noted outer
+      // aggregates stay).
+      output.clear();
+      names.clear();
+      with_ = nullptr;
+      expanding_.clear();
+      input_ = nullptr;
+      outerJoinInputs_ = {};
+      scope_.clear();
+      aggregate_ = nullptr;
+      groupSources_.clear();
+      probing_ = false;
+    } catch (...) {
+      binding_ = false;
+      throw;
+    }
+  }
+}
+
+OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output,
+                                   std::vector<std::string>& names) {
   if (!s.with.empty()) {
     for (size_t i = 0; i < s.with.size(); ++i)
       for (size_t k = 0; k < i; ++k)
@@ -196,9 +228,9 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
   if (s.where) op = addFilter(std::move(op), *s.where, Clause::Where, "WHERE");
 
   // ---- aggregation ----
-  bool aggregating = !s.groupBy.empty() || (s.having && containsAggregate(*s.having));
-  for (auto& item : s.items) aggregating = aggregating || containsAggregate(*item.expr);
-  for (auto& o : s.orderBy) aggregating = aggregating || containsAggregate(*o.expr);
+  bool aggregating = !s.groupBy.empty() || (s.having && containsOwnAggregate(*s.having)) || !outerAggregates_.empty();
+  for (auto& item : s.items) aggregating = aggregating || containsOwnAggregate(*item.expr);
+  for (auto& o : s.orderBy) aggregating = aggregating || containsOwnAggregate(*o.expr);
   if (aggregating) {
     auto agg = std::make_unique<plan::Aggregate>();
     input_ = &op;  // a subquery in GROUP BY is one more value of each input row: it joins onto `op`
@@ -315,6 +347,9 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
   }
   input_ = nullptr;
   if (aggregate_) splitDistinctAggregates(op, *aggregate_);
+  // Copies of the aggregation made before that (a subquery's domain of outer aggregate values)
+  // still hold f(DISTINCT x), which only the split computes.
+  splitCopiedDistinctAggregates(op);
   if (!map->computed.empty()) {
     map->children.push_back(std::move(op));
     op = std::move(map);

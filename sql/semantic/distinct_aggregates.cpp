@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "engine/util/stack_depth.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/semantic/dependent_join.hpp"
 #include "sql/semantic/select_binder.hpp"
@@ -168,6 +169,15 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
   OperatorPtr* owner = slotOf(root, agg);
   finish->children.push_back(std::move(*owner));
   *owner = std::move(finish);
+}
+
+void SelectBinder::splitCopiedDistinctAggregates(OperatorPtr& root) {
+  checkStackDepth();
+  for (auto& c : root->children) splitCopiedDistinctAggregates(c);
+  if (root->kind != plan::OpKind::Aggregate) return;
+  auto& agg = static_cast<plan::Aggregate&>(*root);
+  if (std::any_of(agg.aggregates.begin(), agg.aggregates.end(), [](const auto& a) { return a.distinct; }))
+    splitDistinctAggregates(root, agg);
 }
 
 }  // namespace hyrax::sql

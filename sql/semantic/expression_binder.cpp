@@ -53,6 +53,14 @@ const char* clauseName(Clause c) {
 
 ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
   checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
+  if (outer_ && e.kind == ast::ExprKind::Function && isAggregateName(e.name) && !e.star && clause != Clause::AggregateArg)
+    if (SelectBinder* owner = outerAggregateOwner(e)) {
+      if (!owner->aggregate_)
+        throw Error(sqlstate::GroupingError,
+                    "an aggregate of an outer query's columns is not allowed in that query's WHERE, JOIN or GROUP BY",
+                    e.pos);
+      return owner->bindAggregate(e, Clause::Select);  // in the outer SELECT; read here as an outer column
+    }
   bool aboveAggregation = aggregate_ && (clause == Clause::Select || clause == Clause::Having || clause == Clause::OrderBy);
   if (aboveAggregation) {
     if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return bindAggregate(e, clause);
@@ -117,24 +125,6 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
     arg = bindExpr(*e.args[0], Clause::AggregateArg);
     aggregate_ = saved;
     input_ = savedInput;
-    if (outer_) {
-      // SQL aggregates an argument of outer columns only in the outer query (one value per outer
-      // group, not per row of this one); that is not done here yet, and aggregating it here
-      // would be a wrong answer.
-      std::vector<const plan::IU*> used;
-      arg->collectIUs(used);
-      // Outer columns: those of an enclosing SELECT's FROM (a subquery in the argument reads the
-      // IUs of its join, which are in no scope: they are this level's).
-      auto outerColumn = [&](const plan::IU* iu) {
-        for (const SelectBinder* b = outer_; b; b = b->outer_)
-          if (b->inScope(iu)) return true;
-        return false;
-      };
-      if (!used.empty() && std::all_of(used.begin(), used.end(), outerColumn))
-        throw Error(sqlstate::FeatureNotSupported,
-                    "an aggregate of outer columns only in a subquery (it belongs to the outer query) is not supported yet",
-                    e.pos);
-    }
     func = e.name == "count" ? plan::AggFunc::Count
            : e.name == "sum" ? plan::AggFunc::Sum
            : e.name == "avg" ? plan::AggFunc::Avg
@@ -154,6 +144,51 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   const plan::IU* iu = plan_.ius.make(t, e.name);
   aggregate_->aggregates.push_back({func, std::move(arg), iu, e.distinct});
   return Expr::column(iu, e.pos);
+}
+
+SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
+  for (SelectBinder* b = outer_; b; b = b->outer_)
+    if (b->outerAggregates_.count(&e)) return b;
+  // Bound on trial (probing: a subquery in the argument refuses, and the aggregate stays here),
+  // the argument's columns say whose aggregate it is: the innermost SELECT that has one of them.
+  if (e.args.size() != 1) return nullptr;
+  ExprPtr arg;
+  plan::Aggregate* saved = aggregate_;
+  const bool savedProbing = probing_;
+  aggregate_ = nullptr;
+  probing_ = true;
+  try {
+    arg = bindPlain(*e.args[0], Clause::AggregateArg);
+  } catch (const Error&) {
+  }
+  aggregate_ = saved;
+  probing_ = savedProbing;
+  if (!arg) return nullptr;
+  std::vector<const plan::IU*> used;
+  arg->collectIUs(used);
+  if (used.empty()) return nullptr;
+  for (const plan::IU* iu : used)
+    if (inScope(iu)) return nullptr;  // reads this SELECT's columns: its own
+  for (SelectBinder* b = outer_; b; b = b->outer_) {
+    if (!std::any_of(used.begin(), used.end(), [&](const plan::IU* iu) { return b->inScope(iu); })) continue;
+    if (!b->binding_)  // an UPDATE's or DELETE's own columns: no aggregation there
+      throw Error(sqlstate::GroupingError, "aggregate functions are not allowed here", e.pos);
+    b->outerAggregates_.insert(&e);
+    throw RetryBinding{b};
+  }
+  return nullptr;  // a procedure's variables, or IUs of no scope: this level's
+}
+
+bool SelectBinder::containsOwnAggregate(const ast::Expr& e) const {
+  checkStackDepth();
+  if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) {
+    for (const SelectBinder* b = outer_; b; b = b->outer_)
+      if (b->outerAggregates_.count(&e)) return false;
+    return true;
+  }
+  for (auto& a : e.args)
+    if (containsOwnAggregate(*a)) return true;
+  return false;
 }
 
 bool SelectBinder::inScope(const plan::IU* iu) const {

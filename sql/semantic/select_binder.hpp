@@ -38,6 +38,15 @@ class SelectBinder {
   // Binds the whole SELECT; returns its operator tree, output IUs and names.
   plan::OperatorPtr bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
 
+  // An aggregate inside a subquery whose argument reads only this SELECT's columns is this
+  // SELECT's (SQL: an aggregate belongs to the innermost query whose columns it reads). Found
+  // while binding the subquery, after this SELECT already chose whether it aggregates: its node
+  // is noted here and binding starts over (`RetryBinding`), now aggregating, and the subquery
+  // reads the aggregate's value as an outer column.
+  struct RetryBinding {
+    const SelectBinder* owner;
+  };
+
   // Expressions (expression_binder.cpp).
   plan::ExprPtr bindExpr(const ast::Expr& e, Clause clause);
 
@@ -67,6 +76,8 @@ class SelectBinder {
   // Aggregates over DISTINCT values of several expressions: those of each but the first are
   // computed apart and joined on the group (distinct_aggregates.cpp).
   void splitDistinctArguments(plan::OperatorPtr& root, plan::Aggregate& agg);
+  // Splits every aggregation in the tree that still has f(DISTINCT x).
+  void splitCopiedDistinctAggregates(plan::OperatorPtr& root);
   // An ORDER BY item that names an output column or its position; nullptr for other expressions.
   const plan::IU* orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
                                 const std::vector<std::string>& names);
@@ -86,6 +97,12 @@ class SelectBinder {
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
+  // For an aggregate call of a subquery: the SELECT further out whose aggregate it is (outer
+  // columns only), noting it there; the enclosing SELECT that noted it already; else nullptr.
+  SelectBinder* outerAggregateOwner(const ast::Expr& e);
+  // Whether `e` has an aggregate call that is this SELECT's (not one an outer SELECT owns).
+  bool containsOwnAggregate(const ast::Expr& e) const;
+  plan::OperatorPtr bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
   // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindSequenceFunction(const ast::Expr& e, Clause clause);  // sequence_functions.cpp; nullptr: not one
@@ -109,6 +126,9 @@ class SelectBinder {
   // expression, which is then that group whatever it is (a subquery cannot be probed).
   std::vector<std::pair<const ast::Expr*, const plan::IU*>> groupSources_;
   bool probing_ = false;                  // binding only to compare with GROUP BY expressions
+  // Not reset when binding starts over: aggregate calls of subqueries that are this SELECT's.
+  std::set<const ast::Expr*> outerAggregates_;
+  bool binding_ = false;  // in bind(), which starts over on a RetryBinding for this SELECT
 };
 
 bool isAggregateName(const std::string& name);
