@@ -134,6 +134,7 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       r->partitionKeys = s.partitionKeys;
       r->partitionOffset = s.partitionOffset;
       r->partitionLimit = s.partitionLimit;
+      r->rank = s.rank ? mapped(s.rank, map) : nullptr;
       return r;
     }
     case OpKind::Limit: {

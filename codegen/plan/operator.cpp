@@ -270,6 +270,7 @@ std::string describe(const Operator& op) {
         r += fmt::format(" (per value of the first {}:", s.partitionKeys);
         if (s.partitionOffset) r += fmt::format(" offset {}", s.partitionOffset);
         if (s.partitionLimit != UINT64_MAX) r += fmt::format(" limit {}", s.partitionLimit);
+        if (s.rank) r += fmt::format(" rank as {}", s.rank->name);
         r += ")";
       }
       return r;

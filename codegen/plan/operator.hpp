@@ -228,8 +228,15 @@ struct Sort : Operator {
   // rows from `partitionOffset` on, at most `partitionLimit` of them, go on.
   size_t partitionKeys = 0;
   uint64_t partitionOffset = 0, partitionLimit = UINT64_MAX;
+  // With partitionKeys: also each row's place in its partition, 0, 1, 2 ... (a BIGINT; INTERSECT
+  // ALL and EXCEPT ALL match the n-th copy of a row with the other side's n-th).
+  const IU* rank = nullptr;
   Sort() : Operator(OpKind::Sort) {}
-  std::vector<const IU*> produced() const override { return child()->produced(); }
+  std::vector<const IU*> produced() const override {
+    auto p = child()->produced();
+    if (rank) p.push_back(rank);
+    return p;
+  }
 };
 
 struct Limit : Operator {

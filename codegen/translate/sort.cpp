@@ -59,8 +59,11 @@ llvm::Function* SortTranslator::comparator(size_t keys) {
 }
 
 void SortTranslator::produce() {
+  auto& s = static_cast<const plan::Sort&>(op_);
   columns_ = readFrom(*this, op_.child()->produced());  // the keys and what is read above
   for (auto* iu : columns_) fields_.push_back(layout_.add(iu->type));
+  // The rank: a field the runtime fills when it keeps the rows of each partition.
+  const uint32_t rankField = s.rank ? layout_.add(s.rank->type) : 0;
   auto& b = cg_.b;
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
@@ -71,7 +74,6 @@ void SortTranslator::produce() {
     if (limit != UINT64_MAX) cg_.call("hyrax_rt_buf_keep_first", {buf, cg_.c64(static_cast<int64_t>(limit)), cmp_});
   });
   children[0]->produce();
-  auto& s = static_cast<const plan::Sort&>(op_);
   llvm::Function* cmp = cmp_ = comparator(s.keys.size());
   // A LIMIT per partition: rows equal on the partition keys (NULLs equal too) are one partition.
   llvm::Function* samePartition = s.partitionKeys ? comparator(s.partitionKeys) : nullptr;
@@ -81,7 +83,8 @@ void SortTranslator::produce() {
   if (samePartition)
     cg_.call("hyrax_rt_buf_keep_per_partition",
              {cg_.loadPtr(cg_.stateSlot(slot_)), samePartition, cg_.c64(static_cast<int64_t>(s.partitionOffset)),
-              cg_.c64(static_cast<int64_t>(s.partitionLimit))});
+              cg_.c64(static_cast<int64_t>(s.partitionLimit)),
+              cg_.c64(s.rank ? static_cast<int64_t>(layout_.offset(rankField)) : -1)});
   q_.endPipeline();
 
   q_.beginPipeline(op_.estimatedRows);
@@ -91,6 +94,7 @@ void SortTranslator::produce() {
   cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
     llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
     for (size_t c = 0; c < columns_.size(); ++c) q_.values[columns_[c]] = layout_.load(cg_, row, fields_[c]);
+    if (s.rank) q_.values[s.rank] = layout_.load(cg_, row, rankField);
     emit();
   });
   q_.endPipeline();

@@ -44,8 +44,9 @@ class RowBuffer {
     std::stable_sort(order_.begin(), order_.end(), [cmp](const void* x, const void* y) { return cmp(x, y) < 0; });
   }
   // After sort(): of each run of rows that `samePartition` calls equal, only the rows from `offset`
-  // on, at most `limit` of them, stay (a LIMIT per outer value of a correlated subquery).
-  void keepPerPartition(Compare samePartition, uint64_t offset, uint64_t limit) {
+  // on, at most `limit` of them, stay (a LIMIT per outer value of a correlated subquery). With
+  // `rankAt` >= 0, each kept row gets its place in its run (0, 1 ...) as an int64 at that offset.
+  void keepPerPartition(Compare samePartition, uint64_t offset, uint64_t limit, int64_t rankAt = -1) {
     size_t kept = 0;
     uint64_t rank = 0;
     const void* previous = nullptr;
@@ -53,7 +54,9 @@ class RowBuffer {
       void* row = order_[i];
       rank = previous && samePartition(previous, row) == 0 ? rank + 1 : 0;
       previous = row;
-      if (rank >= offset && rank - offset < limit) order_[kept++] = row;
+      if (rank < offset || rank - offset >= limit) continue;
+      if (rankAt >= 0) std::memcpy(static_cast<char*>(row) + rankAt, &rank, sizeof rank);
+      order_[kept++] = row;
     }
     order_.resize(kept);
   }

@@ -119,7 +119,7 @@ int32_t hyrax_rt_buf_sort(hyrax::QueryContext* ctx, hyrax::RowBuffer* b, int32_t
 void hyrax_rt_buf_keep_first(hyrax::RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*));
 // After the sort: a LIMIT/OFFSET per partition of rows `same` calls equal (RowBuffer::keepPerPartition).
 void hyrax_rt_buf_keep_per_partition(hyrax::RowBuffer* b, int32_t (*same)(const void*, const void*), uint64_t offset,
-                                     uint64_t limit);
+                                     uint64_t limit, int64_t rankAt);
 
 // ---- dates ----
 int32_t hyrax_rt_date_part(int32_t days, int32_t field);  // field: 0 year, 1 month, 2 day

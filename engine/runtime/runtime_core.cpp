@@ -172,8 +172,8 @@ void hyrax_rt_buf_keep_first(RowBuffer* b, uint64_t limit, int32_t (*cmp)(const 
   b->keepFirst(limit, cmp);  // only notes the limit
 }
 void hyrax_rt_buf_keep_per_partition(RowBuffer* b, int32_t (*same)(const void*, const void*), uint64_t offset,
-                                     uint64_t limit) {
-  b->keepPerPartition(same, offset, limit);
+                                     uint64_t limit, int64_t rankAt) {
+  b->keepPerPartition(same, offset, limit, rankAt);
 }
 
 }  // extern "C"

@@ -239,7 +239,7 @@ TEST_CASE("row buffers keep an OFFSET and LIMIT per partition of sorted rows") {
     seqs[static_cast<size_t>(key)].push_back(i);
   }
   hyrax_rt_buf_sort(&ctx, b, compareKeys);
-  hyrax_rt_buf_keep_per_partition(b, compareKeys, 1, 2);
+  hyrax_rt_buf_keep_per_partition(b, compareKeys, 1, 2, -1);
   std::vector<std::pair<int64_t, int64_t>> expected;
   for (int64_t key = 0; key < 6; ++key)
     for (size_t r = 1; r < 3 && r < seqs[static_cast<size_t>(key)].size(); ++r)

@@ -6,7 +6,14 @@
 // the first (a EXCEPT b EXCEPT c is a EXCEPT (b UNION c)); INTERSECT of two parts keeps the
 // groups seen in both, and a longer INTERSECT chain is a balanced tree of those (so a chain of
 // 1,000 is 10 levels deep, not 1,000). GROUP BY treats NULLs as equal, as these operators must.
+// INTERSECT ALL and EXCEPT ALL number the copies of each row on both sides (a Sort ranking rows
+// within each partition of equal rows) and keep the left's copies whose number the right side
+// has (semi join) or has not (anti join): min(m, n) and max(m - n, 0) copies of a row that comes
+// m times on the left and n times on the right; a EXCEPT ALL b EXCEPT ALL c is a EXCEPT ALL
+// (b UNION ALL c).
 #include "engine/util/stack_depth.hpp"
+#include "sql/optimizer/optimizer.hpp"
+#include "sql/semantic/dependent_join.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -121,14 +128,67 @@ SetPart combine(plan::QueryPlan& plan, ast::SetOp setOp, bool all, std::vector<S
   return result;
 }
 
-// INTERSECT of parts[from, to) as a balanced tree of two-part INTERSECTs.
+// The rows of `part` converted to `types`, each with its place among the equal rows before it
+// (0, 1 ...): `cols` then the rank.
+OperatorPtr ranked(plan::QueryPlan& plan, SetPart part, const std::vector<SqlType>& types,
+                   std::vector<const plan::IU*>& cols) {
+  auto map = std::make_unique<plan::Map>();
+  for (size_t c = 0; c < part.out.size(); ++c) {
+    ExprPtr e = castTo(Expr::column(part.out[c]), types[c]);
+    if (e->kind == plan::ExprKind::Column) {
+      cols.push_back(part.out[c]);
+      continue;
+    }
+    const plan::IU* iu = plan.ius.make(types[c], part.out[c]->name);
+    map->computed.push_back({iu, std::move(e)});
+    cols.push_back(iu);
+  }
+  OperatorPtr op = std::move(part.op);
+  if (!map->computed.empty()) {
+    map->children.push_back(std::move(op));
+    op = std::move(map);
+  }
+  auto sort = std::make_unique<plan::Sort>();
+  for (const plan::IU* c : cols) sort->keys.push_back({Expr::column(c), false, false});
+  sort->partitionKeys = cols.size();
+  sort->rank = plan.ius.make(SqlType::int64(false), "copy");
+  cols.push_back(sort->rank);
+  sort->children.push_back(std::move(op));
+  return sort;
+}
+
+// INTERSECT ALL (semi join) or EXCEPT ALL (anti join) of two parts: the left's n-th copy of a row
+// stays when the right has (has not) an n-th copy of it.
+SetPart matchCopies(plan::QueryPlan& plan, ast::SetOp setOp, SetPart left, SetPart right,
+                    const std::vector<SqlType>& types, SourcePos pos) {
+  SetPart result;
+  result.names = std::move(left.names);
+  std::vector<const plan::IU*> l, r;
+  auto join = std::make_unique<plan::Join>();
+  join->kind = setOp == ast::SetOp::Intersect ? plan::JoinKind::Semi : plan::JoinKind::Anti;
+  join->children.push_back(ranked(plan, std::move(left), types, l));
+  join->children.push_back(ranked(plan, std::move(right), types, r));
+  std::vector<ExprPtr> cond;
+  for (size_t c = 0; c + 1 < l.size(); ++c) cond.push_back(nullSafeEquals(l[c], r[c]));
+  cond.push_back(makeCompare(plan::CmpOp::Eq, Expr::column(l.back()), Expr::column(r.back()), pos));
+  join->residual = conjunction(std::move(cond));
+  l.pop_back();  // the rank is no output column
+  result.out = std::move(l);
+  result.op = std::move(join);
+  return result;
+}
+
+// INTERSECT [ALL] of parts[from, to) as a balanced tree of two-part INTERSECTs.
 SetPart intersectRange(plan::QueryPlan& plan, std::vector<SetPart>& parts, size_t from, size_t to,
-                       const std::vector<SqlType>& types, SourcePos pos) {
+                       const std::vector<SqlType>& types, bool all, SourcePos pos) {
   if (to - from == 1) return std::move(parts[from]);
   const size_t mid = from + (to - from) / 2;
+  SetPart left = intersectRange(plan, parts, from, mid, types, all, pos);
+  SetPart right = intersectRange(plan, parts, mid, to, types, all, pos);
+  if (all) return matchCopies(plan, ast::SetOp::Intersect, std::move(left), std::move(right), types, pos);
   std::vector<SetPart> two;
-  two.push_back(intersectRange(plan, parts, from, mid, types, pos));
-  two.push_back(intersectRange(plan, parts, mid, to, types, pos));
+  two.push_back(std::move(left));
+  two.push_back(std::move(right));
   return combine(plan, ast::SetOp::Intersect, false, std::move(two), types, pos);
 }
 
@@ -137,8 +197,6 @@ SetPart intersectRange(plan::QueryPlan& plan, std::vector<SetPart>& parts, size_
 OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<const plan::IU*>& output,
                                            std::vector<std::string>& names) {
   checkStackDepth();  // chains of different operators still nest (a UNION b EXCEPT c ...)
-  if (s.setAll && s.setOp != ast::SetOp::Union)
-    throw Error(sqlstate::FeatureNotSupported, std::string(opName(s.setOp)) + " ALL is not supported yet", s.pos);
   // Each part is bound, then checked against the ones before it (count and types), in the order
   // a left-deep binding would: the same errors at the same parts.
   std::vector<SetPart> parts;
@@ -171,9 +229,17 @@ OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<con
     }
     parts.push_back(std::move(part));
   }
-  SetPart result = s.setOp == ast::SetOp::Intersect && parts.size() > 2
-                       ? intersectRange(plan_, parts, 0, parts.size(), types, s.pos)
-                       : combine(plan_, s.setOp, s.setAll, std::move(parts), types, s.pos);
+  SetPart result;
+  if (s.setOp == ast::SetOp::Intersect && (parts.size() > 2 || s.setAll)) {
+    result = intersectRange(plan_, parts, 0, parts.size(), types, s.setAll, s.pos);
+  } else if (s.setOp == ast::SetOp::Except && s.setAll) {
+    SetPart first = std::move(parts[0]);
+    parts.erase(parts.begin());
+    SetPart rest = parts.size() == 1 ? std::move(parts[0]) : combine(plan_, ast::SetOp::Union, true, std::move(parts), types, s.pos);
+    result = matchCopies(plan_, ast::SetOp::Except, std::move(first), std::move(rest), types, s.pos);
+  } else {
+    result = combine(plan_, s.setOp, s.setAll, std::move(parts), types, s.pos);
+  }
   OperatorPtr op = std::move(result.op);
   std::vector<const plan::IU*> out = std::move(result.out);
   names = std::move(result.names);
