@@ -113,6 +113,9 @@ struct Select {
   std::vector<CommonTableExpr> with;  // WITH name [(columns)] AS (query), ...
   bool distinct = false;
   std::vector<SelectItem> items;
+  // VALUES (...), (...): rows of expressions instead of a select list and FROM (the columns are
+  // column1, column2 ... as in PostgreSQL).
+  std::vector<std::vector<ExprPtr>> values;
   std::vector<TableRefPtr> from;  // comma-separated entries
   ExprPtr where;
   std::vector<ExprPtr> groupBy;

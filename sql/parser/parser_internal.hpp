@@ -92,7 +92,7 @@ class Parser {
   };
 
   // Does a query (SELECT or WITH ... SELECT) start `k` tokens ahead?
-  bool atQuery(size_t k = 0) const { return ahead(k).is("select") || ahead(k).is("with"); }
+  bool atQuery(size_t k = 0) const { return ahead(k).is("select") || ahead(k).is("with") || ahead(k).is("values"); }
 
   // ---- statements (parser.cpp) ----
   StatementPtr parseStatementBody();
@@ -129,6 +129,7 @@ class Parser {
                                        const std::function<std::unique_ptr<Select>()>& next);
   std::unique_ptr<Select> queryPrimary();
   std::unique_ptr<Select> selectCore();
+  std::unique_ptr<Select> valuesCore();  // VALUES (...), (...) as a query
   void orderAndLimit(Select& sel);
   ExprPtr literalOne();
   TableRefPtr tableRef();

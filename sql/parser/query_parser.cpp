@@ -105,7 +105,24 @@ std::unique_ptr<Select> Parser::queryPrimary() {
     s->parenthesized = true;
     return s;
   }
+  if (is("values")) return valuesCore();
   return selectCore();
+}
+
+std::unique_ptr<Select> Parser::valuesCore() {
+  auto s = std::make_unique<Select>();
+  s->pos = cur().pos;
+  expect("values");
+  do {
+    expect("(");
+    std::vector<ExprPtr> row;
+    do row.push_back(expr());
+    while (accept(","));
+    expect(")");
+    s->values.push_back(std::move(row));
+  } while (accept(","));
+  if (!is("union") && !is("except") && !is("intersect")) orderAndLimit(*s);
+  return s;
 }
 
 // SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ..., and ORDER BY / LIMIT when a set

@@ -224,6 +224,7 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
     with_ = &s.with;
   }
   if (s.setOp != ast::SetOp::None) return bindSetOperation(s, output, names);
+  if (!s.values.empty()) return bindValues(s, output, names);
   OperatorPtr op = bindFrom(s);
   if (s.where) op = addFilter(std::move(op), *s.where, Clause::Where, "WHERE");
 

@@ -64,6 +64,12 @@ class SelectBinder {
   // UNION / INTERSECT / EXCEPT with their ORDER BY and LIMIT (set_operation_binder.cpp).
   plan::OperatorPtr bindSetOperation(const ast::Select& s, std::vector<const plan::IU*>& output,
                                      std::vector<std::string>& names);
+  // VALUES (...), (...) (set_operation_binder.cpp): each column of the rows' common type.
+  plan::OperatorPtr bindValues(const ast::Select& s, std::vector<const plan::IU*>& output,
+                               std::vector<std::string>& names);
+  // ORDER BY output columns (by name or position) and LIMIT of a set operation or VALUES.
+  plan::OperatorPtr orderOutputs(plan::OperatorPtr op, const ast::Select& s, const std::vector<const plan::IU*>& out,
+                                 const std::vector<std::string>& names, const char* what);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
   // A derived table (subquery in FROM or a WITH query) under `alias`, its columns renamed.
   // `outer`: the SELECT the derived table's own SELECT may read columns of (none for views).

@@ -240,11 +240,13 @@ OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<con
   } else {
     result = combine(plan_, s.setOp, s.setAll, std::move(parts), types, s.pos);
   }
-  OperatorPtr op = std::move(result.op);
-  std::vector<const plan::IU*> out = std::move(result.out);
   names = std::move(result.names);
+  output = std::move(result.out);
+  return orderOutputs(std::move(result.op), s, output, names, opName(s.setOp));
+}
 
-  // ORDER BY of a set operation: output columns by position or name.
+OperatorPtr SelectBinder::orderOutputs(OperatorPtr op, const ast::Select& s, const std::vector<const plan::IU*>& out,
+                                       const std::vector<std::string>& names, const char* what) {
   if (!s.orderBy.empty()) {
     auto sort = std::make_unique<plan::Sort>();
     for (auto& o : s.orderBy) {
@@ -252,7 +254,7 @@ OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<con
       const plan::IU* iu = orderByOutput(e, out, names);
       if (!iu)
         throw Error(sqlstate::FeatureNotSupported,
-                    std::string("ORDER BY of ") + opName(s.setOp) + " takes output column names or positions only", e.pos);
+                    std::string("ORDER BY of ") + what + " takes output column names or positions only", e.pos);
       plan::SortKey k;
       k.expr = Expr::column(iu);
       k.descending = o.descending;
@@ -262,9 +264,47 @@ OperatorPtr SelectBinder::bindSetOperation(const ast::Select& s, std::vector<con
     sort->children.push_back(std::move(op));
     op = std::move(sort);
   }
-  op = addLimit(std::move(op), s);
-  output = std::move(out);
-  return op;
+  return addLimit(std::move(op), s);
+}
+
+OperatorPtr SelectBinder::bindValues(const ast::Select& s, std::vector<const plan::IU*>& output,
+                                     std::vector<std::string>& names) {
+  const size_t width = s.values[0].size();
+  std::vector<std::vector<ExprPtr>> rows;
+  std::vector<SqlType> types;
+  for (auto& row : s.values) {
+    if (row.size() != width)
+      throw Error(sqlstate::SyntaxError, "VALUES lists must all be the same length", row.front()->pos);
+    std::vector<ExprPtr> bound;
+    for (size_t c = 0; c < width; ++c) {
+      ExprPtr e = bindExpr(*row[c], Clause::Values);
+      if (types.size() < width) {
+        types.push_back(e->type);
+      } else {
+        auto t = commonType(types[c], e->type);
+        if (!t)
+          throw Error(sqlstate::DatatypeMismatch,
+                      "VALUES types " + types[c].name() + " and " + e->type.name() + " cannot be matched", row[c]->pos);
+        const bool nullable = types[c].nullable || e->type.nullable || t->isNull();
+        types[c] = *t;
+        types[c].nullable = nullable;
+      }
+      bound.push_back(std::move(e));
+    }
+    rows.push_back(std::move(bound));
+  }
+  auto values = std::make_unique<plan::Values>();
+  for (size_t c = 0; c < width; ++c) {
+    if (types[c].isNull()) types[c] = SqlType::text().withNullable(true);  // NULL only: text, as PostgreSQL
+    names.push_back("column" + std::to_string(c + 1));
+    values->columns.push_back(plan_.ius.make(types[c], names.back()));
+  }
+  for (auto& row : rows) {
+    for (size_t c = 0; c < width; ++c) row[c] = castTo(std::move(row[c]), types[c]);
+    values->rows.push_back(std::move(row));
+  }
+  output = values->columns;
+  return orderOutputs(std::move(values), s, output, names, "VALUES");
 }
 
 }  // namespace hyrax::sql
