@@ -78,6 +78,11 @@ struct TableRef {
   JoinType joinType = JoinType::Inner;
   std::unique_ptr<TableRef> left, right;
   ExprPtr on;
+  // JOIN ... USING (a, b), or NATURAL JOIN (the columns both sides have): equalities instead of
+  // ON, and one merged column each in place of the two.
+  std::vector<std::string> usingColumns;
+  std::vector<SourcePos> usingPos;
+  bool natural = false;
   // Subquery
   std::unique_ptr<Select> subquery;
 

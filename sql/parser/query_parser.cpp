@@ -219,6 +219,8 @@ TableRefPtr Parser::tableRef() {
     chain.step();
     SourcePos pos = cur().pos;
     JoinType jt;
+    const bool natural = accept("natural");
+    if (natural && is("cross")) syntaxError();
     if (accept("cross")) {
       expect("join");
       jt = JoinType::Cross;
@@ -233,15 +235,26 @@ TableRefPtr Parser::tableRef() {
       accept("outer");
       expect("join");
     } else {
+      if (natural) syntaxError();
       return left;
     }
     auto j = std::make_unique<TableRef>(TableRef::Kind::Join, pos);
     j->joinType = jt;
     j->left = std::move(left);
     j->right = tablePrimary();
-    if (jt != JoinType::Cross) {
-      expect("on");
-      j->on = expr();
+    j->natural = natural;
+    if (jt != JoinType::Cross && !natural) {
+      if (accept("using")) {
+        expect("(");
+        do {
+          j->usingPos.push_back(cur().pos);
+          j->usingColumns.push_back(identifier());
+        } while (accept(","));
+        expect(")");
+      } else {
+        expect("on");
+        j->on = expr();
+      }
     }
     left = std::move(j);
   }

@@ -85,6 +85,15 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         join->children.push_back(std::move(right));
         OperatorPtr op = std::move(join);
         if (ref.on) op = addFilter(std::move(op), *ref.on, Clause::On, "JOIN/ON");
+        if (ref.natural || !ref.usingColumns.empty()) {
+          if (ExprPtr cond = usingCondition(ref, leftScope, rightScope)) {
+            auto f = std::make_unique<plan::Filter>();
+            f->predicate = std::move(cond);
+            f->children.push_back(std::move(op));
+            op = std::move(f);
+          }
+          op = mergeUsingColumns(ref, std::move(op), leftScope, rightScope);
+        }
         return op;
       }
       // LEFT (RIGHT) JOIN: a left outer join preserving the left (right) side, which comes first;
@@ -103,6 +112,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         input_ = saved;
         requireBoolean(*join->residual, "JOIN/ON");
       }
+      if (ref.natural || !ref.usingColumns.empty()) join->residual = usingCondition(ref, leftScope, rightScope);
       size_t from = leftPreserved ? rightScope : leftScope, to = leftPreserved ? scope_.size() : rightScope;
       if (join->kind == plan::JoinKind::FullOuter) from = leftScope, to = scope_.size();
       for (size_t i = from; i < to; ++i)
@@ -111,6 +121,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
           join->outerColumns.push_back({iu, outer});
           iu = outer;
         }
+      if (ref.natural || !ref.usingColumns.empty()) return mergeUsingColumns(ref, std::move(join), leftScope, rightScope);
       return join;
     }
   }
@@ -302,6 +313,7 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
         if (!item.expr->table.empty() && entry.alias != item.expr->table) continue;
         any = true;
         for (auto& [name, iu] : entry.columns) {
+          if (item.expr->table.empty() && entry.qualifiedOnly.count(name)) continue;  // the merged USING column
           ast::Expr col(ast::ExprKind::Column, item.expr->pos);
           col.table = entry.alias;
           col.name = name;

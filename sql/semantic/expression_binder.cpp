@@ -215,6 +215,7 @@ const plan::IU* SelectBinder::findColumn(const ast::Expr& e, bool innermost) con
     return found;
   }
   for (auto& s : scope_) {
+    if (s.qualifiedOnly.count(e.name)) continue;  // JOIN ... USING: the bare name is the merged column
     for (auto& [name, iu] : s.columns) {
       if (name != e.name) continue;
       if (found && found != iu) throw Error(sqlstate::AmbiguousColumn, "column reference \"" + e.name + "\" is ambiguous", e.pos);

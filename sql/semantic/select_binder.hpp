@@ -21,6 +21,9 @@ namespace hyrax::sql {
 struct ScopeEntry {
   std::string alias;
   std::vector<std::pair<std::string, const plan::IU*>> columns;
+  // Names only `alias.name` reaches: a JOIN ... USING's columns, whose merged column (in an entry
+  // of its own, without alias) is what the bare name and SELECT * mean.
+  std::set<std::string> qualifiedOnly;
 };
 
 // Where an expression stands decides what it may contain.
@@ -71,6 +74,15 @@ class SelectBinder {
   plan::OperatorPtr orderOutputs(plan::OperatorPtr op, const ast::Select& s, const std::vector<const plan::IU*>& out,
                                  const std::vector<std::string>& names, const char* what);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
+  // JOIN ... USING / NATURAL JOIN (join_using.cpp): the equalities of the named columns of the
+  // left scope entries [leftScope, rightScope) and the right ones [rightScope, end).
+  plan::ExprPtr usingCondition(const ast::TableRef& ref, size_t leftScope, size_t rightScope);
+  // After the join (its outer columns in scope): the merged columns in a scope entry of their
+  // own before the join's, the sides' own ones reachable only qualified; FULL JOIN's merged
+  // columns are COALESCE(left, right), computed in a Map above `join`.
+  plan::OperatorPtr mergeUsingColumns(const ast::TableRef& ref, plan::OperatorPtr join, size_t leftScope,
+                                      size_t rightScope);
+  std::vector<std::string> usingNames(const ast::TableRef& ref, size_t leftScope, size_t rightScope) const;
   // A derived table (subquery in FROM or a WITH query) under `alias`, its columns renamed.
   // `outer`: the SELECT the derived table's own SELECT may read columns of (none for views).
   plan::OperatorPtr bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
