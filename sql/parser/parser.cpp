@@ -21,6 +21,15 @@ const std::set<std::string> kReserved = {
 
 bool isReserved(const std::string& word) { return kReserved.count(word) > 0; }
 
+void Parser::identifierList(std::vector<std::string>& names, std::vector<SourcePos>& positions) {
+  expect("(");
+  do {
+    positions.push_back(cur().pos);
+    names.push_back(identifier());
+  } while (accept(","));
+  expect(")");
+}
+
 StatementPtr Parser::parseStatementBody() {
   DepthGuard g(*this);
   SourcePos pos = cur().pos;
@@ -578,14 +587,7 @@ StatementPtr Parser::insert(SourcePos pos) {
   auto ins = std::make_unique<InsertStmt>(pos);
   ins->tablePos = cur().pos;
   ins->table = identifier();
-  if (is("(") && !atQuery(1)) {
-    expect("(");
-    do {
-      ins->columnPos.push_back(cur().pos);
-      ins->columns.push_back(identifier());
-    } while (accept(","));
-    expect(")");
-  }
+  if (is("(") && !atQuery(1)) identifierList(ins->columns, ins->columnPos);
   if (accept("default")) {
     expect("values");
     ins->defaultValues = true;

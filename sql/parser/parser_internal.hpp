@@ -94,6 +94,9 @@ class Parser {
   // Does a query (SELECT or WITH ... SELECT) start `k` tokens ahead?
   bool atQuery(size_t k = 0) const { return ahead(k).is("select") || ahead(k).is("with") || ahead(k).is("values"); }
 
+  // ( name, name ... ): the names and where each stands (INSERT's columns, JOIN ... USING).
+  void identifierList(std::vector<std::string>& names, std::vector<SourcePos>& positions);
+
   // ---- statements (parser.cpp) ----
   StatementPtr parseStatementBody();
   std::string stringLiteral();

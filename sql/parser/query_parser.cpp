@@ -245,12 +245,7 @@ TableRefPtr Parser::tableRef() {
     j->natural = natural;
     if (jt != JoinType::Cross && !natural) {
       if (accept("using")) {
-        expect("(");
-        do {
-          j->usingPos.push_back(cur().pos);
-          j->usingColumns.push_back(identifier());
-        } while (accept(","));
-        expect(")");
+        identifierList(j->usingColumns, j->usingPos);
       } else {
         expect("on");
         j->on = expr();
