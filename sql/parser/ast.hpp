@@ -40,6 +40,7 @@ enum class ExprKind : uint8_t {
   Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`
   Parameter,  // $n of a prepared statement: text holds n
   Default,    // DEFAULT as a value of INSERT ... VALUES: the column's default
+  Row,        // (args[0], args[1], ...): a row value, compared element by element
 };
 
 struct Expr {

@@ -216,6 +216,12 @@ ExprPtr Parser::primary() {
       return e;
     }
     ExprPtr e = expr();
+    if (is(",")) {  // (a, b, ...): a row value
+      auto row = std::make_unique<Expr>(ExprKind::Row, pos);
+      row->args.push_back(std::move(e));
+      while (accept(",")) row->args.push_back(expr());
+      e = std::move(row);
+    }
     expect(")");
     return e;
   }

@@ -191,6 +191,45 @@ bool SelectBinder::containsOwnAggregate(const ast::Expr& e) const {
   return false;
 }
 
+ExprPtr SelectBinder::bindRowComparison(const ast::Expr& e, Clause clause) {
+  return bindRowComparison(*e.args[0], *e.args[1], e.op, clause, e.pos);
+}
+
+ExprPtr SelectBinder::bindRowComparison(const ast::Expr& left, const ast::Expr& right, const std::string& op,
+                                        Clause clause, SourcePos pos) {
+  auto cop = comparisonOperator(op);
+  if (!cop) throw Error(sqlstate::UndefinedFunction, "operator " + op + " does not exist for row values", pos);
+  if (left.kind != ast::ExprKind::Row || right.kind != ast::ExprKind::Row)
+    throw Error(sqlstate::FeatureNotSupported, "a row value is compared only with another row value (a, b, ...)", pos);
+  if (left.args.size() != right.args.size())
+    throw Error(sqlstate::SyntaxError, "unequal number of entries in row expressions", pos);
+  std::vector<ExprPtr> a, b;
+  for (size_t i = 0; i < left.args.size(); ++i) {
+    a.push_back(bindExpr(*left.args[i], clause));
+    b.push_back(bindExpr(*right.args[i], clause));
+  }
+  const size_t n = a.size();
+  if (*cop == plan::CmpOp::Eq || *cop == plan::CmpOp::Ne) {
+    std::vector<ExprPtr> parts;
+    for (size_t i = 0; i < n; ++i) parts.push_back(makeCompare(*cop, std::move(a[i]), std::move(b[i]), pos));
+    return makeLogic(*cop == plan::CmpOp::Eq ? ExprKind::And : ExprKind::Or, std::move(parts), pos);
+  }
+  // a1 < b1 OR (a1 = b1 AND (a2 < b2 OR (a2 = b2 AND ... an op bn))): the first unequal pair
+  // decides; a NULL in the pairs up to it makes the answer NULL.
+  const plan::CmpOp strict = *cop == plan::CmpOp::Lt || *cop == plan::CmpOp::Le ? plan::CmpOp::Lt : plan::CmpOp::Gt;
+  ExprPtr r = makeCompare(*cop, std::move(a[n - 1]), std::move(b[n - 1]), pos);
+  for (size_t i = n - 1; i-- > 0;) {
+    std::vector<ExprPtr> equalThenRest;
+    equalThenRest.push_back(makeCompare(plan::CmpOp::Eq, a[i]->clone(), b[i]->clone(), pos));
+    equalThenRest.push_back(std::move(r));
+    std::vector<ExprPtr> either;
+    either.push_back(makeCompare(strict, std::move(a[i]), std::move(b[i]), pos));
+    either.push_back(makeLogic(ExprKind::And, std::move(equalThenRest), pos));
+    r = makeLogic(ExprKind::Or, std::move(either), pos);
+  }
+  return r;
+}
+
 bool SelectBinder::inScope(const plan::IU* iu) const {
   for (auto& s : scope_)
     for (auto& c : s.columns)
@@ -419,6 +458,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
         for (auto it = operands.rbegin(); it != operands.rend(); ++it) args.push_back(bindExpr(**it, clause));
         return makeLogic(op == "AND" ? ExprKind::And : ExprKind::Or, std::move(args), e.pos);
       }
+      if (e.args[0]->kind == ast::ExprKind::Row || e.args[1]->kind == ast::ExprKind::Row) return bindRowComparison(e, clause);
       ExprPtr a = sub(0), b = sub(1);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
       static const std::pair<const char*, plan::ArithOp> arith[] = {{"+", plan::ArithOp::Add}, {"-", plan::ArithOp::Sub},
@@ -443,7 +483,20 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       n.push_back(std::move(r));
       return makeLogic(ExprKind::Not, std::move(n), e.pos);
     }
+    case ast::ExprKind::Row:
+      throw Error(sqlstate::FeatureNotSupported, "a row value (a, b, ...) is supported only in comparisons with another one and in IN lists of them",
+                  e.pos);
     case ast::ExprKind::InList: {
+      if (e.args[0]->kind == ast::ExprKind::Row) {
+        // (a, b) IN ((1, 2), (3, 4)): one of the rows equal (three-valued, as OR of the equalities).
+        std::vector<ExprPtr> any;
+        for (size_t i = 1; i < e.args.size(); ++i) any.push_back(bindRowComparison(*e.args[0], *e.args[i], "=", clause, e.pos));
+        ExprPtr r = any.size() == 1 ? std::move(any[0]) : makeLogic(ExprKind::Or, std::move(any), e.pos);
+        if (!e.negated) return r;
+        std::vector<ExprPtr> n;
+        n.push_back(std::move(r));
+        return makeLogic(ExprKind::Not, std::move(n), e.pos);
+      }
       std::vector<ExprPtr> list;
       for (size_t i = 1; i < e.args.size(); ++i) list.push_back(sub(i));
       return makeInList(sub(0), std::move(list), e.negated, e.pos);

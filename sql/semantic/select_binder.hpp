@@ -115,6 +115,11 @@ class SelectBinder {
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
+  // (a, b) op (c, d): = is every pair equal, <> some pair unequal, < <= > >= compare the pairs
+  // left to right (SQL's row comparisons, NULLs as in PostgreSQL).
+  plan::ExprPtr bindRowComparison(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindRowComparison(const ast::Expr& left, const ast::Expr& right, const std::string& op, Clause clause,
+                                  SourcePos pos);
   // For an aggregate call of a subquery: the SELECT further out whose aggregate it is (outer
   // columns only), noting it there; the enclosing SELECT that noted it already; else nullptr.
   SelectBinder* outerAggregateOwner(const ast::Expr& e);

@@ -315,6 +315,9 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
     if (l.offset == 0 && l.limit > 0) sub = std::move(sub->children[0]);
     if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);
   }
+  if (!exists && e.kind != ast::ExprKind::Subquery && e.args[0]->kind == ast::ExprKind::Row)
+    throw Error(sqlstate::FeatureNotSupported, "a row value IN (or compared with ANY/ALL of) a subquery is not supported yet",
+                e.pos);
   if (!exists && out.size() != 1)
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
   // The left operand of IN / ANY / ALL, bound first: subqueries in it join onto the input too.
