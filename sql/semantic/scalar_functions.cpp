@@ -42,7 +42,7 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
                                        "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date", "current_timestamp", "localtimestamp", "now",
-                                       "octet_length", "bit_length",
+                                       "current_time", "localtime", "octet_length", "bit_length",
                                        "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
                                        "split_part", "chr"};
   bool known = false;
@@ -257,6 +257,12 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     // in UTC (PostgreSQL's are TIMESTAMPTZ, printed in the session's time zone).
     count(0, 0);
     return call(ScalarFunc::CurrentTimestamp, SqlType::timestamp(false), std::move(args), e.pos);
+  }
+  if (e.name == "current_time" || e.name == "localtime") {
+    // The time of day of the transaction's start; without time zones CURRENT_TIME is a TIME as
+    // LOCALTIME is (PostgreSQL's CURRENT_TIME is a TIME WITH TIME ZONE).
+    count(0, 0);
+    return castTo(call(ScalarFunc::CurrentTimestamp, SqlType::timestamp(false), std::move(args), e.pos), SqlType::time(false));
   }
   if (e.name == "sqrt" || e.name == "power") {
     count(e.name == "sqrt" ? 1 : 2, e.name == "sqrt" ? 1 : 2);
