@@ -232,6 +232,7 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::Upper: return "upper";
     case ScalarFunc::Lower: return "lower";
     case ScalarFunc::CharLength: return "char_length";
+    case ScalarFunc::OctetLength: return "octet_length";
     case ScalarFunc::Ascii: return "ascii";
     case ScalarFunc::Position: return "position";
     case ScalarFunc::TrimBoth: return "btrim";

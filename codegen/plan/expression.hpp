@@ -46,6 +46,7 @@ enum class ScalarFunc : uint8_t {
   Upper,        // (s)
   Lower,        // (s)
   CharLength,   // (s) -> INTEGER
+  OctetLength,  // (s) -> INTEGER: its bytes
   Ascii,        // (s) -> INTEGER: the first character's code point, 0 for ''
   Position,     // (needle, s) -> INTEGER, 0 when absent
   TrimBoth,     // (s, characters)

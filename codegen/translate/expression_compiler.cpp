@@ -420,6 +420,9 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = cg_.call("hyrax_rt_char_length", {lo, hi});
       break;
     }
+    case plan::ScalarFunc::OctetLength:  // StringRef's first word: the length (u32), then a prefix
+      r.v = b_.CreateTrunc(s(0).first, cg_.i32());
+      break;
     case plan::ScalarFunc::Ascii: {
       auto [lo, hi] = s(0);
       r.v = cg_.call("hyrax_rt_ascii", {lo, hi});

@@ -252,7 +252,8 @@ ExprPtr Parser::primary() {
       return e;
     }
     // SQL's niladic functions: no parentheses.
-    if ((is("current_date") || is("current_timestamp") || is("localtimestamp")) && !ahead(1).is("(")) {
+    if ((is("current_date") || is("current_timestamp") || is("localtimestamp") || is("current_time") || is("localtime")) &&
+        !ahead(1).is("(")) {
       auto e = std::make_unique<Expr>(ExprKind::Function, pos);
       e->name = t_[i_++].text;
       return e;

@@ -265,7 +265,15 @@ SqlType Parser::typeName() {
   if (accept("integer") || accept("int") || accept("int4")) return SqlType::int32();
   if (accept("bigint") || accept("int8")) return SqlType::int64();
   if (accept("real") || accept("float4")) return SqlType::float32();
-  if (accept("float8") || accept("float")) return SqlType::float64();
+  if (accept("float8")) return SqlType::float64();
+  if (accept("float")) {  // FLOAT(p): p binary digits, REAL up to 24, DOUBLE PRECISION up to 53
+    if (!is("(")) return SqlType::float64();
+    uint32_t p = 0;
+    param(p);
+    if (p < 1) throw Error(sqlstate::InvalidParameter, "precision for type float must be at least 1 bit", pos);
+    if (p > 53) throw Error(sqlstate::InvalidParameter, "precision for type float must be less than 54 bits", pos);
+    return p <= 24 ? SqlType::float32() : SqlType::float64();
+  }
   if (accept("double")) {
     expect("precision");
     return SqlType::float64();

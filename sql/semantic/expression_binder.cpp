@@ -501,13 +501,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       for (size_t i = 1; i < e.args.size(); ++i) list.push_back(sub(i));
       return makeInList(sub(0), std::move(list), e.negated, e.pos);
     }
-    case ast::ExprKind::Like:
-      if (e.args.size() > 2) {
-        const ast::Expr& esc = *e.args[2];
-        if (esc.kind != ast::ExprKind::String || esc.text != "\\")
-          throw Error(sqlstate::FeatureNotSupported, "LIKE ... ESCAPE supports only the default escape '\\'", esc.pos);
-      }
-      return makeLike(sub(0), sub(1), e.negated, e.pos);
+    case ast::ExprKind::Like: return makeLike(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos);
     case ast::ExprKind::Case: {
       std::vector<ExprPtr> args;
       size_t first = e.hasOperand ? 1 : 0;

@@ -42,6 +42,7 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "length",    "position", "trim", "btrim",       "ltrim",
                                        "rtrim",     "coalesce", "nullif", "abs",   "round",       "floor",
                                        "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date", "current_timestamp", "localtimestamp", "now",
+                                       "current_time", "localtime", "octet_length", "bit_length",
                                        "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
                                        "split_part", "chr"};
   bool known = false;
@@ -83,6 +84,21 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     count(1, 1);
     str(0);
     return call(ScalarFunc::CharLength, SqlType::int32(), std::move(args), e.pos);
+  }
+  if (e.name == "octet_length" || e.name == "bit_length") {
+    count(1, 1);
+    str(0);
+    const SqlType t = args[0]->type;
+    std::vector<ExprPtr> a;
+    a.push_back(args[0]->clone());
+    ExprPtr bytes = call(ScalarFunc::OctetLength, SqlType::int32(), std::move(args), e.pos);
+    if (e.name == "bit_length")  // of the text: a CHAR(n)'s padding left out, as PostgreSQL does
+      return makeArith(plan::ArithOp::Mul, std::move(bytes), Expr::constant(Value::int32(8)), e.pos);
+    if (t.id != TypeId::Char || t.length == 0) return bytes;
+    // A CHAR(n) counts its padding, as PostgreSQL's does: the bytes plus n - its characters.
+    ExprPtr blanks = makeArith(plan::ArithOp::Sub, Expr::constant(Value::int32(static_cast<int32_t>(t.length))),
+                               call(ScalarFunc::CharLength, SqlType::int32(), std::move(a), e.pos), e.pos);
+    return makeArith(plan::ArithOp::Add, std::move(bytes), std::move(blanks), e.pos);
   }
   if (e.name == "ascii") {
     count(1, 1);
@@ -241,6 +257,12 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     // in UTC (PostgreSQL's are TIMESTAMPTZ, printed in the session's time zone).
     count(0, 0);
     return call(ScalarFunc::CurrentTimestamp, SqlType::timestamp(false), std::move(args), e.pos);
+  }
+  if (e.name == "current_time" || e.name == "localtime") {
+    // The time of day of the transaction's start; without time zones CURRENT_TIME is a TIME as
+    // LOCALTIME is (PostgreSQL's CURRENT_TIME is a TIME WITH TIME ZONE).
+    count(0, 0);
+    return castTo(call(ScalarFunc::CurrentTimestamp, SqlType::timestamp(false), std::move(args), e.pos), SqlType::time(false));
   }
   if (e.name == "sqrt" || e.name == "power") {
     count(e.name == "sqrt" ? 1 : 2, e.name == "sqrt" ? 1 : 2);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "engine/types/string_ref.hpp"
+#include "sql/optimizer/constant_folding.hpp"
+
 namespace hyrax::sql {
 
 using plan::Expr;
@@ -262,6 +265,61 @@ ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   e->args.push_back(castTo(std::move(a), SqlType::text()));
   e->args.push_back(castTo(std::move(pattern), SqlType::text()));
   return e;
+}
+
+namespace {
+
+// A LIKE pattern whose escape character is `esc` (empty: none) in the default form, where '\'
+// escapes: esc c becomes '\' c, a literal '\' becomes '\\' (PostgreSQL's like_escape). A pattern
+// that ends with its escape character is 22025 here, when bound; PostgreSQL says so when a row's
+// match reaches that end (and answers false for the rows whose match stops before it).
+std::string defaultEscapeForm(const std::string& p, const std::string& esc, SourcePos pos) {
+  auto charAt = [&](size_t i) {
+    size_t n = 1;
+    while (i + n < p.size() && utf8Continuation(p[i + n])) ++n;
+    return p.substr(i, n);
+  };
+  std::string out;
+  for (size_t i = 0; i < p.size();) {
+    std::string c = charAt(i);
+    i += c.size();
+    if (!esc.empty() && c == esc) {
+      if (i == p.size()) throw Error(sqlstate::InvalidEscape, "LIKE pattern must not end with escape character", pos);
+      c = charAt(i);
+      i += c.size();
+      out += '\\';
+      out += c;
+    } else {
+      out += c == "\\" ? "\\\\" : c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ExprPtr makeLike(ExprPtr a, ExprPtr pattern, ExprPtr escape, bool negated, SourcePos pos) {
+  if (!escape) escape = Expr::constant(Value::string("\\"));
+  SourcePos escPos = escape->pos;
+  if (!escape->type.isString() && !escape->type.isNull())
+    throw Error(sqlstate::UndefinedFunction, "function like_escape(" + pattern->type.name() + ", " + escape->type.name() + ") does not exist", escPos);
+  escape = foldConstants(std::move(escape), true);
+  ExprPtr folded = foldConstants(pattern->clone(), true);
+  bool constantPattern = folded->kind == ExprKind::Constant;
+  if (escape->kind != ExprKind::Constant)
+    throw Error(sqlstate::FeatureNotSupported, "LIKE ... ESCAPE takes only a constant escape character", escPos);
+  if (escape->value.isNull() || (constantPattern && folded->value.isNull()))  // like_escape is strict: NULL
+    return makeLike(std::move(a), Expr::constant(Value()), negated, pos);
+  const std::string& esc = escape->value.asString();
+  size_t chars = 0;
+  for (char c : esc) chars += !utf8Continuation(c);
+  if (chars > 1) throw Error(sqlstate::InvalidEscape, "invalid escape string (it must be empty or one character)", escPos);
+  if (!constantPattern || !folded->value.type().isString()) {
+    if (esc != "\\")
+      throw Error(sqlstate::FeatureNotSupported, "LIKE ... ESCAPE with an escape character other than '\\' takes only a constant pattern", escPos);
+    return makeLike(std::move(a), std::move(pattern), negated, pos);
+  }
+  return makeLike(std::move(a), Expr::constant(Value::string(defaultEscapeForm(folded->value.asString(), esc, pattern->pos))), negated, pos);
 }
 
 ExprPtr makeIsNull(ExprPtr a, bool negated, SourcePos pos) {

@@ -25,6 +25,10 @@ plan::ExprPtr makeLogic(plan::ExprKind kind, std::vector<plan::ExprPtr> args, So
 plan::ExprPtr makeNegate(plan::ExprPtr a, SourcePos pos);
 plan::ExprPtr makeConcat(plan::ExprPtr a, plan::ExprPtr b, SourcePos pos);
 plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, bool negated, SourcePos pos);
+// a LIKE pattern ESCAPE escape (nullptr: the default, '\'). The escape must be a constant
+// (0A000); another escape character than '\' needs a constant pattern too (0A000), which is
+// rewritten into the default form. A constant pattern ending with the escape character is 22025.
+plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos);
 plan::ExprPtr makeIsNull(plan::ExprPtr a, bool negated, SourcePos pos);
 plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool negated, SourcePos pos);
 // args: when, then, when, then, ..., [else]
