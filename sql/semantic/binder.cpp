@@ -6,6 +6,7 @@
 
 #include "engine/catalog/catalog.hpp"
 #include "sql/optimizer/constant_folding.hpp"
+#include "sql/optimizer/optimizer.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
@@ -107,10 +108,16 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         plan::OperatorPtr* saved = input_;
         input_ = nullptr;  // a subquery in ON joins onto one of the join's inputs, not above it
         outerJoinInputs_ = {&join->children[0], &join->children[1]};
+        fullJoin_ = join->kind == plan::JoinKind::FullOuter;
         join->residual = bindExpr(*ref.on, Clause::On);
         outerJoinInputs_ = {};
         input_ = saved;
         requireBoolean(*join->residual, "JOIN/ON");
+        if (!onConditions_.empty()) {  // subqueries reading both inputs: see bindSubquery
+          onConditions_.push_back(std::move(join->residual));
+          join->residual = conjunction(std::move(onConditions_));
+          onConditions_.clear();
+        }
       }
       if (ref.natural || !ref.usingColumns.empty()) join->residual = usingCondition(ref, leftScope, rightScope);
       size_t from = leftPreserved ? rightScope : leftScope, to = leftPreserved ? scope_.size() : rightScope;

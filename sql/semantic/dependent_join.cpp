@@ -97,43 +97,7 @@ class Unnester {
     return anyExprInTree(op, [&](const Expr& e) { return readsAny(e, fSet_); });
   }
 
-  // D: the distinct values of F in (a copy of) the outer input. A superset serves as well (the
-  // join with the outer input drops values it does not have), so the copy is of the smallest
-  // part of the input whose rows have all of F: below filters, joins and earlier subqueries'
-  // joins, usually one table. (A copy of the whole input would also copy the copies made for
-  // its earlier subqueries: exponential in their number.)
-  const Operator& domainSource() const {
-    const Operator* op = &outer_;
-    for (bool deeper = true; deeper;) {
-      deeper = false;
-      for (auto& c : op->children) {
-        const IURefs has = c->producedSet();
-        if (std::all_of(f_.begin(), f_.end(), [&](const IU* f) { return has.count(f) > 0; })) {
-          op = c.get();
-          deeper = true;
-          break;
-        }
-      }
-    }
-    return *op;
-  }
-
-  OperatorPtr domain(IUMap& d) {
-    const Operator& source = domainSource();
-    // A copy that calls nextval() or a stored function computes other values than the input:
-    // its domain would miss outer values (a wrong answer), so that is refused.
-    if (hasVolatileCall(source)) unsupported("over a volatile function (nextval, setval, a stored function)");
-    IUMap copyOf;
-    OperatorPtr copy = cloneWithFreshIUs(source, ius_, copyOf);
-    auto agg = std::make_unique<Aggregate>();
-    for (const IU* f : f_) {
-      const IU* g = ius_.make(f->type, f->name);
-      agg->groups.push_back({g, Expr::column(copyOf.at(f))});
-      d[f] = g;
-    }
-    agg->children.push_back(std::move(copy));
-    return agg;
-  }
+  OperatorPtr domain(IUMap& d) { return correlationDomain(outer_, f_, ius_, d); }
 
   // σ_p(D × T) where p has `f = e` (e over T) for every f: T with f := e, no D (nullptr if p
   // lacks one). The equalities become `e IS NOT NULL`; the rest of p reads the computed values.
@@ -348,6 +312,39 @@ ExprPtr zeroOf(const SqlType& t) {
 }
 
 }  // namespace
+
+// D: the distinct values of F in (a copy of) the outer input. A superset serves as well (the join
+// with the outer input drops values it does not have), so the copy is of the smallest part of the
+// input whose rows have all of F: below filters, joins and earlier subqueries' joins, usually one
+// table. (A copy of the whole input would also copy the copies made for its earlier subqueries:
+// exponential in their number.)
+OperatorPtr correlationDomain(const Operator& outer, const std::vector<const IU*>& f, IUSet& ius, IUMap& d) {
+  const Operator* source = &outer;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (auto& c : source->children) {
+      const IURefs has = c->producedSet();
+      if (std::all_of(f.begin(), f.end(), [&](const IU* iu) { return has.count(iu) > 0; })) {
+        source = c.get();
+        deeper = true;
+        break;
+      }
+    }
+  }
+  // A copy that calls nextval() or a stored function computes other values than the input: its
+  // domain would miss outer values (a wrong answer), so that is refused.
+  if (hasVolatileCall(*source)) unsupported("over a volatile function (nextval, setval, a stored function)");
+  IUMap copyOf;
+  OperatorPtr copy = cloneWithFreshIUs(*source, ius, copyOf);
+  auto agg = std::make_unique<Aggregate>();
+  for (const IU* iu : f) {
+    const IU* g = ius.make(iu->type, iu->name);
+    agg->groups.push_back({g, Expr::column(copyOf.at(iu))});
+    d[iu] = g;
+  }
+  agg->children.push_back(std::move(copy));
+  return agg;
+}
 
 ExprPtr nullSafeEquals(const IU* a, const IU* b) {
   if (!a->type.nullable && !b->type.nullable) return makeCompare(CmpOp::Eq, Expr::column(a), Expr::column(b), {});

@@ -24,6 +24,13 @@ struct DependentJoin {
 DependentJoin unnestDependentJoin(plan::OperatorPtr subquery, const plan::Operator& outerInput,
                                   const std::vector<const plan::IU*>& correlated, plan::IUSet& ius);
 
+// D for the IUs `correlated` (ordered), which `outerInput` produces: an aggregation, grouped by
+// fresh IUs (`d` receives f -> its group IU), over a copy of the smallest part of `outerInput`
+// that has them all, so a superset of their distinct values there. 0A000 when that part calls a
+// volatile function.
+plan::OperatorPtr correlationDomain(const plan::Operator& outerInput, const std::vector<const plan::IU*>& correlated,
+                                    plan::IUSet& ius, plan::IUMap& d);
+
 // `a` and `b` are the same value, NULL equal to NULL, written as equalities that cannot be NULL so
 // that the optimizer makes hash join keys of them.
 plan::ExprPtr nullSafeEquals(const plan::IU* a, const plan::IU* b);

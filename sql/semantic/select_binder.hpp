@@ -112,6 +112,10 @@ class SelectBinder {
   // operator the current clause reads, and the expression reads the join's result.
   plan::ExprPtr bindSubquery(const ast::Expr& e, Clause clause);
   plan::OperatorPtr bindNested(const ast::Select& s, std::vector<const plan::IU*>& out);
+  // A subquery in an outer join's ON reading both inputs (`reads`: the IUs it and `x`, the IN
+  // operand, read): the nullable input gets a copy of the preserved one's values it reads, which
+  // the subquery and `x` read instead; the ON matches them (onConditions_).
+  void readBothSides(plan::Operator& sub, plan::ExprPtr& x, const plan::IURefs& reads);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
@@ -143,6 +147,10 @@ class SelectBinder {
   plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
   // While binding an outer join's ON (input_ null): its two inputs, one of which a subquery joins.
   std::array<plan::OperatorPtr*, 2> outerJoinInputs_{};
+  bool fullJoin_ = false;  // that join is a FULL JOIN
+  // Conditions the ON must hold besides its own, from subqueries that read both inputs (each
+  // matches the preserved side's values with their copies on the other side).
+  std::vector<plan::ExprPtr> onConditions_;
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
   // Each GROUP BY's expression with its group: GROUP BY 1 or an alias names the select item's own

@@ -293,6 +293,30 @@ Unnested unnestCorrelation(OperatorPtr& sub, const IUSetT& outer, const ast::Exp
 
 }  // namespace
 
+// A subquery in the ON of a LEFT (RIGHT) JOIN that reads both inputs, the preserved one P and the
+// nullable one N: N becomes D × N, D the distinct values of the IUs Fp of P that it reads, and
+// the subquery reads their copies in D instead, so that it can join onto N like one that reads N
+// alone. The ON also requires Fp ≡ D's columns (NULL matching NULL): each P row then meets, for
+// each N row, exactly the one copy with its own values, and the subquery's value there is the
+// one for that pair; a P row without a match is NULL-padded as before. (A FULL JOIN cannot be
+// done so: an N row without a match would come out once per value of D.)
+void SelectBinder::readBothSides(plan::Operator& sub, ExprPtr& x, const plan::IURefs& reads) {
+  const IUSetT preserved = (*outerJoinInputs_[0])->producedSet();
+  std::vector<const IU*> fp;
+  for (const IU* iu : reads)
+    if (preserved.count(iu)) fp.push_back(iu);
+  std::sort(fp.begin(), fp.end(), [](const IU* a, const IU* b) { return a->id < b->id; });
+  plan::IUMap copies;
+  auto cross = std::make_unique<Join>();
+  cross->kind = JoinKind::Inner;
+  cross->children.push_back(correlationDomain(**outerJoinInputs_[0], fp, plan_.ius, copies));
+  cross->children.push_back(std::move(*outerJoinInputs_[1]));
+  *outerJoinInputs_[1] = std::move(cross);
+  plan::substituteIUsInTree(sub, copies);
+  if (x) plan::substituteIUs(x, copies);
+  for (const IU* f : fp) onConditions_.push_back(nullSafeEquals(f, copies.at(f)));
+}
+
 OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*>& out) {
   SelectBinder inner(catalog_, plan_, this);
   std::vector<std::string> names;
@@ -347,6 +371,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   if (!input) {
     // In the ON of an outer join: the subquery joins onto the input whose columns it (and the
     // IN operand) reads, so each of that input's rows still comes once; the condition reads it.
+    // One that reads both joins onto the nullable input, given the preserved one's values.
     IUSetT reads = outer;
     if (x) {
       std::vector<const IU*> used;
@@ -358,10 +383,19 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
       const IUSetT has = (*outerJoinInputs_[i])->producedSet();
       side[i] = std::any_of(reads.begin(), reads.end(), [&](const IU* iu) { return has.count(iu) > 0; });
     }
-    if (side[0] && side[1])
-      throw Error(sqlstate::FeatureNotSupported,
-                  "a subquery in the ON of an outer join that reads both of its inputs is not supported yet", e.pos);
-    input = outerJoinInputs_[side[0] ? 0 : 1];
+    if (side[0] && side[1]) {
+      if (fullJoin_)
+        throw Error(sqlstate::FeatureNotSupported,
+                    "a subquery in the ON of a FULL JOIN that reads both of its inputs is not supported", e.pos);
+      try {
+        readBothSides(*sub, x, reads);
+      } catch (Error& err) {
+        err.setPosIfUnknown(e.pos);
+        throw;
+      }
+      outer = freeIUs(*sub);
+    }
+    input = outerJoinInputs_[side[0] && !side[1] ? 0 : 1];
   }
   if (aggregate_) {
     // Above GROUP BY, an outer column that is a grouping key is read from its group.
