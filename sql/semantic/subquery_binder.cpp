@@ -339,14 +339,31 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
     if (l.offset == 0 && l.limit > 0) sub = std::move(sub->children[0]);
     if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);
   }
-  if (!exists && e.kind != ast::ExprKind::Subquery && e.args[0]->kind == ast::ExprKind::Row)
-    throw Error(sqlstate::FeatureNotSupported, "a row value IN (or compared with ANY/ALL of) a subquery is not supported yet",
-                e.pos);
-  if (!exists && out.size() != 1)
+  // (a, b) [NOT] IN (SELECT x, y ...), = ANY, <> ALL: a mark join whose condition is every
+  // pair equal (three-valued, as IN's), set up below once the subquery is unnested as EXISTS.
+  std::vector<ExprPtr> rowXs;
+  const bool row = !exists && e.kind != ast::ExprKind::Subquery && e.args[0]->kind == ast::ExprKind::Row;
+  if (row) {
+    const bool in = e.kind == ast::ExprKind::InSelect || (e.op == "=" && e.unit != "all") || (e.op == "<>" && e.unit == "all");
+    if (!in || !input_)
+      throw Error(sqlstate::FeatureNotSupported,
+                  "a row value compared with a subquery is supported only as IN, = ANY and <> ALL outside JOIN ... ON",
+                  e.pos);
+    if (out.size() != e.args[0]->args.size())
+      throw Error(sqlstate::SyntaxError,
+                  std::string("subquery has too ") + (out.size() > e.args[0]->args.size() ? "many" : "few") + " columns",
+                  e.subquery->pos);
+    for (const IU* y : out)
+      if (!producedInTree(*sub).count(y))
+        throw Error(sqlstate::FeatureNotSupported, "a row value IN a subquery that selects outer columns is not supported yet",
+                    e.pos);
+    for (auto& a : e.args[0]->args) rowXs.push_back(bindExpr(*a, clause));
+  } else if (!exists && out.size() != 1) {
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
+  }
   // The left operand of IN / ANY / ALL, bound first: subqueries in it join onto the input too.
-  ExprPtr x = !exists && e.kind != ast::ExprKind::Subquery ? bindExpr(*e.args[0], clause) : nullptr;
-  const IU* y = exists ? nullptr : out[0];
+  ExprPtr x = !exists && !row && e.kind != ast::ExprKind::Subquery ? bindExpr(*e.args[0], clause) : nullptr;
+  const IU* y = exists || row ? nullptr : out[0];
   if (e.kind != ast::ExprKind::Subquery && sub->kind == OpKind::Aggregate) {
     // DISTINCT changes nothing about whether a row matches.
     auto& d = static_cast<plan::Aggregate&>(*sub);
@@ -422,6 +439,15 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
         throw;
       }
     }
+  }
+  if (row) {  // unnested as EXISTS; the mark is whether some row has every pair equal
+    std::vector<ExprPtr> pairs;
+    for (size_t i = 0; i < rowXs.size(); ++i)
+      pairs.push_back(makeCompare(plan::CmpOp::Eq, std::move(rowXs[i]), Expr::column(out[i], e.pos), e.pos));
+    u.join->markCondition = conjunction(std::move(pairs));
+    u.join->mark = plan_.ius.make(SqlType::boolean(u.join->markCondition->type.nullable), "in");
+    u.result = Expr::column(u.join->mark, e.pos);
+    if (e.negated || e.unit == "all") u.result = logicNot(std::move(u.result), e.pos);
   }
   u.join->children.push_back(std::move(*input));
   u.join->children.push_back(std::move(sub));
