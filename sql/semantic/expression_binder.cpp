@@ -8,6 +8,7 @@
 #include "engine/types/text_format.hpp"
 #include "engine/types/timestamp.hpp"
 #include "engine/util/stack_depth.hpp"
+#include "sql/parser/ast_equality.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -80,7 +81,7 @@ ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
 
 std::optional<ExprPtr> SelectBinder::matchGroup(const ast::Expr& e) {
   for (auto& [source, iu] : groupSources_)
-    if (source == &e) return Expr::column(iu, e.pos);
+    if (source == &e || (e.kind != ast::ExprKind::Column && ast::sameAst(*source, e))) return Expr::column(iu, e.pos);
   // Probing binds `e`'s whole subtree, and it is tried at every level of a long chain (a + b +
   // c ...): quadratic in the chain's length. Skipped where nothing can match: without GROUP BY,
   // and for a binary operator (it binds to an operator node) when every grouping expression is a

@@ -154,7 +154,8 @@ class SelectBinder {
   std::vector<ScopeEntry> scope_;
   plan::Aggregate* aggregate_ = nullptr;  // set while binding above the aggregation
   // Each GROUP BY's expression with its group: GROUP BY 1 or an alias names the select item's own
-  // expression, which is then that group whatever it is (a subquery cannot be probed).
+  // expression, which is then that group whatever it is, as is an expression written the same
+  // way (a subquery cannot be probed by binding it).
   std::vector<std::pair<const ast::Expr*, const plan::IU*>> groupSources_;
   bool probing_ = false;                  // binding only to compare with GROUP BY expressions
   // Not reset when binding starts over: aggregate calls of subqueries that are this SELECT's.
