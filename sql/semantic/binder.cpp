@@ -120,6 +120,16 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         }
       }
       if (ref.natural || !ref.usingColumns.empty()) join->residual = usingCondition(ref, leftScope, rightScope);
+      if (fullRightCopy_) {  // a FULL JOIN whose ON has a subquery reading both inputs
+        std::vector<const plan::IU*> pCols, nCols, outputs;
+        for (size_t i = leftScope; i < scope_.size(); ++i)
+          for (auto& c : scope_[i].columns) (i < rightScope ? pCols : nCols).push_back(c.second);
+        OperatorPtr op = fullJoinReadingBoth(std::move(join), pCols, nCols, outputs);
+        size_t k = 0;
+        for (size_t i = leftScope; i < scope_.size(); ++i)
+          for (auto& c : scope_[i].columns) c.second = outputs[k++];
+        return op;
+      }
       size_t from = leftPreserved ? rightScope : leftScope, to = leftPreserved ? scope_.size() : rightScope;
       if (join->kind == plan::JoinKind::FullOuter) from = leftScope, to = scope_.size();
       for (size_t i = from; i < to; ++i)
@@ -225,6 +235,9 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
       aggregate_ = nullptr;
       groupSources_.clear();
       probing_ = false;
+      fullRightCopy_.reset();
+      fullRightCopyOf_.clear();
+      onConditions_.clear();
     } catch (...) {
       binding_ = false;
       throw;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/plan/clone.hpp"
 #include "codegen/plan/operator.hpp"
 #include "sql/parser/ast.hpp"
 
@@ -116,6 +117,13 @@ class SelectBinder {
   // operand, read): the nullable input gets a copy of the preserved one's values it reads, which
   // the subquery and `x` read instead; the ON matches them (onConditions_).
   void readBothSides(plan::Operator& sub, plan::ExprPtr& x, const plan::IURefs& reads);
+  // The FULL JOIN of such an ON (subquery_binder.cpp): the LEFT JOIN (every matched pair and each
+  // unmatched left row), and UNION ALL the right rows that match no left row, from the copy
+  // (an anti join with the right values of a copy of the join's matches). `pCols`, `nCols`: the
+  // sides' columns in scope; returns the plan and the IUs that stand for them above it.
+  plan::OperatorPtr fullJoinReadingBoth(std::unique_ptr<plan::Join> join, const std::vector<const plan::IU*>& pCols,
+                                        const std::vector<const plan::IU*>& nCols,
+                                        std::vector<const plan::IU*>& outputs);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
@@ -148,6 +156,10 @@ class SelectBinder {
   // While binding an outer join's ON (input_ null): its two inputs, one of which a subquery joins.
   std::array<plan::OperatorPtr*, 2> outerJoinInputs_{};
   bool fullJoin_ = false;  // that join is a FULL JOIN
+  // FULL JOIN whose ON has a subquery reading both inputs: a copy of the nullable input as it
+  // was before the first such subquery changed it (its rows that match nothing come from there).
+  plan::OperatorPtr fullRightCopy_;
+  plan::IUMap fullRightCopyOf_;
   // Conditions the ON must hold besides its own, from subqueries that read both inputs (each
   // matches the preserved side's values with their copies on the other side).
   std::vector<plan::ExprPtr> onConditions_;

@@ -317,6 +317,57 @@ void SelectBinder::readBothSides(plan::Operator& sub, ExprPtr& x, const plan::IU
   for (const IU* f : fp) onConditions_.push_back(nullSafeEquals(f, copies.at(f)));
 }
 
+OperatorPtr SelectBinder::fullJoinReadingBoth(std::unique_ptr<Join> join, const std::vector<const IU*>& pCols,
+                                              const std::vector<const IU*>& nCols, std::vector<const IU*>& outputs) {
+  if (plan::hasVolatileCall(*join))
+    throw Error(sqlstate::FeatureNotSupported,
+                "a subquery in the ON of a FULL JOIN that reads both inputs over a volatile function (nextval, setval, "
+                "a stored function) is not supported");
+  // The right values that some pair matches: the inner join of copies of both (modified) inputs.
+  const plan::IUMap copyOf = std::move(fullRightCopyOf_);
+  fullRightCopyOf_.clear();
+  plan::IUMap m;
+  OperatorPtr matched = plan::cloneWithFreshIUs(*join, plan_.ius, m);
+  static_cast<Join&>(*matched).kind = JoinKind::Inner;
+  // The right rows (as they were) that none matches: an anti join on all their columns.
+  auto unmatched = std::make_unique<Join>();
+  unmatched->kind = JoinKind::Anti;
+  std::vector<ExprPtr> same;
+  for (const IU* n : nCols) same.push_back(nullSafeEquals(copyOf.at(n), m.at(n)));
+  unmatched->residual = conjunction(std::move(same));
+  unmatched->children.push_back(std::move(fullRightCopy_));
+  unmatched->children.push_back(std::move(matched));
+  // ... padded with NULL left columns.
+  auto pad = std::make_unique<plan::Map>();
+  std::vector<const IU*> secondInputs;
+  for (const IU* p : pCols) {
+    const IU* null = plan_.ius.make(p->type.withNullable(true), p->name);
+    pad->computed.push_back({null, castTo(Expr::constant(Value()), p->type.withNullable(true))});
+    secondInputs.push_back(null);
+  }
+  for (const IU* n : nCols) secondInputs.push_back(copyOf.at(n));
+  // The left join: every pair and the unmatched left rows, the right columns nullable.
+  join->kind = JoinKind::LeftOuter;
+  std::vector<const IU*> firstInputs(pCols.begin(), pCols.end());
+  for (const IU* n : nCols) {
+    const IU* outer = plan_.ius.make(n->type.withNullable(true), n->name);
+    join->outerColumns.push_back({n, outer});
+    firstInputs.push_back(outer);
+  }
+  auto u = std::make_unique<plan::UnionAll>();
+  for (size_t i = 0; i < pCols.size() + nCols.size(); ++i) {
+    const IU* like = i < pCols.size() ? pCols[i] : nCols[i - pCols.size()];
+    outputs.push_back(plan_.ius.make(like->type.withNullable(true), like->name));
+    u->columns.push_back(outputs.back());
+  }
+  u->inputs.push_back(std::move(firstInputs));
+  u->children.push_back(std::move(join));
+  pad->children.push_back(std::move(unmatched));
+  u->inputs.push_back(std::move(secondInputs));
+  u->children.push_back(std::move(pad));
+  return u;
+}
+
 OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*>& out) {
   SelectBinder inner(catalog_, plan_, this);
   std::vector<std::string> names;
@@ -401,9 +452,14 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
       side[i] = std::any_of(reads.begin(), reads.end(), [&](const IU* iu) { return has.count(iu) > 0; });
     }
     if (side[0] && side[1]) {
-      if (fullJoin_)
-        throw Error(sqlstate::FeatureNotSupported,
-                    "a subquery in the ON of a FULL JOIN that reads both of its inputs is not supported", e.pos);
+      if (fullJoin_ && !fullRightCopy_) {
+        if (plan::hasVolatileCall(**outerJoinInputs_[1]))
+          throw Error(sqlstate::FeatureNotSupported,
+                      "a subquery in the ON of a FULL JOIN that reads both inputs, one of which calls a volatile "
+                      "function (nextval, setval, a stored function), is not supported",
+                      e.pos);
+        fullRightCopy_ = plan::cloneWithFreshIUs(**outerJoinInputs_[1], plan_.ius, fullRightCopyOf_);
+      }
       try {
         readBothSides(*sub, x, reads);
       } catch (Error& err) {
