@@ -200,15 +200,20 @@ ExprPtr SelectBinder::bindRowComparison(const ast::Expr& left, const ast::Expr& 
                                         Clause clause, SourcePos pos) {
   auto cop = comparisonOperator(op);
   if (!cop) throw Error(sqlstate::UndefinedFunction, "operator " + op + " does not exist for row values", pos);
-  if (left.kind != ast::ExprKind::Row || right.kind != ast::ExprKind::Row)
-    throw Error(sqlstate::FeatureNotSupported, "a row value is compared only with another row value (a, b, ...)", pos);
-  if (left.args.size() != right.args.size())
-    throw Error(sqlstate::SyntaxError, "unequal number of entries in row expressions", pos);
+  // Each side: a row (a, b, ...) or a subquery of as many columns (at most one row, 21000 else).
+  auto side = [&](const ast::Expr& s, std::vector<ExprPtr>& values) {
+    if (s.kind == ast::ExprKind::Row) {
+      for (auto& a : s.args) values.push_back(bindExpr(*a, clause));
+    } else if (s.kind == ast::ExprKind::Subquery) {
+      bindSubquery(s, clause, &values);
+    } else {
+      throw Error(sqlstate::FeatureNotSupported, "a row value is compared only with another row value or a subquery", pos);
+    }
+  };
   std::vector<ExprPtr> a, b;
-  for (size_t i = 0; i < left.args.size(); ++i) {
-    a.push_back(bindExpr(*left.args[i], clause));
-    b.push_back(bindExpr(*right.args[i], clause));
-  }
+  side(left, a);
+  side(right, b);
+  if (a.size() != b.size()) throw Error(sqlstate::SyntaxError, "unequal number of entries in row expressions", pos);
   const size_t n = a.size();
   if (*cop == plan::CmpOp::Eq || *cop == plan::CmpOp::Ne) {
     std::vector<ExprPtr> parts;

@@ -111,7 +111,8 @@ class SelectBinder {
   bool inScope(const plan::IU* iu) const;  // a column of this SELECT's FROM (not an outer one)
   // Subqueries in expressions (subquery_binder.cpp): each becomes a join onto *input_, the
   // operator the current clause reads, and the expression reads the join's result.
-  plan::ExprPtr bindSubquery(const ast::Expr& e, Clause clause);
+  // `columns`: a scalar subquery of several columns (a row), each column's value appended there.
+  plan::ExprPtr bindSubquery(const ast::Expr& e, Clause clause, std::vector<plan::ExprPtr>* columns = nullptr);
   plan::OperatorPtr bindNested(const ast::Select& s, std::vector<const plan::IU*>& out);
   // A subquery in an outer join's ON reading both inputs (`reads`: the IUs it and `x`, the IN
   // operand, read): the nullable input gets a copy of the preserved one's values it reads, which

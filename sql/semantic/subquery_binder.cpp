@@ -374,7 +374,7 @@ OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*
   return inner.bind(s, out, names);
 }
 
-ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
+ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vector<ExprPtr>* columns) {
   if (probing_) throw Error(sqlstate::FeatureNotSupported, "subquery while matching GROUP BY", e.pos);
   if (clause == Clause::Check) throw Error(sqlstate::FeatureNotSupported, "cannot use subquery in check constraint", e.pos);
   if (!input_ && !outerJoinInputs_[0])
@@ -409,6 +409,11 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
         throw Error(sqlstate::FeatureNotSupported, "a row value IN a subquery that selects outer columns is not supported yet",
                     e.pos);
     for (auto& a : e.args[0]->args) rowXs.push_back(bindExpr(*a, clause));
+  } else if (columns) {
+    // (a, b) = (SELECT x, y ...): a scalar subquery of several columns, each read from the join.
+    for (const IU* c : out)
+      if (!producedInTree(*sub).count(c))
+        throw Error(sqlstate::FeatureNotSupported, "a row subquery that selects outer columns is not supported yet", e.pos);
   } else if (!exists && out.size() != 1) {
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
   }
@@ -485,8 +490,11 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   {
     OperatorPtr original = outer.empty() ? nullptr : plan::cloneTree(*sub);  // the pull-up edits sub
     try {
+      // A row subquery takes the dependent join: the pull-up's count-bug repair knows one column.
+      if (columns) throw FallBack{};
       u = pullUpCorrelation(sub, outer, e, x ? x->clone() : nullptr, y, plan_.ius, (*input)->producedSet());
     } catch (const FallBack&) {
+      if (!original) original = plan::cloneTree(*sub);
       sub = std::move(original);
       try {
         u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input, outer_ == nullptr);
@@ -494,6 +502,14 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
         err.setPosIfUnknown(e.pos);  // what is not supported yet: at the subquery
         throw;
       }
+    }
+  }
+  if (columns) {  // the first column is u.result; the others are read from the join the same way
+    columns->push_back(std::move(u.result));
+    for (size_t i = 1; i < out.size(); ++i) {
+      const IU* value = plan_.ius.make(out[i]->type.withNullable(true), out[i]->name);
+      u.join->outerColumns.push_back({out[i], value});
+      columns->push_back(Expr::column(value, e.pos));
     }
   }
   if (row) {  // unnested as EXISTS; the mark is whether some row has every pair equal
@@ -508,7 +524,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause) {
   u.join->children.push_back(std::move(*input));
   u.join->children.push_back(std::move(sub));
   *input = std::move(u.join);
-  return std::move(u.result);
+  return columns ? nullptr : std::move(u.result);
 }
 
 }  // namespace hyrax::sql
