@@ -192,6 +192,29 @@ bool SelectBinder::containsOwnAggregate(const ast::Expr& e) const {
   return false;
 }
 
+ExprPtr compareRows(plan::CmpOp op, std::vector<ExprPtr> a, std::vector<ExprPtr> b, SourcePos pos) {
+  const size_t n = a.size();
+  if (op == plan::CmpOp::Eq || op == plan::CmpOp::Ne) {
+    std::vector<ExprPtr> parts;
+    for (size_t i = 0; i < n; ++i) parts.push_back(makeCompare(op, std::move(a[i]), std::move(b[i]), pos));
+    return makeLogic(op == plan::CmpOp::Eq ? ExprKind::And : ExprKind::Or, std::move(parts), pos);
+  }
+  // a1 < b1 OR (a1 = b1 AND (a2 < b2 OR (a2 = b2 AND ... an op bn))): the first unequal pair
+  // decides; a NULL in the pairs up to it makes the answer NULL.
+  const plan::CmpOp strict = op == plan::CmpOp::Lt || op == plan::CmpOp::Le ? plan::CmpOp::Lt : plan::CmpOp::Gt;
+  ExprPtr r = makeCompare(op, std::move(a[n - 1]), std::move(b[n - 1]), pos);
+  for (size_t i = n - 1; i-- > 0;) {
+    std::vector<ExprPtr> equalThenRest;
+    equalThenRest.push_back(makeCompare(plan::CmpOp::Eq, a[i]->clone(), b[i]->clone(), pos));
+    equalThenRest.push_back(std::move(r));
+    std::vector<ExprPtr> either;
+    either.push_back(makeCompare(strict, std::move(a[i]), std::move(b[i]), pos));
+    either.push_back(makeLogic(ExprKind::And, std::move(equalThenRest), pos));
+    r = makeLogic(ExprKind::Or, std::move(either), pos);
+  }
+  return r;
+}
+
 ExprPtr SelectBinder::bindRowComparison(const ast::Expr& e, Clause clause) {
   return bindRowComparison(*e.args[0], *e.args[1], e.op, clause, e.pos);
 }
@@ -214,26 +237,7 @@ ExprPtr SelectBinder::bindRowComparison(const ast::Expr& left, const ast::Expr& 
   side(left, a);
   side(right, b);
   if (a.size() != b.size()) throw Error(sqlstate::SyntaxError, "unequal number of entries in row expressions", pos);
-  const size_t n = a.size();
-  if (*cop == plan::CmpOp::Eq || *cop == plan::CmpOp::Ne) {
-    std::vector<ExprPtr> parts;
-    for (size_t i = 0; i < n; ++i) parts.push_back(makeCompare(*cop, std::move(a[i]), std::move(b[i]), pos));
-    return makeLogic(*cop == plan::CmpOp::Eq ? ExprKind::And : ExprKind::Or, std::move(parts), pos);
-  }
-  // a1 < b1 OR (a1 = b1 AND (a2 < b2 OR (a2 = b2 AND ... an op bn))): the first unequal pair
-  // decides; a NULL in the pairs up to it makes the answer NULL.
-  const plan::CmpOp strict = *cop == plan::CmpOp::Lt || *cop == plan::CmpOp::Le ? plan::CmpOp::Lt : plan::CmpOp::Gt;
-  ExprPtr r = makeCompare(*cop, std::move(a[n - 1]), std::move(b[n - 1]), pos);
-  for (size_t i = n - 1; i-- > 0;) {
-    std::vector<ExprPtr> equalThenRest;
-    equalThenRest.push_back(makeCompare(plan::CmpOp::Eq, a[i]->clone(), b[i]->clone(), pos));
-    equalThenRest.push_back(std::move(r));
-    std::vector<ExprPtr> either;
-    either.push_back(makeCompare(strict, std::move(a[i]), std::move(b[i]), pos));
-    either.push_back(makeLogic(ExprKind::And, std::move(equalThenRest), pos));
-    r = makeLogic(ExprKind::Or, std::move(either), pos);
-  }
-  return r;
+  return compareRows(*cop, std::move(a), std::move(b), pos);
 }
 
 bool SelectBinder::inScope(const plan::IU* iu) const {

@@ -177,6 +177,9 @@ class SelectBinder {
 };
 
 bool isAggregateName(const std::string& name);
+// (a1, a2 ...) op (b1, b2 ...) of bound values (as many on each side): = every pair equal, <>
+// some pair unequal, < <= > >= the pairs left to right (SQL's row comparisons).
+plan::ExprPtr compareRows(plan::CmpOp op, std::vector<plan::ExprPtr> a, std::vector<plan::ExprPtr> b, SourcePos pos);
 bool containsAggregate(const ast::Expr& e);
 
 }  // namespace hyrax::sql

@@ -390,15 +390,14 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
     if (l.offset == 0 && l.limit > 0) sub = std::move(sub->children[0]);
     if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);
   }
-  // (a, b) [NOT] IN (SELECT x, y ...), = ANY, <> ALL: a mark join whose condition is every
-  // pair equal (three-valued, as IN's), set up below once the subquery is unnested as EXISTS.
+  // (a, b) [NOT] IN (SELECT x, y ...), (a, b) op ANY / ALL (...): a mark join whose condition is
+  // the row comparison (three-valued, as IN's), set up below once the subquery is unnested as
+  // EXISTS; op ALL is NOT (inverse op ANY).
   std::vector<ExprPtr> rowXs;
   const bool row = !exists && e.kind != ast::ExprKind::Subquery && e.args[0]->kind == ast::ExprKind::Row;
   if (row) {
-    const bool in = e.kind == ast::ExprKind::InSelect || (e.op == "=" && e.unit != "all") || (e.op == "<>" && e.unit == "all");
-    if (!in || !input_)
-      throw Error(sqlstate::FeatureNotSupported,
-                  "a row value compared with a subquery is supported only as IN, = ANY and <> ALL outside JOIN ... ON",
+    if (!input_)
+      throw Error(sqlstate::FeatureNotSupported, "a row value compared with a subquery in JOIN ... ON is not supported yet",
                   e.pos);
     if (out.size() != e.args[0]->args.size())
       throw Error(sqlstate::SyntaxError,
@@ -512,14 +511,16 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
       columns->push_back(Expr::column(value, e.pos));
     }
   }
-  if (row) {  // unnested as EXISTS; the mark is whether some row has every pair equal
-    std::vector<ExprPtr> pairs;
-    for (size_t i = 0; i < rowXs.size(); ++i)
-      pairs.push_back(makeCompare(plan::CmpOp::Eq, std::move(rowXs[i]), Expr::column(out[i], e.pos), e.pos));
-    u.join->markCondition = conjunction(std::move(pairs));
+  if (row) {  // unnested as EXISTS; the mark is whether some row compares true
+    plan::CmpOp op = e.kind == ast::ExprKind::InSelect ? plan::CmpOp::Eq : *comparisonOperator(e.op);
+    const bool all = e.kind == ast::ExprKind::Quantified && e.unit == "all";
+    if (all) op = inverse(op);
+    std::vector<ExprPtr> ys;
+    for (const IU* y : out) ys.push_back(Expr::column(y, e.pos));
+    u.join->markCondition = compareRows(op, std::move(rowXs), std::move(ys), e.pos);
     u.join->mark = plan_.ius.make(SqlType::boolean(u.join->markCondition->type.nullable), "in");
     u.result = Expr::column(u.join->mark, e.pos);
-    if (e.negated || e.unit == "all") u.result = logicNot(std::move(u.result), e.pos);
+    if (e.negated || all) u.result = logicNot(std::move(u.result), e.pos);
   }
   u.join->children.push_back(std::move(*input));
   u.join->children.push_back(std::move(sub));
