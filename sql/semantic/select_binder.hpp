@@ -114,10 +114,11 @@ class SelectBinder {
   // `columns`: a scalar subquery of several columns (a row), each column's value appended there.
   plan::ExprPtr bindSubquery(const ast::Expr& e, Clause clause, std::vector<plan::ExprPtr>* columns = nullptr);
   plan::OperatorPtr bindNested(const ast::Select& s, std::vector<const plan::IU*>& out);
+  void computedInside(plan::OperatorPtr& sub, std::vector<const plan::IU*>& out);
   // A subquery in an outer join's ON reading both inputs (`reads`: the IUs it and `x`, the IN
   // operand, read): the nullable input gets a copy of the preserved one's values it reads, which
   // the subquery and `x` read instead; the ON matches them (onConditions_).
-  void readBothSides(plan::Operator& sub, plan::ExprPtr& x, const plan::IURefs& reads);
+  void readBothSides(plan::Operator& sub, const std::vector<plan::ExprPtr*>& operands, const plan::IURefs& reads);
   // The FULL JOIN of such an ON (subquery_binder.cpp): the LEFT JOIN (every matched pair and each
   // unmatched left row), and UNION ALL the right rows that match no left row, from the copy
   // (an anti join with the right values of a copy of the join's matches). `pCols`, `nCols`: the

@@ -300,7 +300,7 @@ Unnested unnestCorrelation(OperatorPtr& sub, const IUSetT& outer, const ast::Exp
 // each N row, exactly the one copy with its own values, and the subquery's value there is the
 // one for that pair; a P row without a match is NULL-padded as before. (A FULL JOIN cannot be
 // done so: an N row without a match would come out once per value of D.)
-void SelectBinder::readBothSides(plan::Operator& sub, ExprPtr& x, const plan::IURefs& reads) {
+void SelectBinder::readBothSides(plan::Operator& sub, const std::vector<ExprPtr*>& operands, const plan::IURefs& reads) {
   const IUSetT preserved = (*outerJoinInputs_[0])->producedSet();
   std::vector<const IU*> fp;
   for (const IU* iu : reads)
@@ -313,7 +313,7 @@ void SelectBinder::readBothSides(plan::Operator& sub, ExprPtr& x, const plan::IU
   cross->children.push_back(std::move(*outerJoinInputs_[1]));
   *outerJoinInputs_[1] = std::move(cross);
   plan::substituteIUsInTree(sub, copies);
-  if (x) plan::substituteIUs(x, copies);
+  for (ExprPtr* x : operands) plan::substituteIUs(*x, copies);
   for (const IU* f : fp) onConditions_.push_back(nullSafeEquals(f, copies.at(f)));
 }
 
@@ -374,6 +374,23 @@ OperatorPtr SelectBinder::bindNested(const ast::Select& s, std::vector<const IU*
   return inner.bind(s, out, names);
 }
 
+// A selected value that is an outer column (SELECT (SELECT t.a)) is computed inside, in a Map on
+// top: one more outer reference to unnest, and a column the subquery produces.
+void SelectBinder::computedInside(OperatorPtr& sub, std::vector<const IU*>& out) {
+  const plan::IURefs produced = producedInTree(*sub);
+  std::unique_ptr<plan::Map> m;
+  for (const IU*& y : out) {
+    if (produced.count(y)) continue;
+    if (!m) m = std::make_unique<plan::Map>();
+    const IU* value = plan_.ius.make(y->type, y->name);
+    m->computed.push_back({value, Expr::column(y)});
+    y = value;
+  }
+  if (!m) return;
+  m->children.push_back(std::move(sub));
+  sub = std::move(m);
+}
+
 ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vector<ExprPtr>* columns) {
   if (probing_) throw Error(sqlstate::FeatureNotSupported, "subquery while matching GROUP BY", e.pos);
   if (clause == Clause::Check) throw Error(sqlstate::FeatureNotSupported, "cannot use subquery in check constraint", e.pos);
@@ -396,23 +413,15 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
   std::vector<ExprPtr> rowXs;
   const bool row = !exists && e.kind != ast::ExprKind::Subquery && e.args[0]->kind == ast::ExprKind::Row;
   if (row) {
-    if (!input_)
-      throw Error(sqlstate::FeatureNotSupported, "a row value compared with a subquery in JOIN ... ON is not supported yet",
-                  e.pos);
     if (out.size() != e.args[0]->args.size())
       throw Error(sqlstate::SyntaxError,
                   std::string("subquery has too ") + (out.size() > e.args[0]->args.size() ? "many" : "few") + " columns",
                   e.subquery->pos);
-    for (const IU* y : out)
-      if (!producedInTree(*sub).count(y))
-        throw Error(sqlstate::FeatureNotSupported, "a row value IN a subquery that selects outer columns is not supported yet",
-                    e.pos);
+    computedInside(sub, out);
     for (auto& a : e.args[0]->args) rowXs.push_back(bindExpr(*a, clause));
   } else if (columns) {
     // (a, b) = (SELECT x, y ...): a scalar subquery of several columns, each read from the join.
-    for (const IU* c : out)
-      if (!producedInTree(*sub).count(c))
-        throw Error(sqlstate::FeatureNotSupported, "a row subquery that selects outer columns is not supported yet", e.pos);
+    computedInside(sub, out);
   } else if (!exists && out.size() != 1) {
     throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
   }
@@ -428,15 +437,10 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
       sub = std::move(sub->children[0]);
     }
   }
-  if (y && !producedInTree(*sub).count(y)) {
-    // The value is an outer column (SELECT (SELECT t.a)): computed inside, it is one more outer
-    // reference to unnest.
-    auto m = std::make_unique<plan::Map>();
-    const IU* value = plan_.ius.make(y->type, y->name);
-    m->computed.push_back({value, Expr::column(y)});
-    m->children.push_back(std::move(sub));
-    sub = std::move(m);
-    y = value;
+  if (y) {
+    std::vector<const IU*> one{y};
+    computedInside(sub, one);
+    y = one[0];
   }
   IUSetT outer = freeIUs(*sub);
   plan::OperatorPtr* input = input_;
@@ -445,11 +449,10 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
     // IN operand) reads, so each of that input's rows still comes once; the condition reads it.
     // One that reads both joins onto the nullable input, given the preserved one's values.
     IUSetT reads = outer;
-    if (x) {
-      std::vector<const IU*> used;
-      x->collectIUs(used);
-      reads.insert(used.begin(), used.end());
-    }
+    std::vector<const IU*> used;
+    if (x) x->collectIUs(used);
+    for (auto& r : rowXs) r->collectIUs(used);
+    reads.insert(used.begin(), used.end());
     bool side[2];
     for (int i = 0; i < 2; ++i) {
       const IUSetT has = (*outerJoinInputs_[i])->producedSet();
@@ -465,7 +468,9 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
         fullRightCopy_ = plan::cloneWithFreshIUs(**outerJoinInputs_[1], plan_.ius, fullRightCopyOf_);
       }
       try {
-        readBothSides(*sub, x, reads);
+        std::vector<ExprPtr*> operands{&x};
+        for (auto& r : rowXs) operands.push_back(&r);
+        readBothSides(*sub, operands, reads);
       } catch (Error& err) {
         err.setPosIfUnknown(e.pos);
         throw;
