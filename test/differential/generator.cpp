@@ -193,8 +193,22 @@ Sql QueryGenerator::subquery(Type t, const Scope& outer, int depth) {
     Type kt = rng_.chance(0.6) ? Type::Int : anyType(false);
     Scope ownScope{own, false, {}};
     Sql probe = expr(kt, Scope{outer.cols, false, {}}, 1);
-    return "(" + probe + (rng_.chance(0.5) ? " IN (SELECT " : " NOT IN (SELECT ") + expr(kt, ownScope, 1) + fromSql + where +
-           (rng_.chance(0.2) ? limited(true) : Sql{}) + "))";
+    Sql body = expr(kt, ownScope, 1) + fromSql + where;
+    if (rng_.chance(0.2)) {
+      body = body + limited(true);
+    } else if (rng_.chance(0.15)) {
+      // A set operation whose other side may output the outer query's columns as they are.
+      static const std::vector<std::string> ops = {" UNION ", " UNION ALL ", " INTERSECT ", " EXCEPT "};
+      const Table& other = rng_.pick(schema_.tables);
+      std::string b = alias();
+      bool withFrom = rng_.chance(0.7);
+      Scope sideScope{outer.cols, false, {}};
+      if (withFrom)
+        for (auto& c : other.columns) sideScope.cols.push_back({b, c.name, c.type});
+      body = body + rng_.pick(ops) + "SELECT " + expr(kt, sideScope, 1) +
+             (withFrom ? both(" FROM " + other.name + " AS " + b) : Sql{});
+    }
+    return "(" + probe + (rng_.chance(0.5) ? " IN (SELECT " : " NOT IN (SELECT ") + body + "))";
   }
   // A scalar subquery: the first value in order (LIMIT 1), or an aggregate: one row at most.
   if (rng_.chance(0.2)) {
