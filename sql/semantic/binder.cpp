@@ -314,9 +314,17 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
   auto map = std::make_unique<plan::Map>();
   std::vector<const plan::IU*> out;
   std::vector<const ast::Expr*> sourceExprs;
+  // An outer query's column as an output is copied into one of this SELECT's own: an operator
+  // reading the outputs as lists of IUs (a set operation's inputs) would otherwise read the outer
+  // column where no expression shows it, and the subquery would not be seen as correlated.
+  auto outerColumn = [&](const plan::IU* iu) {
+    for (const SelectBinder* b = outer_; b; b = b->outer_)
+      if (b->inScope(iu)) return true;
+    return false;
+  };
   auto addOutput = [&](ExprPtr e, const std::string& name, const ast::Expr* src) {
     const plan::IU* iu;
-    if (e->kind == plan::ExprKind::Column) {
+    if (e->kind == plan::ExprKind::Column && !outerColumn(e->iu)) {
       iu = e->iu;
     } else {
       iu = plan_.ius.make(e->type, name);

@@ -49,9 +49,23 @@ class Unnester {
       }
       case OpKind::Join: return unnestJoin(std::move(op), d);
       case OpKind::Aggregate: return unnestAggregate(std::move(op), d);
-      case OpKind::Sort:
-        if (static_cast<Sort&>(*op).limit != UINT64_MAX) unsupported("under LIMIT");  // set after binding
-        return unnest(std::move(op->children[0]), d);  // order means nothing inside a subquery
+      case OpKind::Sort: {
+        auto& s = static_cast<Sort&>(*op);
+        if (s.limit != UINT64_MAX) unsupported("under LIMIT");  // set after binding
+        if (!s.partitionKeys) return unnest(std::move(op->children[0]), d);  // order means nothing here
+        // Partitions (INTERSECT/EXCEPT ALL's ranks of copies): per outer value too, so the domain's
+        // columns lead the partition keys.
+        op->children[0] = unnest(std::move(op->children[0]), d);
+        std::vector<SortKey> keys;
+        for (const IU* f : f_) keys.push_back({Expr::column(d.at(f)), false, false});
+        for (auto& k : s.keys) {
+          substituteIUs(k.expr, d);
+          keys.push_back(std::move(k));
+        }
+        s.keys = std::move(keys);
+        s.partitionKeys += f_.size();
+        return op;
+      }
       case OpKind::Limit: return unnestLimit(std::move(op), d);
       case OpKind::UnionAll: return unnestUnion(std::move(op), d);
       case OpKind::Values: {

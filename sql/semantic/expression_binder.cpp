@@ -180,13 +180,10 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
   return nullptr;  // a procedure's variables, or IUs of no scope: this level's
 }
 
-bool SelectBinder::containsOwnAggregate(const ast::Expr& e) const {
+bool SelectBinder::containsOwnAggregate(const ast::Expr& e) {
   checkStackDepth();
-  if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) {
-    for (const SelectBinder* b = outer_; b; b = b->outer_)
-      if (b->outerAggregates_.count(&e)) return false;
-    return true;
-  }
+  if (e.kind == ast::ExprKind::Function && isAggregateName(e.name))
+    return !(outer_ && !e.star && outerAggregateOwner(e));  // (as bindExpr asks)
   for (auto& a : e.args)
     if (containsOwnAggregate(*a)) return true;
   return false;

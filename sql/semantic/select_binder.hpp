@@ -137,8 +137,10 @@ class SelectBinder {
   // For an aggregate call of a subquery: the SELECT further out whose aggregate it is (outer
   // columns only), noting it there; the enclosing SELECT that noted it already; else nullptr.
   SelectBinder* outerAggregateOwner(const ast::Expr& e);
-  // Whether `e` has an aggregate call that is this SELECT's (not one an outer SELECT owns).
-  bool containsOwnAggregate(const ast::Expr& e) const;
+  // Whether `e` has an aggregate call that is this SELECT's (not one an outer SELECT owns). Asks
+  // outerAggregateOwner of each call, so a call of outer columns only is known as the outer
+  // SELECT's (RetryBinding) before this SELECT decides that it aggregates.
+  bool containsOwnAggregate(const ast::Expr& e);
   plan::OperatorPtr bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
   // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);

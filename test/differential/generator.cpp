@@ -1,5 +1,6 @@
 #include "test/differential/generator.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hyrax::differential {
@@ -176,15 +177,45 @@ Sql QueryGenerator::subquery(Type t, const Scope& outer, int depth) {
   if (conjuncts.empty() || rng_.chance(0.5)) conjuncts.push_back(predicate(inner, depth - 1));
   Sql where = " WHERE " + join(conjuncts, " AND ");
   Sql fromSql = both(" FROM " + table.name + " AS " + a);
+  // Sometimes under ORDER BY ... LIMIT/OFFSET, whose rows' values the order determines.
+  auto limited = [&](bool ordered) {
+    std::string l = ordered ? " ORDER BY 1 NULLS FIRST" : "";
+    l += " LIMIT " + std::to_string(rng_.range(ordered ? 1 : 0, 3));
+    if (rng_.chance(0.4)) l += " OFFSET " + std::to_string(rng_.range(0, 2));
+    return both(l);
+  };
   Scope aggScope{inner.cols, false, inner.cols};
   if (t == Type::Bool) {
-    if (rng_.chance(0.5)) return (rng_.chance(0.5) ? "EXISTS (SELECT 1" : "NOT EXISTS (SELECT 1") + fromSql + where + ")";
+    if (rng_.chance(0.5)) {
+      Sql head = rng_.chance(0.5) ? both("EXISTS (SELECT 1") : both("NOT EXISTS (SELECT 1");
+      return head + fromSql + where + (rng_.chance(0.15) ? limited(false) : Sql{}) + ")";
+    }
     Type kt = rng_.chance(0.6) ? Type::Int : anyType(false);
     Scope ownScope{own, false, {}};
     Sql probe = expr(kt, Scope{outer.cols, false, {}}, 1);
-    return "(" + probe + (rng_.chance(0.5) ? " IN (SELECT " : " NOT IN (SELECT ") + expr(kt, ownScope, 1) + fromSql + where + "))";
+    Sql body = expr(kt, ownScope, 1) + fromSql + where;
+    if (rng_.chance(0.2)) {
+      body = body + limited(true);
+    } else if (rng_.chance(0.15)) {
+      // A set operation whose other side may output the outer query's columns as they are.
+      static const std::vector<std::string> ops = {" UNION ", " UNION ALL ", " INTERSECT ", " EXCEPT "};
+      const Table& other = rng_.pick(schema_.tables);
+      std::string b = alias();
+      bool withFrom = rng_.chance(0.7);
+      Scope sideScope{outer.cols, false, {}};
+      if (withFrom)
+        for (auto& c : other.columns) sideScope.cols.push_back({b, c.name, c.type});
+      body = body + rng_.pick(ops) + "SELECT " + expr(kt, sideScope, 1) +
+             (withFrom ? both(" FROM " + other.name + " AS " + b) : Sql{});
+    }
+    return "(" + probe + (rng_.chance(0.5) ? " IN (SELECT " : " NOT IN (SELECT ") + body + "))";
   }
-  // A scalar subquery: an aggregate, so it returns exactly one row.
+  // A scalar subquery: the first value in order (LIMIT 1), or an aggregate: one row at most.
+  if (rng_.chance(0.2)) {
+    Sql value = expr(t, Scope{inner.cols, false, {}}, 1);
+    return "(SELECT " + value + fromSql + where + " ORDER BY 1 NULLS FIRST LIMIT 1" +
+           (rng_.chance(0.4) ? " OFFSET " + std::to_string(rng_.range(1, 2)) : std::string()) + ")";
+  }
   aggScope.cols = own;
   aggScope.aggregated = own;
   return "(SELECT " + aggregate(t, aggScope, true) + fromSql + where + ")";
@@ -293,12 +324,37 @@ QueryGenerator::From QueryGenerator::from(int maxTables) {
     std::vector<ColRef> cols;
     for (auto& c : table.columns) cols.push_back({a, c.name, c.type});
     Sql item = both(table.name + " AS " + a);
+    std::vector<std::string> merged;  // the names a USING or NATURAL join merges
     if (i == 0) {
       f.sql = item;
     } else {
       int r = rng_.range(0, 99);
+      // USING (names) / NATURAL: only names that name one column so far, of the same type on
+      // both sides (PostgreSQL's 42702 and 42883 otherwise); a merged name stays one column.
+      std::vector<std::string> common;
+      bool natural = true;
+      for (auto& c : cols) {
+        auto v = f.named.find(c.name);
+        if (v == f.named.end()) continue;
+        if (v->second.first == 1 && v->second.second == c.type) common.push_back(c.name);
+        else natural = false;
+      }
       if (r < 20) {
         f.sql = f.sql + " CROSS JOIN " + item;
+      } else if (!common.empty() && rng_.chance(0.15)) {
+        std::string kind = rng_.pick(std::vector<std::string>{" JOIN ", " LEFT JOIN ", " RIGHT JOIN ", " FULL JOIN "});
+        if (natural && rng_.chance(0.3)) {
+          f.sql = f.sql + " NATURAL" + kind + item;
+          merged = common;
+        } else {
+          merged.clear();
+          for (auto& n : common)
+            if (merged.empty() || rng_.chance(0.3)) merged.push_back(n);
+          std::string names;
+          for (auto& n : merged) names += (names.empty() ? "" : ", ") + n;
+          f.sql = f.sql + kind + item + " USING (" + names + ")";
+        }
+        if (i >= 2 && (kind == " RIGHT JOIN " || kind == " FULL JOIN ")) f.rightJoinAfterJoin = true;
       } else {
         const char* kind = r < 60 ? " JOIN " : r < 88 ? " LEFT JOIN " : r < 94 ? " RIGHT JOIN " : " FULL JOIN ";
         Scope on{f.cols, false, {}};
@@ -318,7 +374,12 @@ QueryGenerator::From QueryGenerator::from(int maxTables) {
         if (i >= 2 && (std::string(kind) == " RIGHT JOIN " || std::string(kind) == " FULL JOIN ")) f.rightJoinAfterJoin = true;
       }
     }
-    for (auto& c : cols) f.cols.push_back(c);
+    for (auto& c : cols) {
+      f.cols.push_back(c);
+      auto& v = f.named[c.name];
+      bool one = std::find(merged.begin(), merged.end(), c.name) != merged.end();
+      v = {one ? 1 : v.first + 1, c.type};
+    }
   }
   return f;
 }
@@ -341,18 +402,37 @@ Query QueryGenerator::generate() {
   if (q.kind == Query::Kind::SetOp) {
     std::vector<Type> types;
     for (int i = rng_.range(1, 3); i > 0; --i) types.push_back(anyType(true));
+    // A side, and in SQLite's spelling with its outputs named k1, k2 ... (for the ALL forms).
     auto side = [&]() {
       From f = from(2);
       if (f.rightJoinAfterJoin) q.sqlite = false;
       Scope sc{f.cols, true, {}};
       std::vector<Sql> items;
-      for (Type t : types) items.push_back(expr(t, sc, 2));
-      Sql s = "SELECT " + join(items, ", ") + " FROM " + f.sql;
-      if (rng_.chance(0.6)) s = s + whereOf(predicate(sc, 3));
-      return s;
+      std::string named;
+      for (Type t : types) {
+        items.push_back(expr(t, sc, 2));
+        named += (named.empty() ? "" : ", ") + items.back().s + " AS k" + std::to_string(items.size());
+      }
+      Sql tail = " FROM " + f.sql;
+      if (rng_.chance(0.6)) tail = tail + whereOf(predicate(sc, 3));
+      return std::make_pair("SELECT " + join(items, ", ") + tail, "SELECT " + named + tail.s);
     };
-    static const std::vector<std::string> ops = {" UNION ", " UNION ALL ", " INTERSECT ", " EXCEPT "};
-    q.sql = side() + rng_.pick(ops) + side();
+    static const std::vector<std::string> ops = {" UNION ",     " UNION ALL ",     " INTERSECT ",
+                                                 " EXCEPT ",    " INTERSECT ALL ", " EXCEPT ALL "};
+    auto [l, lNamed] = side();
+    std::string op = rng_.pick(ops);
+    auto [r, rNamed] = side();
+    q.sql = l + op + r;
+    if (op == " INTERSECT ALL " || op == " EXCEPT ALL ") {
+      // SQLite 3.40 has neither: the n-th copy of a row is the row and n, by row_number().
+      std::string keys;
+      for (size_t i = 1; i <= types.size(); ++i) keys += (i > 1 ? ", k" : "k") + std::to_string(i);
+      auto ranked = [&](const std::string& named) {
+        return "SELECT " + keys + ", row_number() OVER (PARTITION BY " + keys + ") FROM (" + named + ")";
+      };
+      q.sql.s = "SELECT " + keys + " FROM (" + ranked(lNamed) + (op == " INTERSECT ALL " ? " INTERSECT " : " EXCEPT ") +
+                ranked(rNamed) + ")";
+    }
     orderBy(types.size(), q.sql);
     return q;
   }

@@ -4,6 +4,7 @@
 // is the same in both (see README.md beside this file for what is left out and why).
 // Everything comes from a seeded PRNG: a schema from (seed, batch), a query from (seed, number).
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -98,6 +99,7 @@ class QueryGenerator {
     Sql sql;
     std::vector<ColRef> cols;
     bool rightJoinAfterJoin = false;  // see Query::sqlite
+    std::map<std::string, std::pair<int, Type>> named;  // column name: how many unmerged, type
   };
   From from(int maxTables);
   Sql expr(Type t, const Scope& sc, int depth);
