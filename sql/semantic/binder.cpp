@@ -87,13 +87,14 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         OperatorPtr op = std::move(join);
         if (ref.on) op = addFilter(std::move(op), *ref.on, Clause::On, "JOIN/ON");
         if (ref.natural || !ref.usingColumns.empty()) {
-          if (ExprPtr cond = usingCondition(ref, leftScope, rightScope)) {
+          const std::vector<std::string> names = usingNames(ref, leftScope, rightScope);
+          if (ExprPtr cond = usingCondition(ref, names, leftScope, rightScope)) {
             auto f = std::make_unique<plan::Filter>();
             f->predicate = std::move(cond);
             f->children.push_back(std::move(op));
             op = std::move(f);
           }
-          op = mergeUsingColumns(ref, std::move(op), leftScope, rightScope);
+          op = mergeUsingColumns(ref, names, std::move(op), leftScope, rightScope);
         }
         return op;
       }
@@ -119,12 +120,14 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
           onConditions_.clear();
         }
       }
-      if (ref.natural || !ref.usingColumns.empty()) join->residual = usingCondition(ref, leftScope, rightScope);
+      const bool merging = ref.natural || !ref.usingColumns.empty();
+      const std::vector<std::string> names = merging ? usingNames(ref, leftScope, rightScope) : std::vector<std::string>{};
+      if (merging) join->residual = usingCondition(ref, names, leftScope, rightScope);
       if (fullRightCopy_) {  // a FULL JOIN whose ON has a subquery reading both inputs
         std::vector<const plan::IU*> pCols, nCols, outputs;
         for (size_t i = leftScope; i < scope_.size(); ++i)
           for (auto& c : scope_[i].columns) (i < rightScope ? pCols : nCols).push_back(c.second);
-        OperatorPtr op = fullJoinReadingBoth(std::move(join), pCols, nCols, outputs);
+        OperatorPtr op = fullJoinReadingBoth(std::move(join), pCols, nCols, outputs, ref.pos);
         size_t k = 0;
         for (size_t i = leftScope; i < scope_.size(); ++i)
           for (auto& c : scope_[i].columns) c.second = outputs[k++];
@@ -138,7 +141,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
           join->outerColumns.push_back({iu, outer});
           iu = outer;
         }
-      if (ref.natural || !ref.usingColumns.empty()) return mergeUsingColumns(ref, std::move(join), leftScope, rightScope);
+      if (merging) return mergeUsingColumns(ref, names, std::move(join), leftScope, rightScope);
       return join;
     }
   }

@@ -52,8 +52,8 @@ std::vector<std::string> SelectBinder::usingNames(const ast::TableRef& ref, size
   return names;
 }
 
-ExprPtr SelectBinder::usingCondition(const ast::TableRef& ref, size_t leftScope, size_t rightScope) {
-  const std::vector<std::string> names = usingNames(ref, leftScope, rightScope);
+ExprPtr SelectBinder::usingCondition(const ast::TableRef& ref, const std::vector<std::string>& names, size_t leftScope,
+                                     size_t rightScope) {
   std::vector<ExprPtr> parts;
   for (size_t i = 0; i < names.size(); ++i) {
     const SourcePos pos = i < ref.usingPos.size() ? ref.usingPos[i] : ref.pos;
@@ -73,9 +73,8 @@ ExprPtr SelectBinder::usingCondition(const ast::TableRef& ref, size_t leftScope,
   return parts.size() == 1 ? std::move(parts[0]) : makeLogic(plan::ExprKind::And, std::move(parts), ref.pos);
 }
 
-OperatorPtr SelectBinder::mergeUsingColumns(const ast::TableRef& ref, OperatorPtr join, size_t leftScope,
-                                            size_t rightScope) {
-  const std::vector<std::string> names = usingNames(ref, leftScope, rightScope);
+OperatorPtr SelectBinder::mergeUsingColumns(const ast::TableRef& ref, const std::vector<std::string>& names,
+                                            OperatorPtr join, size_t leftScope, size_t rightScope) {
   if (names.empty()) return join;
   ScopeEntry merged;
   auto coalesced = std::make_unique<plan::Map>();

@@ -75,14 +75,16 @@ class SelectBinder {
   plan::OperatorPtr orderOutputs(plan::OperatorPtr op, const ast::Select& s, const std::vector<const plan::IU*>& out,
                                  const std::vector<std::string>& names, const char* what);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
-  // JOIN ... USING / NATURAL JOIN (join_using.cpp): the equalities of the named columns of the
-  // left scope entries [leftScope, rightScope) and the right ones [rightScope, end).
-  plan::ExprPtr usingCondition(const ast::TableRef& ref, size_t leftScope, size_t rightScope);
+  // JOIN ... USING / NATURAL JOIN (join_using.cpp): the names (usingNames: USING's, or those both
+  // sides have), and the equalities of those columns of the left scope entries [leftScope,
+  // rightScope) and the right ones [rightScope, end).
+  plan::ExprPtr usingCondition(const ast::TableRef& ref, const std::vector<std::string>& names, size_t leftScope,
+                               size_t rightScope);
   // After the join (its outer columns in scope): the merged columns in a scope entry of their
   // own before the join's, the sides' own ones reachable only qualified; FULL JOIN's merged
   // columns are COALESCE(left, right), computed in a Map above `join`.
-  plan::OperatorPtr mergeUsingColumns(const ast::TableRef& ref, plan::OperatorPtr join, size_t leftScope,
-                                      size_t rightScope);
+  plan::OperatorPtr mergeUsingColumns(const ast::TableRef& ref, const std::vector<std::string>& names,
+                                      plan::OperatorPtr join, size_t leftScope, size_t rightScope);
   std::vector<std::string> usingNames(const ast::TableRef& ref, size_t leftScope, size_t rightScope) const;
   // A derived table (subquery in FROM or a WITH query) under `alias`, its columns renamed.
   // `outer`: the SELECT the derived table's own SELECT may read columns of (none for views).
@@ -125,7 +127,7 @@ class SelectBinder {
   // sides' columns in scope; returns the plan and the IUs that stand for them above it.
   plan::OperatorPtr fullJoinReadingBoth(std::unique_ptr<plan::Join> join, const std::vector<const plan::IU*>& pCols,
                                         const std::vector<const plan::IU*>& nCols,
-                                        std::vector<const plan::IU*>& outputs);
+                                        std::vector<const plan::IU*>& outputs, SourcePos pos);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);

@@ -55,6 +55,29 @@ std::vector<const ast::Select*> chainOperands(const ast::Select& s) {
   return {rights.rbegin(), rights.rend()};
 }
 
+// The part's columns converted to `types`: their IUs into `cols`, the casts in the Map returned
+// (with nothing computed when none is needed; `overPart` puts it over the part).
+std::unique_ptr<plan::Map> conversions(plan::QueryPlan& plan, const SetPart& part, const std::vector<SqlType>& types,
+                                       std::vector<const plan::IU*>& cols) {
+  auto map = std::make_unique<plan::Map>();
+  for (size_t c = 0; c < part.out.size(); ++c) {
+    ExprPtr e = castTo(Expr::column(part.out[c]), types[c]);
+    if (e->kind == plan::ExprKind::Column) {
+      cols.push_back(part.out[c]);
+      continue;
+    }
+    const plan::IU* iu = plan.ius.make(types[c], part.out[c]->name);
+    map->computed.push_back({iu, std::move(e)});
+    cols.push_back(iu);
+  }
+  return map;
+}
+OperatorPtr overPart(std::unique_ptr<plan::Map> map, OperatorPtr part) {
+  if (map->computed.empty()) return part;
+  map->children.push_back(std::move(part));
+  return map;
+}
+
 // `parts` (converted to `types`) as one operator: UNION ALL, UNION or EXCEPT of all of them,
 // INTERSECT of exactly two. Returns the output IUs (named after the first part's columns).
 SetPart combine(plan::QueryPlan& plan, ast::SetOp setOp, bool all, std::vector<SetPart> parts,
@@ -62,29 +85,15 @@ SetPart combine(plan::QueryPlan& plan, ast::SetOp setOp, bool all, std::vector<S
   const bool tagged = setOp != ast::SetOp::Union;  // INTERSECT / EXCEPT: which part a row came from
   auto u = std::make_unique<plan::UnionAll>();
   for (size_t i = 0; i < parts.size(); ++i) {
-    auto map = std::make_unique<plan::Map>();
     std::vector<const plan::IU*> cols;
-    for (size_t c = 0; c < parts[i].out.size(); ++c) {
-      ExprPtr e = castTo(Expr::column(parts[i].out[c]), types[c]);
-      if (e->kind == plan::ExprKind::Column) {
-        cols.push_back(parts[i].out[c]);
-        continue;
-      }
-      const plan::IU* iu = plan.ius.make(types[c], parts[i].out[c]->name);
-      map->computed.push_back({iu, std::move(e)});
-      cols.push_back(iu);
-    }
+    auto map = conversions(plan, parts[i], types, cols);
     if (tagged) {
       const plan::IU* tag = plan.ius.make(SqlType::int32(false), i == 0 ? "left" : "right");
       map->computed.push_back({tag, Expr::constant(Value::int32(i == 0 ? 1 : 2))});
       cols.push_back(tag);
     }
-    if (!map->computed.empty()) {
-      map->children.push_back(std::move(parts[i].op));
-      parts[i].op = std::move(map);
-    }
     u->inputs.push_back(std::move(cols));
-    u->children.push_back(std::move(parts[i].op));
+    u->children.push_back(overPart(std::move(map), std::move(parts[i].op)));
   }
   SetPart result;
   result.names = std::move(parts[0].names);
@@ -132,22 +141,7 @@ SetPart combine(plan::QueryPlan& plan, ast::SetOp setOp, bool all, std::vector<S
 // (0, 1 ...): `cols` then the rank.
 OperatorPtr ranked(plan::QueryPlan& plan, SetPart part, const std::vector<SqlType>& types,
                    std::vector<const plan::IU*>& cols) {
-  auto map = std::make_unique<plan::Map>();
-  for (size_t c = 0; c < part.out.size(); ++c) {
-    ExprPtr e = castTo(Expr::column(part.out[c]), types[c]);
-    if (e->kind == plan::ExprKind::Column) {
-      cols.push_back(part.out[c]);
-      continue;
-    }
-    const plan::IU* iu = plan.ius.make(types[c], part.out[c]->name);
-    map->computed.push_back({iu, std::move(e)});
-    cols.push_back(iu);
-  }
-  OperatorPtr op = std::move(part.op);
-  if (!map->computed.empty()) {
-    map->children.push_back(std::move(op));
-    op = std::move(map);
-  }
+  OperatorPtr op = overPart(conversions(plan, part, types, cols), std::move(part.op));
   auto sort = std::make_unique<plan::Sort>();
   for (const plan::IU* c : cols) sort->keys.push_back({Expr::column(c), false, false});
   sort->partitionKeys = cols.size();

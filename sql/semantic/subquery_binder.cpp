@@ -318,11 +318,13 @@ void SelectBinder::readBothSides(plan::Operator& sub, const std::vector<ExprPtr*
 }
 
 OperatorPtr SelectBinder::fullJoinReadingBoth(std::unique_ptr<Join> join, const std::vector<const IU*>& pCols,
-                                              const std::vector<const IU*>& nCols, std::vector<const IU*>& outputs) {
+                                              const std::vector<const IU*>& nCols, std::vector<const IU*>& outputs,
+                                              SourcePos pos) {
   if (plan::hasVolatileCall(*join))
     throw Error(sqlstate::FeatureNotSupported,
                 "a subquery in the ON of a FULL JOIN that reads both inputs over a volatile function (nextval, setval, "
-                "a stored function) is not supported");
+                "a stored function) is not supported",
+                pos);
   // The right values that some pair matches: the inner join of copies of both (modified) inputs.
   const plan::IUMap copyOf = std::move(fullRightCopyOf_);
   fullRightCopyOf_.clear();
@@ -459,14 +461,10 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
       side[i] = std::any_of(reads.begin(), reads.end(), [&](const IU* iu) { return has.count(iu) > 0; });
     }
     if (side[0] && side[1]) {
-      if (fullJoin_ && !fullRightCopy_) {
-        if (plan::hasVolatileCall(**outerJoinInputs_[1]))
-          throw Error(sqlstate::FeatureNotSupported,
-                      "a subquery in the ON of a FULL JOIN that reads both inputs, one of which calls a volatile "
-                      "function (nextval, setval, a stored function), is not supported",
-                      e.pos);
+      // A FULL JOIN's unmatched right rows come from a copy of that input as it is now
+      // (fullJoinReadingBoth refuses copies over volatile calls).
+      if (fullJoin_ && !fullRightCopy_)
         fullRightCopy_ = plan::cloneWithFreshIUs(**outerJoinInputs_[1], plan_.ius, fullRightCopyOf_);
-      }
       try {
         std::vector<ExprPtr*> operands{&x};
         for (auto& r : rowXs) operands.push_back(&r);
@@ -498,8 +496,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
       if (columns) throw FallBack{};
       u = pullUpCorrelation(sub, outer, e, x ? x->clone() : nullptr, y, plan_.ius, (*input)->producedSet());
     } catch (const FallBack&) {
-      if (!original) original = plan::cloneTree(*sub);
-      sub = std::move(original);
+      if (original) sub = std::move(original);
       try {
         u = unnestCorrelation(sub, outer, e, std::move(x), y, plan_.ius, **input, outer_ == nullptr);
       } catch (Error& err) {
