@@ -70,6 +70,7 @@ class BlockStorage {
     return blocks_[doublings_ + j / full].data() + (j % full) * rowSize_;
   }
   uint64_t count() const { return count_; }
+  uint32_t rowSize() const { return rowSize_; }
 
  private:
   static constexpr uint64_t kFirst = 16;

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "engine/runtime/abi_layout.hpp"
@@ -58,7 +59,8 @@ class HashTable {
   HashTable(const HashTable&) = delete;
   HashTable& operator=(const HashTable&) = delete;
   explicit HashTable(uint32_t entrySize, uint64_t expected = 0, MemoryBudget* budget = nullptr)
-      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize, budget), budget_(budget) {
+      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize, budget), budget_(budget),
+        expected_(expected) {
     uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
     setBuckets(n);
@@ -79,6 +81,17 @@ class HashTable {
   }
   uint64_t count() const { return entries_.count(); }
   void* entry(uint64_t i) const { return entries_.at(i); }
+  uint32_t entrySize() const { return entries_.rowSize(); }
+  uint64_t expected() const { return expected_; }
+  // A parallel join build's merge: the entries another table (a helper thread's) holds, copied
+  // in with their hashes. What they point at must live as long as this table.
+  void absorb(const HashTable& other) {
+    const size_t payload = entrySize() - sizeof(HashEntryHeader);
+    for (uint64_t i = 0; i < other.count(); ++i) {
+      auto* from = static_cast<const HashEntryHeader*>(other.entry(i));
+      std::memcpy(static_cast<char*>(insert(from->hash)) + sizeof(HashEntryHeader), from + 1, payload);
+    }
+  }
 
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
@@ -118,6 +131,7 @@ class HashTable {
   MemoryBudget* budget_;
   ZeroedBuffer buckets_;
   uint64_t bucketCount_ = 0;
+  uint64_t expected_;
 };
 static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 

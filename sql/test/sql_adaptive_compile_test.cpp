@@ -48,6 +48,7 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   Connection optimized(db);
   load(adaptive);
   adaptive.execute("SET compile_tier = 'adaptive'");
+  adaptive.execute("SET threads = 1");  // one thread: the switch comes between two morsels of the scan
   optimized.execute("SET analytics = 'inline'");
   optimized.execute("SET compile_tier = 'optimized'");
   const char* queries[] = {
