@@ -68,6 +68,7 @@ struct PipelineInfo {
   std::string merge;            // Aggregate: `i32 merge(ctx, state, begin, end)` over entries of the
   uint32_t mergeSlot = 0;       //   table in state slot mergeSlot
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
+  double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
 };
 
 // Per query: the code generator, the IU values in registers, the state slots breakers keep their
@@ -104,7 +105,8 @@ class QueryTranslator {
   void beginPipeline(double rows = -1);
   void endPipeline();
   // Says where the current pipeline's rows end (the sink its last operator fills).
-  void sinkInto(PipelineSink sink, uint32_t slot, std::string merge = {}, uint32_t mergeSlot = 0) {
+  void sinkInto(PipelineSink sink, uint32_t slot, std::string merge = {}, uint32_t mergeSlot = 0, double sinkRows = -1) {
+    pipelines_.back().sinkRows = sinkRows;
     pipelines_.back().sink = sink;
     pipelines_.back().sinkSlot = slot;
     pipelines_.back().merge = std::move(merge);

@@ -5,8 +5,8 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "engine/runtime/abi_layout.hpp"
 #include "engine/runtime/block_storage.hpp"
@@ -68,7 +68,7 @@ class HashTable {
   }
 
   void* insert(uint64_t hash) {
-    if (entries_.count() >= bucketCount_) grow();
+    if (count() >= bucketCount_) grow();
     auto* e = static_cast<HashEntryHeader*>(entries_.append());
     e->hash = hash;
     link(e, hash);
@@ -79,17 +79,37 @@ class HashTable {
     uint64_t b = dir_.buckets[bucket(hash)];
     return b & hashTag(hash) ? chainOf(b) : nullptr;
   }
-  uint64_t count() const { return entries_.count(); }
-  void* entry(uint64_t i) const { return entries_.at(i); }
+  uint64_t count() const { return entries_.count() + adoptedCount_; }
+  // Entry i: this table's own, then those of the tables it absorbed.
+  void* entry(uint64_t i) const {
+    if (i < entries_.count()) return entries_.at(i);
+    i -= entries_.count();
+    for (const BlockStorage& s : adopted_) {
+      if (i < s.count()) return s.at(i);
+      i -= s.count();
+    }
+    return nullptr;
+  }
   uint32_t entrySize() const { return entries_.rowSize(); }
   uint64_t expected() const { return expected_; }
-  // A parallel join build's merge: the entries another table (a helper thread's) holds, copied
-  // in with their hashes. What they point at must live as long as this table.
-  void absorb(const HashTable& other) {
-    const size_t payload = entrySize() - sizeof(HashEntryHeader);
-    for (uint64_t i = 0; i < other.count(); ++i) {
-      auto* from = static_cast<const HashEntryHeader*>(other.entry(i));
-      std::memcpy(static_cast<char*>(insert(from->hash)) + sizeof(HashEntryHeader), from + 1, payload);
+  // A parallel join build's merge: the entries of another table (a helper thread's, with the same
+  // layout) become this table's where they are, without a copy, and are linked into its
+  // directory; their memory counts against this table's budget from now on.
+  void absorb(HashTable& other) {
+    if (other.count() == 0) return;
+    BlockStorage& taken = adopted_.emplace_back(std::move(other.entries_));
+    taken.chargeTo(budget_);
+    adoptedCount_ += taken.count();
+    other.entries_ = BlockStorage(entrySize(), other.budget_);
+    if (count() > bucketCount_) {
+      uint64_t n = bucketCount_;
+      while (n < count()) n *= 2;
+      resize(n);  // links every entry
+      return;
+    }
+    for (uint64_t i = 0; i < taken.count(); ++i) {
+      auto* e = static_cast<HashEntryHeader*>(taken.at(i));
+      link(e, e->hash);
     }
   }
 
@@ -118,11 +138,13 @@ class HashTable {
     e->next = static_cast<HashEntryHeader*>(chainOf(b));
     b = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) | (b & ~kHashEntryMask) | hashTag(hash);
   }
-  void grow() {
-    setBuckets(bucketCount_ * 2);
-    --dir_.shift;
-    for (uint64_t i = 0; i < entries_.count(); ++i) {
-      auto* e = static_cast<HashEntryHeader*>(entries_.at(i));
+  void grow() { resize(bucketCount_ * 2); }
+  // A directory of n buckets (a power of two), every entry linked into it again.
+  void resize(uint64_t n) {
+    setBuckets(n);
+    dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
+    for (uint64_t i = 0; i < count(); ++i) {
+      auto* e = static_cast<HashEntryHeader*>(entry(i));
       link(e, e->hash);
     }
   }
@@ -132,6 +154,8 @@ class HashTable {
   ZeroedBuffer buckets_;
   uint64_t bucketCount_ = 0;
   uint64_t expected_;
+  std::vector<BlockStorage> adopted_;  // absorbed tables' entries
+  uint64_t adoptedCount_ = 0;
 };
 static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 

@@ -39,11 +39,12 @@ void load(Connection& con) {
   }
   con.execute("CREATE TABLE d (k INTEGER, v VARCHAR(10))");
   con.execute("INSERT INTO d SELECT g + 300, 'v' || g FROM t WHERE a < 1000");
+  con.execute("ANALYZE");  // estimates: 1000 groups of g, so that aggregations go parallel
 }
 
 }  // namespace
 
-TEST_CASE("queries on two threads answer as on one") {
+TEST_CASE("queries on two threads answer as on one", "[parallel]") {
   Database db;
   Connection one(db), two(db);
   load(one);
@@ -80,6 +81,11 @@ TEST_CASE("queries on two threads answer as on one") {
     CHECK(!expected.empty());
     CHECK(rows(two.execute(q.sql), q.ordered) == expected);
   }
+  // Aggregations, joins' builds and probes, sorts and results each ran on two threads somewhere above.
+  for (size_t q : {0, 6, 7, 9}) {
+    INFO(queries[q].sql);
+    CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
+  }
   // EXPLAIN ANALYZE counts every operator's rows over all threads, and says the pipelines ran on two.
   std::string plan1 = rows(one.execute(std::string("EXPLAIN ANALYZE ") + queries[7].sql), true);
   std::string plan2 = rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[7].sql), true);
@@ -89,7 +95,7 @@ TEST_CASE("queries on two threads answer as on one") {
   CHECK(plan2.find("Parallel: 1 pipeline on up to 2 threads") != std::string::npos);  // d's one chunk: serial
 }
 
-TEST_CASE("parallel pipelines switch from cheap to optimized code in their middle and answer the same") {
+TEST_CASE("parallel pipelines switch from cheap to optimized code in their middle and answer the same", "[parallel]") {
   setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "4", 1);
   Database db;
   Connection two(db);
@@ -113,7 +119,7 @@ TEST_CASE("parallel pipelines switch from cheap to optimized code in their middl
   }
 }
 
-TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and changes nothing") {
+TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and changes nothing", "[parallel]") {
   Database db;
   Connection con(db);
   load(con);
@@ -134,7 +140,7 @@ TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and cha
   CHECK(con.execute("SELECT count(*) FROM t").text(0, 0) == "524288");
 }
 
-TEST_CASE("threads is a setting: 1 to 256, the machine's cores by default") {
+TEST_CASE("threads is a setting: 1 to 256, the machine's cores by default", "[parallel]") {
   Database db;
   Connection con(db);
   CHECK(std::stoi(con.execute("SHOW threads").text(0, 0)) >= 1);
