@@ -8,6 +8,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
 
 namespace hyrax::codegen {
@@ -208,6 +209,7 @@ void AggregateTranslator::produce() {
   if (lastSlot_) q_.atInit([this] { cg_.b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), cg_.stateSlot(*lastSlot_)); });
   merge_ = cg_.uniqueName("merge");
   mergeSlot_ = q_.newStateSlot();
+  q_.newStateSlot();  // mergeSlot_ + 1: the partition a merge call takes
   children[0]->produce();
   generateMerge();
 
@@ -255,64 +257,76 @@ void AggregateTranslator::produce() {
 // entries per call: each group is found or inserted by its keys as a row's would be, and its
 // states combine (counts and sums add, min/max keep the better value of the two that saw rows).
 void AggregateTranslator::generateMerge() {
-  auto& a = static_cast<const plan::Aggregate&>(op_);
   auto& b = cg_.b;
   cg_.beginFunction(merge_);
   q_.markColdIf(op_.estimatedRows);
   llvm::Value* from = cg_.loadPtr(cg_.stateSlot(mergeSlot_));
   llvm::Value* n = cg_.call("hyrax_rt_ht_count", {from});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  // Partition `part` of `parts` (state slot mergeSlot_ + 1, as part | parts << 32): each thread
+  // merges the groups whose hash falls in its partition, into a table of its own.
+  llvm::Value* partition = b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(mergeSlot_ + 1)), cg_.i64());
+  llvm::Value* part = b.CreateAnd(partition, cg_.c64(0xFFFFFFFF));
+  llvm::Value* parts = b.CreateLShr(partition, 32);
   cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
     cg_.cancelPoint();
     llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {from, i});
-    std::vector<SqlValue> keys;
-    for (size_t g = 0; g < a.groups.size(); ++g) {
-      SqlValue k = table_.load(entry, groupFields_[g]);
-      k.type = a.groups[g].iu->type;
-      if (!k.type.nullable) k.null = nullptr;
-      keys.push_back(k);
-    }
-    llvm::Value* group = findGroup(table_.hashKeys(std::move(keys)));
-    // Counts as they were before this merge (a shared count is the row count, updated last).
-    std::vector<llvm::Value*> mine, theirs;
-    for (const AggState& s : states_) {
-      mine.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(group, s.count)));
-      theirs.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(entry, s.count)));
-    }
-    for (size_t k = 0; k < a.aggregates.size(); ++k) {
-      const AggFunc f = a.aggregates[k].func;
-      const AggState& s = states_[k];
-      if (f == AggFunc::CountStar || f == AggFunc::Count) continue;
-      cg_.If(b.CreateICmpNE(theirs[k], cg_.c64(0)), [&] {
-        llvm::Value* addr = table_.fieldAddress(group, s.value);
-        SqlValue cur = cg_.loadValue(addr, s.valueType);
-        SqlValue in = cg_.loadValue(table_.fieldAddress(entry, s.value), s.valueType);
-        cur.null = in.null = nullptr;
-        if (f == AggFunc::Sum || f == AggFunc::Avg) {
-          if (s.valueType.isFloat()) {
-            cur.v = b.CreateFAdd(cur.v, in.v);
-          } else {
-            llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, in.v);
-            cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
-            cur.v = b.CreateExtractValue(pair, 0);
-          }
-          cg_.storeValue(addr, cur);
-        } else {
-          plan::CmpOp better = f == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
-          llvm::Value* take = b.CreateOr(b.CreateICmpEQ(mine[k], cg_.c64(0)), q_.expr.compare(better, in, cur));
-          cg_.If(take, [&] { cg_.storeValue(addr, in); });
-        }
-      });
-    }
-    std::vector<uint32_t> added;  // each count field once (the shared one is the row count)
-    for (size_t k = 0; k < states_.size(); ++k) {
-      uint32_t field = states_[k].count;
-      if (std::find(added.begin(), added.end(), field) != added.end()) continue;
-      added.push_back(field);
-      b.CreateStore(b.CreateAdd(mine[k], theirs[k]), table_.fieldAddress(group, field));
-    }
+    llvm::Value* hash = b.CreateLoad(cg_.i64(), cg_.field(entry, kHashEntryLayout, HashEntryField::Hash));
+    llvm::Value* mixed = b.CreateLShr(b.CreateMul(hash, cg_.c64(static_cast<int64_t>(kHashBucketMultiplier))), 32);
+    cg_.If(b.CreateICmpEQ(b.CreateURem(mixed, parts), part), [&] { mergeGroup(entry); });
   });
   cg_.endFunction();
+}
+
+void AggregateTranslator::mergeGroup(llvm::Value* entry) {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
+  std::vector<SqlValue> keys;
+  for (size_t g = 0; g < a.groups.size(); ++g) {
+    SqlValue k = table_.load(entry, groupFields_[g]);
+    k.type = a.groups[g].iu->type;
+    if (!k.type.nullable) k.null = nullptr;
+    keys.push_back(k);
+  }
+  llvm::Value* group = findGroup(table_.hashKeys(std::move(keys)));
+  // Counts as they were before this merge (a shared count is the row count, updated last).
+  std::vector<llvm::Value*> mine, theirs;
+  for (const AggState& s : states_) {
+    mine.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(group, s.count)));
+    theirs.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(entry, s.count)));
+  }
+  for (size_t k = 0; k < a.aggregates.size(); ++k) {
+    const AggFunc f = a.aggregates[k].func;
+    const AggState& s = states_[k];
+    if (f == AggFunc::CountStar || f == AggFunc::Count) continue;
+    cg_.If(b.CreateICmpNE(theirs[k], cg_.c64(0)), [&] {
+      llvm::Value* addr = table_.fieldAddress(group, s.value);
+      SqlValue cur = cg_.loadValue(addr, s.valueType);
+      SqlValue in = cg_.loadValue(table_.fieldAddress(entry, s.value), s.valueType);
+      cur.null = in.null = nullptr;
+      if (f == AggFunc::Sum || f == AggFunc::Avg) {
+        if (s.valueType.isFloat()) {
+          cur.v = b.CreateFAdd(cur.v, in.v);
+        } else {
+          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, in.v);
+          cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+          cur.v = b.CreateExtractValue(pair, 0);
+        }
+        cg_.storeValue(addr, cur);
+      } else {
+        plan::CmpOp better = f == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
+        llvm::Value* take = b.CreateOr(b.CreateICmpEQ(mine[k], cg_.c64(0)), q_.expr.compare(better, in, cur));
+        cg_.If(take, [&] { cg_.storeValue(addr, in); });
+      }
+    });
+  }
+  std::vector<uint32_t> added;  // each count field once (the shared one is the row count)
+  for (size_t k = 0; k < states_.size(); ++k) {
+    uint32_t field = states_[k].count;
+    if (std::find(added.begin(), added.end(), field) != added.end()) continue;
+    added.push_back(field);
+    b.CreateStore(b.CreateAdd(mine[k], theirs[k]), table_.fieldAddress(group, field));
+  }
 }
 
 }  // namespace hyrax::codegen

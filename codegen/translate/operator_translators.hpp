@@ -152,6 +152,7 @@ class AggregateTranslator : public Translator {
   llvm::Value* findGroup(const HashTableCode::Keys& keys);  // finds or inserts the row's group: its entry
   void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
   void generateMerge();  // merge_: folds a helper thread's groups into the query's table
+  void mergeGroup(llvm::Value* entry);  // one of them
   std::string merge_;
   uint32_t mergeSlot_ = 0;
   HashJoinTranslator* entryGroups_ = nullptr;  // the join below whose entries point at groups

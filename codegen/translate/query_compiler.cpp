@@ -177,13 +177,44 @@ class Driver {
     }
   }
 
-  // Each thread's aggregation table is merged into the query's on one thread, a group at a time
-  // (about what aggregating a row costs): worth it while the groups of all threads are far fewer
-  // than the rows (TPC-H Q1: 4 groups of 6M rows), not when most rows are groups of their own
-  // (Q18: 1.5M of 6M). Unknown estimates are taken to be worth it.
+  // The helpers' aggregation tables into the query's: thread t of n merges the groups in hash
+  // partition t of every helper's table (generated merge code: find the group by its keys,
+  // combine the states) into a table of its own, with the helper's context for its errors; the
+  // query's table then takes the n tables' entries (disjoint groups) where they are.
+  template <typename Helpers>
+  void mergeGroups(size_t i, const CodeTier* code, Helpers& helpers) {
+    const PipelineInfo& p = impl_.pipelines[i];
+    auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+    const auto n = static_cast<uint32_t>(helpers.size());
+    std::vector<HashTable*> parts(n);
+    std::vector<std::vector<void*>> states(n);
+    for (uint32_t t = 0; t < n; ++t) {
+      parts[t] = helpers[t].ctx->newHashTable(mine->entrySize(), mine->expected() / n);
+      states[t].assign(state_, state_ + impl_.stateSlots);
+      states[t][p.sinkSlot] = parts[t];
+      states[t][p.mergeSlot + 1] = reinterpret_cast<void*>(static_cast<uintptr_t>(t) | uint64_t{n} << 32);
+    }
+    runOnWorkers(n, [&](uint32_t t) {
+      for (auto& h : helpers) {
+        states[t][p.mergeSlot] = h.state[p.sinkSlot];
+        if (code->merges[i](h.ctx.get(), states[t].data(), 0, UINT64_MAX) != CodeGen::kPipelineOk) return;
+      }
+    });
+    for (auto& h : helpers)
+      if (h.ctx->failed()) {
+        ctx_.setError(h.ctx->error());
+        throw ctx_.error();
+      }
+    mine->absorb(parts, n);
+  }
+
+  // Each thread's aggregation table is merged into the query's, a group at a time
+  // (about what aggregating a row costs), on all threads: worth it while the groups of all
+  // threads are fewer than the rows (TPC-H Q1: 4 groups of 6M rows; Q18: 1.5M of 6M), not when
+  // each row is a group of its own. Unknown estimates are taken to be worth it.
   bool worthMerging(const PipelineInfo& p) const {
     if (p.merge.empty()) return false;
-    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ * 4 <= p.rows;
+    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ <= p.rows;
   }
 
   // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next table chunk until none is
@@ -259,27 +290,17 @@ class Driver {
         ctx_.setError(h.ctx->error());
         throw ctx_.error();
       }
-    // Merged in the helpers' order, on this thread.
     const CodeTier* code = next();
+    if (p.sink == PipelineSink::Aggregate) mergeGroups(i, code, helpers);
+    std::vector<HashTable*> tables;
     for (Helper& h : helpers) {
-      switch (p.sink) {
-        case PipelineSink::JoinBuild:
-          static_cast<HashTable*>(state_[p.sinkSlot])->absorb(*static_cast<HashTable*>(h.state[p.sinkSlot]));
-          break;
-        case PipelineSink::Aggregate:
-          state_[p.mergeSlot] = h.state[p.sinkSlot];
-          check(ctx_, code->merges[i](&ctx_, state_, 0, UINT64_MAX));
-          state_[p.mergeSlot] = nullptr;
-          break;
-        case PipelineSink::Buffer:
-          static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
-          break;
-        case PipelineSink::Result:
-        case PipelineSink::None: break;
-      }
+      if (p.sink == PipelineSink::JoinBuild) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));
+      if (p.sink == PipelineSink::Buffer)  // in the helpers' order; the sort comes after
+        static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
       for (size_t c = 0; c < h.counters.size(); ++c) ctx_.operatorCounters()[c] += h.counters[c];
-      ctx_.adoptWorker(std::move(h.ctx));
     }
+    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n);
+    for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
   }
 

@@ -2,6 +2,8 @@
 // The chained hash table generated code uses for joins and aggregation: the runtime owns memory
 // and buckets; generated code compares hashes and keys and follows chains. The directory and the
 // entry header are shared with generated code (described once, abi_layout.hpp).
+#include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +12,7 @@
 
 #include "engine/runtime/abi_layout.hpp"
 #include "engine/runtime/block_storage.hpp"
+#include "engine/util/worker_pool.hpp"
 
 namespace hyrax {
 
@@ -92,25 +95,40 @@ class HashTable {
   }
   uint32_t entrySize() const { return entries_.rowSize(); }
   uint64_t expected() const { return expected_; }
-  // A parallel join build's merge: the entries of another table (a helper thread's, with the same
+  // A parallel build's merge: the entries of other tables (helper threads', with the same
   // layout) become this table's where they are, without a copy, and are linked into its
-  // directory; their memory counts against this table's budget from now on.
-  void absorb(HashTable& other) {
-    if (other.count() == 0) return;
-    BlockStorage& taken = adopted_.emplace_back(std::move(other.entries_));
-    taken.chargeTo(budget_);
-    adoptedCount_ += taken.count();
-    other.entries_ = BlockStorage(entrySize(), other.budget_);
+  // directory by `threads` threads at once (each bucket updated by compare-and-swap); their
+  // memory counts against this table's budget from now on.
+  void absorb(const std::vector<HashTable*>& others, uint32_t threads) {
+    const uint64_t before = count();
+    for (HashTable* other : others) {
+      if (other->count() == 0) continue;
+      BlockStorage& taken = adopted_.emplace_back(std::move(other->entries_));
+      taken.chargeTo(budget_);
+      adoptedCount_ += taken.count();
+      other->entries_ = BlockStorage(entrySize(), other->budget_);
+    }
+    uint64_t first = before;  // entries to link
     if (count() > bucketCount_) {
       uint64_t n = bucketCount_;
       while (n < count()) n *= 2;
-      resize(n);  // links every entry
-      return;
+      setBuckets(n);
+      dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
+      first = 0;
     }
-    for (uint64_t i = 0; i < taken.count(); ++i) {
-      auto* e = static_cast<HashEntryHeader*>(taken.at(i));
-      link(e, e->hash);
-    }
+    constexpr uint64_t kMorsel = 16'384;
+    const uint64_t total = count();
+    std::atomic<uint64_t> next{first};
+    runOnWorkers(total - first >= 2 * kMorsel ? threads : 1, [&](uint32_t) {
+      for (;;) {
+        const uint64_t begin = next.fetch_add(kMorsel, std::memory_order_relaxed);
+        if (begin >= total) return;
+        for (uint64_t i = begin; i < std::min(total, begin + kMorsel); ++i) {
+          auto* e = static_cast<HashEntryHeader*>(entry(i));
+          linkShared(e, e->hash);
+        }
+      }
+    });
   }
 
  private:
@@ -137,6 +155,15 @@ class HashTable {
     uint64_t& b = dir_.buckets[bucket(hash)];
     e->next = static_cast<HashEntryHeader*>(chainOf(b));
     b = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) | (b & ~kHashEntryMask) | hashTag(hash);
+  }
+  // link() for several threads at once: the bucket word changes by compare-and-swap.
+  void linkShared(HashEntryHeader* e, uint64_t hash) {
+    std::atomic_ref<uint64_t> b(dir_.buckets[bucket(hash)]);
+    const uint64_t mine = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) | hashTag(hash);
+    uint64_t old = b.load(std::memory_order_relaxed);
+    do {
+      e->next = static_cast<HashEntryHeader*>(chainOf(old));
+    } while (!b.compare_exchange_weak(old, mine | (old & ~kHashEntryMask), std::memory_order_release, std::memory_order_relaxed));
   }
   void grow() { resize(bucketCount_ * 2); }
   // A directory of n buckets (a power of two), every entry linked into it again.
