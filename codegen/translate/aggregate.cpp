@@ -44,7 +44,7 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
 
 void AggregateTranslator::consume(Translator&) {
   auto& b = cg_.b;
-  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows);
+  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows, lastSlot_ ? *lastSlot_ : 0);
   if (entryGroups_ && entryGroups_->groupField()) {
     q_.serialOnly();  // the join's entries are shared: one thread writes group pointers into them
     // The join entry this row came from points at its group once the first of its rows found it.

@@ -162,7 +162,8 @@ class Driver {
     const PipelineInfo& p = impl_.pipelines[i];
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
-    const bool parallel = threads_ > 1 && p.source == MorselSource::TableChunks && !p.serial &&
+    // Sorted rows stay on one thread: their order is the point.
+    const bool parallel = threads_ > 1 && (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
                           p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p));
     if ((!optimized_ && !parallel) || p.source == MorselSource::Once) {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
@@ -170,7 +171,7 @@ class Driver {
     }
     uint64_t step = 1;
     const uint64_t total = morselCount(p, state_, step);
-    if (parallel && total > 1) return runParallel(i, total);
+    if (parallel && total > step) return runParallel(i, total, step);
     for (uint64_t begin = 0; begin < total; begin += step) {
       const uint64_t end = optimized_ ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
       if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
@@ -185,6 +186,17 @@ class Driver {
   void mergeGroups(size_t i, const CodeTier* code, Helpers& helpers) {
     const PipelineInfo& p = impl_.pipelines[i];
     auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+    if (mine->count()) {
+      // Groups already there (another pipeline fed this aggregate before: UNION ALL, an outer
+      // join's unmatched rows): each helper's groups must find them, so one thread merges all.
+      state_[p.mergeSlot + 1] = reinterpret_cast<void*>(uint64_t{1} << 32);
+      for (auto& h : helpers) {
+        state_[p.mergeSlot] = h.state[p.sinkSlot];
+        check(ctx_, code->merges[i](&ctx_, state_, 0, UINT64_MAX));
+      }
+      state_[p.mergeSlot] = state_[p.mergeSlot + 1] = nullptr;
+      return;
+    }
     const auto n = static_cast<uint32_t>(helpers.size());
     std::vector<HashTable*> parts(n);
     std::vector<std::vector<void*>> states(n);
@@ -192,6 +204,7 @@ class Driver {
       parts[t] = helpers[t].ctx->newHashTable(mine->entrySize(), mine->expected() / n);
       states[t].assign(state_, state_ + impl_.stateSlots);
       states[t][p.sinkSlot] = parts[t];
+      if (p.cursorSlot) states[t][p.cursorSlot] = nullptr;
       states[t][p.mergeSlot + 1] = reinterpret_cast<void*>(static_cast<uintptr_t>(t) | uint64_t{n} << 32);
     }
     runOnWorkers(n, [&](uint32_t t) {
@@ -217,12 +230,13 @@ class Driver {
     return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ <= p.rows;
   }
 
-  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next table chunk until none is
-  // left, into a sink of its own (its own context: strings, errors, results); then the sinks are
+  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a table chunk,
+  // 16,384 hash entries) until none is left, into a sink of its own (its own context: strings, errors, results); then the sinks are
   // merged into the query's on this thread, and the helpers' contexts live on in the query's.
-  void runParallel(size_t i, uint64_t total) {
+  void runParallel(size_t i, uint64_t total, uint64_t step) {
     const PipelineInfo& p = impl_.pipelines[i];
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, total));
+    const uint64_t morselCount = (total + step - 1) / step;
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, morselCount));
     struct Helper {
       std::unique_ptr<QueryContext> ctx;
       std::vector<void*> state;
@@ -236,6 +250,7 @@ class Driver {
         h.counters.assign(operators_, 0);
         h.state[0] = h.counters.data();
       }
+      if (p.cursorSlot) h.state[p.cursorSlot] = nullptr;  // it may point into the query's table
       void*& sink = h.state[p.sinkSlot];
       switch (p.sink) {
         case PipelineSink::Result: sink = h.ctx->currentResult(); break;
@@ -264,7 +279,7 @@ class Driver {
     runOnWorkers(n, [&](uint32_t w) {
       Helper& h = helpers[w];
       for (;;) {
-        const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed);
+        const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed) * step;
         if (m >= total || stop.load(std::memory_order_relaxed)) return;
         const CodeTier* code = first;
         if (optimized && code == &impl_.code) {
@@ -274,7 +289,7 @@ class Driver {
         }
         morsels.fetch_add(1, std::memory_order_relaxed);
         if (code != &impl_.code) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
-        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, m + 1);
+        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, std::min(total, m + step));
         if (status != CodeGen::kPipelineOk) {
           stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
           return;
