@@ -207,11 +207,15 @@ class Driver {
       if (p.cursorSlot) states[t][p.cursorSlot] = nullptr;
       states[t][p.mergeSlot + 1] = reinterpret_cast<void*>(static_cast<uintptr_t>(t) | uint64_t{n} << 32);
     }
-    runOnWorkers(n, [&](uint32_t t) {
-      for (auto& h : helpers) {
-        states[t][p.mergeSlot] = h.state[p.sinkSlot];
-        if (code->merges[i](h.ctx.get(), states[t].data(), 0, UINT64_MAX) != CodeGen::kPipelineOk) return;
-      }
+    // Partitions are taken in turn (runOnWorkers: a helper may never begin); errors go to the
+    // context of the thread that merges.
+    std::atomic<uint32_t> nextPart{0};
+    runOnWorkers(n, [&](uint32_t w) {
+      for (uint32_t t; (t = nextPart.fetch_add(1)) < n;)
+        for (auto& h : helpers) {
+          states[t][p.mergeSlot] = h.state[p.sinkSlot];
+          if (code->merges[i](helpers[w].ctx.get(), states[t].data(), 0, UINT64_MAX) != CodeGen::kPipelineOk) return;
+        }
     });
     for (auto& h : helpers)
       if (h.ctx->failed()) {
