@@ -260,8 +260,9 @@ class Driver {
         case PipelineSink::Result: sink = h.ctx->currentResult(); break;
         case PipelineSink::JoinBuild:
         case PipelineSink::Aggregate: {
+          // A thread builds about 1/n of the join's entries, but may meet every group.
           auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
-          sink = h.ctx->newHashTable(mine->entrySize(), mine->expected() / n);
+          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild ? mine->expected() / n : mine->expected());
           break;
         }
         case PipelineSink::Buffer: {
