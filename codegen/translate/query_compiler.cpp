@@ -118,6 +118,7 @@ class Driver {
       : impl_(impl), ctx_(ctx), state_(state), operators_(operators), profile_(ctx.runProfile()) {
     profile_ = {};
     if (auto* policy = ThreadScope<const ExecutionPolicy>::current()) threads_ = std::max(1u, policy->threads);
+    ctx.setThreads(threads_);
     optimized_ = impl.optimized.get();
     if (optimized_) {
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {

@@ -164,7 +164,7 @@ uint64_t hyrax_rt_buf_count(RowBuffer* b) { return b->count(); }
 void* hyrax_rt_buf_row(RowBuffer* b, uint64_t i) { return b->row(i); }
 int32_t hyrax_rt_buf_sort(QueryContext* ctx, RowBuffer* b, int32_t (*cmp)(const void*, const void*)) {
   return guarded(ctx, 1, [&] {  // a stable sort allocates its merge buffer
-    b->sort(cmp);
+    b->sort(cmp, ctx->threads());
     return 0;
   });
 }
