@@ -109,15 +109,19 @@ bool HashTableCode::cheapKeys(const Keys& keys) {
 llvm::Value* HashTableCode::findOrInsert(const Keys& keys, const std::vector<uint32_t>& keyFields) {
   auto& b = cg_.b;
   bool cheap = cheapKeys(keys);
-  llvm::Value* head = chainHead(keys.hash, !cheap);
-  auto* pre = b.GetInsertBlock();
   auto block = [&](const char* name) { return llvm::BasicBlock::Create(cg_.ctx, name, cg_.function()); };
-  auto *loop = block("group_walk"), *test = block("group_test"), *next = block("group_next");
-  auto *missing = block("group_new"), *done = block("group_found");
-  b.CreateBr(loop);
+  auto *tags = block("group_tags"), *loop = block("group_walk"), *test = block("group_test");
+  auto *next = block("group_next"), *missing = block("group_new"), *done = block("group_found");
+  llvm::Value* bucket = b.CreateLoad(cg_.i64(), bucketAddress(keys.hash));
+  llvm::Value* head = chainOf(bucket);
+  auto* pre = b.GetInsertBlock();
+  b.CreateCondBr(cheap ? isLarge() : cg_.cTrue(), tags, loop);
+  b.SetInsertPoint(tags);
+  b.CreateCondBr(tagged(bucket, keys.hash), loop, missing);
   b.SetInsertPoint(loop);
-  llvm::PHINode* entry = b.CreatePHI(cg_.ptr(), 2, "entry");
+  llvm::PHINode* entry = b.CreatePHI(cg_.ptr(), 3, "entry");
   entry->addIncoming(head, pre);
+  entry->addIncoming(head, tags);
   b.CreateCondBr(b.CreateIsNull(entry), missing, test);
   b.SetInsertPoint(test);
   llvm::Value* match;
@@ -173,14 +177,19 @@ llvm::Value* HashTableCode::bucketAddress(llvm::Value* hash) {
 }
 
 // HashTable::lookup's steps: the chain's head, or null when the bucket's tag bit for `hash` is clear.
-llvm::Value* HashTableCode::chainHead(llvm::Value* hash, bool tags) {
+llvm::Value* HashTableCode::chainHead(llvm::Value* hash) {
+  llvm::Value* bucket = cg_.b.CreateLoad(cg_.i64(), bucketAddress(hash));
+  return cg_.b.CreateSelect(tagged(bucket, hash), chainOf(bucket), llvm::ConstantPointerNull::get(cg_.ptr()));
+}
+
+llvm::Value* HashTableCode::tagged(llvm::Value* bucket, llvm::Value* hash) {
   auto& b = cg_.b;
-  llvm::Value* bucket = b.CreateLoad(cg_.i64(), bucketAddress(hash));
-  if (!tags) return b.CreateIntToPtr(b.CreateAnd(bucket, cg_.c64(static_cast<int64_t>(kHashEntryMask))), cg_.ptr());
   llvm::Value* tag = b.CreateShl(cg_.c64(1), b.CreateAdd(b.CreateAnd(hash, cg_.c64(15)), cg_.c64(48)));
-  llvm::Value* mayHold = b.CreateICmpNE(b.CreateAnd(bucket, tag), cg_.c64(0));
-  llvm::Value* head = b.CreateIntToPtr(b.CreateAnd(bucket, cg_.c64(static_cast<int64_t>(kHashEntryMask))), cg_.ptr());
-  return b.CreateSelect(mayHold, head, llvm::ConstantPointerNull::get(cg_.ptr()));
+  return b.CreateICmpNE(b.CreateAnd(bucket, tag), cg_.c64(0));
+}
+
+llvm::Value* HashTableCode::chainOf(llvm::Value* bucket) {
+  return cg_.b.CreateIntToPtr(cg_.b.CreateAnd(bucket, cg_.c64(static_cast<int64_t>(kHashEntryMask))), cg_.ptr());
 }
 
 llvm::Value* HashTableCode::entryHash(llvm::Value* entry) {
