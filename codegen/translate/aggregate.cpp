@@ -103,7 +103,7 @@ void AggregateTranslator::prefetchAhead() {
   for (auto& g : a.groups)
     if (g.expr->kind != plan::ExprKind::Column) return;
   // The row ahead's keys are read and hashed only while the table is large.
-  table_.prefetch([&]() -> llvm::Value* {
+  table_.prefetchOnceLarge([&]() -> llvm::Value* {
     std::vector<SqlValue> ahead;
     for (auto& g : a.groups) {
       auto v = q_.lookahead(g.expr->iu, QueryTranslator::kPrefetchDistance);

@@ -212,11 +212,9 @@ llvm::Value* HashTableCode::findCandidate(llvm::Value* hash, const std::function
   });
 }
 
-void HashTableCode::prefetch(llvm::Value* hash) {
-  prefetch([hash] { return hash; });
-}
+void HashTableCode::prefetch(llvm::Value* hash) { cg_.prefetch(bucketAddress(hash)); }
 
-void HashTableCode::prefetch(const std::function<llvm::Value*()>& hashOf) {
+void HashTableCode::prefetchOnceLarge(const std::function<llvm::Value*()>& hashOf) {
   cg_.If(isLarge(), [&] {
     if (llvm::Value* hash = hashOf()) cg_.prefetch(bucketAddress(hash));
   });

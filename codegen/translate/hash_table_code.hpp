@@ -64,10 +64,13 @@ class HashTableCode {
   // for which `matches` (which may branch) yields true and returns it, or null.
   void forEachCandidate(llvm::Value* hash, const std::function<void(llvm::Value* entry)>& body);
   llvm::Value* findCandidate(llvm::Value* hash, const std::function<llvm::Value*(llvm::Value* entry)>& matches);
-  // Starts loading the bucket of `hash` into the cache (no effect on results), once the table
-  // is large (HashDirectory::large); `hashOf` generates the hash only then (null: no prefetch).
+  // Starts loading the bucket of `hash` into the cache (no effect on results). For probes, which
+  // read buckets at random whatever the table holds: a directory sized for a big estimate is a
+  // cache miss per probe even when few entries came (TPC-H Q18's joins).
   void prefetch(llvm::Value* hash);
-  void prefetch(const std::function<llvm::Value*()>& hashOf);
+  // The same for lookups of the table's own entries (aggregation), once it is large
+  // (HashDirectory::large); `hashOf` generates the hash only then (null: no prefetch).
+  void prefetchOnceLarge(const std::function<llvm::Value*()>& hashOf);
   // Whether the table is large (i1): more entries than the caches keep.
   llvm::Value* isLarge();
   // A pipeline over all entries (a morsel of them per call), `body` generating what happens to each.
