@@ -17,6 +17,16 @@ using plan::AggFunc;
 
 namespace {
 constexpr double kLastGroupMinGroups = 10'000;
+
+// A sum (or avg) of 16- or 32-bit integers in 64 bits cannot overflow before its 2^32nd value:
+// each row adds a plain add, and the output checks the count once per group (one overflow check
+// and branch per sum and row took a seventh of GROUP BY's time). Past 2^32 values the sum might
+// have wrapped, so 22003 is raised, even if it would have fit: stricter than PostgreSQL, whose
+// sum(int4) never checks.
+bool countCheckedSum(const plan::Aggregate::Agg& agg) {
+  return (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) && agg.arg->type.isInteger() && agg.arg->type.byteWidth() <= 4;
+}
+constexpr int64_t kCountCheckedMaxValues = int64_t{1} << 32;
 }  // namespace
 
 AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
@@ -44,7 +54,7 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
 
 void AggregateTranslator::consume(Translator&) {
   auto& b = cg_.b;
-  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows, lastSlot_ ? *lastSlot_ : 0);
+  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows);
   if (entryGroups_ && entryGroups_->groupField()) {
     q_.serialOnly();  // the join's entries are shared: one thread writes group pointers into them
     // The join entry this row came from points at its group once the first of its rows found it.
@@ -93,49 +103,54 @@ void AggregateTranslator::prefetchAhead() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   // Not when a join above lets few groups in (its filter, below, drops most rows first).
   if (!q_.lookahead || groupFilter_ || a.groups.empty() || op_.estimatedRows < QueryTranslator::kPrefetchMinEntries) return;
-  std::vector<SqlValue> ahead;
-  for (auto& g : a.groups) {
+  for (auto& g : a.groups)
     if (g.expr->kind != plan::ExprKind::Column) return;
-    auto v = q_.lookahead(g.expr->iu, QueryTranslator::kPrefetchDistance);
-    if (!v) return;
-    v->type = g.iu->type;
-    v->null = nullptr;
-    ahead.push_back(*v);
-  }
-  table_.prefetch(table_.hashKeys(std::move(ahead)).hash);
+  // The row ahead's keys are read and hashed only while the table is large.
+  table_.prefetchOnceLarge([&]() -> llvm::Value* {
+    std::vector<SqlValue> ahead;
+    for (auto& g : a.groups) {
+      auto v = q_.lookahead(g.expr->iu, QueryTranslator::kPrefetchDistance);
+      if (!v) return nullptr;
+      v->type = g.iu->type;
+      v->null = nullptr;
+      ahead.push_back(*v);
+    }
+    return table_.hashKeys(std::move(ahead)).hash;
+  });
 }
 
 llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
-  // Whether `entry` (of the row's hash) is the row's group.
-  auto isGroup = [&](llvm::Value* entry) { return table_.keysEqual(entry, groupFields_, keys); };
-  auto findOrInsert = [&](llvm::AllocaInst* found) {
-    llvm::Value* existing = table_.findCandidate(keys.hash, isGroup);
-    b.CreateStore(existing, found);
-    cg_.If(b.CreateIsNull(existing), [&] {
-      llvm::Value* entry = table_.insert(keys.hash);
-      for (size_t i = 0; i < keys.values.size(); ++i) table_.store(entry, groupFields_[i], keys.values[i]);
-      b.CreateStore(entry, found);
-    });
-  };
-  auto* found = cg_.local(cg_.ptr(), "group");
-  if (!lastSlot_) {
-    findOrInsert(found);
-  } else {
-    // The previous row's group first: input ordered or clustered by the keys (lineitem by
-    // l_orderkey, a join's matches for one probe row) mostly stays in it, and its entry is in
-    // cache; only a change of group walks a chain, whose head is then usually a cache miss.
-    llvm::Value* lastAddr = cg_.stateSlot(*lastSlot_);
-    llvm::Value* last = cg_.loadPtr(lastAddr);
-    b.CreateStore(last, found);
-    auto* hit = cg_.local(cg_.i1(), "same_group");
-    b.CreateStore(cg_.cFalse(), hit);
-    cg_.If(b.CreateIsNotNull(last), [&] { b.CreateStore(table_.holds(last, groupFields_, keys), hit); });
-    cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), hit)), [&] {
-      findOrInsert(found);
-      b.CreateStore(b.CreateLoad(cg_.ptr(), found), lastAddr);
-    });
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  // Only a big table makes the previous group worth a check: a few groups stay in cache, and
+  // with them rows change group too often (TPC-H Q1 loses a third). Without GROUP BY there is
+  // one group, found once.
+  if (!a.groups.empty() && op_.estimatedRows < kLastGroupMinGroups) return table_.findOrInsert(keys, groupFields_);
+
+  // The previous row's group first: input ordered or clustered by the keys (lineitem by
+  // l_orderkey, a join's matches for one probe row) mostly stays in it, and its entry is in
+  // cache; only a change of group walks a chain, whose head is then usually a cache miss. So it
+  // is kept only once the table is large (the estimate may be far off: without statistics it is
+  // the input's row count), and in a local, a register: in a state slot it was a store per row
+  // that made LLVM load everything else again.
+  auto* lastAddr = cg_.local(cg_.ptr(), "last_group");
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b);
+    b.SetInsertPoint(cg_.entryBlock());
+    b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), lastAddr);
   }
+  auto* found = cg_.local(cg_.ptr(), "group");
+  llvm::Value* last = cg_.loadPtr(lastAddr);
+  b.CreateStore(last, found);
+  auto* hit = cg_.local(cg_.i1(), "same_group");
+  b.CreateStore(cg_.cFalse(), hit);
+  cg_.If(b.CreateIsNotNull(last), [&] { b.CreateStore(table_.holds(last, groupFields_, keys), hit); });
+  cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), hit)), [&] {
+    llvm::Value* group = table_.findOrInsert(keys, groupFields_);
+    b.CreateStore(group, found);
+    llvm::Value* keep = a.groups.empty() ? group : b.CreateSelect(table_.isLarge(), group, llvm::ConstantPointerNull::get(cg_.ptr()));
+    b.CreateStore(keep, lastAddr);
+  });
   return b.CreateLoad(cg_.ptr(), found);
 }
 
@@ -168,9 +183,13 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
           cur.v = b.CreateFAdd(cur.v, in.v);
         } else {
           llvm::Value* x = b.CreateSExt(in.v, cg_.i64());
-          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, x);
-          cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
-          cur.v = b.CreateExtractValue(pair, 0);
+          if (countCheckedSum(agg)) {
+            cur.v = b.CreateAdd(cur.v, x);
+          } else {
+            llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, x);
+            cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+            cur.v = b.CreateExtractValue(pair, 0);
+          }
         }
         cg_.storeValue(addr, cur);
       } else {
@@ -203,10 +222,6 @@ void AggregateTranslator::produce() {
     }
   }
   table_.create(op_.estimatedRows);
-  // Only a big table makes the previous group worth a check: a few groups stay in cache, and
-  // with them rows change group too often (TPC-H Q1 loses a third).
-  if (a.groups.empty() || op_.estimatedRows >= kLastGroupMinGroups) lastSlot_ = q_.newStateSlot();
-  if (lastSlot_) q_.atInit([this] { cg_.b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), cg_.stateSlot(*lastSlot_)); });
   merge_ = cg_.uniqueName("merge");
   mergeSlot_ = q_.newStateSlot();
   q_.newStateSlot();  // mergeSlot_ + 1: the partition a merge call takes
@@ -226,6 +241,7 @@ void AggregateTranslator::produce() {
       if (agg.func == AggFunc::CountStar || agg.func == AggFunc::Count) {
         out.v = count;
       } else {
+        if (countCheckedSum(agg)) cg_.raiseIf(b.CreateICmpUGE(count, cg_.c64(kCountCheckedMaxValues)), HYRAX_ERR_OVERFLOW);
         llvm::Value* empty = b.CreateICmpEQ(count, cg_.c64(0));
         SqlValue cur = cg_.loadValue(table_.fieldAddress(entry, (s.value)), s.valueType);
         if (agg.func == AggFunc::Avg) {

@@ -159,7 +159,6 @@ class AggregateTranslator : public Translator {
   HashJoinTranslator* groupFilter_ = nullptr;  // skipGroupsWithout's join
   std::vector<size_t> filterGroups_;
   std::optional<uint32_t> rowCount_;
-  std::optional<uint32_t> lastSlot_;  // the previous row's group entry (null before the first row)
   HashTableCode table_{q_};
   std::vector<uint32_t> groupFields_;
   std::vector<AggState> states_;

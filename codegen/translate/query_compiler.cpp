@@ -205,7 +205,6 @@ class Driver {
       parts[t] = helpers[t].ctx->newHashTable(mine->entrySize(), mine->expected() / n);
       states[t].assign(state_, state_ + impl_.stateSlots);
       states[t][p.sinkSlot] = parts[t];
-      if (p.cursorSlot) states[t][p.cursorSlot] = nullptr;
       states[t][p.mergeSlot + 1] = reinterpret_cast<void*>(static_cast<uintptr_t>(t) | uint64_t{n} << 32);
     }
     // Partitions are taken in turn (runOnWorkers: a helper may never begin); errors go to the
@@ -255,7 +254,6 @@ class Driver {
         h.counters.assign(operators_, 0);
         h.state[0] = h.counters.data();
       }
-      if (p.cursorSlot) h.state[p.cursorSlot] = nullptr;  // it may point into the query's table
       void*& sink = h.state[p.sinkSlot];
       switch (p.sink) {
         case PipelineSink::Result: sink = h.ctx->currentResult(); break;

@@ -70,8 +70,6 @@ struct PipelineInfo {
                                 //   (part | parts << 32) in slot mergeSlot + 1
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
-  uint32_t cursorSlot = 0;      // Aggregate: the slot of the previous row's group (0: none),
-                                //   null for each thread's own table and after a merge
 };
 
 // Per query: the code generator, the IU values in registers, the state slots breakers keep their
@@ -108,10 +106,8 @@ class QueryTranslator {
   void beginPipeline(double rows = -1);
   void endPipeline();
   // Says where the current pipeline's rows end (the sink its last operator fills).
-  void sinkInto(PipelineSink sink, uint32_t slot, std::string merge = {}, uint32_t mergeSlot = 0, double sinkRows = -1,
-                uint32_t cursorSlot = 0) {
+  void sinkInto(PipelineSink sink, uint32_t slot, std::string merge = {}, uint32_t mergeSlot = 0, double sinkRows = -1) {
     pipelines_.back().sinkRows = sinkRows;
-    pipelines_.back().cursorSlot = cursorSlot;
     pipelines_.back().sink = sink;
     pipelines_.back().sinkSlot = slot;
     pipelines_.back().merge = std::move(merge);

@@ -26,11 +26,17 @@ namespace hyrax {
 struct HashDirectory {
   uint64_t* buckets;
   uint64_t shift;  // bucket of hash h: (h * kHashBucketMultiplier) >> shift
+  // Non-zero once the table holds kHashLargeEntries entries, more than the caches keep: then a
+  // probe's bucket and chain are mostly cache misses, worth a prefetch ahead and a check of the
+  // previous row's entry first (generated code decides on this, not on the optimizer's estimate,
+  // which without statistics is the input's row count).
+  uint64_t large;
 };
-enum class HashDirectoryField : uint32_t { Buckets, Shift };
+enum class HashDirectoryField : uint32_t { Buckets, Shift, Large };
 inline constexpr AbiField kHashDirectoryFields[] = {
     {"buckets", AbiType::Ptr, 1, offsetof(HashDirectory, buckets)},
     {"shift", AbiType::I64, 1, offsetof(HashDirectory, shift)},
+    {"large", AbiType::I64, 1, offsetof(HashDirectory, large)},
 };
 inline constexpr AbiLayout kHashDirectoryLayout = abiLayout("hyrax.hash_directory", kHashDirectoryFields, sizeof(HashDirectory));
 
@@ -48,13 +54,21 @@ inline constexpr AbiField kHashEntryFields[] = {
 inline constexpr AbiLayout kHashEntryLayout = abiLayout("hyrax.hash_entry", kHashEntryFields, sizeof(HashEntryHeader));
 inline constexpr uint64_t kHashBucketMultiplier = 0x9E3779B97F4A7C15ULL;
 inline constexpr uint64_t kHashEntryMask = (uint64_t{1} << 48) - 1;
+inline constexpr uint64_t kHashLargeEntries = uint64_t{1} << 16;
+// Up to this many buckets (16 KiB, in L1 with room to spare) the directory keeps at least 8 per
+// entry: a lookup then rarely passes another entry on its chain. Each one passed is a branch the
+// CPU cannot predict (which group a row has is data), and at one bucket per entry a third of the
+// entries share their chain: 16 groups took twice as long as without collisions.
+inline constexpr uint64_t kHashSparseBuckets = 2048;
+inline constexpr uint64_t kHashSparseFactor = 8;
 inline uint64_t hashTag(uint64_t hash) { return uint64_t{1} << (48 + (hash & 15)); }
 inline void* chainOf(uint64_t bucket) { return reinterpret_cast<void*>(static_cast<uintptr_t>(bucket & kHashEntryMask)); }
 
 class HashTable {
  public:
   // `expected`: the optimizer's estimate of the entries; the directory starts at that size (at
-  // most 4M buckets, so a wild estimate costs little) instead of doubling its way up.
+  // most 4M buckets, so a wild estimate costs little; sparser while small, see
+  // kHashSparseBuckets) instead of doubling its way up.
   // Entries and directory are charged to `budget` when given (Error 53200 past it).
   ~HashTable() {
     if (budget_) budget_->release(bucketCount_ * sizeof(uint64_t));
@@ -66,12 +80,15 @@ class HashTable {
         expected_(expected) {
     uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
+    while (n < expected * kHashSparseFactor && n < kHashSparseBuckets) n *= 2;
     setBuckets(n);
     dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
   }
 
   void* insert(uint64_t hash) {
-    if (count() >= bucketCount_) grow();
+    uint64_t n = count();
+    if (n >= growAt_) grow();
+    if (n + 1 == kHashLargeEntries) dir_.large = 1;
     auto* e = static_cast<HashEntryHeader*>(entries_.append());
     e->hash = hash;
     link(e, hash);
@@ -109,9 +126,10 @@ class HashTable {
       other->entries_ = BlockStorage(entrySize(), other->budget_);
     }
     uint64_t first = before;  // entries to link
-    if (count() > bucketCount_) {
+    if (count() >= kHashLargeEntries) dir_.large = 1;
+    if (count() > growAt_) {
       uint64_t n = bucketCount_;
-      while (n < count()) n *= 2;
+      while ((n <= kHashSparseBuckets ? n / kHashSparseFactor : n) < count()) n *= 2;
       setBuckets(n);
       dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
       first = 0;
@@ -144,6 +162,7 @@ class HashTable {
     }
     if (budget_) budget_->release(bucketCount_ * sizeof(uint64_t));
     bucketCount_ = n;
+    growAt_ = n <= kHashSparseBuckets ? n / kHashSparseFactor : n;
     dir_.buckets = reinterpret_cast<uint64_t*>(buckets_.data());
   }
   // Puts entry e of hash h at the head of its chain.
@@ -175,11 +194,12 @@ class HashTable {
       link(e, e->hash);
     }
   }
-  HashDirectory dir_{nullptr, 64 - 4};  // first: generated code reads it at offset 0
+  HashDirectory dir_{nullptr, 64 - 4, 0};  // first: generated code reads it at offset 0
   BlockStorage entries_;
   MemoryBudget* budget_;
   ZeroedBuffer buckets_;
   uint64_t bucketCount_ = 0;
+  uint64_t growAt_ = 0;  // entries at which the directory doubles
   uint64_t expected_;
   std::vector<BlockStorage> adopted_;  // absorbed tables' entries
   uint64_t adoptedCount_ = 0;
