@@ -112,6 +112,9 @@ class HashTable {
   }
   uint32_t entrySize() const { return entries_.rowSize(); }
   uint64_t expected() const { return expected_; }
+  // A NULL-aware mark join's build side met a row whose key is NULL (not inserted).
+  void noteNullKey() { sawNullKey_ = true; }
+  bool sawNullKey() const { return sawNullKey_; }
   // A parallel build's merge: the entries of other tables (helper threads', with the same
   // layout) become this table's where they are, without a copy, and are linked into its
   // directory by `threads` threads at once (each bucket updated by compare-and-swap); their
@@ -119,6 +122,7 @@ class HashTable {
   void absorb(const std::vector<HashTable*>& others, uint32_t threads) {
     const uint64_t before = count();
     for (HashTable* other : others) {
+      sawNullKey_ = sawNullKey_ || other->sawNullKey_;
       if (other->count() == 0) continue;
       BlockStorage& taken = adopted_.emplace_back(std::move(other->entries_));
       taken.chargeTo(budget_);
@@ -201,6 +205,7 @@ class HashTable {
   uint64_t bucketCount_ = 0;
   uint64_t growAt_ = 0;  // entries at which the directory doubles
   uint64_t expected_;
+  bool sawNullKey_ = false;
   std::vector<BlockStorage> adopted_;  // absorbed tables' entries
   uint64_t adoptedCount_ = 0;
 };
