@@ -72,8 +72,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t block = step == SIZE_MAX ? n + 1 : step;
   if (flags & 4) {
     try {
-      for (auto& c : JsonReader::inferColumns(source, block))
-        if (c.name.empty() && c.type.id != TypeId::Varchar) std::abort();
+      auto inferred = JsonReader::inferColumns(source, block);
+      std::vector<std::string> names;
+      for (auto& c : inferred) names.push_back(c.name);
+      std::sort(names.begin(), names.end());
+      if (std::adjacent_find(names.begin(), names.end()) != names.end()) std::abort();  // one column per key path
     } catch (const Error& e) {
       check(e);
     }
