@@ -3,7 +3,9 @@
 // and read_json. Each object's keys name columns; a nested object's keys are "outer.inner". A
 // record has one field per column, in the order given: a string's characters (unescaped), a
 // number's or true/false's text as written (parseFieldValue converts it, as for text input),
-// NULL for null and for absent keys. Lines holding only white space are skipped.
+// NULL for null and for absent keys; a key given twice in one object, its last value. Lines
+// holding only white space are skipped, and a line `\.` ends the input (a client's end of data,
+// as for the text format).
 //
 // Malformed JSON (truncated, bad escapes, control characters in strings, invalid UTF-8, more than
 // one value on a line) is an Error naming the byte column (22P02; invalid UTF-8 22021). The reader
