@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang (the `fuzz` preset, build/fuzz) and runs one of them on
 # a seed corpus made from the test files (test/fuzz/README.md).
 #
-#   scripts/fuzz.sh [--build-dir DIR] [--no-build] [--corpus DIR] parser|copy [RUNS] [-- LIBFUZZER-OPTION...]
+#   scripts/fuzz.sh [--build-dir DIR] [--no-build] [--corpus DIR] parser|copy|json [RUNS] [-- LIBFUZZER-OPTION...]
 #
 # RUNS is the number of inputs (default 10^7; 0 runs until stopped). New inputs the fuzzer finds
 # go to --corpus DIR (kept between runs), else to a temporary directory. A crash, sanitizer report,
@@ -21,12 +21,12 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-target="${1:?usage: scripts/fuzz.sh [--build-dir DIR] [--no-build] [--corpus DIR] parser|copy [RUNS] [-- OPTIONS]}"
+target="${1:?usage: scripts/fuzz.sh [--build-dir DIR] [--no-build] [--corpus DIR] parser|copy|json [RUNS] [-- OPTIONS]}"
 shift
 runs=10000000
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then runs="$1"; shift; fi
 if [ "${1:-}" = "--" ]; then shift; fi
-case "$target" in parser|copy) ;; *) echo "fuzz.sh: no target \"$target\" (parser, copy)" >&2; exit 2 ;; esac
+case "$target" in parser|copy|json) ;; *) echo "fuzz.sh: no target \"$target\" (parser, copy, json)" >&2; exit 2 ;; esac
 
 if [ "$do_build" = 1 ]; then
   (cd "$root" && cmake --preset fuzz >/dev/null && cmake --build --preset fuzz)

@@ -279,6 +279,8 @@ struct QueryPlan {
   // (engine/runtime/row_writer.hpp) instead of a result chunk, then sets `foundSlot` if any.
   RowWriter* writer = nullptr;
   IUSet ius;
+  // Tables that are no catalog's, made while binding (read_json's): they live as long as the plan.
+  std::vector<std::shared_ptr<Table>> ownedTables;
   OperatorPtr root;
   std::vector<const IU*> output;
   std::vector<std::string> outputNames;

@@ -7,51 +7,13 @@
 
 namespace hyrax {
 
-namespace {
-// The longest record: PostgreSQL's limit for a value (1 GB). Input without line breaks (a binary
-// file, /dev/zero) thus fails instead of growing the buffer until memory runs out.
-constexpr size_t kMaxRecord = size_t{1} << 30;
-}
-
 DelimitedReader::DelimitedReader(Source source, CopyFormat format, size_t block)
-    : source_(std::move(source)), format_(std::move(format)) {
-  buf_.resize(std::max<size_t>(block, 1));
+    : in_(std::move(source), block), format_(std::move(format)) {
   special_['\n'] = special_['\\'] = special_[static_cast<unsigned char>(format_.delimiter)] = true;
 }
 
 void DelimitedReader::fail(const std::string& message) const {
   throw Error(sqlstate::BadCopyFormat, message);
-}
-
-bool DelimitedReader::fill() {
-  if (eof_) return false;
-  // Keep the unread tail; grow when one record is larger than the buffer.
-  if (pos_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + pos_, size_ - pos_);
-    size_ -= pos_;
-    pos_ = 0;
-  }
-  if (size_ == buf_.size()) {
-    if (buf_.size() >= kMaxRecord)
-      throw Error(sqlstate::ProgramLimitExceeded, "record at line " + std::to_string(line_) + " is longer than " +
-                                                      std::to_string(kMaxRecord >> 20) + " MB (is the input a text file?)");
-    buf_.resize(buf_.size() * 2);
-  }
-  // Read until the buffer is full or the input ends. A source that hands out a little at a time
-  // (a pipe, a network stream, the fuzzer's) would otherwise have a long record parsed again from
-  // its start after every read: quadratic in its length (found by fuzzing: 4 KB one byte at a time
-  // took 170 ms). Full buffers double, so a record is parsed O(log length) times.
-  size_t got = 0;
-  while (size_ < buf_.size()) {
-    size_t n = source_(buf_.data() + size_, buf_.size() - size_);
-    if (n == 0) {
-      eof_ = true;
-      break;
-    }
-    size_ += n;
-    got += n;
-  }
-  return got > 0;
 }
 
 bool DelimitedReader::next(std::vector<Field>& fields) {
@@ -60,63 +22,63 @@ bool DelimitedReader::next(std::vector<Field>& fields) {
     size_t end = 0;
     bool complete = format_.kind == CopyFormat::Kind::Csv ? parseCsv(fields, end) : parseText(fields, end);
     if (!complete) {
-      if (fill()) continue;
-      if (!eof_) continue;
-      // At the end: parse once more with eof_ set, so the last line may lack its newline.
+      if (in_.fill(line_)) continue;
+      if (!in_.eof) continue;
+      // At the end: parse once more with in_.eof set, so the last line may lack its newline.
       fields.clear();
       complete = format_.kind == CopyFormat::Kind::Csv ? parseCsv(fields, end) : parseText(fields, end);
       if (!complete) return false;  // nothing left
     }
-    const size_t startPos = pos_;
+    const size_t startPos = in_.pos;
     recordLine_ = line_;
     line_ += newlines_;
-    consumed_ += end - pos_;
-    pos_ = end;
+    consumed_ += end - in_.pos;
+    in_.pos = end;
     if (format_.kind == CopyFormat::Kind::Text && fields.size() == 1 && !fields[0].null && fields[0].text == "." &&
-        buf_.compare(startPos, 2, "\\.") == 0)
+        in_.buf.compare(startPos, 2, "\\.") == 0)
       return false;  // `\.` ends the data
     return true;
   }
 }
 
-// One record of the text format starting at pos_. Returns false when the buffer ends first and
+// One record of the text format starting at in_.pos. Returns false when the buffer ends first and
 // more input may come; `end` is the position after the record's newline.
 bool DelimitedReader::parseText(std::vector<Field>& fields, size_t& end) {
-  if (pos_ == size_) return false;
-  scratch_.resize(size_ - pos_);  // unescaped text is never longer than the raw text
+  if (in_.pos == in_.size) return false;
+  scratch_.resize(in_.size - in_.pos);  // unescaped text is never longer than the raw text
   newlines_ = 0;
   size_t out = 0;
-  size_t i = pos_;
-  size_t lineStart = pos_;
+  size_t i = in_.pos;
+  size_t lineStart = in_.pos;
   for (;;) {
     size_t start = i;
     size_t scratchStart = out;
     bool escaped = false;
     for (;;) {
-      if (i == size_) {
-        if (!eof_) return false;
+      if (i == in_.size) {
+        if (!in_.eof) return false;
         break;
       }
       if (!escaped) {
         // Plain characters need no copying: skip them in a tight loop.
-        const char* p = buf_.data() + i;
-        const char* e = buf_.data() + size_;
+        const char* p = in_.buf.data() + i;
+        const char* e = in_.buf.data() + in_.size;
         while (p < e && !special_[static_cast<unsigned char>(*p)]) ++p;
-        i = static_cast<size_t>(p - buf_.data());
-        if (i == size_) continue;
+        i = static_cast<size_t>(p - in_.buf.data());
+        if (i == in_.size) continue;
       }
-      char c = buf_[i];
+      char c = in_.buf[i];
       if (c == '\n' || c == format_.delimiter) break;
       if (c == '\\') {
-        if (i + 1 == size_ && !eof_) return false;
+        if (i + 1 == in_.size && !in_.eof) return false;
         if (!escaped) {
-          std::memcpy(&scratch_[scratchStart], &buf_[start], i - start);
+          std::memcpy(&scratch_[scratchStart], &in_.buf[start], i - start);
           out = scratchStart + (i - start);
           escaped = true;
         }
         ++i;
-        if (i == size_) fail("end of input after a backslash");
-        char e = buf_[i++];
+        if (i == in_.size) fail("end of input after a backslash");
+        char e = in_.buf[i++];
         switch (e) {
           case 'b': scratch_[out++] = '\b'; break;
           case 'f': scratch_[out++] = '\f'; break;
@@ -132,19 +94,19 @@ bool DelimitedReader::parseText(std::vector<Field>& fields, size_t& end) {
       ++i;
     }
     size_t rawEnd = i;
-    bool atNewline = i < size_ && buf_[i] == '\n';
+    bool atNewline = i < in_.size && in_.buf[i] == '\n';
     // A field at the end of a line loses the \r of a \r\n line ending.
-    if ((atNewline || i == size_) && rawEnd > start && buf_[rawEnd - 1] == '\r') {
+    if ((atNewline || i == in_.size) && rawEnd > start && in_.buf[rawEnd - 1] == '\r') {
       --rawEnd;
       if (escaped && out > scratchStart && scratch_[out - 1] == '\r') --out;
     }
     Field f;
     f.column = static_cast<uint32_t>(start - lineStart + 1);
-    std::string_view raw(buf_.data() + start, rawEnd - start);
+    std::string_view raw(in_.buf.data() + start, rawEnd - start);
     f.null = raw == format_.null;
     f.text = escaped ? std::string_view(scratch_.data() + scratchStart, out - scratchStart) : raw;
     fields.push_back(f);
-    if (i == size_) {
+    if (i == in_.size) {
       end = i;
       return !(fields.size() == 1 && raw.empty());  // an empty tail is no record
     }
@@ -159,12 +121,12 @@ bool DelimitedReader::parseText(std::vector<Field>& fields, size_t& end) {
 
 // One record of the csv format: quoted fields may hold delimiters, quotes (doubled) and newlines.
 bool DelimitedReader::parseCsv(std::vector<Field>& fields, size_t& end) {
-  if (pos_ == size_) return false;
-  scratch_.resize(size_ - pos_);
+  if (in_.pos == in_.size) return false;
+  scratch_.resize(in_.size - in_.pos);
   newlines_ = 0;
   size_t out = 0;
-  size_t i = pos_;
-  size_t lineStart = pos_;
+  size_t i = in_.pos;
+  size_t lineStart = in_.pos;
   const char q = format_.quote, esc = format_.escape, d = format_.delimiter;
   for (;;) {
     size_t start = i;
@@ -172,16 +134,16 @@ bool DelimitedReader::parseCsv(std::vector<Field>& fields, size_t& end) {
     bool quoted = false;
     bool inQuotes = false;
     for (;;) {
-      if (i == size_) {
-        if (!eof_) return false;
+      if (i == in_.size) {
+        if (!in_.eof) return false;
         if (inQuotes) fail("unterminated CSV quoted field");
         break;
       }
-      char c = buf_[i];
+      char c = in_.buf[i];
       if (inQuotes) {
         if (c == esc || c == q) {
-          if (i + 1 == size_ && !eof_) return false;  // the next character decides
-          char n = i + 1 < size_ ? buf_[i + 1] : '\0';
+          if (i + 1 == in_.size && !in_.eof) return false;  // the next character decides
+          char n = i + 1 < in_.size ? in_.buf[i + 1] : '\0';
           if (c == esc && (n == q || (esc != q && n == esc))) {  // an escaped quote (or escape)
             scratch_[out++] = n;
             i += 2;
@@ -210,15 +172,15 @@ bool DelimitedReader::parseCsv(std::vector<Field>& fields, size_t& end) {
       scratch_[out++] = c;
       ++i;
     }
-    bool atNewline = i < size_ && buf_[i] == '\n';
+    bool atNewline = i < in_.size && in_.buf[i] == '\n';
     // A \r\n line ending leaves a \r on the last field (unless it was inside quotes).
-    if ((atNewline || i == size_) && out > scratchStart && scratch_[out - 1] == '\r' && buf_[i - 1] == '\r') --out;
+    if ((atNewline || i == in_.size) && out > scratchStart && scratch_[out - 1] == '\r' && in_.buf[i - 1] == '\r') --out;
     Field f;
     f.column = static_cast<uint32_t>(start >= lineStart ? start - lineStart + 1 : 1);
     f.text = std::string_view(scratch_.data() + scratchStart, out - scratchStart);
     f.null = !quoted && f.text == format_.null;
     fields.push_back(f);
-    if (i == size_) {
+    if (i == in_.size) {
       end = i;
       return !(fields.size() == 1 && f.text.empty() && !quoted);
     }

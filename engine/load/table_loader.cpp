@@ -22,7 +22,7 @@ namespace {
 
 constexpr uint64_t kProgressEvery = 1u << 20;  // rows between progress reports
 
-std::string where(const LoadTarget& target, const DelimitedReader& reader) {
+std::string where(const LoadTarget& target, const RecordReader& reader) {
   return "COPY " + target.table->name() + ", " + target.source + " line " + std::to_string(reader.line());
 }
 
@@ -160,10 +160,10 @@ void storeDefaultSequenceValue(const ColumnDef& column, void* out) {
   storeInteger(v, t, out);
 }
 
-void parseRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader, BatchQueue& queue) {
+void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader, BatchQueue& queue) {
   const auto& cols = target.table->columns();
   const size_t n = target.columns.size();
-  std::vector<DelimitedReader::Field> fields;
+  std::vector<RecordReader::Field> fields;
   Batch batch;
   auto fresh = [&] {
     batch = Batch{};
@@ -222,7 +222,7 @@ void parseRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHe
 
 }  // namespace
 
-uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader,
+uint64_t loadRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
                      const std::function<void(const LoadProgress&)>& progress) {
   Table& table = *target.table;
   const auto& cols = table.columns();

@@ -1,5 +1,5 @@
 #pragma once
-// Bulk loading (COPY ... FROM): records from a DelimitedReader are validated against their
+// Bulk loading (COPY ... FROM): records from a RecordReader (delimited text, JSON) are validated against their
 // column types and appended to a table, all or nothing.
 #include <cstdint>
 #include <functional>
@@ -34,7 +34,7 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst);
 // rows before the call and an Error names the source, line, field column and table column.
 // A record may end with one extra empty field (dbgen writes a delimiter after the last value).
 // Afterwards the table has fresh statistics (statistics.hpp).
-uint64_t loadRecords(const LoadTarget& target, DelimitedReader& reader, bool skipHeader,
+uint64_t loadRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
                      const std::function<void(const LoadProgress&)>& progress = {});
 
 }  // namespace hyrax

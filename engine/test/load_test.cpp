@@ -9,32 +9,16 @@
 #include "engine/load/table_loader.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/util/error.hpp"
+#include "engine/test/reader_testing.hpp"
 
 using namespace hyrax;
 
 namespace {
 
-// A source that hands out the input a few bytes at a time, so records straddle every refill.
-DelimitedReader::Source trickle(const std::string& data, size_t step) {
-  auto pos = std::make_shared<size_t>(0);
-  return [data, step, pos](char* buf, size_t n) {
-    size_t k = std::min({n, step, data.size() - *pos});
-    std::memcpy(buf, data.data() + *pos, k);
-    *pos += k;
-    return k;
-  };
-}
-
 std::vector<std::vector<std::string>> readAll(const std::string& data, const CopyFormat& f, size_t step,
                                               size_t block = DelimitedReader::kDefaultBlock) {
   DelimitedReader r(trickle(data, step), f, block);
-  std::vector<DelimitedReader::Field> fields;
-  std::vector<std::vector<std::string>> out;
-  while (r.next(fields)) {
-    out.emplace_back();
-    for (auto& x : fields) out.back().push_back(x.null ? "<null>" : std::string(x.text));
-  }
-  return out;
+  return recordsOf(r);
 }
 
 }  // namespace

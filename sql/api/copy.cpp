@@ -1,13 +1,14 @@
 #include "sql/api/copy.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <istream>
 #include <ostream>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/load/file_source.hpp"
+#include "engine/load/json_reader.hpp"
 #include "engine/load/table_loader.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/text_format.hpp"
@@ -25,29 +26,44 @@ char singleChar(const ast::CopyOption& o) {
   return o.value[0];
 }
 
+bool boolOption(const ast::CopyOption& o, const char* name) {
+  std::string v = lower(o.value);
+  if (v == "true" || v == "on" || v == "1") return true;
+  if (v == "false" || v == "off" || v == "0") return false;
+  throw Error(sqlstate::InvalidParameter, std::string(name) + " requires a Boolean value", o.pos);
+}
+
 CopyFormat formatOf(const ast::CopyStmt& s) {
   CopyFormat f = CopyFormat::text();
   for (auto& o : s.options)
     if (o.name == "format") {
       if (lower(o.value) == "csv") f = CopyFormat::csv();
+      else if (lower(o.value) == "json") f = CopyFormat::json();
       else if (lower(o.value) == "binary")
         throw Error(sqlstate::FeatureNotSupported, "COPY format \"binary\" is not supported", o.pos);
       else if (lower(o.value) != "text")
         throw Error(sqlstate::InvalidParameter, "COPY format \"" + o.value + "\" not recognized", o.pos);
     }
   const bool csv = f.kind == CopyFormat::Kind::Csv;
+  const bool json = f.kind == CopyFormat::Kind::Json;
   bool quoteSet = false;
   for (auto& o : s.options) {
     if (o.name == "format") continue;
+    if (json != (o.name == "ignore_unknown_keys"))
+      throw Error(json ? sqlstate::FeatureNotSupported : sqlstate::SyntaxError,
+                  json ? "COPY " + o.name + " is not available in JSON mode"
+                       : "option \"" + o.name + "\" not recognized" + (o.name == "ignore_unknown_keys" ? " (it is FORMAT json's)" : ""),
+                  o.pos);
+    if (json) {
+      f.ignoreUnknownKeys = boolOption(o, "ignore_unknown_keys");
+      continue;
+    }
     if (o.name == "delimiter") {
       f.delimiter = singleChar(o);
       if (f.delimiter == '\n' || f.delimiter == '\r' || (!csv && f.delimiter == '\\'))
         throw Error(sqlstate::InvalidParameter, "COPY delimiter cannot be newline, carriage return or backslash", o.pos);
     } else if (o.name == "header") {
-      std::string v = lower(o.value);
-      if (v == "true" || v == "on" || v == "1") f.header = true;
-      else if (v == "false" || v == "off" || v == "0") f.header = false;
-      else throw Error(sqlstate::InvalidParameter, "header requires a Boolean value", o.pos);
+      f.header = boolOption(o, "header");
     } else if (o.name == "null") {
       f.null = o.value;
     } else if (o.name == "quote" || o.name == "escape") {
@@ -93,8 +109,7 @@ std::string megabytes(uint64_t bytes) { return std::to_string(bytes >> 20) + " M
 QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& table) {
   CopyFormat format = formatOf(s);
   LoadTarget target{&table, targetColumns(s, table), s.stdio ? "STDIN" : s.file, ctx.transactionTime};
-  DelimitedReader::Source source;
-  std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, &std::fclose);
+  RecordReader::Source source;
   if (s.stdio) {
     if (!ctx.in)
       throw Error(sqlstate::FeatureNotSupported,
@@ -105,18 +120,11 @@ QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& tabl
       return static_cast<size_t>(in->gcount());
     };
   } else {
-    file.reset(std::fopen(s.file.c_str(), "rb"));
-    if (!file)
-      throw Error(errno == ENOENT ? sqlstate::UndefinedFile : sqlstate::IoError,
-                  "could not open file \"" + s.file + "\" for reading: " + std::strerror(errno), s.filePos);
-    FILE* f = file.get();
-    std::string name = s.file;
-    source = [f, name](char* buf, size_t n) {
-      size_t got = std::fread(buf, 1, n, f);
-      if (got == 0 && std::ferror(f))
-        throw Error(sqlstate::IoError, "could not read from file \"" + name + "\": " + std::strerror(errno));
-      return got;
-    };
+    try {
+      source = openFileSource(s.file);
+    } catch (const Error& e) {
+      throw Error(e.sqlstate(), e.message(), s.filePos);
+    }
   }
   if (ctx.cancel)
     source = [read = std::move(source), cancel = ctx.cancel](char* buf, size_t n) {
@@ -124,14 +132,21 @@ QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& tabl
         throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
       return read(buf, n);
     };
-  DelimitedReader reader(std::move(source), format);
+  std::unique_ptr<RecordReader> reader;
+  if (format.kind == CopyFormat::Kind::Json) {
+    std::vector<std::string> keys;
+    for (uint32_t c : target.columns) keys.push_back(table.columns()[c].name);
+    reader = std::make_unique<JsonReader>(std::move(source), keys, JsonReader::Options{format.ignoreUnknownKeys, false});
+  } else {
+    reader = std::make_unique<DelimitedReader>(std::move(source), format);
+  }
   std::function<void(const LoadProgress&)> progress;
   if (ctx.progress)
     progress = [&](const LoadProgress& p) {
       ctx.progress("COPY " + table.name() + ": " + std::to_string(p.rows) + " rows, " + megabytes(p.bytes) + " read");
     };
   const uint64_t before = table.rowCount();
-  uint64_t n = loadRecords(target, reader, format.header, progress);
+  uint64_t n = loadRecords(target, *reader, format.header, progress);
   if (ctx.afterLoad) ctx.afterLoad(table, before);
   return QueryResult({}, {}, "COPY " + std::to_string(n));
 }
@@ -168,6 +183,8 @@ void writeField(std::ostream& os, const std::string& v, const CopyFormat& f) {
 
 QueryResult copyTo(const ast::CopyStmt& s, const CopyContext& ctx) {
   CopyFormat format = formatOf(s);
+  if (format.kind == CopyFormat::Kind::Json)
+    throw Error(sqlstate::FeatureNotSupported, "COPY TO does not write FORMAT json (only COPY FROM reads it)", s.pos);
   QueryResult r;
   if (s.query) {
     r = ctx.runSelect(*s.query);

@@ -70,9 +70,10 @@ using ExprPtr = std::unique_ptr<Expr>;
 enum class JoinType : uint8_t { Inner, Left, Right, Full, Cross };
 
 struct TableRef {
-  enum class Kind : uint8_t { Table, Join, Subquery } kind;
+  enum class Kind : uint8_t { Table, Join, Subquery, Function } kind;
   SourcePos pos;
-  std::string name;   // Table
+  std::string name;   // Table; Function: the table function's name (read_json)
+  std::vector<ExprPtr> args;  // Function
   std::string alias;  // Table or Subquery
   std::vector<std::string> columnAliases;  // AS a (x, y)
   // Join

@@ -27,7 +27,7 @@ bool sameRef(const TableRef& a, const TableRef& b) {
          a.joinType == b.joinType && a.usingColumns == b.usingColumns && a.natural == b.natural &&
          ((!a.left && !b.left) || (a.left && b.left && sameRef(*a.left, *b.left))) &&
          ((!a.right && !b.right) || (a.right && b.right && sameRef(*a.right, *b.right))) && optExpr(a.on, b.on) &&
-         optSelect(a.subquery, b.subquery);
+         optSelect(a.subquery, b.subquery) && allEqual(a.args, b.args, optExpr);
 }
 
 }  // namespace

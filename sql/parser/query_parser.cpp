@@ -271,6 +271,14 @@ TableRefPtr Parser::tablePrimary() {
   } else {
     r = std::make_unique<TableRef>(TableRef::Kind::Table, pos);
     r->name = identifier();
+    if (accept("(")) {  // a table function: read_json('file')
+      r->kind = TableRef::Kind::Function;
+      if (!accept(")")) {
+        do r->args.push_back(expr());
+        while (accept(","));
+        expect(")");
+      }
+    }
   }
   if (accept("as") || atIdentifier()) {
     r->alias = identifier();

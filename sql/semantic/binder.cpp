@@ -17,6 +17,29 @@ using plan::Expr;
 using plan::ExprPtr;
 using plan::OperatorPtr;
 
+// A scan of all of `t`'s columns under the reference's alias (else `name`) and column aliases.
+OperatorPtr SelectBinder::bindScan(Table& t, const ast::TableRef& ref, const std::string& name) {
+  auto scan = std::make_unique<plan::TableScan>();
+  scan->table = &t;
+  scan->alias = ref.alias.empty() ? name : ref.alias;
+  for (auto& s : scope_)
+    if (s.alias == scan->alias)
+      throw Error(sqlstate::DuplicateAlias, "table name \"" + scan->alias + "\" specified more than once", ref.pos);
+  ScopeEntry entry{scan->alias, {}};
+  const auto& cols = t.columns();
+  if (ref.columnAliases.size() > cols.size())
+    throw Error(sqlstate::InvalidColumnReference, "table \"" + name + "\" has " + std::to_string(cols.size()) +
+                                                      " columns available but more were specified", ref.pos);
+  for (uint32_t i = 0; i < cols.size(); ++i) {
+    std::string column = i < ref.columnAliases.size() ? ref.columnAliases[i] : cols[i].name;
+    const plan::IU* iu = plan_.ius.make(cols[i].type, cols[i].name);
+    scan->columns.push_back({i, iu});
+    entry.columns.push_back({column, iu});
+  }
+  scope_.push_back(std::move(entry));
+  return scan;
+}
+
 OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
   switch (ref.kind) {
     case ast::TableRef::Kind::Table: {
@@ -52,26 +75,10 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       }
       Table* t = catalog_.findTable(ref.name);
       if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
-      auto scan = std::make_unique<plan::TableScan>();
-      scan->table = t;
-      scan->alias = ref.alias.empty() ? ref.name : ref.alias;
-      for (auto& s : scope_)
-        if (s.alias == scan->alias)
-          throw Error(sqlstate::DuplicateAlias, "table name \"" + scan->alias + "\" specified more than once", ref.pos);
-      ScopeEntry entry{scan->alias, {}};
-      const auto& cols = t->columns();
-      if (ref.columnAliases.size() > cols.size())
-        throw Error(sqlstate::InvalidColumnReference, "table \"" + ref.name + "\" has " + std::to_string(cols.size()) +
-                                                          " columns available but more were specified", ref.pos);
-      for (uint32_t i = 0; i < cols.size(); ++i) {
-        std::string name = i < ref.columnAliases.size() ? ref.columnAliases[i] : cols[i].name;
-        const plan::IU* iu = plan_.ius.make(cols[i].type, cols[i].name);
-        scan->columns.push_back({i, iu});
-        entry.columns.push_back({name, iu});
-      }
-      scope_.push_back(std::move(entry));
-      return scan;
+      return bindScan(*t, ref, ref.name);
     }
+    case ast::TableRef::Kind::Function:
+      return bindScan(bindTableFunction(ref), ref, ref.name);
     case ast::TableRef::Kind::Subquery:
       if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
       return bindDerived(*ref.subquery, this, ref.alias, ref.columnAliases, ref.pos, outer_);

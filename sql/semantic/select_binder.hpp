@@ -75,6 +75,10 @@ class SelectBinder {
   plan::OperatorPtr orderOutputs(plan::OperatorPtr op, const ast::Select& s, const std::vector<const plan::IU*>& out,
                                  const std::vector<std::string>& names, const char* what);
   plan::OperatorPtr bindTableRef(const ast::TableRef& ref);
+  plan::OperatorPtr bindScan(Table& table, const ast::TableRef& ref, const std::string& name);
+  // A table function in FROM (table_functions.cpp): read_json('file') loads the file into a
+  // table the plan owns.
+  Table& bindTableFunction(const ast::TableRef& ref);
   // JOIN ... USING / NATURAL JOIN (join_using.cpp): the names (usingNames: USING's, or those both
   // sides have), and the equalities of those columns of the left scope entries [leftScope,
   // rightScope) and the right ones [rightScope, end).

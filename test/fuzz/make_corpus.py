@@ -7,6 +7,8 @@ corpora are generated, never committed).
                               keywords and operators the parser's sources test for
   make_corpus.py copy OUT     the data files under test/slt and bench/tpch (cut to 40 lines),
                               each behind a few option/column headers (copy_fuzzer.cpp's layout)
+  make_corpus.py json OUT     the .ndjson files under test/slt (cut to 40 lines) behind a few
+                              option headers (json_fuzzer.cpp's layout)
 """
 import hashlib
 import pathlib
@@ -108,10 +110,26 @@ def copy_corpus(out):
     return n
 
 
+def json_corpus(out):
+    """The .ndjson files under test/slt (cut to 40 lines) behind json_fuzzer.cpp's header: each
+    with text columns a, b, a.b, ..., read, inferred and loaded, whole and 3 bytes at a time."""
+    n = 0
+    for path in sorted((ROOT / "test/slt").rglob("*.ndjson")):
+        data = b"\n".join(path.read_bytes().split(b"\n")[:40])
+        for flags in (0, 1, 2, 5, 0x71, 0x77):
+            for step in (0, 3):
+                write(out, bytes([flags, step, 5]) + bytes([9, 2, 9, 3, 5, 6]) + data)
+                n += 1
+    for reg in sorted((ROOT / "test/fuzz/regressions/json").glob("*")):
+        write(out, reg.read_bytes())
+        n += 1
+    return n
+
+
 def main():
     target, out = sys.argv[1], pathlib.Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
-    n = {"parser": parser_corpus, "copy": copy_corpus}[target](out)
+    n = {"parser": parser_corpus, "copy": copy_corpus, "json": json_corpus}[target](out)
     print(f"make_corpus: {n} {target} seeds in {out}")
 
 

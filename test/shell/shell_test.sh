@@ -72,6 +72,12 @@ check "COPY TO STDOUT" $'CREATE TABLE\nINSERT 0 2\na,b\n1,"x,y"\n2,\nCOPY 2\nx,y
 err=$(printf 'CREATE TABLE t (a INT);\nCOPY t FROM STDIN;\n1\nx\n\\.\nSELECT count(*) FROM t;\n' | "$hyrax" --csv 2>&1)
 check "a failed COPY FROM STDIN loads nothing" $'CREATE TABLE\nERROR:  22P02: COPY t, STDIN line 2, column 1 (a): invalid input syntax for type integer: "x"\ncount\n0' "$err"
 
+out=$(printf 'CREATE TABLE t (a INT, "b.c" TEXT);\nCOPY t FROM STDIN (FORMAT json);\n{"a": 1, "b": {"c": "x"}}\n\n{"a": 2}\n\\.\nSELECT a, "b.c" FROM t ORDER BY a;\n' | "$hyrax" --csv)
+check "COPY FROM STDIN (FORMAT json)" $'CREATE TABLE\nCOPY 2\na,b.c\n1,x\n2,' "$out"
+
+err=$(printf 'CREATE TABLE t (a INT);\nCOPY t FROM STDIN (FORMAT json);\n{"a": 1}\n{"a": 2, "z": 3}\n\\.\nSELECT count(*) FROM t;\n' | "$hyrax" --csv 2>&1)
+check "a failed COPY FROM STDIN (FORMAT json) loads nothing" $'CREATE TABLE\nERROR:  22P02: COPY t, STDIN line 2: key "z" at byte column 10: matches no column (the option IGNORE_UNKNOWN_KEYS true skips such keys)\ncount\n0' "$err"
+
 # Empty statements and a last line that is a comment run nothing and fail nothing (as in psql).
 printf 'SELECT 1 AS one;\n;;\n-- the end\n' > "$tmp/comment.sql"
 out=$("$hyrax" --csv -f "$tmp/comment.sql" 2>&1)
