@@ -17,6 +17,9 @@ void DelimitedReader::fail(const std::string& message) const {
 }
 
 bool DelimitedReader::next(std::vector<Field>& fields) {
+  // The record read now starts on line_: a format error inside it (an unterminated quote) names
+  // that line, not the previous record's.
+  recordLine_ = line_;
   for (;;) {
     fields.clear();
     size_t end = 0;
@@ -30,7 +33,6 @@ bool DelimitedReader::next(std::vector<Field>& fields) {
       if (!complete) return false;  // nothing left
     }
     const size_t startPos = in_.pos;
-    recordLine_ = line_;
     line_ += newlines_;
     consumed_ += end - in_.pos;
     in_.pos = end;
