@@ -2,11 +2,12 @@
 // 22 queries, checks each answer, and prints per query what a user waits for (the text's first
 // run in the process, end to end: parse, plan, compile, execute) and the best of R runs' compile
 // and execute times.
-//   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--threads N] [--json] [--data DIR] [--test]
+//   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--threads N] [--peer-threads N] [--json] [--data DIR] [--test]
 //                    [--peers postgres,sqlite,duckdb,hyper] [--peer-limit S] [--analytics inline|snapshot]
 //                    [--explain]
 // --threads N sends SET threads = N before the queries (a build without that setting runs one
-// thread: then anything but 1 is refused) and gives the peers N threads where they have a setting.
+// thread: then anything but 1 is refused) and gives the peers N threads where they have a setting
+// (--peer-threads: another number for the peers).
 // --peers runs the same queries on other engines in the same run and prints each one's times and
 // the ratio of its first run to hyrax's end to end.
 // --test (what ctest runs): exit non-zero when a query gives a wrong answer or fails with anything
@@ -189,7 +190,7 @@ std::string jsonEscape(const std::string& s) {
 
 int tpch(int argc, char** argv) {
   double sf = 1;
-  int only = 0, repeat = 1, threads = 1;
+  int only = 0, repeat = 1, threads = 1, peerThreads = 0;
   std::string dataRoot = std::string(HYRAX_BINARY_DIR) + "/tpch-data";
   po::options_description desc("usage: hyrax-bench tpch [options]\nOptions");
   desc.add_options()("help,h", "show this help")("sf", po::value(&sf), "scale factor (default 1)")(
@@ -197,6 +198,7 @@ int tpch(int argc, char** argv) {
       "threads", po::value(&threads),
       "threads per query: SET threads = N on hyrax (refused but for 1 where hyrax has no such setting); DuckDB's "
       "threads, Hyper confined to N cores, PostgreSQL N-1 parallel workers (SQLite runs one)")(
+      "peer-threads", po::value(&peerThreads), "the peers' threads when other than --threads")(
       "json", "machine-readable output")("data", po::value(&dataRoot), "where generated data is kept")(
       "test", "exit non-zero on a wrong answer or an unexpected error")(
       "peers", po::value<std::string>(),
@@ -212,7 +214,8 @@ int tpch(int argc, char** argv) {
   const fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpch";
   const fs::path data = fs::path(dataRoot) / ("sf" + sfName(sf));
   const fs::path answers = src / "answers" / ("sf" + sfName(sf));
-  if (threads < 1) throw std::runtime_error("--threads must be at least 1");
+  if (!vm.count("peer-threads")) peerThreads = threads;
+  if (threads < 1 || peerThreads < 1) throw std::runtime_error("--threads and --peer-threads must be at least 1");
   repeat = std::max(repeat, 1);
   makeData(data, sf);
 
@@ -283,7 +286,7 @@ int tpch(int argc, char** argv) {
     std::vector<std::string> names;
     std::stringstream list(vm["peers"].as<std::string>());
     for (std::string p; std::getline(list, p, ',');) names.push_back(p);
-    runPeers(names, vm["peer-limit"].as<double>(), threads, sf, src, data, repeat, runs, peers, json);
+    runPeers(names, vm["peer-limit"].as<double>(), peerThreads, sf, src, data, repeat, runs, peers, json);
   }
 
   // Geometric means over the queries hyrax answered right; a peer's over those it also ran.
@@ -321,8 +324,8 @@ int tpch(int argc, char** argv) {
   }
 
   if (json) {
-    std::printf("{\"sf\": %s, \"threads\": %d, \"repeat\": %d, \"load_ms\": %.1f, \"queries\": [", sfName(sf).c_str(),
-                threads, repeat, loadMs);
+    std::printf("{\"sf\": %s, \"threads\": %d, \"peer_threads\": %d, \"repeat\": %d, \"load_ms\": %.1f, \"queries\": [",
+                sfName(sf).c_str(), threads, peerThreads, repeat, loadMs);
     for (size_t i = 0; i < runs.size(); ++i) {
       auto& r = runs[i];
       std::printf("%s\n {\"query\": %d, \"status\": \"%s\", \"rows\": %llu, \"compile_ms\": %.3f, \"execute_ms\": %.3f, "
@@ -384,7 +387,7 @@ int tpch(int argc, char** argv) {
   if (!peers.empty())
     std::printf("Peer times: wall time at the client from the text to the last row; ratio: the peer's first run over "
                 "hyrax's end to end (above 1: hyrax is faster). Peer threads: %d.\n",
-                threads);
+                peerThreads);
   return exitCode;
 }
 
