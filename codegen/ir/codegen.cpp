@@ -160,7 +160,7 @@ void CodeGen::endFunction(llvm::Value* result) {
 }
 
 void CodeGen::returnEarly() {
-  b.CreateRet(c32(0));
+  b.CreateRet(c32(kPipelineStop));
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "unreachable", fn_));
 }
 

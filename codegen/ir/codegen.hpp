@@ -64,7 +64,10 @@ class CodeGen {
   llvm::Value* arg(unsigned i) const { return fn_->getArg(i); }
   llvm::Value* queryContext() const { return fn_->getArg(0); }
   llvm::Value* stateArg() const { return fn_->getArg(1); }
-  // Leaves the function early with status 0 (e.g. a LIMIT is satisfied).
+  // A pipeline function's result: done with its morsel, failed (the QueryContext says why), or
+  // done with the whole pipeline (a LIMIT is satisfied: hand out no more morsels).
+  static constexpr int32_t kPipelineOk = 0, kPipelineFailed = 1, kPipelineStop = 2;
+  // Leaves the pipeline early with kPipelineStop.
   void returnEarly();
 
   // Records runtime error `code` (HyraxRuntimeError) and leaves with status 1.

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/ExecutionEngine.h>
 #include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/MCJIT.h>
@@ -214,6 +216,25 @@ void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
   llvm::ModulePassManager mpm;
   mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
   mpm.run(m, mam);
+}
+
+std::string toBitcode(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::WriteBitcodeToFile(m, os);
+  os.flush();
+  return s;
+}
+
+std::unique_ptr<CompiledModule> compileBitcode(const std::string& bitcode, OptLevel level, CompileTimes* times) {
+  initialize();
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "query"), *ctx);
+  if (!parsed) {
+    std::string message = llvm::toString(parsed.takeError());
+    throw Error(sqlstate::InternalError, "cannot read back generated bitcode: " + message);
+  }
+  return compile(std::move(ctx), std::move(*parsed), level, times);
 }
 
 std::string printIR(const llvm::Module& m) {

@@ -53,6 +53,12 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctx, 
                                         OptLevel level, CompileTimes* times = nullptr,
                                         const CompileOptions& options = {});
 
+// The module as bitcode (before it is compiled), and a compile of such bitcode in an LLVM
+// context of its own: adaptive compilation compiles a query twice, the optimized copy on the
+// background thread (a context must not be used by two threads at once).
+std::string toBitcode(const llvm::Module& m);
+std::unique_ptr<CompiledModule> compileBitcode(const std::string& bitcode, OptLevel level, CompileTimes* times = nullptr);
+
 void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm);
 std::string printIR(const llvm::Module& m);
 // Assembly for a target triple ("" = host; e.g. "armv7-unknown-linux-gnueabihf").

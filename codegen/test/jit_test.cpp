@@ -1,9 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include <llvm/IR/IRBuilder.h>
 
+#include "codegen/jit/background.hpp"
 #include "codegen/jit/jit.hpp"
 #include "engine/util/error.hpp"
 
@@ -78,4 +84,39 @@ TEST_CASE("assembly for ARMv7 can be printed on any host") {
   std::string armAsm = jit::emitAssembly(*m, "armv7-unknown-linux-gnueabihf");
   CHECK(armAsm.find("add") != std::string::npos);
   CHECK((armAsm.find("bx\tlr") != std::string::npos || armAsm.find("pop") != std::string::npos));
+}
+
+TEST_CASE("bitcode compiles again in a context of its own, on the background thread, and fork waits for it") {
+  auto [ctx, m] = addModule();
+  std::string bitcode = jit::toBitcode(*m);
+  std::atomic<int64_t> result{0};
+  std::atomic<bool> finished{false};
+  jit::runInBackground([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // still running when fork() comes
+    auto compiled = jit::compileBitcode(bitcode, jit::OptLevel::Full);
+    auto add = reinterpret_cast<int64_t (*)(int64_t, int64_t)>(compiled->function("add"));
+    result = add(40, 2);
+    finished = true;
+  });
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child: the job finished before the fork; a job of its own gets a thread of its own, and
+    // LLVM works here.
+    std::atomic<int64_t> own{0};
+    jit::runInBackground([&] { own = reinterpret_cast<int64_t (*)(int64_t, int64_t)>(
+                                         jit::compileBitcode(bitcode, jit::OptLevel::Fast)->function("add"))(1, 2); });
+    jit::drainBackground();
+    _exit(finished && result == 42 && own == 3 ? 0 : 1);
+  }
+  REQUIRE(pid > 0);
+  CHECK(finished);  // the parent too: fork() waited
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(result == 42);
+}
+
+TEST_CASE("bitcode that is not bitcode is an error") {
+  CHECK_THROWS_AS(jit::compileBitcode("not bitcode", jit::OptLevel::Fast), Error);
 }

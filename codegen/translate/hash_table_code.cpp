@@ -136,6 +136,7 @@ llvm::Value* HashTableCode::count() { return cg_.call("hyrax_rt_ht_count", {tabl
 void HashTableCode::forEachEntry(double rows, const std::function<void(llvm::Value*)>& body) {
   auto& b = cg_.b;
   q_.beginPipeline(rows);
+  q_.morselsOver(MorselSource::HashEntries, nullptr, slot_);
   llvm::Value* ht = table();
   llvm::Value* n = count();
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);

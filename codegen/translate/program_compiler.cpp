@@ -67,7 +67,9 @@ void generateProgram(CodeGen& cg, const plan::Program& program, const std::vecto
     b.CreateMemSet(state, cg.c8(0), dl.getPointerSize() * uint64_t{p.stateSlots}, dl.getPointerABIAlignment(0));
     auto callPlan = [&](const std::string& f) {
       llvm::Function* callee = cg.module.getFunction(f);
-      cg.checkStatus(b.CreateCall(callee, {ctx, state, cg.c64(0), cg.c64(-1)}));
+      // kPipelineStop (a LIMIT reached, SELECT INTO's first row) is success too.
+      llvm::Value* status = b.CreateCall(callee, {ctx, state, cg.c64(0), cg.c64(-1)});
+      cg.checkStatus(b.CreateICmpEQ(status, cg.c32(CodeGen::kPipelineFailed)));
     };
     if (!p.init.empty()) callPlan(p.init);
     for (auto& f : p.pipelines) callPlan(f);

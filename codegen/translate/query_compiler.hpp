@@ -18,21 +18,48 @@ class CompiledModule;
 
 namespace hyrax::codegen {
 
+// How queries are compiled (SET compile_tier), installed for the statements a session runs
+// (ThreadScope<const CompilePolicy>). Auto: a statement expected to read few rows gets the fast
+// pipeline; a big one starts on cheap code and switches to optimized code compiled in the
+// background (adaptive). The others force one way, for measurements and tests.
+enum class CompileTier : uint8_t {
+  Auto,
+  Cheap,      // cheap code only (no IR passes, fast instruction selection)
+  Optimized,  // wait for the optimized code before the first row, as before adaptive compilation
+  Adaptive,   // every statement adaptive, however small
+};
+struct CompilePolicy {
+  CompileTier tier = CompileTier::Auto;
+  // Tests (CompileOptions::waitForOptimizedAfter; from HYRAX_TEST_SWITCH_AFTER_MORSELS).
+  uint32_t switchAfterMorsels = 0;
+};
+
 struct CompileOptions {
   bool countRows = false;    // per-operator row counters (EXPLAIN ANALYZE)
   bool keepIR = false;       // keep the optimized IR text (EXPLAIN (LLVM))
   bool keepAssembly = false; // keep the native assembly text (EXPLAIN (ASM))
   bool fullOptimization = true;  // the full pass pipeline; off for short statements
+  // Compile cheap code now and the optimized code (fullOptimization's) on the background thread;
+  // each pipeline's remaining morsels switch to it when it is ready. A single query only (not a
+  // procedure's plans), and not when IR or assembly text is kept.
+  bool adaptive = false;
+  bool cheapOnly = false;  // only cheap code (CompileTier::Cheap)
+  // Tests: after this many morsels have run, wait for the optimized code (0: never wait), so that
+  // a switch in the middle of a pipeline happens every time.
+  uint32_t waitForOptimizedAfter = 0;
 };
 
 struct CompileStats {
   double codegenMs = 0, optimizeMs = 0, machineCodeMs = 0;
+  bool adaptive = false;  // started on cheap code, optimized code compiled in the background
+  bool optimized = false; // the code compiled here had the full pipeline (not the fast one)
 };
 
 class CompiledQuery {
  public:
   ~CompiledQuery();
-  // Runs every pipeline in order over the whole input. Throws hyrax::Error when generated code
+  // Runs every pipeline in order over the whole input, morsel by morsel when optimized code may
+  // take over (ctx.runProfile() says how it went). Throws hyrax::Error when generated code
   // reported one (the QueryContext says which).
   void run(QueryContext& ctx) const;
 

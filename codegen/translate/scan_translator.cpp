@@ -77,6 +77,7 @@ void TableScanTranslator::produce() {
   if (scan.index) return produceIndexLookup();
   auto& b = cg_.b;
   q_.beginPipeline(static_cast<double>(scan.table->rowCount()));
+  q_.morselsOver(MorselSource::TableChunks, scan.table, 0);
   llvm::Value* table = cg_.cPtr(scan.table);
   llvm::Value* chunks = b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64());
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), chunks), cg_.arg(3), chunks);

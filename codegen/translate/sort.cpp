@@ -88,6 +88,7 @@ void SortTranslator::produce() {
   q_.endPipeline();
 
   q_.beginPipeline(op_.estimatedRows);
+  q_.morselsOver(MorselSource::BufferRows, nullptr, slot_);
   llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
   llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);

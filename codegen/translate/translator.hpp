@@ -45,10 +45,18 @@ class Translator {
 // outer-join and UNION columns): what a breaker under them must keep of its input's rows.
 std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<const plan::IU*>& candidates);
 
+// What a pipeline's [begin, end) counts, so that the driver can hand it out in morsels: table
+// chunks, hash-table entries or row-buffer rows (the breaker's in state slot `slot`). A pipeline
+// without one (VALUES, an index lookup, a sort) runs once over everything.
+enum class MorselSource : uint8_t { Once, TableChunks, HashEntries, BufferRows };
+
 // One pipeline function as the driver sees it.
 struct PipelineInfo {
   std::string function;
   double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
+  MorselSource source = MorselSource::Once;
+  const void* table = nullptr;  // TableChunks: the hyrax::Table
+  uint32_t slot = 0;            // HashEntries, BufferRows: the state slot of the table / buffer
 };
 
 // Per query: the code generator, the IU values in registers, the state slots breakers keep their
@@ -84,6 +92,12 @@ class QueryTranslator {
   // A pipeline function reading `rows` rows (-1: unknown), generated between the two calls.
   void beginPipeline(double rows = -1);
   void endPipeline();
+  // Says what the current pipeline's range counts (default: it runs once).
+  void morselsOver(MorselSource source, const void* table, uint32_t slot) {
+    pipelines_.back().source = source;
+    pipelines_.back().table = table;
+    pipelines_.back().slot = slot;
+  }
   // Compile-time tiering (set for fully optimized queries): functions expected to see fewer
   // than kColdRows rows get the fast path (CodeGen::markCold); the hot loops get everything.
   static constexpr double kColdRows = 10'000;

@@ -45,6 +45,14 @@ class Arena {
   size_t used_ = 0, capacity_ = 0;
 };
 
+// How a run of compiled code went, for EXPLAIN ANALYZE.
+struct RunProfile {
+  uint64_t morsels = 0;           // pipeline calls
+  uint64_t optimizedMorsels = 0;  // of them on the optimized code of an adaptive compile
+  double switchedAtMs = -1;       // since the run began, when optimized code took over (-1: never)
+  double optimizedCompileMs = -1; // the background compile's time, when it was done by the end
+};
+
 class QueryContext {
  public:
   explicit QueryContext(std::vector<SqlType> resultTypes = {}, const std::atomic<bool>* cancel = nullptr);
@@ -113,6 +121,7 @@ class QueryContext {
 
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }
+  RunProfile& runProfile() { return profile_; }
 
  private:
   void resetSlow();
@@ -134,6 +143,7 @@ class QueryContext {
   std::unique_ptr<ResultChunk> current_;
   std::vector<std::unique_ptr<ResultChunk>> spares_;  // recycled small chunks
   std::vector<uint64_t> counters_;
+  RunProfile profile_;
   bool dirty_ = true;  // something for reset() to clear
 };
 

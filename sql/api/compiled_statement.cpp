@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/runtime/thread_scope.hpp"
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/string_ref.hpp"
 #include "sql/api/table_writer.hpp"
@@ -35,6 +36,16 @@ Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, 
                         PhaseTimes& times, bool run) {
   Execution ex;
   opts.fullOptimization = worthFullOptimization(*p.root);
+  const codegen::CompilePolicy* policy = ThreadScope<const codegen::CompilePolicy>::current();
+  if (policy) opts.waitForOptimizedAfter = policy->switchAfterMorsels;
+  switch (policy ? policy->tier : codegen::CompileTier::Auto) {
+    case codegen::CompileTier::Auto: opts.adaptive = true; break;  // codegen: only a fully optimized one
+    case codegen::CompileTier::Optimized: break;
+    case codegen::CompileTier::Cheap: opts.cheapOnly = true; break;
+    case codegen::CompileTier::Adaptive:
+      opts.fullOptimization = opts.adaptive = true;
+      break;
+  }
   ex.compiled = codegen::compile(p, opts);
   times.codegen = ex.compiled->stats().codegenMs;
   times.optimize = ex.compiled->stats().optimizeMs;

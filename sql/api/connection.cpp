@@ -235,6 +235,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   RoutineCallerScope scope(con.routineCaller_.get());
   SequenceSessionScope sequences(con.sequences_.get());
   ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
+  ThreadScope<const codegen::CompilePolicy> compilePolicy(&con.settings_->compilePolicy());
   PhaseTimes times;
   auto t = Clock::now();
   ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
@@ -378,6 +379,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
 // Each statement is atomic: on an error everything it did is undone (and an open block fails).
 QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
   ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
+  ThreadScope<const codegen::CompilePolicy> compilePolicy(&settings_->compilePolicy());  // for its compiles
   const size_t savepoint = undo_->savepoint();
   if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {
@@ -581,6 +583,26 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       "Machine code: %.3f ms\nExecute: %.3f ms\nTotal: %.3f ms\n",
                       static_cast<unsigned long long>(rows), times.parse, times.plan, times.codegen, times.optimize,
                       times.machineCode, times.execute, times.total());
+        text += buf;
+        const RunProfile& run = ex.ctx->runProfile();
+        if (ex.compiled->stats().adaptive) {
+          // Adaptive: the cheap code's compile is above; the optimized one ran in the background.
+          if (run.switchedAtMs >= 0)
+            std::snprintf(buf, sizeof(buf),
+                          "Compile tiers: cheap code first, optimized code (%.3f ms in the background) from %.3f ms "
+                          "into the run; morsels: %llu, %llu of them optimized\n",
+                          run.optimizedCompileMs, run.switchedAtMs, static_cast<unsigned long long>(run.morsels),
+                          static_cast<unsigned long long>(run.optimizedMorsels));
+          else
+            std::snprintf(buf, sizeof(buf),
+                          "Compile tiers: cheap code throughout (the optimized code was not ready before the end); "
+                          "morsels: %llu\n",
+                          static_cast<unsigned long long>(run.morsels));
+        } else {
+          std::snprintf(buf, sizeof(buf), "Compile tiers: one (%s); morsels: %llu\n",
+                        ex.compiled->stats().optimized ? "optimized" : "cheap",
+                        static_cast<unsigned long long>(run.morsels));
+        }
         text += buf;
         double forkMs = 0, ageMs = 0;
         if (sql::inSnapshotWorker(&forkMs, &ageMs))

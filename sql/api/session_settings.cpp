@@ -71,6 +71,18 @@ std::string formatDuration(uint64_t ms) {
   return std::to_string(ms) + "ms";
 }
 
+// A value that is one of a few words (any case): the word in lower case.
+std::string oneOf(const std::string& v, const char* name, SourcePos pos, std::initializer_list<const char*> words) {
+  std::string lower = text::lowerAscii(v);
+  std::string list;
+  for (const char* w : words) {
+    if (lower == w) return lower;
+    list += (list.empty() ? "" : ", ") + std::string(w);
+  }
+  throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"" + std::string(name) + "\": \"" + v + "\"", pos)
+      .withDetail("Available values: " + list + ".");
+}
+
 struct SettingDef {
   const char* name;
   const char* description;
@@ -94,13 +106,14 @@ const SettingDef kSettings[] = {
      "from the executor, on a copy-on-write snapshot, while the executor goes on with other sessions' work; "
      "'inline' on the executor thread.",
      [] { return std::string("snapshot"); },
-     [](const std::string& v, SourcePos pos) {
-       std::string lower = text::lowerAscii(v);
-       if (lower != "inline" && lower != "snapshot")
-         throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"analytics\": \"" + v + "\"", pos)
-             .withDetail("Available values: inline, snapshot.");
-       return lower;
-     }},
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "analytics", pos, {"inline", "snapshot"}); }},
+    {"compile_tier",
+     "How queries become machine code: 'auto' compiles a query expected to read many rows twice, cheap code "
+     "that starts at once and optimized code on a background thread that takes over the remaining morsels "
+     "when it is ready; 'optimized' waits for the optimized code; 'cheap' never optimizes; 'adaptive' "
+     "starts every query on cheap code, however small.",
+     [] { return std::string("auto"); },
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "compile_tier", pos, {"auto", "adaptive", "optimized", "cheap"}); }},
     {"snapshot_max_age",
      "How old a snapshot a query may share with others' (it never misses the session's own writes); 0: only "
      "one that nothing has run on the executor since.",
@@ -143,12 +156,21 @@ const SettingDef& setting(const std::string& name, SourcePos pos) {
 
 SessionSettings::SessionSettings() {
   for (const SettingDef& s : kSettings) values_[s.name] = s.defaultValue();
+  // A test hook, not a setting: adaptive compiles switch to optimized code after this many
+  // morsels every time (the test suite runs the SELECT tests so), instead of when it is ready.
+  if (const char* n = std::getenv("HYRAX_TEST_SWITCH_AFTER_MORSELS"))
+    compilePolicy_.switchAfterMorsels = static_cast<uint32_t>(std::strtoul(n, nullptr, 10));
   refresh();
 }
 
 void SessionSettings::refresh() {
   memoryLimit_.bytes = parseMemorySize(values_.at("memory_limit"), "memory_limit", {});
   analyticsOnSnapshot_ = values_.at("analytics") == "snapshot";
+  const std::string& tier = values_.at("compile_tier");
+  compilePolicy_.tier = tier == "cheap"       ? codegen::CompileTier::Cheap
+                        : tier == "optimized" ? codegen::CompileTier::Optimized
+                        : tier == "adaptive"  ? codegen::CompileTier::Adaptive
+                                              : codegen::CompileTier::Auto;
   snapshotMaxAgeMs_ = parseDuration(values_.at("snapshot_max_age"), "snapshot_max_age", {});
   statementTimeoutMs_ = parseDuration(values_.at("statement_timeout"), "statement_timeout", {});
   const std::string& nice = values_.at("analytics_nice");

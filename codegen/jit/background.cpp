@@ -1,0 +1,85 @@
+#include "codegen/jit/background.hpp"
+
+#include <pthread.h>
+
+#include <cstdlib>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <thread>
+
+namespace hyrax::jit {
+
+namespace {
+
+struct Queue {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::function<void()>> jobs;
+  bool running = false;  // a job is being run
+  bool started = false;  // this process has its thread
+  bool exiting = false;  // the process is exiting: no more jobs run
+};
+
+// Never destroyed: the thread may still wait on it while the process exits, and after a fork the
+// child's copy is replaced (placement new), not destructed (its thread is the parent's).
+alignas(Queue) unsigned char storage[sizeof(Queue)];
+Queue* queue() {
+  static Queue* q = [] {
+    auto* created = new (storage) Queue();
+    // Before fork(): let the thread finish what is queued. After it, in the child: a fresh queue
+    // (the copied mutex and condition variable may describe the parent's waiting thread).
+    pthread_atfork([] { drainBackground(); }, nullptr, [] { new (storage) Queue(); });
+    // At exit: no job may still use LLVM while its globals are destroyed. Jobs not begun are
+    // dropped (nobody waits for an optimized tier then); the one running is waited for.
+    std::atexit([] {
+      Queue* q = reinterpret_cast<Queue*>(storage);
+      std::unique_lock lock(q->mutex);
+      std::deque<std::function<void()>> dropped;
+      dropped.swap(q->jobs);
+      q->changed.wait(lock, [&] { return !q->running; });
+      q->exiting = true;  // a job queued from now on is dropped too
+    });
+    return created;
+  }();
+  return q;
+}
+
+void loop(Queue* q) {
+  std::unique_lock lock(q->mutex);
+  for (;;) {
+    q->changed.wait(lock, [&] { return !q->jobs.empty(); });
+    std::function<void()> job = std::move(q->jobs.front());
+    q->jobs.pop_front();
+    q->running = true;
+    lock.unlock();
+    job();
+    job = nullptr;  // what it captured dies outside the lock
+    lock.lock();
+    q->running = false;
+    q->changed.notify_all();
+  }
+}
+
+}  // namespace
+
+void runInBackground(std::function<void()> job) {
+  Queue* q = queue();
+  std::lock_guard lock(q->mutex);
+  if (q->exiting) return;
+  q->jobs.push_back(std::move(job));
+  if (!q->started) {
+    q->started = true;
+    std::thread(loop, q).detach();
+  }
+  q->changed.notify_all();
+}
+
+void drainBackground() {
+  Queue* q = queue();
+  std::unique_lock lock(q->mutex);
+  q->changed.wait(lock, [&] { return q->jobs.empty() && !q->running; });
+}
+
+}  // namespace hyrax::jit

@@ -1,0 +1,91 @@
+// Adaptive compilation (codegen/translate/query_compiler.cpp): a query that starts on cheap code
+// and switches to optimized code between two morsels of a pipeline gives the answers the
+// optimized code alone gives. Both codes share the hash tables, buffers and counters the first
+// one built, so every breaker is crossed here.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+#include "sql/api/database.hpp"
+#include "sql/test/result_text.hpp"
+
+using namespace hyrax;
+using test::allText;
+
+namespace {
+
+// Every row, every column.
+std::string rows(const QueryResult& r) {
+  std::string s;
+  for (uint64_t i = 0; i < r.rowCount(); ++i) {
+    for (size_t c = 0; c < r.columns().size(); ++c) s += (c ? "|" : "") + (r.isNull(i, c) ? "NULL" : r.text(i, c));
+    s += "\n";
+  }
+  return s;
+}
+
+// 2^19 rows: 8 table chunks, so a scan is 8 morsels and the switch comes in its middle.
+void load(Connection& con) {
+  con.execute("SET analytics = 'inline'");
+  con.execute("CREATE TABLE t (a BIGINT, g INTEGER, s VARCHAR(20))");
+  con.execute("INSERT INTO t VALUES (0, 0, 'x0')");
+  for (int i = 0; i < 19; ++i)
+    con.execute("INSERT INTO t SELECT a + " + std::to_string(1 << i) + ", (a + " + std::to_string(1 << i) +
+                ") % 1000, 'x' || ((a + " + std::to_string(1 << i) + ") % 77) FROM t");
+  con.execute("CREATE TABLE d (k INTEGER, v VARCHAR(10))");
+  con.execute("INSERT INTO d SELECT g, 'v' || g FROM t WHERE a < 1000");
+}
+
+}  // namespace
+
+TEST_CASE("a query switched from cheap to optimized code between morsels answers as optimized code does") {
+  setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "3", 1);
+  Database db;
+  Connection adaptive(db);
+  unsetenv("HYRAX_TEST_SWITCH_AFTER_MORSELS");
+  Connection optimized(db);
+  load(adaptive);
+  adaptive.execute("SET compile_tier = 'adaptive'");
+  optimized.execute("SET analytics = 'inline'");
+  optimized.execute("SET compile_tier = 'optimized'");
+  const char* queries[] = {
+      "SELECT g, sum(a), count(*), min(s), max(s) FROM t GROUP BY g ORDER BY g",
+      "SELECT count(*), sum(a) FROM t WHERE s LIKE 'x1%'",
+      "SELECT d.v, count(*) FROM t JOIN d ON t.g = d.k GROUP BY d.v ORDER BY 2 DESC, 1 LIMIT 20",
+      "SELECT a, s FROM t ORDER BY s DESC, a LIMIT 30",
+      "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.k = t.g + 500)",
+      "SELECT g FROM t WHERE a > 400000 LIMIT 5",
+  };
+  for (const char* q : queries) {
+    INFO(q);
+    std::string expected = rows(optimized.execute(q));
+    CHECK(!expected.empty());
+    CHECK(rows(adaptive.execute(q)) == expected);
+  }
+  // The switch really came in the middle of the scan: some morsels ran on each code.
+  std::string plan = allText(adaptive.execute(std::string("EXPLAIN ANALYZE ") + queries[0]));
+  INFO(plan);
+  CHECK(plan.find("Compile tiers: cheap code first, optimized code") != std::string::npos);
+  std::smatch m;
+  REQUIRE(std::regex_search(plan, m, std::regex("morsels: (\\d+), (\\d+) of them optimized")));
+  const int morsels = std::stoi(m[1]), optimizedMorsels = std::stoi(m[2]);
+  CHECK(morsels - optimizedMorsels == 3);  // init and the scan's first two chunks
+  CHECK(optimizedMorsels >= 1);            // the scan's rest, and all that follows
+}
+
+TEST_CASE("compile_tier is a setting with its values, and a bad one is refused with 22023") {
+  Database db;
+  Connection con(db);
+  CHECK(allText(con.execute("SHOW compile_tier")) == "auto\n");
+  con.execute("SET compile_tier = 'CHEAP'");
+  CHECK(allText(con.execute("SHOW compile_tier")) == "cheap\n");
+  try {
+    con.execute("SET compile_tier = 'fastest'");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.sqlstate()) == "22023");
+    CHECK(e.detail() == "Available values: auto, adaptive, optimized, cheap.");
+  }
+}
