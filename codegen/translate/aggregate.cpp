@@ -43,7 +43,9 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
 
 void AggregateTranslator::consume(Translator&) {
   auto& b = cg_.b;
+  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows);
   if (entryGroups_ && entryGroups_->groupField()) {
+    q_.serialOnly();  // the join's entries are shared: one thread writes group pointers into them
     // The join entry this row came from points at its group once the first of its rows found it.
     llvm::Value* field = entryGroups_->groupField();
     auto* group = cg_.local(cg_.ptr(), "entry_group");
@@ -204,7 +206,10 @@ void AggregateTranslator::produce() {
   // with them rows change group too often (TPC-H Q1 loses a third).
   if (a.groups.empty() || op_.estimatedRows >= kLastGroupMinGroups) lastSlot_ = q_.newStateSlot();
   if (lastSlot_) q_.atInit([this] { cg_.b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), cg_.stateSlot(*lastSlot_)); });
+  merge_ = cg_.uniqueName("merge");
+  mergeSlot_ = q_.newStateSlot();
   children[0]->produce();
+  generateMerge();
 
   if (a.groups.empty()) table_.ensureOneEntry();
 
@@ -243,6 +248,71 @@ void AggregateTranslator::produce() {
     }
     emit();
   });
+}
+
+// Parallel aggregation: each helper thread aggregates its morsels into a table of its own; this
+// function then folds one such table (in state slot mergeSlot_) into the query's, a morsel of its
+// entries per call: each group is found or inserted by its keys as a row's would be, and its
+// states combine (counts and sums add, min/max keep the better value of the two that saw rows).
+void AggregateTranslator::generateMerge() {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
+  cg_.beginFunction(merge_);
+  q_.markColdIf(op_.estimatedRows);
+  llvm::Value* from = cg_.loadPtr(cg_.stateSlot(mergeSlot_));
+  llvm::Value* n = cg_.call("hyrax_rt_ht_count", {from});
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
+    cg_.cancelPoint();
+    llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {from, i});
+    std::vector<SqlValue> keys;
+    for (size_t g = 0; g < a.groups.size(); ++g) {
+      SqlValue k = table_.load(entry, groupFields_[g]);
+      k.type = a.groups[g].iu->type;
+      if (!k.type.nullable) k.null = nullptr;
+      keys.push_back(k);
+    }
+    llvm::Value* group = findGroup(table_.hashKeys(std::move(keys)));
+    // Counts as they were before this merge (a shared count is the row count, updated last).
+    std::vector<llvm::Value*> mine, theirs;
+    for (const AggState& s : states_) {
+      mine.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(group, s.count)));
+      theirs.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(entry, s.count)));
+    }
+    for (size_t k = 0; k < a.aggregates.size(); ++k) {
+      const AggFunc f = a.aggregates[k].func;
+      const AggState& s = states_[k];
+      if (f == AggFunc::CountStar || f == AggFunc::Count) continue;
+      cg_.If(b.CreateICmpNE(theirs[k], cg_.c64(0)), [&] {
+        llvm::Value* addr = table_.fieldAddress(group, s.value);
+        SqlValue cur = cg_.loadValue(addr, s.valueType);
+        SqlValue in = cg_.loadValue(table_.fieldAddress(entry, s.value), s.valueType);
+        cur.null = in.null = nullptr;
+        if (f == AggFunc::Sum || f == AggFunc::Avg) {
+          if (s.valueType.isFloat()) {
+            cur.v = b.CreateFAdd(cur.v, in.v);
+          } else {
+            llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, in.v);
+            cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+            cur.v = b.CreateExtractValue(pair, 0);
+          }
+          cg_.storeValue(addr, cur);
+        } else {
+          plan::CmpOp better = f == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
+          llvm::Value* take = b.CreateOr(b.CreateICmpEQ(mine[k], cg_.c64(0)), q_.expr.compare(better, in, cur));
+          cg_.If(take, [&] { cg_.storeValue(addr, in); });
+        }
+      });
+    }
+    std::vector<uint32_t> added;  // each count field once (the shared one is the row count)
+    for (size_t k = 0; k < states_.size(); ++k) {
+      uint32_t field = states_[k].count;
+      if (std::find(added.begin(), added.end(), field) != added.end()) continue;
+      added.push_back(field);
+      b.CreateStore(b.CreateAdd(mine[k], theirs[k]), table_.fieldAddress(group, field));
+    }
+  });
+  cg_.endFunction();
 }
 
 }  // namespace hyrax::codegen

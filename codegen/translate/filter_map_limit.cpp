@@ -42,6 +42,7 @@ void LimitTranslator::produce() {
 
 void LimitTranslator::consume(Translator&) {
   auto& l = static_cast<const plan::Limit&>(op_);
+  q_.serialOnly();  // one count of the rows, in the input's order
   auto& b = cg_.b;
   llvm::Value* counter = cg_.loadPtr(cg_.stateSlot(slot_));
   llvm::Value* n = b.CreateLoad(cg_.i64(), counter);

@@ -32,9 +32,24 @@ void HashJoinTranslator::layoutEntries() {
 
 llvm::Value* HashJoinTranslator::matchedFlag(llvm::Value* entry) { return table_.fieldAddress(entry, *matchedField_); }
 
+// Probes on several threads may mark one entry at once: the flag is read and written as a relaxed
+// atomic (a plain move on x86-64 and ARM), every writer storing the same 1.
+llvm::Value* HashJoinTranslator::loadMatched(llvm::Value* entry) {
+  auto* load = cg_.b.CreateLoad(cg_.i16(), matchedFlag(entry));
+  load->setAtomic(llvm::AtomicOrdering::Monotonic);
+  load->setAlignment(llvm::Align(2));
+  return load;
+}
+
+void HashJoinTranslator::markMatched(llvm::Value* entry) {
+  auto* store = cg_.b.CreateStore(cg_.b.getInt16(1), matchedFlag(entry));
+  store->setAtomic(llvm::AtomicOrdering::Monotonic);
+  store->setAlignment(llvm::Align(2));
+}
+
 llvm::Value* HashJoinTranslator::keyedEntry(llvm::Value* entry) {
   if (!matchedField_) return cg_.cTrue();  // NULL keys are never inserted
-  return cg_.b.CreateICmpNE(cg_.b.CreateLoad(cg_.i16(), matchedFlag(entry)), cg_.b.getInt16(2));
+  return cg_.b.CreateICmpNE(loadMatched(entry), cg_.b.getInt16(2));
 }
 
 void HashJoinTranslator::setOuterColumns(bool buildSide, bool present) {
@@ -190,6 +205,7 @@ void HashJoinTranslator::filterAggregateBelow() {
 
 void HashJoinTranslator::build() {
   auto& b = cg_.b;
+  q_.sinkInto(PipelineSink::JoinBuild, table_.slot());
   auto [keys, anyNull, h] = this->keys(true);
   auto insert = [&] {
     llvm::Value* entry = table_.insert(h);
@@ -269,7 +285,7 @@ void HashJoinTranslator::probe() {
               cg_.If(q_.expr.isTrue(residual()), [&] {
                 if (j.singleMatch) cg_.raiseIf(b.CreateLoad(cg_.i1(), found), HYRAX_ERR_SUBQUERY_ROWS);
                 b.CreateStore(cg_.cTrue(), found);
-                if (matchedField_) b.CreateStore(b.getInt16(1), matchedFlag(entry));
+                if (matchedField_) markMatched(entry);
                 emitWith(entry);
               });
             });
@@ -285,12 +301,11 @@ void HashJoinTranslator::probe() {
       withKeys([&] {
         table_.forEachCandidate(keys.hash, [&](llvm::Value* entry) {
           cg_.cancelPoint();
-          llvm::Value* flag = matchedFlag(entry);
           cg_.If(keyedEntry(entry), [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
               cg_.If(q_.expr.isTrue(residual()), [&] {
-                b.CreateStore(b.getInt16(1), flag);
+                markMatched(entry);
                 setOuterColumns(false, true);
                 emitFrom(entry);
               });
@@ -306,12 +321,11 @@ void HashJoinTranslator::probe() {
       withKeys([&] {
         table_.forEachCandidate(keys.hash, [&](llvm::Value* entry) {
           cg_.cancelPoint();
-          llvm::Value* flag = matchedFlag(entry);
-          llvm::Value* open = b.CreateICmpEQ(b.CreateLoad(cg_.i16(), flag), b.getInt16(0));  // not NULL-keyed, not yet marked
+          llvm::Value* open = b.CreateICmpEQ(loadMatched(entry), b.getInt16(0));  // not NULL-keyed, not yet marked
           cg_.If(open, [&] {
             cg_.If(keysEqual(entry, keys), [&] {
               loadPayload(entry);
-              cg_.If(q_.expr.isTrue(residual()), [&] { b.CreateStore(b.getInt16(1), flag); });
+              cg_.If(q_.expr.isTrue(residual()), [&] { markMatched(entry); });
             });
           });
         });

@@ -32,6 +32,7 @@ class HashTableCode {
   // `expectedEntries` (the optimizer's estimate).
   void create(double expectedEntries);
   llvm::Value* table() const;  // the HashTable* in the current function
+  uint32_t slot() const { return slot_; }  // the state slot that holds it
 
   // A row's key values, whether any is NULL, and their combined hash. A NULL key hashes as a
   // constant (GROUP BY puts NULLs in one group; a join keeps NULL keys out by anyNull).

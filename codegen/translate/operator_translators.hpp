@@ -103,6 +103,8 @@ class HashJoinTranslator : public Translator {
   // Outer joins: the join's nullable copies of one side's columns, from its values or NULL.
   void setOuterColumns(bool buildSide, bool present);
   llvm::Value* matchedFlag(llvm::Value* entry);  // the entry's i16 match flag (outer/right joins)
+  llvm::Value* loadMatched(llvm::Value* entry);  // its value, read while other threads may mark it
+  void markMatched(llvm::Value* entry);          // sets it to 1 (matched)
   llvm::Value* keyedEntry(llvm::Value* entry);   // i1: not an entry of a NULL key (they match nothing)
   void build();
   void probe();
@@ -149,6 +151,9 @@ class AggregateTranslator : public Translator {
   void prefetchAhead();
   llvm::Value* findGroup(const HashTableCode::Keys& keys);  // finds or inserts the row's group: its entry
   void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
+  void generateMerge();  // merge_: folds a helper thread's groups into the query's table
+  std::string merge_;
+  uint32_t mergeSlot_ = 0;
   HashJoinTranslator* entryGroups_ = nullptr;  // the join below whose entries point at groups
   HashJoinTranslator* groupFilter_ = nullptr;  // skipGroupsWithout's join
   std::vector<size_t> filterGroups_;

@@ -9,7 +9,11 @@
 #include "codegen/translate/program_compiler.hpp"
 #include "codegen/translate/operator_translators.hpp"
 #include "engine/runtime/query_context.hpp"
+#include "engine/runtime/hash_table.hpp"
+#include "engine/runtime/row_buffer.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/thread_scope.hpp"
+#include "engine/util/worker_pool.hpp"
 
 namespace hyrax::codegen {
 
@@ -24,18 +28,23 @@ constexpr size_t kHugeModuleBlocks = 8'000;
 
 using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
 
-// One compile's machine code for a plan: its init function and pipelines.
+// One compile's machine code for a plan: its init function, pipelines and (parallel
+// aggregation) merge functions.
 struct CodeTier {
   std::shared_ptr<jit::CompiledModule> module;  // shared by the plans compiled together
   PipelineFn init = nullptr;
-  std::vector<PipelineFn> pipelines;
+  std::vector<PipelineFn> pipelines, merges;  // merges[i]: null unless pipeline i aggregates
 
   void resolve(const std::shared_ptr<jit::CompiledModule>& m, const std::string& initName,
-               const std::vector<std::string>& pipelineNames) {
+               const std::vector<PipelineInfo>& infos) {
     module = m;
     init = reinterpret_cast<PipelineFn>(m->function(initName));
     pipelines.clear();
-    for (auto& p : pipelineNames) pipelines.push_back(reinterpret_cast<PipelineFn>(m->function(p)));
+    merges.clear();
+    for (auto& p : infos) {
+      pipelines.push_back(reinterpret_cast<PipelineFn>(m->function(p.function)));
+      merges.push_back(p.merge.empty() ? nullptr : reinterpret_cast<PipelineFn>(m->function(p.merge)));
+    }
   }
 };
 
@@ -56,12 +65,6 @@ struct OptimizedTier {
   }
 };
 
-struct PipelineSource {
-  MorselSource kind = MorselSource::Once;
-  const Table* table = nullptr;
-  uint32_t slot = 0;
-};
-
 struct CompiledQuery::Impl {
   CodeConstants constants;  // long string constants and stored functions the code points at
   CodeTier code;            // what runs first (the only code unless adaptive)
@@ -69,7 +72,7 @@ struct CompiledQuery::Impl {
   bool hasInit = true;     // false: the init function does nothing (no hash tables or buffers)
   bool countRows = false;
   uint32_t waitForOptimizedAfter = 0;
-  std::vector<PipelineSource> sources;  // per pipeline
+  std::vector<PipelineInfo> pipelines;  // what the driver needs of each (names, morsels, sink)
   uint32_t stateSlots = 0;
 
   ~Impl() {
@@ -86,17 +89,17 @@ namespace {
 // morsel costs nothing measurable.
 constexpr uint64_t kMorselEntries = 16'384;
 
-uint64_t morselCount(const PipelineSource& s, void** state, uint64_t& step) {
-  switch (s.kind) {
+uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
+  switch (p.source) {
     case MorselSource::TableChunks:
       step = 1;
-      return hyrax_rt_table_chunks(const_cast<Table*>(s.table));
+      return hyrax_rt_table_chunks(static_cast<Table*>(const_cast<void*>(p.table)));
     case MorselSource::HashEntries:
       step = kMorselEntries;
-      return hyrax_rt_ht_count(static_cast<HashTable*>(state[s.slot]));
+      return hyrax_rt_ht_count(static_cast<HashTable*>(state[p.slot]));
     case MorselSource::BufferRows:
       step = kMorselEntries;
-      return hyrax_rt_buf_count(static_cast<RowBuffer*>(state[s.slot]));
+      return hyrax_rt_buf_count(static_cast<RowBuffer*>(state[p.slot]));
     case MorselSource::Once: break;
   }
   step = UINT64_MAX;
@@ -106,6 +109,190 @@ uint64_t morselCount(const PipelineSource& s, void** state, uint64_t& step) {
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
+
+// One run's driver: calls each pipeline over its morsels, on the code tier of the moment, on one
+// thread or several.
+class Driver {
+ public:
+  Driver(const CompiledQuery::Impl& impl, QueryContext& ctx, void** state, uint32_t operators)
+      : impl_(impl), ctx_(ctx), state_(state), operators_(operators), profile_(ctx.runProfile()) {
+    profile_ = {};
+    if (auto* policy = ThreadScope<const ExecutionPolicy>::current()) threads_ = std::max(1u, policy->threads);
+    optimized_ = impl.optimized.get();
+    if (optimized_) {
+      if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
+        code_ = t;  // ready before the run began
+        optimized_ = nullptr;
+      }
+    }
+  }
+
+  void run() {
+    if (impl_.hasInit) check(ctx_, next()->init(&ctx_, state_, 0, UINT64_MAX));
+    for (size_t i = 0; i < impl_.pipelines.size(); ++i) runPipeline(i);
+    if (impl_.optimized && impl_.optimized->ready.load(std::memory_order_acquire))
+      profile_.optimizedCompileMs = impl_.optimized->compileMs;
+  }
+
+ private:
+  static int32_t check(QueryContext& ctx, int32_t status) {
+    if (status != CodeGen::kPipelineOk && status != CodeGen::kPipelineStop) {
+      if (ctx.failed()) throw ctx.error();
+      throw Error(sqlstate::InternalError, "generated code failed without an error");
+    }
+    return status;
+  }
+
+  // The code for the next morsel (the session's thread): optimized code once it has come.
+  const CodeTier* next() {
+    if (optimized_) {
+      if (impl_.waitForOptimizedAfter && profile_.morsels >= impl_.waitForOptimizedAfter) optimized_->waitUntilDone();
+      if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
+        code_ = t;
+        profile_.switchedAtMs = msSince(start_);
+        optimized_ = nullptr;
+      }
+    }
+    ++profile_.morsels;
+    if (code_ != &impl_.code) ++profile_.optimizedMorsels;
+    return code_;
+  }
+
+  void runPipeline(size_t i) {
+    const PipelineInfo& p = impl_.pipelines[i];
+    // Without a switch to come or threads to share it, one call over the whole input (a
+    // transaction's statements).
+    const bool parallel = threads_ > 1 && p.source == MorselSource::TableChunks && !p.serial &&
+                          p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p));
+    if ((!optimized_ && !parallel) || p.source == MorselSource::Once) {
+      check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
+      return;
+    }
+    uint64_t step = 1;
+    const uint64_t total = morselCount(p, state_, step);
+    if (parallel && total > 1) return runParallel(i, total);
+    for (uint64_t begin = 0; begin < total; begin += step) {
+      const uint64_t end = optimized_ ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
+      if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
+    }
+  }
+
+  // Each thread's aggregation table is merged into the query's on one thread, a group at a time
+  // (about what aggregating a row costs): worth it while the groups of all threads are far fewer
+  // than the rows (TPC-H Q1: 4 groups of 6M rows), not when most rows are groups of their own
+  // (Q18: 1.5M of 6M). Unknown estimates are taken to be worth it.
+  bool worthMerging(const PipelineInfo& p) const {
+    if (p.merge.empty()) return false;
+    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ * 4 <= p.rows;
+  }
+
+  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next table chunk until none is
+  // left, into a sink of its own (its own context: strings, errors, results); then the sinks are
+  // merged into the query's on this thread, and the helpers' contexts live on in the query's.
+  void runParallel(size_t i, uint64_t total) {
+    const PipelineInfo& p = impl_.pipelines[i];
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, total));
+    struct Helper {
+      std::unique_ptr<QueryContext> ctx;
+      std::vector<void*> state;
+      std::vector<uint64_t> counters;
+    };
+    std::vector<Helper> helpers(n);
+    for (Helper& h : helpers) {
+      h.ctx = ctx_.makeWorker();
+      h.state.assign(state_, state_ + impl_.stateSlots);
+      if (impl_.countRows) {
+        h.counters.assign(operators_, 0);
+        h.state[0] = h.counters.data();
+      }
+      void*& sink = h.state[p.sinkSlot];
+      switch (p.sink) {
+        case PipelineSink::Result: sink = h.ctx->currentResult(); break;
+        case PipelineSink::JoinBuild:
+        case PipelineSink::Aggregate: {
+          auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+          sink = h.ctx->newHashTable(mine->entrySize(), mine->expected() / n);
+          break;
+        }
+        case PipelineSink::Buffer: {
+          auto* mine = static_cast<RowBuffer*>(state_[p.sinkSlot]);
+          auto* theirs = h.ctx->newRowBuffer(mine->rowSize());
+          mine->keepFirstLike(*theirs);
+          sink = theirs;
+          break;
+        }
+        case PipelineSink::None: break;
+      }
+    }
+    std::atomic<uint64_t> nextMorsel{0}, morsels{0}, optimizedMorsels{0};
+    std::atomic<bool> stop{false};
+    const CodeTier* first = next();  // counts this pipeline's first morsel on this thread's tier
+    --profile_.morsels;
+    if (first != &impl_.code) --profile_.optimizedMorsels;
+    OptimizedTier* optimized = optimized_;
+    runOnWorkers(n, [&](uint32_t w) {
+      Helper& h = helpers[w];
+      for (;;) {
+        const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed);
+        if (m >= total || stop.load(std::memory_order_relaxed)) return;
+        const CodeTier* code = first;
+        if (optimized && code == &impl_.code) {
+          if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= impl_.waitForOptimizedAfter)
+            optimized->waitUntilDone();  // tests: the switch comes here every time
+          if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) code = t;
+        }
+        morsels.fetch_add(1, std::memory_order_relaxed);
+        if (code != &impl_.code) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
+        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, m + 1);
+        if (status != CodeGen::kPipelineOk) {
+          stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
+          return;
+        }
+      }
+    });
+    profile_.morsels += morsels;
+    profile_.optimizedMorsels += optimizedMorsels;
+    profile_.parallelPipelines++;
+    profile_.threads = std::max(profile_.threads, n);
+    for (Helper& h : helpers)
+      if (h.ctx->failed()) {
+        ctx_.setError(h.ctx->error());
+        throw ctx_.error();
+      }
+    // Merged in the helpers' order, on this thread.
+    const CodeTier* code = next();
+    for (Helper& h : helpers) {
+      switch (p.sink) {
+        case PipelineSink::JoinBuild:
+          static_cast<HashTable*>(state_[p.sinkSlot])->absorb(*static_cast<HashTable*>(h.state[p.sinkSlot]));
+          break;
+        case PipelineSink::Aggregate:
+          state_[p.mergeSlot] = h.state[p.sinkSlot];
+          check(ctx_, code->merges[i](&ctx_, state_, 0, UINT64_MAX));
+          state_[p.mergeSlot] = nullptr;
+          break;
+        case PipelineSink::Buffer:
+          static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
+          break;
+        case PipelineSink::Result:
+        case PipelineSink::None: break;
+      }
+      for (size_t c = 0; c < h.counters.size(); ++c) ctx_.operatorCounters()[c] += h.counters[c];
+      ctx_.adoptWorker(std::move(h.ctx));
+    }
+    if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
+  }
+
+  const CompiledQuery::Impl& impl_;
+  QueryContext& ctx_;
+  void** state_;
+  uint32_t operators_;
+  RunProfile& profile_;
+  uint32_t threads_ = 1;
+  const CodeTier* code_ = &impl_.code;
+  OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 }  // namespace
 
@@ -125,54 +312,7 @@ void CompiledQuery::run(QueryContext& ctx) const {
     counters.assign(operatorCount_, 0);
     state[0] = counters.data();
   }
-  auto check = [&](int32_t status) {
-    if (status != CodeGen::kPipelineOk && status != CodeGen::kPipelineStop) {
-      if (ctx.failed()) throw ctx.error();
-      throw Error(sqlstate::InternalError, "generated code failed without an error");
-    }
-    return status;
-  };
-  RunProfile& profile = ctx.runProfile();
-  profile = {};
-  OptimizedTier* optimized = impl_->optimized.get();  // non-null while a switch may come
-  const CodeTier* code = &impl_->code;
-  if (optimized) {
-    if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) {
-      code = t;  // ready before the run began
-      optimized = nullptr;
-    }
-  }
-  const auto start = std::chrono::steady_clock::now();
-  // Before each morsel: whether the optimized code has come (one atomic load).
-  auto current = [&]() -> const CodeTier* {
-    if (optimized) {
-      if (impl_->waitForOptimizedAfter && profile.morsels >= impl_->waitForOptimizedAfter) optimized->waitUntilDone();
-      if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) {
-        code = t;
-        profile.switchedAtMs = msSince(start);
-        optimized = nullptr;
-      }
-    }
-    ++profile.morsels;
-    if (code != &impl_->code) ++profile.optimizedMorsels;
-    return code;
-  };
-  if (impl_->hasInit) check(current()->init(&ctx, state, 0, UINT64_MAX));
-  for (size_t i = 0; i < impl_->sources.size(); ++i) {
-    // Without a switch to come, one call over the whole input (a transaction's statements).
-    if (!optimized || impl_->sources[i].kind == MorselSource::Once) {
-      check(current()->pipelines[i](&ctx, state, 0, UINT64_MAX));
-      continue;
-    }
-    uint64_t step = 1;
-    const uint64_t total = morselCount(impl_->sources[i], state, step);
-    for (uint64_t begin = 0; begin < total; begin += step) {
-      const uint64_t end = optimized ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
-      if (check(current()->pipelines[i](&ctx, state, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
-    }
-  }
-  if (impl_->optimized && impl_->optimized->ready.load(std::memory_order_acquire))
-    profile.optimizedCompileMs = impl_->optimized->compileMs;
+  Driver(*impl_, ctx, state, operatorCount_).run();
 }
 
 std::unique_ptr<CompiledQuery> compile(const plan::QueryPlan& plan, const CompileOptions& options) {
@@ -214,10 +354,8 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     result->impl_->hasInit = q.hasInitCode();
     result->impl_->countRows = options.countRows;
     pipelines.emplace_back();
-    for (auto& p : q.pipelines()) {
-      pipelines.back().push_back(p.function);
-      result->impl_->sources.push_back({p.source, static_cast<const Table*>(p.table), p.slot});
-    }
+    for (auto& p : q.pipelines()) pipelines.back().push_back(p.function);
+    result->impl_->pipelines = q.pipelines();
     results.push_back(std::move(result));
   }
   std::string body;
@@ -263,18 +401,18 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     r.stats_ = stats;
     if (options.keepIR) r.ir_ = compiled->ir();
     if (options.keepAssembly) r.assembly_ = compiled->assembly();
-    r.impl_->code.resolve(compiled, inits[i], pipelines[i]);
+    r.impl_->code.resolve(compiled, inits[i], r.impl_->pipelines);
     r.impl_->waitForOptimizedAfter = options.waitForOptimizedAfter;
   }
   if (adaptive) {
     auto optimized = std::make_shared<OptimizedTier>();
     results[0]->impl_->optimized = optimized;
-    jit::runInBackground([optimized, bitcode = std::move(bitcode), init = inits[0], names = pipelines[0]] {
+    jit::runInBackground([optimized, bitcode = std::move(bitcode), init = inits[0], infos = results[0]->impl_->pipelines] {
       if (optimized->wanted) {
         try {
           auto t = clock::now();
           std::shared_ptr<jit::CompiledModule> m = jit::compileBitcode(bitcode, jit::OptLevel::Full);
-          optimized->tier.resolve(m, init, names);
+          optimized->tier.resolve(m, init, infos);
           optimized->compileMs = std::chrono::duration<double, std::milli>(clock::now() - t).count();
           optimized->ready.store(&optimized->tier, std::memory_order_release);
         } catch (...) {

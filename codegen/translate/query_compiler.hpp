@@ -18,18 +18,20 @@ class CompiledModule;
 
 namespace hyrax::codegen {
 
-// How queries are compiled (SET compile_tier), installed for the statements a session runs
-// (ThreadScope<const CompilePolicy>). Auto: a statement expected to read few rows gets the fast
-// pipeline; a big one starts on cheap code and switches to optimized code compiled in the
-// background (adaptive). The others force one way, for measurements and tests.
+// How queries are compiled and run (SET compile_tier, SET threads), installed for the statements
+// a session runs (ThreadScope<const ExecutionPolicy>). compile_tier auto: a statement expected to
+// read few rows gets the fast pipeline; a big one starts on cheap code and switches to optimized
+// code compiled in the background (adaptive). The other tiers force one way, for measurements and
+// tests.
 enum class CompileTier : uint8_t {
   Auto,
-  Cheap,      // cheap code only (no IR passes, fast instruction selection)
+  Cheap,      // cheap code only (the fast pipeline)
   Optimized,  // wait for the optimized code before the first row, as before adaptive compilation
   Adaptive,   // every statement adaptive, however small
 };
-struct CompilePolicy {
+struct ExecutionPolicy {
   CompileTier tier = CompileTier::Auto;
+  uint32_t threads = 1;  // threads a query's pipelines may run on (morsel-driven parallelism)
   // Tests (CompileOptions::waitForOptimizedAfter; from HYRAX_TEST_SWITCH_AFTER_MORSELS).
   uint32_t switchAfterMorsels = 0;
 };
@@ -68,10 +70,11 @@ class CompiledQuery {
   const CompileStats& stats() const { return stats_; }
   uint32_t operatorCount() const { return operatorCount_; }
 
+  struct Impl;  // query_compiler.cpp's (its run driver reads it)
+
  private:
   friend struct CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>&, const plan::Program*,
                                                const CompileOptions&);
-  struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string ir_, assembly_;
   CompileStats stats_;

@@ -60,8 +60,10 @@ void ResultSinkTranslator::consumeWrite() {
 }
 
 void ResultSinkTranslator::consume(Translator&) {
+  if (writer_ || !into_.empty() || foundSlot_ >= 0) q_.serialOnly();  // one row, to the session's variables or table
   if (writer_) return consumeWrite();
   if (!into_.empty() || foundSlot_ >= 0) return consumeInto();
+  q_.sinkInto(PipelineSink::Result, slot_);
   CodeGen& cg = q_.cg;
   auto& b = cg.b;
   const AbiLayout& L = kResultChunkViewLayout;

@@ -9,6 +9,7 @@ namespace hyrax::codegen {
 SortTranslator::SortTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {}
 
 void SortTranslator::consume(Translator&) {
+  q_.sinkInto(PipelineSink::Buffer, slot_);
   llvm::Value* row = cg_.checkNotNull(cg_.call("hyrax_rt_buf_append", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_))}));
   for (size_t i = 0; i < columns_.size(); ++i) layout_.store(cg_, row, fields_[i], q_.values.at(columns_[i]));
 }

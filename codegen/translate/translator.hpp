@@ -50,6 +50,12 @@ std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<con
 // without one (VALUES, an index lookup, a sort) runs once over everything.
 enum class MorselSource : uint8_t { Once, TableChunks, HashEntries, BufferRows };
 
+// Where a pipeline's rows end, as far as running it on several threads goes: each helper thread
+// gets a sink of its own (result chunks, a hash table, a row buffer in its state slot), merged
+// into the query's when the pipeline is done; an aggregate's groups through a generated merge
+// function that combines their states.
+enum class PipelineSink : uint8_t { None, Result, JoinBuild, Aggregate, Buffer };
+
 // One pipeline function as the driver sees it.
 struct PipelineInfo {
   std::string function;
@@ -57,6 +63,12 @@ struct PipelineInfo {
   MorselSource source = MorselSource::Once;
   const void* table = nullptr;  // TableChunks: the hyrax::Table
   uint32_t slot = 0;            // HashEntries, BufferRows: the state slot of the table / buffer
+  PipelineSink sink = PipelineSink::None;
+  uint32_t sinkSlot = 0;        // JoinBuild, Aggregate: the HashTable*; Buffer: RowBuffer*; Result: the view
+  std::string merge;            // Aggregate: `i32 merge(ctx, state, begin, end)` over entries of the
+  uint32_t mergeSlot = 0;       //   table in state slot mergeSlot
+  bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
+  double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
 };
 
 // Per query: the code generator, the IU values in registers, the state slots breakers keep their
@@ -92,6 +104,16 @@ class QueryTranslator {
   // A pipeline function reading `rows` rows (-1: unknown), generated between the two calls.
   void beginPipeline(double rows = -1);
   void endPipeline();
+  // Says where the current pipeline's rows end (the sink its last operator fills).
+  void sinkInto(PipelineSink sink, uint32_t slot, std::string merge = {}, uint32_t mergeSlot = 0, double sinkRows = -1) {
+    pipelines_.back().sinkRows = sinkRows;
+    pipelines_.back().sink = sink;
+    pipelines_.back().sinkSlot = slot;
+    pipelines_.back().merge = std::move(merge);
+    pipelines_.back().mergeSlot = mergeSlot;
+  }
+  // The current pipeline must run on one thread, in order.
+  void serialOnly() { pipelines_.back().serial = true; }
   // Says what the current pipeline's range counts (default: it runs once).
   void morselsOver(MorselSource source, const void* table, uint32_t slot) {
     pipelines_.back().source = source;

@@ -70,6 +70,17 @@ class BlockStorage {
     return blocks_[doublings_ + j / full].data() + (j % full) * rowSize_;
   }
   uint64_t count() const { return count_; }
+  uint32_t rowSize() const { return rowSize_; }
+  // The blocks count against `budget` from now on (charged there first: Error 53200 past it).
+  void chargeTo(MemoryBudget* budget) {
+    if (budget == budget_) return;
+    uint64_t bytes = 0;
+    for (const ZeroedBuffer& b : blocks_) bytes += b.bytes();
+    if (budget) budget->charge(bytes);
+    if (budget_) budget_->release(charged_);
+    budget_ = budget;
+    charged_ = budget ? bytes : 0;
+  }
 
  private:
   static constexpr uint64_t kFirst = 16;

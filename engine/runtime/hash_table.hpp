@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "engine/runtime/abi_layout.hpp"
 #include "engine/runtime/block_storage.hpp"
@@ -58,7 +59,8 @@ class HashTable {
   HashTable(const HashTable&) = delete;
   HashTable& operator=(const HashTable&) = delete;
   explicit HashTable(uint32_t entrySize, uint64_t expected = 0, MemoryBudget* budget = nullptr)
-      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize, budget), budget_(budget) {
+      : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize, budget), budget_(budget),
+        expected_(expected) {
     uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
     while (n < expected && n < (1u << 22)) n *= 2;
     setBuckets(n);
@@ -66,7 +68,7 @@ class HashTable {
   }
 
   void* insert(uint64_t hash) {
-    if (entries_.count() >= bucketCount_) grow();
+    if (count() >= bucketCount_) grow();
     auto* e = static_cast<HashEntryHeader*>(entries_.append());
     e->hash = hash;
     link(e, hash);
@@ -77,8 +79,39 @@ class HashTable {
     uint64_t b = dir_.buckets[bucket(hash)];
     return b & hashTag(hash) ? chainOf(b) : nullptr;
   }
-  uint64_t count() const { return entries_.count(); }
-  void* entry(uint64_t i) const { return entries_.at(i); }
+  uint64_t count() const { return entries_.count() + adoptedCount_; }
+  // Entry i: this table's own, then those of the tables it absorbed.
+  void* entry(uint64_t i) const {
+    if (i < entries_.count()) return entries_.at(i);
+    i -= entries_.count();
+    for (const BlockStorage& s : adopted_) {
+      if (i < s.count()) return s.at(i);
+      i -= s.count();
+    }
+    return nullptr;
+  }
+  uint32_t entrySize() const { return entries_.rowSize(); }
+  uint64_t expected() const { return expected_; }
+  // A parallel join build's merge: the entries of another table (a helper thread's, with the same
+  // layout) become this table's where they are, without a copy, and are linked into its
+  // directory; their memory counts against this table's budget from now on.
+  void absorb(HashTable& other) {
+    if (other.count() == 0) return;
+    BlockStorage& taken = adopted_.emplace_back(std::move(other.entries_));
+    taken.chargeTo(budget_);
+    adoptedCount_ += taken.count();
+    other.entries_ = BlockStorage(entrySize(), other.budget_);
+    if (count() > bucketCount_) {
+      uint64_t n = bucketCount_;
+      while (n < count()) n *= 2;
+      resize(n);  // links every entry
+      return;
+    }
+    for (uint64_t i = 0; i < taken.count(); ++i) {
+      auto* e = static_cast<HashEntryHeader*>(taken.at(i));
+      link(e, e->hash);
+    }
+  }
 
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
@@ -105,11 +138,13 @@ class HashTable {
     e->next = static_cast<HashEntryHeader*>(chainOf(b));
     b = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e)) | (b & ~kHashEntryMask) | hashTag(hash);
   }
-  void grow() {
-    setBuckets(bucketCount_ * 2);
-    --dir_.shift;
-    for (uint64_t i = 0; i < entries_.count(); ++i) {
-      auto* e = static_cast<HashEntryHeader*>(entries_.at(i));
+  void grow() { resize(bucketCount_ * 2); }
+  // A directory of n buckets (a power of two), every entry linked into it again.
+  void resize(uint64_t n) {
+    setBuckets(n);
+    dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
+    for (uint64_t i = 0; i < count(); ++i) {
+      auto* e = static_cast<HashEntryHeader*>(entry(i));
       link(e, e->hash);
     }
   }
@@ -118,6 +153,9 @@ class HashTable {
   MemoryBudget* budget_;
   ZeroedBuffer buckets_;
   uint64_t bucketCount_ = 0;
+  uint64_t expected_;
+  std::vector<BlockStorage> adopted_;  // absorbed tables' entries
+  uint64_t adoptedCount_ = 0;
 };
 static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 

@@ -63,6 +63,7 @@ void QueryContext::resetSlow() {
   hashTables_.clear();
   rowBuffers_.clear();
   results_.clear();
+  workers_.clear();
   budget_.release(resultsCharged_);
   resultsCharged_ = 0;
   current_.reset();
@@ -161,6 +162,37 @@ void QueryContext::flushResult() {
     results_.push_back(std::move(current_));
   }
   current_ = std::make_unique<ResultChunk>(*resultTypes_);
+}
+
+std::unique_ptr<QueryContext> QueryContext::makeWorker() const {
+  auto w = std::make_unique<QueryContext>(std::vector<SqlType>{}, cancel_);
+  w->resultTypes_ = resultTypes_;
+  w->parameters_ = parameters_;
+  w->transactionTime_ = transactionTime_;
+  w->undo_ = undo_;
+  w->budget_.setLimit(budget_.limit());
+  return w;
+}
+
+void QueryContext::adoptWorker(std::unique_ptr<QueryContext> worker) {
+  dirty_ = true;
+  std::vector<std::unique_ptr<ResultChunk>> rows;
+  worker->takeResults(rows);
+  if (!rows.empty()) {
+    // Ours first: the chunk being filled joins the full ones, and the next row starts a new one.
+    if (current_ && current_->rowCount()) {
+      budget_.charge(current_->bytes());
+      resultsCharged_ += current_->bytes();
+      results_.push_back(std::move(current_));
+    }
+    current_.reset();
+    for (auto& c : rows) {
+      budget_.charge(c->bytes());
+      resultsCharged_ += c->bytes();
+      results_.push_back(std::move(c));
+    }
+  }
+  workers_.push_back(std::move(worker));
 }
 
 std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {

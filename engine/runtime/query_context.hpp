@@ -51,6 +51,8 @@ struct RunProfile {
   uint64_t optimizedMorsels = 0;  // of them on the optimized code of an adaptive compile
   double switchedAtMs = -1;       // since the run began, when optimized code took over (-1: never)
   double optimizedCompileMs = -1; // the background compile's time, when it was done by the end
+  uint32_t parallelPipelines = 0; // pipelines that ran on several threads
+  uint32_t threads = 1;           // the most threads one of them ran on
 };
 
 class QueryContext {
@@ -119,6 +121,14 @@ class QueryContext {
   void setTransactionTime(int64_t micros) { transactionTime_ = micros; }
   int64_t transactionTime() const { return transactionTime_; }
 
+  // Parallel runs (codegen's driver): a context for one helper thread, with its own error state,
+  // arena, hash tables, buffers and results, and this one's result types, cancel flag,
+  // parameters, transaction time, undo log and memory limit.
+  std::unique_ptr<QueryContext> makeWorker() const;
+  // After a parallel pipeline: the worker's result rows go after this context's, and the worker
+  // lives as long as this context does (rows and entries may point at its strings).
+  void adoptWorker(std::unique_ptr<QueryContext> worker);
+
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }
   RunProfile& runProfile() { return profile_; }
@@ -144,6 +154,7 @@ class QueryContext {
   std::vector<std::unique_ptr<ResultChunk>> spares_;  // recycled small chunks
   std::vector<uint64_t> counters_;
   RunProfile profile_;
+  std::vector<std::unique_ptr<QueryContext>> workers_;  // adopted
   bool dirty_ = true;  // something for reset() to clear
 };
 

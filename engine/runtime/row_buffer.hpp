@@ -38,6 +38,16 @@ class RowBuffer {
   }
   uint64_t count() const { return order_.size(); }
   void* row(uint64_t i) const { return order_[i]; }
+  uint32_t rowSize() const { return rowSize_; }
+
+  // Parallel runs: a helper thread's buffer keeps the first rows as this one does (top-k), and
+  // its rows are then copied in here.
+  void keepFirstLike(RowBuffer& helper) const {
+    if (cmp_) helper.keepFirst(limit_, cmp_);
+  }
+  void absorb(const RowBuffer& other) {
+    for (void* from : other.order_) std::memcpy(append(), from, rowSize_);
+  }
 
   // Stable: rows that compare equal keep the order they came in.
   void sort(Compare cmp) {

@@ -36,7 +36,7 @@ Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, 
                         PhaseTimes& times, bool run) {
   Execution ex;
   opts.fullOptimization = worthFullOptimization(*p.root);
-  const codegen::CompilePolicy* policy = ThreadScope<const codegen::CompilePolicy>::current();
+  const codegen::ExecutionPolicy* policy = ThreadScope<const codegen::ExecutionPolicy>::current();
   if (policy) opts.waitForOptimizedAfter = policy->switchAfterMorsels;
   switch (policy ? policy->tier : codegen::CompileTier::Auto) {
     case codegen::CompileTier::Auto: opts.adaptive = true; break;  // codegen: only a fully optimized one

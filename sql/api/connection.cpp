@@ -235,7 +235,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   RoutineCallerScope scope(con.routineCaller_.get());
   SequenceSessionScope sequences(con.sequences_.get());
   ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
-  ThreadScope<const codegen::CompilePolicy> compilePolicy(&con.settings_->compilePolicy());
+  ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&con.settings_->executionPolicy());
   PhaseTimes times;
   auto t = Clock::now();
   ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
@@ -379,7 +379,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
 // Each statement is atomic: on an error everything it did is undone (and an open block fails).
 QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
   ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
-  ThreadScope<const codegen::CompilePolicy> compilePolicy(&settings_->compilePolicy());  // for its compiles
+  ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());  // for its compiles
   const size_t savepoint = undo_->savepoint();
   if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {
@@ -603,6 +603,12 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                         ex.compiled->stats().optimized ? "optimized" : "cheap",
                         static_cast<unsigned long long>(run.morsels));
         }
+        text += buf;
+        if (run.parallelPipelines)
+          std::snprintf(buf, sizeof(buf), "Parallel: %u pipeline%s on up to %u threads\n", run.parallelPipelines,
+                        run.parallelPipelines == 1 ? "" : "s", run.threads);
+        else
+          std::snprintf(buf, sizeof(buf), "Parallel: none (one thread)\n");
         text += buf;
         double forkMs = 0, ageMs = 0;
         if (sql::inSnapshotWorker(&forkMs, &ageMs))

@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <algorithm>
 #include <initializer_list>
+#include <thread>
 
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/text_format.hpp"
@@ -83,6 +85,16 @@ std::string oneOf(const std::string& v, const char* name, SourcePos pos, std::in
       .withDetail("Available values: " + list + ".");
 }
 
+// A whole number from lo to hi, as its digits.
+std::string wholeNumber(const std::string& v, const char* name, SourcePos pos, long lo, long hi, const char* detail) {
+  char* end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > hi)
+    throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"" + std::string(name) + "\": \"" + v + "\"", pos)
+        .withDetail(detail);
+  return std::to_string(n);
+}
+
 struct SettingDef {
   const char* name;
   const char* description;
@@ -114,6 +126,11 @@ const SettingDef kSettings[] = {
      "starts every query on cheap code, however small.",
      [] { return std::string("auto"); },
      [](const std::string& v, SourcePos pos) { return oneOf(v, "compile_tier", pos, {"auto", "adaptive", "optimized", "cheap"}); }},
+    {"threads",
+     "How many threads one query's pipelines may run on, each taking morsels (table chunks) of the input "
+     "in turn; 1 runs everything on the session's thread. Default: this machine's cores.",
+     [] { return std::to_string(std::max(1u, std::thread::hardware_concurrency())); },
+     [](const std::string& v, SourcePos pos) { return wholeNumber(v, "threads", pos, 1, 256, "A whole number from 1 to 256."); }},
     {"snapshot_max_age",
      "How old a snapshot a query may share with others' (it never misses the session's own writes); 0: only "
      "one that nothing has run on the executor since.",
@@ -127,12 +144,8 @@ const SettingDef kSettings[] = {
      [](const std::string& v, SourcePos pos) {
        std::string lower = text::lowerAscii(v);
        if (lower == "idle") return lower;
-       char* end = nullptr;
-       long n = std::strtol(v.c_str(), &end, 10);
-       if (v.empty() || *end != '\0' || n < 0 || n > 19)
-         throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"analytics_nice\": \"" + v + "\"", pos)
-             .withDetail("idle, or a whole number from 0 (as the executor) to 19 (the lowest priority).");
-       return std::to_string(n);
+       return wholeNumber(v, "analytics_nice", pos, 0, 19,
+                          "idle, or a whole number from 0 (as the executor) to 19 (the lowest priority).");
      }},
     {"statement_timeout",
      "Cancels a statement that runs longer than this (57014); 0 waits for ever.",
@@ -159,7 +172,7 @@ SessionSettings::SessionSettings() {
   // A test hook, not a setting: adaptive compiles switch to optimized code after this many
   // morsels every time (the test suite runs the SELECT tests so), instead of when it is ready.
   if (const char* n = std::getenv("HYRAX_TEST_SWITCH_AFTER_MORSELS"))
-    compilePolicy_.switchAfterMorsels = static_cast<uint32_t>(std::strtoul(n, nullptr, 10));
+    executionPolicy_.switchAfterMorsels = static_cast<uint32_t>(std::strtoul(n, nullptr, 10));
   refresh();
 }
 
@@ -167,10 +180,11 @@ void SessionSettings::refresh() {
   memoryLimit_.bytes = parseMemorySize(values_.at("memory_limit"), "memory_limit", {});
   analyticsOnSnapshot_ = values_.at("analytics") == "snapshot";
   const std::string& tier = values_.at("compile_tier");
-  compilePolicy_.tier = tier == "cheap"       ? codegen::CompileTier::Cheap
+  executionPolicy_.tier = tier == "cheap"       ? codegen::CompileTier::Cheap
                         : tier == "optimized" ? codegen::CompileTier::Optimized
                         : tier == "adaptive"  ? codegen::CompileTier::Adaptive
                                               : codegen::CompileTier::Auto;
+  executionPolicy_.threads = static_cast<uint32_t>(std::strtoul(values_.at("threads").c_str(), nullptr, 10));
   snapshotMaxAgeMs_ = parseDuration(values_.at("snapshot_max_age"), "snapshot_max_age", {});
   statementTimeoutMs_ = parseDuration(values_.at("statement_timeout"), "statement_timeout", {});
   const std::string& nice = values_.at("analytics_nice");

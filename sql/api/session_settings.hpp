@@ -25,7 +25,7 @@ class SessionSettings {
   // The memory one statement may use (installed for the statements the session runs).
   const MemoryLimit& memoryLimit() const { return memoryLimit_; }
   // SET compile_tier (installed for the statements the session runs, as memoryLimit).
-  const codegen::CompilePolicy& compilePolicy() const { return compilePolicy_; }
+  const codegen::ExecutionPolicy& executionPolicy() const { return executionPolicy_; }
   // SET analytics = 'snapshot' (the default): queries outside a transaction block run on a fork
   // snapshot (sql/api/snapshot.hpp); 'inline': on the executor thread.
   bool analyticsOnSnapshot() const { return analyticsOnSnapshot_; }
@@ -43,7 +43,7 @@ class SessionSettings {
   void refresh();  // the typed values from the texts
   std::map<std::string, std::string> values_;  // name -> normalized text
   MemoryLimit memoryLimit_{0};
-  codegen::CompilePolicy compilePolicy_;
+  codegen::ExecutionPolicy executionPolicy_;
   bool analyticsOnSnapshot_ = true;
   uint64_t snapshotMaxAgeMs_ = 0, statementTimeoutMs_ = 0;
   int analyticsNice_ = 0;

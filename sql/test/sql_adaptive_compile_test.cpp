@@ -40,7 +40,7 @@ void load(Connection& con) {
 
 }  // namespace
 
-TEST_CASE("a query switched from cheap to optimized code between morsels answers as optimized code does") {
+TEST_CASE("a query switched from cheap to optimized code between morsels answers as optimized code does", "[parallel]") {
   setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "3", 1);
   Database db;
   Connection adaptive(db);
@@ -48,6 +48,7 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   Connection optimized(db);
   load(adaptive);
   adaptive.execute("SET compile_tier = 'adaptive'");
+  adaptive.execute("SET threads = 1");  // one thread: the switch comes between two morsels of the scan
   optimized.execute("SET analytics = 'inline'");
   optimized.execute("SET compile_tier = 'optimized'");
   const char* queries[] = {
@@ -75,7 +76,7 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   CHECK(optimizedMorsels >= 1);            // the scan's rest, and all that follows
 }
 
-TEST_CASE("compile_tier is a setting with its values, and a bad one is refused with 22023") {
+TEST_CASE("compile_tier is a setting with its values, and a bad one is refused with 22023", "[parallel]") {
   Database db;
   Connection con(db);
   CHECK(allText(con.execute("SHOW compile_tier")) == "auto\n");

@@ -1,0 +1,158 @@
+// Morsel-driven parallelism (codegen/translate/query_compiler.cpp's driver): a query whose
+// pipelines run on two threads, each morsel (table chunk) taken by whichever is free and each
+// thread filling a sink of its own, answers exactly as on one thread: rows, their order where
+// ORDER BY asks, errors, and EXPLAIN ANALYZE's row counts.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+
+#include "sql/api/database.hpp"
+
+using namespace hyrax;
+
+namespace {
+
+// Every row, every column; rows sorted unless the query orders them.
+std::string rows(const QueryResult& r, bool ordered) {
+  std::vector<std::string> lines;
+  for (uint64_t i = 0; i < r.rowCount(); ++i) {
+    std::string s;
+    for (size_t c = 0; c < r.columns().size(); ++c) s += (c ? "|" : "") + (r.isNull(i, c) ? "NULL" : r.text(i, c));
+    lines.push_back(s);
+  }
+  if (!ordered) std::sort(lines.begin(), lines.end());
+  std::string all;
+  for (auto& l : lines) all += l + "\n";
+  return all;
+}
+
+// 2^19 rows in t (8 table chunks: 8 morsels for each scan), with NULLs, strings and a
+// second table for joins that matches some rows.
+void load(Connection& con) {
+  con.execute("CREATE TABLE t (a BIGINT, g INTEGER, s VARCHAR(20), n INTEGER, d DECIMAL(10,2))");
+  con.execute("INSERT INTO t VALUES (0, 0, 'x0', NULL, 0.5)");
+  for (int i = 0; i < 19; ++i) {
+    std::string a = "(a + " + std::to_string(1 << i) + ")";
+    con.execute("INSERT INTO t SELECT " + a + ", " + a + " % 1000, 'x' || (" + a + " % 77), CASE WHEN " + a +
+                " % 3 = 0 THEN NULL ELSE " + a + " % 500 END, " + a + " % 10000 / 100.0 FROM t");
+  }
+  con.execute("CREATE TABLE d (k INTEGER, v VARCHAR(10))");
+  con.execute("INSERT INTO d SELECT g + 300, 'v' || g FROM t WHERE a < 1000");
+  con.execute("ANALYZE");  // estimates: 1000 groups of g, so that aggregations go parallel
+}
+
+}  // namespace
+
+TEST_CASE("queries on two threads answer as on one", "[parallel]") {
+  Database db;
+  Connection one(db), two(db);
+  load(one);
+  for (Connection* c : {&one, &two}) c->execute("SET analytics = 'inline'");
+  one.execute("SET threads = 1");
+  two.execute("SET threads = 2");
+  struct Q {
+    const char* sql;
+    bool ordered;
+  } queries[] = {
+      {"SELECT g, sum(a), count(*), count(n), avg(n), min(s), max(s), sum(d), min(d) FROM t GROUP BY g", false},
+      {"SELECT count(*), sum(a), avg(d), min(n), max(n) FROM t", true},
+      {"SELECT count(*) FROM t WHERE n IS NULL", true},
+      {"SELECT s, count(DISTINCT g) FROM t GROUP BY s", false},
+      {"SELECT a, s || '-' || upper(s) FROM t WHERE a % 9973 = 1", false},
+      {"SELECT a, s FROM t ORDER BY s DESC, a LIMIT 40", true},
+      {"SELECT g, a FROM t ORDER BY g, a DESC", true},
+      {"SELECT t.a, d.v FROM t JOIN d ON t.g = d.k WHERE t.a % 7 = 0", false},
+      {"SELECT d.v, count(t.a) FROM d LEFT JOIN t ON t.g = d.k GROUP BY d.v", false},
+      {"SELECT count(*), count(d.k) FROM t LEFT JOIN d ON t.g = d.k", true},
+      {"SELECT count(*) FROM t RIGHT JOIN d ON t.g = d.k AND t.a < 100000", true},
+      {"SELECT count(*), count(t.a), count(d.k) FROM t FULL JOIN d ON t.g = d.k AND t.n = 7", true},
+      {"SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM d WHERE d.k = t.g)", true},
+      {"SELECT count(*) FROM t WHERE g NOT IN (SELECT k FROM d)", true},
+      {"SELECT k FROM d WHERE EXISTS (SELECT 1 FROM t WHERE t.g = d.k AND t.a > 500000)", false},
+      {"SELECT g, (SELECT max(a) FROM t t2 WHERE t2.g = t.g) FROM t WHERE a < 50", false},
+      {"SELECT a FROM t WHERE g = 3 UNION ALL SELECT a FROM t WHERE g = 4", false},
+      {"SELECT g FROM t INTERSECT SELECT k FROM d", false},
+      {"SELECT a FROM t WHERE a > 300000 LIMIT 5", false},
+  };
+  for (const Q& q : queries) {
+    INFO(q.sql);
+    std::string expected = rows(one.execute(q.sql), q.ordered);
+    CHECK(!expected.empty());
+    CHECK(rows(two.execute(q.sql), q.ordered) == expected);
+  }
+  // Aggregations, joins' builds and probes, sorts and results each ran on two threads somewhere above.
+  for (size_t q : {0, 6, 7, 9}) {
+    INFO(queries[q].sql);
+    CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
+  }
+  // EXPLAIN ANALYZE counts every operator's rows over all threads, and says the pipelines ran on two.
+  std::string plan1 = rows(one.execute(std::string("EXPLAIN ANALYZE ") + queries[7].sql), true);
+  std::string plan2 = rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[7].sql), true);
+  auto operators = [](const std::string& p) { return p.substr(0, p.find("Result rows")); };
+  CHECK(operators(plan1) == operators(plan2));
+  CHECK(plan1.find("Parallel: none") != std::string::npos);
+  CHECK(plan2.find("Parallel: 1 pipeline on up to 2 threads") != std::string::npos);  // d's one chunk: serial
+}
+
+TEST_CASE("parallel pipelines switch from cheap to optimized code in their middle and answer the same", "[parallel]") {
+  setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "4", 1);
+  Database db;
+  Connection two(db);
+  unsetenv("HYRAX_TEST_SWITCH_AFTER_MORSELS");
+  Connection one(db);
+  load(one);
+  one.execute("SET analytics = 'inline'");
+  one.execute("SET threads = 1");
+  one.execute("SET compile_tier = 'optimized'");
+  two.execute("SET analytics = 'inline'");
+  two.execute("SET threads = 2");
+  two.execute("SET compile_tier = 'adaptive'");
+  for (const char* q : {"SELECT g, sum(a), count(*), count(n), min(s), max(d) FROM t GROUP BY g",
+                        "SELECT count(*), sum(t.a) FROM t JOIN d ON t.g = d.k", "SELECT a, s FROM t ORDER BY s, a LIMIT 30"}) {
+    INFO(q);
+    const bool ordered = std::string(q).find("ORDER BY") != std::string::npos;
+    CHECK(rows(two.execute(q), ordered) == rows(one.execute(q), ordered));
+    std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+    INFO(plan);
+    CHECK(plan.find("Compile tiers: cheap code first") != std::string::npos);
+  }
+}
+
+TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and changes nothing", "[parallel]") {
+  Database db;
+  Connection con(db);
+  load(con);
+  con.execute("SET analytics = 'inline'");
+  con.execute("SET threads = 2");
+  try {
+    con.execute("SELECT sum(100 / (a - 400000)) FROM t");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "22012");
+  }
+  try {
+    con.execute("SELECT sum(a * 4611686018427387904) FROM t WHERE a > 1");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "22003");
+  }
+  CHECK(con.execute("SELECT count(*) FROM t").text(0, 0) == "524288");
+}
+
+TEST_CASE("threads is a setting: 1 to 256, the machine's cores by default", "[parallel]") {
+  Database db;
+  Connection con(db);
+  CHECK(std::stoi(con.execute("SHOW threads").text(0, 0)) >= 1);
+  con.execute("SET threads = 3");
+  CHECK(con.execute("SHOW threads").text(0, 0) == "3");
+  for (const char* bad : {"0", "257", "two", "1.5"}) {
+    INFO(bad);
+    try {
+      con.execute(std::string("SET threads = '") + bad + "'");
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.sqlstate() == "22023");
+    }
+  }
+}
