@@ -5,9 +5,10 @@
 //   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--threads N] [--peer-threads N] [--json] [--data DIR] [--test]
 //                    [--peers postgres,sqlite,duckdb,hyper] [--peer-limit S] [--analytics inline|snapshot]
 //                    [--explain]
-// --threads N sends SET threads = N before the queries (a build without that setting runs one
-// thread: then anything but 1 is refused) and gives the peers N threads where they have a setting
-// (--peer-threads: another number for the peers).
+// --threads N sends SET threads = N before the load and the queries (without it hyrax runs on
+// its default, the cores; a build without the setting runs one thread, and then anything but 1 is
+// refused); the peers get as many threads as hyrax runs, where they have a setting (--peer-threads:
+// another number for the peers).
 // --peers runs the same queries on other engines in the same run and prints each one's times and
 // the ratio of its first run to hyrax's end to end.
 // --test (what ctest runs): exit non-zero when a query gives a wrong answer or fails with anything
@@ -165,6 +166,16 @@ void setThreads(Connection& con, int threads) {
   }
 }
 
+// The threads hyrax runs a query on: its `threads` setting (default: the cores), 1 without one.
+int hyraxThreads(Connection& con) {
+  try {
+    QueryResult r = con.execute("SHOW threads");
+    return std::max(1, std::atoi(r.text(0, 0).c_str()));
+  } catch (const Error&) {
+    return 1;
+  }
+}
+
 double geomean(const std::vector<double>& values) {
   double log = 0;
   for (double v : values) log += std::log(std::max(v, 1e-3));
@@ -196,9 +207,9 @@ int tpch(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")("sf", po::value(&sf), "scale factor (default 1)")(
       "query", po::value(&only), "run only query N")("repeat", po::value(&repeat), "report the best of R runs")(
       "threads", po::value(&threads),
-      "threads per query: SET threads = N on hyrax (refused but for 1 where hyrax has no such setting); DuckDB's "
-      "threads, Hyper confined to N cores, PostgreSQL N-1 parallel workers (SQLite runs one)")(
-      "peer-threads", po::value(&peerThreads), "the peers' threads when other than --threads")(
+      "threads per query: SET threads = N on hyrax (default: the cores); the peers get as many: DuckDB's threads, "
+      "Hyper confined to N cores, PostgreSQL N-1 parallel workers (SQLite runs one)")(
+      "peer-threads", po::value(&peerThreads), "the peers' threads when other than hyrax's (--threads, or its default: the cores)")(
       "json", "machine-readable output")("data", po::value(&dataRoot), "where generated data is kept")(
       "test", "exit non-zero on a wrong answer or an unexpected error")(
       "peers", po::value<std::string>(),
@@ -214,14 +225,15 @@ int tpch(int argc, char** argv) {
   const fs::path src = fs::path(HYRAX_SOURCE_DIR) / "bench/tpch";
   const fs::path data = fs::path(dataRoot) / ("sf" + sfName(sf));
   const fs::path answers = src / "answers" / ("sf" + sfName(sf));
-  if (!vm.count("peer-threads")) peerThreads = threads;
-  if (threads < 1 || peerThreads < 1) throw std::runtime_error("--threads and --peer-threads must be at least 1");
+  if (threads < 1 || (vm.count("peer-threads") && peerThreads < 1)) throw std::runtime_error("--threads and --peer-threads must be at least 1");
   repeat = std::max(repeat, 1);
   makeData(data, sf);
 
   Database db;
   Connection con(db);
   if (vm.count("threads")) setThreads(con, threads);  // before the load: a refusal costs no waiting
+  threads = hyraxThreads(con);
+  if (!vm.count("peer-threads")) peerThreads = threads;
   con.executeScript(readFile(src / "schema.sql"));
   auto loadStart = Clock::now();
   uint64_t loadedRows = 0;
@@ -377,8 +389,8 @@ int tpch(int argc, char** argv) {
   for (auto& s : peerSum) std::printf(" %11.2f %11.2f %7.2f", s.first, s.best, s.endToEndRatio);
   std::printf("\n\n%d ok, %d unsupported, %d wrong or failed; geometric means over the ok queries. End to end: the "
               "query text's first run in this process, wall time from the text to the last row (parse, plan, compile, "
-              "execute); first run: that run's compile and execute; best of %d: the best of the runs. hyrax threads: %s.\n",
-              ok, unsupported, wrong, repeat, vm.count("threads") ? std::to_string(threads).c_str() : "default");
+              "execute); first run: that run's compile and execute; best of %d: the best of the runs. hyrax threads: %d.\n",
+              ok, unsupported, wrong, repeat, threads);
   for (size_t p = 0; p < peers.size(); ++p)
     std::printf("peer%zu = %s (loaded in %.0f ms), over %d queries: its first runs over hyrax's end to end %.2f; "
                 "its best over hyrax's best compile + execute %.2f\n",
