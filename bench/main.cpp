@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
                  "  tpcc   the TPC-C transaction mix on stored procedures (hyrax-bench tpcc --help)\n"
                  "  ch     the CH-benCHmark: the TPC-C mix beside streams of 22 analytical queries (hyrax-bench ch --help)\n"
                  "  fork   fork() time against database size, huge pages vs 4 KiB pages (hyrax-bench fork --help)\n"
+                 "  groupby  GROUP BY over a big table, 10 to 10M groups, at 1 and 2 threads beside PostgreSQL (hyrax-bench groupby --help)\n"
                  "  joinorder  join ordering time and plan cost for chains, stars, cliques of 8..64 tables (hyrax-bench joinorder --help)\n";
     return argc < 2 ? 2 : 0;
   }
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
     if (which == "tpcc") return hyrax::bench::runTpcc(argc - 1, argv + 1);
     if (which == "ch") return hyrax::bench::runCh(argc - 1, argv + 1);
     if (which == "fork") return hyrax::bench::runFork(argc - 1, argv + 1);
+    if (which == "groupby") return hyrax::bench::runGroupBy(argc - 1, argv + 1);
     if (which == "joinorder") return hyrax::bench::runJoinOrder(argc - 1, argv + 1);
     std::cerr << "hyrax-bench: unknown benchmark " << which << "\n";
     return 2;

@@ -101,6 +101,9 @@ class CodeGen {
   llvm::Value* FindInChain(llvm::Value* head, const std::function<llvm::Value*(llvm::Value*)>& matches);
   // A stack slot in the entry block (mem2reg turns it into registers).
   llvm::AllocaInst* local(llvm::Type* t, const std::string& name = "");
+  // The current function's entry block: what is appended there runs once per call, before the
+  // function's other code (values the whole function reads, like a state slot's pointer).
+  llvm::BasicBlock* entryBlock() const { return allocaBlock_; }
   // Asks for the cache line at `addr` (to be written: `forWrite`), keeping it close (locality 3).
   void prefetch(llvm::Value* addr, bool forWrite = false);
 

@@ -241,7 +241,7 @@ std::string describe(const Operator& op) {
       auto& j = static_cast<const HashJoin&>(op);
       std::vector<std::pair<const Expr*, const Expr*>> keys;
       for (auto& k : j.keys) keys.push_back({k.build.get(), k.probe.get()});
-      return describeJoin(toString(j.kind), j, keys);
+      return describeJoin(toString(j.kind), j, keys) + (j.nullAwareKey ? " [NULL-aware]" : "");
     }
     case OpKind::IndexJoin: {
       auto& j = static_cast<const IndexJoin&>(op);

@@ -172,6 +172,11 @@ struct HashJoin : JoinBase {
     ExprPtr build, probe;  // same type on both sides
   };
   std::vector<Key> keys;
+  // Mark of x IN (S) without correlation (its one key is the comparison x = s): NULL keys follow
+  // the comparison's three-valued logic. The build side notes that it met a NULL s (not inserted);
+  // a probe with x NULL gets NULL when S has rows, FALSE when S is empty; an x without a match gets
+  // NULL when S held a NULL, else FALSE. (A mark condition left as such is tried on every row.)
+  bool nullAwareKey = false;
   HashJoin() : JoinBase(OpKind::HashJoin) {}
   std::vector<const IU*> produced() const override;
 };

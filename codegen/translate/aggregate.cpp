@@ -8,6 +8,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
 
 namespace hyrax::codegen {
@@ -16,6 +17,16 @@ using plan::AggFunc;
 
 namespace {
 constexpr double kLastGroupMinGroups = 10'000;
+
+// A sum (or avg) of 16- or 32-bit integers in 64 bits cannot overflow before its 2^32nd value:
+// each row adds a plain add, and the output checks the count once per group (one overflow check
+// and branch per sum and row took a seventh of GROUP BY's time). Past 2^32 values the sum might
+// have wrapped, so 22003 is raised, even if it would have fit: stricter than PostgreSQL, whose
+// sum(int4) never checks.
+bool countCheckedSum(const plan::Aggregate::Agg& agg) {
+  return (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) && agg.arg->type.isInteger() && agg.arg->type.byteWidth() <= 4;
+}
+constexpr int64_t kCountCheckedMaxValues = int64_t{1} << 32;
 }  // namespace
 
 AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
@@ -92,49 +103,54 @@ void AggregateTranslator::prefetchAhead() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   // Not when a join above lets few groups in (its filter, below, drops most rows first).
   if (!q_.lookahead || groupFilter_ || a.groups.empty() || op_.estimatedRows < QueryTranslator::kPrefetchMinEntries) return;
-  std::vector<SqlValue> ahead;
-  for (auto& g : a.groups) {
+  for (auto& g : a.groups)
     if (g.expr->kind != plan::ExprKind::Column) return;
-    auto v = q_.lookahead(g.expr->iu, QueryTranslator::kPrefetchDistance);
-    if (!v) return;
-    v->type = g.iu->type;
-    v->null = nullptr;
-    ahead.push_back(*v);
-  }
-  table_.prefetch(table_.hashKeys(std::move(ahead)).hash);
+  // The row ahead's keys are read and hashed only while the table is large.
+  table_.prefetchOnceLarge([&]() -> llvm::Value* {
+    std::vector<SqlValue> ahead;
+    for (auto& g : a.groups) {
+      auto v = q_.lookahead(g.expr->iu, QueryTranslator::kPrefetchDistance);
+      if (!v) return nullptr;
+      v->type = g.iu->type;
+      v->null = nullptr;
+      ahead.push_back(*v);
+    }
+    return table_.hashKeys(std::move(ahead)).hash;
+  });
 }
 
 llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
-  // Whether `entry` (of the row's hash) is the row's group.
-  auto isGroup = [&](llvm::Value* entry) { return table_.keysEqual(entry, groupFields_, keys); };
-  auto findOrInsert = [&](llvm::AllocaInst* found) {
-    llvm::Value* existing = table_.findCandidate(keys.hash, isGroup);
-    b.CreateStore(existing, found);
-    cg_.If(b.CreateIsNull(existing), [&] {
-      llvm::Value* entry = table_.insert(keys.hash);
-      for (size_t i = 0; i < keys.values.size(); ++i) table_.store(entry, groupFields_[i], keys.values[i]);
-      b.CreateStore(entry, found);
-    });
-  };
-  auto* found = cg_.local(cg_.ptr(), "group");
-  if (!lastSlot_) {
-    findOrInsert(found);
-  } else {
-    // The previous row's group first: input ordered or clustered by the keys (lineitem by
-    // l_orderkey, a join's matches for one probe row) mostly stays in it, and its entry is in
-    // cache; only a change of group walks a chain, whose head is then usually a cache miss.
-    llvm::Value* lastAddr = cg_.stateSlot(*lastSlot_);
-    llvm::Value* last = cg_.loadPtr(lastAddr);
-    b.CreateStore(last, found);
-    auto* hit = cg_.local(cg_.i1(), "same_group");
-    b.CreateStore(cg_.cFalse(), hit);
-    cg_.If(b.CreateIsNotNull(last), [&] { b.CreateStore(table_.holds(last, groupFields_, keys), hit); });
-    cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), hit)), [&] {
-      findOrInsert(found);
-      b.CreateStore(b.CreateLoad(cg_.ptr(), found), lastAddr);
-    });
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  // Only a big table makes the previous group worth a check: a few groups stay in cache, and
+  // with them rows change group too often (TPC-H Q1 loses a third). Without GROUP BY there is
+  // one group, found once.
+  if (!a.groups.empty() && op_.estimatedRows < kLastGroupMinGroups) return table_.findOrInsert(keys, groupFields_);
+
+  // The previous row's group first: input ordered or clustered by the keys (lineitem by
+  // l_orderkey, a join's matches for one probe row) mostly stays in it, and its entry is in
+  // cache; only a change of group walks a chain, whose head is then usually a cache miss. So it
+  // is kept only once the table is large (the estimate may be far off: without statistics it is
+  // the input's row count), and in a local, a register: in a state slot it was a store per row
+  // that made LLVM load everything else again.
+  auto* lastAddr = cg_.local(cg_.ptr(), "last_group");
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b);
+    b.SetInsertPoint(cg_.entryBlock());
+    b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), lastAddr);
   }
+  auto* found = cg_.local(cg_.ptr(), "group");
+  llvm::Value* last = cg_.loadPtr(lastAddr);
+  b.CreateStore(last, found);
+  auto* hit = cg_.local(cg_.i1(), "same_group");
+  b.CreateStore(cg_.cFalse(), hit);
+  cg_.If(b.CreateIsNotNull(last), [&] { b.CreateStore(table_.holds(last, groupFields_, keys), hit); });
+  cg_.If(b.CreateNot(b.CreateLoad(cg_.i1(), hit)), [&] {
+    llvm::Value* group = table_.findOrInsert(keys, groupFields_);
+    b.CreateStore(group, found);
+    llvm::Value* keep = a.groups.empty() ? group : b.CreateSelect(table_.isLarge(), group, llvm::ConstantPointerNull::get(cg_.ptr()));
+    b.CreateStore(keep, lastAddr);
+  });
   return b.CreateLoad(cg_.ptr(), found);
 }
 
@@ -167,9 +183,13 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
           cur.v = b.CreateFAdd(cur.v, in.v);
         } else {
           llvm::Value* x = b.CreateSExt(in.v, cg_.i64());
-          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, x);
-          cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
-          cur.v = b.CreateExtractValue(pair, 0);
+          if (countCheckedSum(agg)) {
+            cur.v = b.CreateAdd(cur.v, x);
+          } else {
+            llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, x);
+            cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+            cur.v = b.CreateExtractValue(pair, 0);
+          }
         }
         cg_.storeValue(addr, cur);
       } else {
@@ -202,12 +222,9 @@ void AggregateTranslator::produce() {
     }
   }
   table_.create(op_.estimatedRows);
-  // Only a big table makes the previous group worth a check: a few groups stay in cache, and
-  // with them rows change group too often (TPC-H Q1 loses a third).
-  if (a.groups.empty() || op_.estimatedRows >= kLastGroupMinGroups) lastSlot_ = q_.newStateSlot();
-  if (lastSlot_) q_.atInit([this] { cg_.b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), cg_.stateSlot(*lastSlot_)); });
   merge_ = cg_.uniqueName("merge");
   mergeSlot_ = q_.newStateSlot();
+  q_.newStateSlot();  // mergeSlot_ + 1: the partition a merge call takes
   children[0]->produce();
   generateMerge();
 
@@ -224,6 +241,7 @@ void AggregateTranslator::produce() {
       if (agg.func == AggFunc::CountStar || agg.func == AggFunc::Count) {
         out.v = count;
       } else {
+        if (countCheckedSum(agg)) cg_.raiseIf(b.CreateICmpUGE(count, cg_.c64(kCountCheckedMaxValues)), HYRAX_ERR_OVERFLOW);
         llvm::Value* empty = b.CreateICmpEQ(count, cg_.c64(0));
         SqlValue cur = cg_.loadValue(table_.fieldAddress(entry, (s.value)), s.valueType);
         if (agg.func == AggFunc::Avg) {
@@ -255,64 +273,76 @@ void AggregateTranslator::produce() {
 // entries per call: each group is found or inserted by its keys as a row's would be, and its
 // states combine (counts and sums add, min/max keep the better value of the two that saw rows).
 void AggregateTranslator::generateMerge() {
-  auto& a = static_cast<const plan::Aggregate&>(op_);
   auto& b = cg_.b;
   cg_.beginFunction(merge_);
   q_.markColdIf(op_.estimatedRows);
   llvm::Value* from = cg_.loadPtr(cg_.stateSlot(mergeSlot_));
   llvm::Value* n = cg_.call("hyrax_rt_ht_count", {from});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
+  // Partition `part` of `parts` (state slot mergeSlot_ + 1, as part | parts << 32): each thread
+  // merges the groups whose hash falls in its partition, into a table of its own.
+  llvm::Value* partition = b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(mergeSlot_ + 1)), cg_.i64());
+  llvm::Value* part = b.CreateAnd(partition, cg_.c64(0xFFFFFFFF));
+  llvm::Value* parts = b.CreateLShr(partition, 32);
   cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
     cg_.cancelPoint();
     llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {from, i});
-    std::vector<SqlValue> keys;
-    for (size_t g = 0; g < a.groups.size(); ++g) {
-      SqlValue k = table_.load(entry, groupFields_[g]);
-      k.type = a.groups[g].iu->type;
-      if (!k.type.nullable) k.null = nullptr;
-      keys.push_back(k);
-    }
-    llvm::Value* group = findGroup(table_.hashKeys(std::move(keys)));
-    // Counts as they were before this merge (a shared count is the row count, updated last).
-    std::vector<llvm::Value*> mine, theirs;
-    for (const AggState& s : states_) {
-      mine.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(group, s.count)));
-      theirs.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(entry, s.count)));
-    }
-    for (size_t k = 0; k < a.aggregates.size(); ++k) {
-      const AggFunc f = a.aggregates[k].func;
-      const AggState& s = states_[k];
-      if (f == AggFunc::CountStar || f == AggFunc::Count) continue;
-      cg_.If(b.CreateICmpNE(theirs[k], cg_.c64(0)), [&] {
-        llvm::Value* addr = table_.fieldAddress(group, s.value);
-        SqlValue cur = cg_.loadValue(addr, s.valueType);
-        SqlValue in = cg_.loadValue(table_.fieldAddress(entry, s.value), s.valueType);
-        cur.null = in.null = nullptr;
-        if (f == AggFunc::Sum || f == AggFunc::Avg) {
-          if (s.valueType.isFloat()) {
-            cur.v = b.CreateFAdd(cur.v, in.v);
-          } else {
-            llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, in.v);
-            cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
-            cur.v = b.CreateExtractValue(pair, 0);
-          }
-          cg_.storeValue(addr, cur);
-        } else {
-          plan::CmpOp better = f == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
-          llvm::Value* take = b.CreateOr(b.CreateICmpEQ(mine[k], cg_.c64(0)), q_.expr.compare(better, in, cur));
-          cg_.If(take, [&] { cg_.storeValue(addr, in); });
-        }
-      });
-    }
-    std::vector<uint32_t> added;  // each count field once (the shared one is the row count)
-    for (size_t k = 0; k < states_.size(); ++k) {
-      uint32_t field = states_[k].count;
-      if (std::find(added.begin(), added.end(), field) != added.end()) continue;
-      added.push_back(field);
-      b.CreateStore(b.CreateAdd(mine[k], theirs[k]), table_.fieldAddress(group, field));
-    }
+    llvm::Value* hash = b.CreateLoad(cg_.i64(), cg_.field(entry, kHashEntryLayout, HashEntryField::Hash));
+    llvm::Value* mixed = b.CreateLShr(b.CreateMul(hash, cg_.c64(static_cast<int64_t>(kHashBucketMultiplier))), 32);
+    cg_.If(b.CreateICmpEQ(b.CreateURem(mixed, parts), part), [&] { mergeGroup(entry); });
   });
   cg_.endFunction();
+}
+
+void AggregateTranslator::mergeGroup(llvm::Value* entry) {
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  auto& b = cg_.b;
+  std::vector<SqlValue> keys;
+  for (size_t g = 0; g < a.groups.size(); ++g) {
+    SqlValue k = table_.load(entry, groupFields_[g]);
+    k.type = a.groups[g].iu->type;
+    if (!k.type.nullable) k.null = nullptr;
+    keys.push_back(k);
+  }
+  llvm::Value* group = findGroup(table_.hashKeys(std::move(keys)));
+  // Counts as they were before this merge (a shared count is the row count, updated last).
+  std::vector<llvm::Value*> mine, theirs;
+  for (const AggState& s : states_) {
+    mine.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(group, s.count)));
+    theirs.push_back(b.CreateLoad(cg_.i64(), table_.fieldAddress(entry, s.count)));
+  }
+  for (size_t k = 0; k < a.aggregates.size(); ++k) {
+    const AggFunc f = a.aggregates[k].func;
+    const AggState& s = states_[k];
+    if (f == AggFunc::CountStar || f == AggFunc::Count) continue;
+    cg_.If(b.CreateICmpNE(theirs[k], cg_.c64(0)), [&] {
+      llvm::Value* addr = table_.fieldAddress(group, s.value);
+      SqlValue cur = cg_.loadValue(addr, s.valueType);
+      SqlValue in = cg_.loadValue(table_.fieldAddress(entry, s.value), s.valueType);
+      cur.null = in.null = nullptr;
+      if (f == AggFunc::Sum || f == AggFunc::Avg) {
+        if (s.valueType.isFloat()) {
+          cur.v = b.CreateFAdd(cur.v, in.v);
+        } else {
+          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, cur.v, in.v);
+          cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+          cur.v = b.CreateExtractValue(pair, 0);
+        }
+        cg_.storeValue(addr, cur);
+      } else {
+        plan::CmpOp better = f == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt;
+        llvm::Value* take = b.CreateOr(b.CreateICmpEQ(mine[k], cg_.c64(0)), q_.expr.compare(better, in, cur));
+        cg_.If(take, [&] { cg_.storeValue(addr, in); });
+      }
+    });
+  }
+  std::vector<uint32_t> added;  // each count field once (the shared one is the row count)
+  for (size_t k = 0; k < states_.size(); ++k) {
+    uint32_t field = states_[k].count;
+    if (std::find(added.begin(), added.end(), field) != added.end()) continue;
+    added.push_back(field);
+    b.CreateStore(b.CreateAdd(mine[k], theirs[k]), table_.fieldAddress(group, field));
+  }
 }
 
 }  // namespace hyrax::codegen

@@ -214,8 +214,12 @@ void HashJoinTranslator::build() {
     if (matchedField_)
       b.CreateStore(anyNull ? b.CreateSelect(anyNull, b.getInt16(2), b.getInt16(0)) : b.getInt16(0), matchedFlag(entry));
   };
-  // A NULL key never equals anything: such rows cannot join (but a FULL join outputs them).
-  if (anyNull && !matchedField_)
+  // A NULL key never equals anything: such rows cannot join (but a FULL join outputs them, and a
+  // NULL-aware mark join notes that there was one).
+  auto& j = static_cast<const plan::HashJoin&>(op_);
+  if (anyNull && j.nullAwareKey)
+    cg_.If(b.CreateNot(anyNull), insert, [&] { cg_.call("hyrax_rt_ht_note_null", {table_.table()}); });
+  else if (anyNull && !matchedField_)
     cg_.If(b.CreateNot(anyNull), insert);
   else
     insert();
@@ -340,7 +344,15 @@ void HashJoinTranslator::probe() {
       llvm::AllocaInst* found = cg_.local(cg_.i1(), "found");
       llvm::AllocaInst* sawNull = cg_.local(cg_.i1(), "saw_null");
       b.CreateStore(cg_.cFalse(), found);
-      b.CreateStore(cg_.cFalse(), sawNull);
+      // NULL-aware key (x IN (S), hashed): no match is NULL when S held a NULL; x NULL is NULL
+      // when S has any row at all.
+      llvm::Value* buildNull = nullptr;
+      if (j.nullAwareKey) buildNull = b.CreateICmpNE(cg_.call("hyrax_rt_ht_saw_null", {table_.table()}), cg_.c32(0));
+      b.CreateStore(buildNull ? buildNull : cg_.cFalse(), sawNull);
+      auto probeNull = [&] {
+        if (!j.nullAwareKey) return;
+        b.CreateStore(b.CreateOr(buildNull, b.CreateICmpNE(table_.count(), cg_.c64(0))), sawNull);
+      };
       withKeys([&] {
         llvm::Value* hit = table_.findCandidate(keys.hash, [&](llvm::Value* entry) {
           cg_.cancelPoint();
@@ -362,7 +374,7 @@ void HashJoinTranslator::probe() {
           return b.CreateLoad(cg_.i1(), match);
         });
         b.CreateStore(b.CreateIsNotNull(hit), found);
-      }, {});
+      }, probeNull);
       llvm::Value* matched = b.CreateLoad(cg_.i1(), found);
       if (j.kind == plan::JoinKind::Semi) {
         cg_.If(matched, [&] { emit(); });

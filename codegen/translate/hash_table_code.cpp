@@ -20,10 +20,33 @@ void HashTableCode::create(double expectedEntries) {
   });
 }
 
-llvm::Value* HashTableCode::table() const {
+llvm::Value* HashTableCode::table() { return view().table; }
+
+HashTableCode::FunctionView& HashTableCode::view() {
   if (!created_) throw Error(sqlstate::InternalError, "codegen: hash table used before create()");
-  return cg_.loadPtr(cg_.stateSlot(slot_));
+  if (view_.fn != cg_.function()) {
+    // Only the query's init writes the state slot, before any pipeline runs.
+    llvm::IRBuilderBase::InsertPointGuard guard(cg_.b);
+    cg_.b.SetInsertPoint(cg_.entryBlock());
+    view_.fn = cg_.function();
+    view_.table = cg_.loadPtr(cg_.stateSlot(slot_));
+    view_.buckets = cg_.local(cg_.ptr(), "ht_buckets");
+    view_.shift = cg_.local(cg_.i64(), "ht_shift");
+    view_.large = cg_.local(cg_.i1(), "ht_large");
+    loadDirectory(view_);
+  }
+  return view_;
 }
+
+void HashTableCode::loadDirectory(FunctionView& v) {
+  auto& b = cg_.b;
+  b.CreateStore(cg_.loadPtr(cg_.field(v.table, kHashDirectoryLayout, HashDirectoryField::Buckets)), v.buckets);
+  b.CreateStore(b.CreateLoad(cg_.i64(), cg_.field(v.table, kHashDirectoryLayout, HashDirectoryField::Shift)), v.shift);
+  llvm::Value* large = b.CreateLoad(cg_.i64(), cg_.field(v.table, kHashDirectoryLayout, HashDirectoryField::Large));
+  b.CreateStore(b.CreateICmpNE(large, cg_.c64(0)), v.large);
+}
+
+llvm::Value* HashTableCode::isLarge() { return cg_.b.CreateLoad(cg_.i1(), view().large); }
 
 HashTableCode::Keys HashTableCode::hashKeys(std::vector<SqlValue> values) {
   auto& b = cg_.b;
@@ -77,8 +100,59 @@ llvm::Value* HashTableCode::keysEqual(llvm::Value* entry, const std::vector<uint
   return eq;
 }
 
+bool HashTableCode::cheapKeys(const Keys& keys) {
+  return std::none_of(keys.values.begin(), keys.values.end(), [](const SqlValue& v) { return v.type.isTwoWords(); });
+}
+
+// A chain walk of its own (not FindInChain): the walk's two ends, a match and the chain's end,
+// go straight to the found entry and the insert, instead of meeting in a null check.
+llvm::Value* HashTableCode::findOrInsert(const Keys& keys, const std::vector<uint32_t>& keyFields) {
+  auto& b = cg_.b;
+  bool cheap = cheapKeys(keys);
+  auto block = [&](const char* name) { return llvm::BasicBlock::Create(cg_.ctx, name, cg_.function()); };
+  auto *tags = block("group_tags"), *loop = block("group_walk"), *test = block("group_test");
+  auto *next = block("group_next"), *missing = block("group_new"), *done = block("group_found");
+  llvm::Value* bucket = b.CreateLoad(cg_.i64(), bucketAddress(keys.hash));
+  llvm::Value* head = chainOf(bucket);
+  auto* pre = b.GetInsertBlock();
+  b.CreateCondBr(cheap ? isLarge() : cg_.cTrue(), tags, loop);
+  b.SetInsertPoint(tags);
+  b.CreateCondBr(tagged(bucket, keys.hash), loop, missing);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* entry = b.CreatePHI(cg_.ptr(), 3, "entry");
+  entry->addIncoming(head, pre);
+  entry->addIncoming(head, tags);
+  b.CreateCondBr(b.CreateIsNull(entry), missing, test);
+  b.SetInsertPoint(test);
+  llvm::Value* match;
+  if (cheap) {
+    match = keysEqual(entry, keyFields, keys);
+  } else {
+    auto* same = cg_.local(cg_.i1(), "match");
+    b.CreateStore(cg_.cFalse(), same);
+    cg_.If(b.CreateICmpEQ(entryHash(entry), keys.hash), [&] { b.CreateStore(keysEqual(entry, keyFields, keys), same); });
+    match = b.CreateLoad(cg_.i1(), same);
+  }
+  auto* tested = b.GetInsertBlock();
+  b.CreateCondBr(match, done, next);
+  b.SetInsertPoint(next);
+  entry->addIncoming(cg_.loadPtr(cg_.field(entry, kHashEntryLayout, HashEntryField::Next)), next);
+  b.CreateBr(loop);
+  b.SetInsertPoint(missing);
+  llvm::Value* created = insert(keys.hash);
+  for (size_t i = 0; i < keys.values.size(); ++i) store(created, keyFields[i], keys.values[i]);
+  auto* inserted = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* found = b.CreatePHI(cg_.ptr(), 2, "group");
+  found->addIncoming(entry, tested);
+  found->addIncoming(created, inserted);
+  return found;
+}
+
 llvm::Value* HashTableCode::holds(llvm::Value* entry, const std::vector<uint32_t>& keyFields, const Keys& keys) {
   auto& b = cg_.b;
+  if (cheapKeys(keys)) return keysEqual(entry, keyFields, keys);
   auto* same = cg_.local(cg_.i1(), "holds");
   b.CreateStore(cg_.cFalse(), same);
   cg_.If(b.CreateICmpEQ(entryHash(entry), keys.hash), [&] { b.CreateStore(keysEqual(entry, keyFields, keys), same); });
@@ -86,27 +160,36 @@ llvm::Value* HashTableCode::holds(llvm::Value* entry, const std::vector<uint32_t
 }
 
 llvm::Value* HashTableCode::insert(llvm::Value* hash) {
-  return cg_.checkNotNull(cg_.call("hyrax_rt_ht_insert", {cg_.queryContext(), table(), hash}));
+  FunctionView& v = view();
+  llvm::Value* entry = cg_.checkNotNull(cg_.call("hyrax_rt_ht_insert", {cg_.queryContext(), v.table, hash}));
+  loadDirectory(v);  // the insert may have grown it
+  return entry;
 }
 
 // The address of the bucket of `hash` in the table's directory (HashTable::bucket's steps).
 llvm::Value* HashTableCode::bucketAddress(llvm::Value* hash) {
   auto& b = cg_.b;
-  llvm::Value* ht = table();
-  llvm::Value* buckets = cg_.loadPtr(cg_.field(ht, kHashDirectoryLayout, HashDirectoryField::Buckets));
-  llvm::Value* shift = b.CreateLoad(cg_.i64(), cg_.field(ht, kHashDirectoryLayout, HashDirectoryField::Shift));
+  FunctionView& v = view();
+  llvm::Value* buckets = cg_.loadPtr(v.buckets);
+  llvm::Value* shift = b.CreateLoad(cg_.i64(), v.shift);
   llvm::Value* index = b.CreateLShr(b.CreateMul(hash, cg_.c64(static_cast<int64_t>(kHashBucketMultiplier))), shift);
   return b.CreateGEP(cg_.i64(), buckets, index);
 }
 
 // HashTable::lookup's steps: the chain's head, or null when the bucket's tag bit for `hash` is clear.
 llvm::Value* HashTableCode::chainHead(llvm::Value* hash) {
+  llvm::Value* bucket = cg_.b.CreateLoad(cg_.i64(), bucketAddress(hash));
+  return cg_.b.CreateSelect(tagged(bucket, hash), chainOf(bucket), llvm::ConstantPointerNull::get(cg_.ptr()));
+}
+
+llvm::Value* HashTableCode::tagged(llvm::Value* bucket, llvm::Value* hash) {
   auto& b = cg_.b;
-  llvm::Value* bucket = b.CreateLoad(cg_.i64(), bucketAddress(hash));
   llvm::Value* tag = b.CreateShl(cg_.c64(1), b.CreateAdd(b.CreateAnd(hash, cg_.c64(15)), cg_.c64(48)));
-  llvm::Value* mayHold = b.CreateICmpNE(b.CreateAnd(bucket, tag), cg_.c64(0));
-  llvm::Value* head = b.CreateIntToPtr(b.CreateAnd(bucket, cg_.c64(static_cast<int64_t>(kHashEntryMask))), cg_.ptr());
-  return b.CreateSelect(mayHold, head, llvm::ConstantPointerNull::get(cg_.ptr()));
+  return b.CreateICmpNE(b.CreateAnd(bucket, tag), cg_.c64(0));
+}
+
+llvm::Value* HashTableCode::chainOf(llvm::Value* bucket) {
+  return cg_.b.CreateIntToPtr(cg_.b.CreateAnd(bucket, cg_.c64(static_cast<int64_t>(kHashEntryMask))), cg_.ptr());
 }
 
 llvm::Value* HashTableCode::entryHash(llvm::Value* entry) {
@@ -130,6 +213,12 @@ llvm::Value* HashTableCode::findCandidate(llvm::Value* hash, const std::function
 }
 
 void HashTableCode::prefetch(llvm::Value* hash) { cg_.prefetch(bucketAddress(hash)); }
+
+void HashTableCode::prefetchOnceLarge(const std::function<llvm::Value*()>& hashOf) {
+  cg_.If(isLarge(), [&] {
+    if (llvm::Value* hash = hashOf()) cg_.prefetch(bucketAddress(hash));
+  });
+}
 
 llvm::Value* HashTableCode::count() { return cg_.call("hyrax_rt_ht_count", {table()}); }
 

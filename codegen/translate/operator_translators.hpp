@@ -152,13 +152,13 @@ class AggregateTranslator : public Translator {
   llvm::Value* findGroup(const HashTableCode::Keys& keys);  // finds or inserts the row's group: its entry
   void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
   void generateMerge();  // merge_: folds a helper thread's groups into the query's table
+  void mergeGroup(llvm::Value* entry);  // one of them
   std::string merge_;
   uint32_t mergeSlot_ = 0;
   HashJoinTranslator* entryGroups_ = nullptr;  // the join below whose entries point at groups
   HashJoinTranslator* groupFilter_ = nullptr;  // skipGroupsWithout's join
   std::vector<size_t> filterGroups_;
   std::optional<uint32_t> rowCount_;
-  std::optional<uint32_t> lastSlot_;  // the previous row's group entry (null before the first row)
   HashTableCode table_{q_};
   std::vector<uint32_t> groupFields_;
   std::vector<AggState> states_;

@@ -118,6 +118,7 @@ class Driver {
       : impl_(impl), ctx_(ctx), state_(state), operators_(operators), profile_(ctx.runProfile()) {
     profile_ = {};
     if (auto* policy = ThreadScope<const ExecutionPolicy>::current()) threads_ = std::max(1u, policy->threads);
+    ctx.setThreads(threads_);
     optimized_ = impl.optimized.get();
     if (optimized_) {
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
@@ -162,7 +163,8 @@ class Driver {
     const PipelineInfo& p = impl_.pipelines[i];
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
-    const bool parallel = threads_ > 1 && p.source == MorselSource::TableChunks && !p.serial &&
+    // Sorted rows stay on one thread: their order is the point.
+    const bool parallel = threads_ > 1 && (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
                           p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p));
     if ((!optimized_ && !parallel) || p.source == MorselSource::Once) {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
@@ -170,28 +172,75 @@ class Driver {
     }
     uint64_t step = 1;
     const uint64_t total = morselCount(p, state_, step);
-    if (parallel && total > 1) return runParallel(i, total);
+    if (parallel && total > step) return runParallel(i, total, step);
     for (uint64_t begin = 0; begin < total; begin += step) {
       const uint64_t end = optimized_ ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
       if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
     }
   }
 
-  // Each thread's aggregation table is merged into the query's on one thread, a group at a time
-  // (about what aggregating a row costs): worth it while the groups of all threads are far fewer
-  // than the rows (TPC-H Q1: 4 groups of 6M rows), not when most rows are groups of their own
-  // (Q18: 1.5M of 6M). Unknown estimates are taken to be worth it.
-  bool worthMerging(const PipelineInfo& p) const {
-    if (p.merge.empty()) return false;
-    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ * 4 <= p.rows;
+  // The helpers' aggregation tables into the query's: thread t of n merges the groups in hash
+  // partition t of every helper's table (generated merge code: find the group by its keys,
+  // combine the states) into a table of its own, with the helper's context for its errors; the
+  // query's table then takes the n tables' entries (disjoint groups) where they are.
+  template <typename Helpers>
+  void mergeGroups(size_t i, const CodeTier* code, Helpers& helpers) {
+    const PipelineInfo& p = impl_.pipelines[i];
+    auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+    if (mine->count()) {
+      // Groups already there (another pipeline fed this aggregate before: UNION ALL, an outer
+      // join's unmatched rows): each helper's groups must find them, so one thread merges all.
+      state_[p.mergeSlot + 1] = reinterpret_cast<void*>(uint64_t{1} << 32);
+      for (auto& h : helpers) {
+        state_[p.mergeSlot] = h.state[p.sinkSlot];
+        check(ctx_, code->merges[i](&ctx_, state_, 0, UINT64_MAX));
+      }
+      state_[p.mergeSlot] = state_[p.mergeSlot + 1] = nullptr;
+      return;
+    }
+    const auto n = static_cast<uint32_t>(helpers.size());
+    std::vector<HashTable*> parts(n);
+    std::vector<std::vector<void*>> states(n);
+    for (uint32_t t = 0; t < n; ++t) {
+      parts[t] = helpers[t].ctx->newHashTable(mine->entrySize(), mine->expected() / n);
+      states[t].assign(state_, state_ + impl_.stateSlots);
+      states[t][p.sinkSlot] = parts[t];
+      states[t][p.mergeSlot + 1] = reinterpret_cast<void*>(static_cast<uintptr_t>(t) | uint64_t{n} << 32);
+    }
+    // Partitions are taken in turn (runOnWorkers: a helper may never begin); errors go to the
+    // context of the thread that merges.
+    std::atomic<uint32_t> nextPart{0};
+    runOnWorkers(n, [&](uint32_t w) {
+      for (uint32_t t; (t = nextPart.fetch_add(1)) < n;)
+        for (auto& h : helpers) {
+          states[t][p.mergeSlot] = h.state[p.sinkSlot];
+          if (code->merges[i](helpers[w].ctx.get(), states[t].data(), 0, UINT64_MAX) != CodeGen::kPipelineOk) return;
+        }
+    });
+    for (auto& h : helpers)
+      if (h.ctx->failed()) {
+        ctx_.setError(h.ctx->error());
+        throw ctx_.error();
+      }
+    mine->absorb(parts, n);
   }
 
-  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next table chunk until none is
-  // left, into a sink of its own (its own context: strings, errors, results); then the sinks are
+  // Each thread's aggregation table is merged into the query's, a group at a time
+  // (about what aggregating a row costs), on all threads: worth it while the groups of all
+  // threads are fewer than the rows (TPC-H Q1: 4 groups of 6M rows; Q18: 1.5M of 6M), not when
+  // each row is a group of its own. Unknown estimates are taken to be worth it.
+  bool worthMerging(const PipelineInfo& p) const {
+    if (p.merge.empty()) return false;
+    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ <= p.rows;
+  }
+
+  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a table chunk,
+  // 16,384 hash entries) until none is left, into a sink of its own (its own context: strings, errors, results); then the sinks are
   // merged into the query's on this thread, and the helpers' contexts live on in the query's.
-  void runParallel(size_t i, uint64_t total) {
+  void runParallel(size_t i, uint64_t total, uint64_t step) {
     const PipelineInfo& p = impl_.pipelines[i];
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, total));
+    const uint64_t morselCount = (total + step - 1) / step;
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, morselCount));
     struct Helper {
       std::unique_ptr<QueryContext> ctx;
       std::vector<void*> state;
@@ -210,8 +259,9 @@ class Driver {
         case PipelineSink::Result: sink = h.ctx->currentResult(); break;
         case PipelineSink::JoinBuild:
         case PipelineSink::Aggregate: {
+          // A thread builds about 1/n of the join's entries, but may meet every group.
           auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
-          sink = h.ctx->newHashTable(mine->entrySize(), mine->expected() / n);
+          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild ? mine->expected() / n : mine->expected());
           break;
         }
         case PipelineSink::Buffer: {
@@ -233,7 +283,7 @@ class Driver {
     runOnWorkers(n, [&](uint32_t w) {
       Helper& h = helpers[w];
       for (;;) {
-        const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed);
+        const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed) * step;
         if (m >= total || stop.load(std::memory_order_relaxed)) return;
         const CodeTier* code = first;
         if (optimized && code == &impl_.code) {
@@ -243,7 +293,7 @@ class Driver {
         }
         morsels.fetch_add(1, std::memory_order_relaxed);
         if (code != &impl_.code) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
-        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, m + 1);
+        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, std::min(total, m + step));
         if (status != CodeGen::kPipelineOk) {
           stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
           return;
@@ -259,27 +309,17 @@ class Driver {
         ctx_.setError(h.ctx->error());
         throw ctx_.error();
       }
-    // Merged in the helpers' order, on this thread.
     const CodeTier* code = next();
+    if (p.sink == PipelineSink::Aggregate) mergeGroups(i, code, helpers);
+    std::vector<HashTable*> tables;
     for (Helper& h : helpers) {
-      switch (p.sink) {
-        case PipelineSink::JoinBuild:
-          static_cast<HashTable*>(state_[p.sinkSlot])->absorb(*static_cast<HashTable*>(h.state[p.sinkSlot]));
-          break;
-        case PipelineSink::Aggregate:
-          state_[p.mergeSlot] = h.state[p.sinkSlot];
-          check(ctx_, code->merges[i](&ctx_, state_, 0, UINT64_MAX));
-          state_[p.mergeSlot] = nullptr;
-          break;
-        case PipelineSink::Buffer:
-          static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
-          break;
-        case PipelineSink::Result:
-        case PipelineSink::None: break;
-      }
+      if (p.sink == PipelineSink::JoinBuild) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));
+      if (p.sink == PipelineSink::Buffer)  // in the helpers' order; the sort comes after
+        static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
       for (size_t c = 0; c < h.counters.size(); ++c) ctx_.operatorCounters()[c] += h.counters[c];
-      ctx_.adoptWorker(std::move(h.ctx));
     }
+    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n);
+    for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
   }
 

@@ -28,7 +28,9 @@ void QueryTranslator::generateInit(const std::string& name) {
 }
 
 void QueryTranslator::beginPipeline(double rows) {
-  PipelineInfo info{cg.uniqueName("pipeline"), rows};
+  PipelineInfo info;
+  info.function = cg.uniqueName("pipeline");
+  info.rows = rows;
   cg.beginFunction(info.function);
   markColdIf(info.rows);
   pipelines_.push_back(std::move(info));

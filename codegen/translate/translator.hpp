@@ -66,7 +66,8 @@ struct PipelineInfo {
   PipelineSink sink = PipelineSink::None;
   uint32_t sinkSlot = 0;        // JoinBuild, Aggregate: the HashTable*; Buffer: RowBuffer*; Result: the view
   std::string merge;            // Aggregate: `i32 merge(ctx, state, begin, end)` over entries of the
-  uint32_t mergeSlot = 0;       //   table in state slot mergeSlot
+  uint32_t mergeSlot = 0;       //   table in state slot mergeSlot whose hash is in partition
+                                //   (part | parts << 32) in slot mergeSlot + 1
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
 };

@@ -132,6 +132,9 @@ class QueryContext {
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }
   RunProfile& runProfile() { return profile_; }
+  // Threads the run may use (SET threads, set by codegen's driver): sorts split their work by it.
+  void setThreads(uint32_t n) { threads_ = n; }
+  uint32_t threads() const { return threads_; }
 
  private:
   void resetSlow();
@@ -154,6 +157,7 @@ class QueryContext {
   std::vector<std::unique_ptr<ResultChunk>> spares_;  // recycled small chunks
   std::vector<uint64_t> counters_;
   RunProfile profile_;
+  uint32_t threads_ = 1;
   std::vector<std::unique_ptr<QueryContext>> workers_;  // adopted
   bool dirty_ = true;  // something for reset() to clear
 };

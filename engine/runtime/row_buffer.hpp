@@ -4,11 +4,15 @@
 // in the sort's order as rows come: whenever the rows reach k plus a batch, it sorts them and
 // drops the rest, so memory stays O(k) however many rows the input has (top-k).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <vector>
 
 #include "engine/runtime/block_storage.hpp"
+#include "engine/util/worker_pool.hpp"
 
 namespace hyrax {
 
@@ -49,9 +53,35 @@ class RowBuffer {
     for (void* from : other.order_) std::memcpy(append(), from, rowSize_);
   }
 
-  // Stable: rows that compare equal keep the order they came in.
-  void sort(Compare cmp) {
-    std::stable_sort(order_.begin(), order_.end(), [cmp](const void* x, const void* y) { return cmp(x, y) < 0; });
+  // Stable: rows that compare equal keep the order they came in. With threads > 1 and many rows,
+  // each thread sorts a run of them and the runs are then merged (stably, earlier runs first).
+  void sort(Compare cmp, uint32_t threads = 1) {
+    auto less = [cmp](const void* x, const void* y) { return cmp(x, y) < 0; };
+    const size_t n = order_.size();
+    if (threads <= 1 || n < kParallelSortRows) {
+      std::stable_sort(order_.begin(), order_.end(), less);
+      return;
+    }
+    std::vector<size_t> bounds(threads + 1);
+    for (uint32_t r = 0; r <= threads; ++r) bounds[r] = n * r / threads;
+    std::atomic<uint32_t> next{0};
+    std::exception_ptr failed;  // a run's sort could not get its buffer (bad_alloc)
+    std::mutex failedMutex;
+    runOnWorkers(threads, [&](uint32_t) {
+      for (uint32_t r; (r = next.fetch_add(1)) < threads;) {
+        try {
+          std::stable_sort(order_.begin() + bounds[r], order_.begin() + bounds[r + 1], less);
+        } catch (...) {
+          std::lock_guard lock(failedMutex);
+          failed = std::current_exception();
+        }
+      }
+    });
+    if (failed) std::rethrow_exception(failed);
+    for (uint32_t width = 1; width < threads; width *= 2)
+      for (uint32_t r = 0; r + width < threads; r += 2 * width)
+        std::inplace_merge(order_.begin() + bounds[r], order_.begin() + bounds[r + width],
+                           order_.begin() + bounds[std::min(r + 2 * width, threads)], less);
   }
   // After sort(): of each run of rows that `samePartition` calls equal, only the rows from `offset`
   // on, at most `limit` of them, stay (a LIMIT per outer value of a correlated subquery). With
@@ -81,6 +111,7 @@ class RowBuffer {
 
  private:
   static constexpr uint64_t kMinBatch = 1024;
+  static constexpr size_t kParallelSortRows = 65'536;  // below, one thread sorts faster than it hands out
   // Sorts, keeps the first limit_ rows, and moves them into fresh storage (freeing the rest).
   void keepFirstRows() {
     sort(cmp_);

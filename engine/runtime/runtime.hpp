@@ -107,6 +107,8 @@ hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySiz
 void* hyrax_rt_ht_insert(hyrax::QueryContext* ctx, hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
 uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);
 void* hyrax_rt_ht_entry(hyrax::HashTable* ht, uint64_t i);      // i-th inserted entry
+void hyrax_rt_ht_note_null(hyrax::HashTable* ht);                // a NULL-aware mark join's build met a NULL key
+int32_t hyrax_rt_ht_saw_null(hyrax::HashTable* ht);              // ... whether it did
 
 // ---- row buffers (sort, materialisation) ----
 hyrax::RowBuffer* hyrax_rt_buf_create(hyrax::QueryContext* ctx, uint32_t rowSize);

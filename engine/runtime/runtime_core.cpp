@@ -153,6 +153,8 @@ void* hyrax_rt_ht_insert(QueryContext* ctx, HashTable* ht, uint64_t hash) {
 }
 uint64_t hyrax_rt_ht_count(HashTable* ht) { return ht->count(); }
 void* hyrax_rt_ht_entry(HashTable* ht, uint64_t i) { return ht->entry(i); }
+void hyrax_rt_ht_note_null(HashTable* ht) { ht->noteNullKey(); }
+int32_t hyrax_rt_ht_saw_null(HashTable* ht) { return ht->sawNullKey() ? 1 : 0; }
 
 RowBuffer* hyrax_rt_buf_create(QueryContext* ctx, uint32_t rowSize) {
   return guarded(ctx, static_cast<RowBuffer*>(nullptr), [&] { return ctx->newRowBuffer(rowSize); });
@@ -164,7 +166,7 @@ uint64_t hyrax_rt_buf_count(RowBuffer* b) { return b->count(); }
 void* hyrax_rt_buf_row(RowBuffer* b, uint64_t i) { return b->row(i); }
 int32_t hyrax_rt_buf_sort(QueryContext* ctx, RowBuffer* b, int32_t (*cmp)(const void*, const void*)) {
   return guarded(ctx, 1, [&] {  // a stable sort allocates its merge buffer
-    b->sort(cmp);
+    b->sort(cmp, ctx->threads());
     return 0;
   });
 }

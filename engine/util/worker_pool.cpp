@@ -18,8 +18,9 @@ struct Pool {
   std::condition_variable wake, done;
   const std::function<void(uint32_t)>* job = nullptr;
   uint64_t generation = 0;  // one per runOnWorkers call
-  uint32_t helpers = 0;     // pool threads taking part in this generation
-  uint32_t running = 0;     // of them, still working
+  uint32_t helpers = 0;     // pool threads asked to take part in this generation
+  uint32_t running = 0;     // of them, working now
+  bool closed = false;      // the caller is done: helpers that have not begun stay out
   uint32_t threads = 0;     // pool threads started
 };
 
@@ -41,7 +42,8 @@ void loop(Pool* p, uint32_t index) {  // index 1, 2, ...: the job number it runs
   for (;;) {
     p->wake.wait(lock, [&] { return p->generation != seen; });
     seen = p->generation;
-    if (index > p->helpers) continue;  // not needed this time
+    if (index > p->helpers || p->closed) continue;  // not needed this time, or too late
+    ++p->running;
     const auto* job = p->job;
     lock.unlock();
     (*job)(index);
@@ -64,12 +66,16 @@ void runOnWorkers(uint32_t n, const std::function<void(uint32_t)>& job) {
     while (p->threads < n - 1) std::thread(loop, p, ++p->threads).detach();
     p->job = &job;
     p->helpers = n - 1;
-    p->running = n - 1;
+    p->running = 0;
+    p->closed = false;
     ++p->generation;
   }
   p->wake.notify_all();
   job(0);
+  // Wait only for the helpers that began: one that has not got a core yet (a busy machine, a
+  // snapshot worker at SCHED_IDLE) would find no work left anyway.
   std::unique_lock lock(p->mutex);
+  p->closed = true;
   p->done.wait(lock, [&] { return p->running == 0; });
   p->job = nullptr;
 }

@@ -12,6 +12,7 @@
 #include "engine/runtime/sequence_calls.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "sql/api/session_settings.hpp"
+#include "sql/api/statement_cache.hpp"
 #include "sql/api/text_result.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/timestamp.hpp"
@@ -65,6 +66,7 @@ Connection::Connection(Database& db)
     : db_(db), undo_(std::make_unique<UndoLog>()),
       routineCaller_(std::make_unique<sql::SessionRoutines>(db.routines(), db.catalog(), *undo_, &cancel_)),
       sequences_(std::make_unique<SequenceSession>()),
+      statementCache_(std::make_unique<sql::StatementCache>()),
       settings_(std::make_unique<SessionSettings>()) {}
 
 Connection::~Connection() {
@@ -335,6 +337,9 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
   auto t = Clock::now();
   ast::StatementPtr stmt = parseStatement(sql, origin);
   times.parse = msSince(t);
+  statementText_ = sql;  // for the statement cache, while dispatch() runs
+  statementOrigin_ = origin;
+  OnExit forget([&] { statementText_ = {}; });
   if (stmt->kind == ast::StmtKind::Transaction) {
     QueryResult r = transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
     noteInline();
@@ -523,9 +528,17 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     case ast::StmtKind::Update:
     case ast::StmtKind::Delete: {
       if (auto call = functionCall(*stmt)) return db_.routines().call(catalog, undo, *call, &cancel_, times);
-      auto compiled = sql::compileStatement(catalog, *stmt, {}, times);
-      if (!compiled->plan.parameters.empty())
-        throw Error("42P02", "there is no parameter $1 (parameters need PREPARE and EXECUTE)", stmt->pos);
+      // The same text as before: its plan and code again (statement_cache.hpp says when not).
+      const std::string tier = std::to_string(static_cast<int>(settings_->executionPolicy().tier));
+      std::shared_ptr<sql::CompiledStatement> compiled;
+      const bool cache = !statementText_.empty() && settings_->statementCache();
+      if (cache) compiled = statementCache_->find(statementText_, statementOrigin_, tier, catalog);
+      if (!compiled) {
+        compiled = sql::compileStatement(catalog, *stmt, {}, times);
+        if (!compiled->plan.parameters.empty())
+          throw Error("42P02", "there is no parameter $1 (parameters need PREPARE and EXECUTE)", stmt->pos);
+        if (cache) statementCache_->add(statementText_, statementOrigin_, tier, compiled);
+      }
       return sql::runStatement(*compiled, undo, {}, &cancel_, times);
     }
     case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));

@@ -38,6 +38,7 @@ class Routines;
 class Snapshot;      // sql/api/snapshot.hpp
 class SnapshotPool;  // sql/api/snapshot.hpp
 struct SnapshotRequest;
+class StatementCache;  // sql/api/statement_cache.hpp
 }
 class UndoLog;
 
@@ -202,6 +203,9 @@ class Connection {
   TransactionState txn_ = TransactionState::Idle;
   struct Prepared;  // connection.cpp
   std::map<std::string, std::unique_ptr<Prepared>> prepared_;
+  std::unique_ptr<sql::StatementCache> statementCache_;  // statements compiled before, by text
+  std::string_view statementText_;                       // the statement run() runs, and where
+  SourcePos statementOrigin_;
   std::atomic<bool> cancel_{false};
   std::istream* copyIn_ = nullptr;
   std::ostream* copyOut_ = nullptr;

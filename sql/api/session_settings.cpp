@@ -126,6 +126,12 @@ const SettingDef kSettings[] = {
      "starts every query on cheap code, however small.",
      [] { return std::string("auto"); },
      [](const std::string& v, SourcePos pos) { return oneOf(v, "compile_tier", pos, {"auto", "adaptive", "optimized", "cheap"}); }},
+    {"statement_cache",
+     "Whether a statement sent again with the same text runs the plan and machine code of its first time "
+     "('on'; while the schema is the same and no table it reads grew or shrank more than twofold) or is "
+     "compiled again ('off': benchmarks of compile time).",
+     [] { return std::string("on"); },
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "statement_cache", pos, {"on", "off"}); }},
     {"threads",
      "How many threads one query's pipelines may run on, each taking morsels (table chunks) of the input "
      "in turn; 1 runs everything on the session's thread. Default: this machine's cores.",
@@ -184,6 +190,7 @@ void SessionSettings::refresh() {
                         : tier == "optimized" ? codegen::CompileTier::Optimized
                         : tier == "adaptive"  ? codegen::CompileTier::Adaptive
                                               : codegen::CompileTier::Auto;
+  statementCache_ = values_.at("statement_cache") == "on";
   executionPolicy_.threads = static_cast<uint32_t>(std::strtoul(values_.at("threads").c_str(), nullptr, 10));
   snapshotMaxAgeMs_ = parseDuration(values_.at("snapshot_max_age"), "snapshot_max_age", {});
   statementTimeoutMs_ = parseDuration(values_.at("statement_timeout"), "statement_timeout", {});

@@ -26,6 +26,7 @@ class SessionSettings {
   const MemoryLimit& memoryLimit() const { return memoryLimit_; }
   // SET compile_tier (installed for the statements the session runs, as memoryLimit).
   const codegen::ExecutionPolicy& executionPolicy() const { return executionPolicy_; }
+  bool statementCache() const { return statementCache_; }  // SET statement_cache (sql/api/statement_cache.hpp)
   // SET analytics = 'snapshot' (the default): queries outside a transaction block run on a fork
   // snapshot (sql/api/snapshot.hpp); 'inline': on the executor thread.
   bool analyticsOnSnapshot() const { return analyticsOnSnapshot_; }
@@ -44,6 +45,7 @@ class SessionSettings {
   std::map<std::string, std::string> values_;  // name -> normalized text
   MemoryLimit memoryLimit_{0};
   codegen::ExecutionPolicy executionPolicy_;
+  bool statementCache_ = true;
   bool analyticsOnSnapshot_ = true;
   uint64_t snapshotMaxAgeMs_ = 0, statementTimeoutMs_ = 0;
   int analyticsNice_ = 0;

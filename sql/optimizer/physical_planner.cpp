@@ -10,6 +10,34 @@ namespace hyrax::sql {
 
 using namespace plan;
 
+namespace {
+
+// x [NOT] IN (S) without correlation: a mark join with no keys tried the comparison on every row
+// of S for each row (100K x 21K rows: seconds). Its comparison becomes the hash key instead, with
+// NULLs handled as the comparison would (HashJoin::nullAwareKey).
+void hashMarkCondition(HashJoin& h) {
+  if (h.kind != JoinKind::Mark || !h.keys.empty() || h.residual || !h.markCondition) return;
+  Expr& c = *h.markCondition;
+  if (c.kind != ExprKind::Compare || c.cmp != CmpOp::Eq) return;
+  auto ius = [](const Operator& op) {
+    auto v = op.produced();
+    return IURefs(v.begin(), v.end());
+  };
+  const IURefs build = ius(*h.child(0)), probe = ius(*h.child(1));
+  int buildArg = readsOnly(*c.args[0], build) && readsAny(*c.args[0], build) && readsOnly(*c.args[1], probe) ? 0
+                 : readsOnly(*c.args[1], build) && readsAny(*c.args[1], build) && readsOnly(*c.args[0], probe) ? 1
+                                                                                                  : -1;
+  if (buildArg < 0 || !c.args[0]->type.sameAs(c.args[1]->type)) return;
+  HashJoin::Key key;
+  key.build = std::move(c.args[buildArg]);
+  key.probe = std::move(c.args[1 - buildArg]);
+  h.keys.push_back(std::move(key));
+  h.markCondition.reset();
+  h.nullAwareKey = true;
+}
+
+}  // namespace
+
 OperatorPtr planHashJoin(OperatorPtr logical) {
   auto& j = static_cast<Join&>(*logical);
   auto h = std::make_unique<HashJoin>();
@@ -51,6 +79,7 @@ OperatorPtr planHashJoin(OperatorPtr logical) {
   }
   h->children.push_back(std::move(j.children[buildLeft ? 0 : 1]));
   h->children.push_back(std::move(j.children[buildLeft ? 1 : 0]));
+  hashMarkCondition(*h);
   return h;
 }
 

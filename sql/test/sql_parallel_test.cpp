@@ -74,6 +74,12 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT a FROM t WHERE g = 3 UNION ALL SELECT a FROM t WHERE g = 4", false},
       {"SELECT g FROM t INTERSECT SELECT k FROM d", false},
       {"SELECT a FROM t WHERE a > 300000 LIMIT 5", false},
+      // Many groups: the groups' pipeline (16,384 entries a morsel) runs on both threads too.
+      {"SELECT a % 100000, count(*), sum(a), max(s) FROM t GROUP BY 1", false},
+      {"SELECT count(*), sum(x.c) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t GROUP BY 1) x JOIN t ON t.a = x.k", true},
+      {"SELECT count(*), count(t1.a), count(t2.a) FROM t t1 FULL JOIN t t2 ON t1.a = t2.a + 400000", true},
+      // One aggregate fed by a serial pipeline (d: one chunk) and then a parallel one.
+      {"SELECT k, count(*) FROM (SELECT k - 300 AS k FROM d UNION ALL SELECT a % 20000 FROM t) u GROUP BY k", false},
   };
   for (const Q& q : queries) {
     INFO(q.sql);
