@@ -19,8 +19,11 @@ using Clock = std::chrono::steady_clock;
 
 class PostgresPeer : public Peer {
  public:
-  PostgresPeer(const fs::path& workDir, double limit)
-      : server_(workDir), limit_(limit), con_(std::make_unique<pqxx::connection>(server_.connectionString())) {}
+  PostgresPeer(const fs::path& workDir, double limit, int threads)
+      : server_(workDir), limit_(limit), con_(std::make_unique<pqxx::connection>(server_.connectionString())) {
+    pqxx::nontransaction tx(*con_);
+    tx.exec("SET max_parallel_workers_per_gather = " + std::to_string(threads > 1 ? threads - 1 : 0));
+  }
 
   std::string name() const override {
     pqxx::nontransaction tx(*con_);
@@ -63,8 +66,8 @@ class PostgresPeer : public Peer {
 
 }  // namespace
 
-std::unique_ptr<Peer> makePostgresPeer(const fs::path& workDir, double timeLimitSeconds) {
-  return std::make_unique<PostgresPeer>(workDir, timeLimitSeconds);
+std::unique_ptr<Peer> makePostgresPeer(const fs::path& workDir, double timeLimitSeconds, int threads) {
+  return std::make_unique<PostgresPeer>(workDir, timeLimitSeconds, threads);
 }
 
 }  // namespace hyrax::bench
