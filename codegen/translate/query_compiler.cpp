@@ -144,8 +144,8 @@ class Driver {
     return status;
   }
 
-  // The code for the next morsel (the session's thread): optimized code once it has come.
-  const CodeTier* next() {
+  // The code of the moment (the session's thread): optimized code once it has come.
+  const CodeTier* tier() {
     if (optimized_) {
       if (impl_.waitForOptimizedAfter && profile_.morsels >= impl_.waitForOptimizedAfter) optimized_->waitUntilDone();
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
@@ -154,9 +154,14 @@ class Driver {
         optimized_ = nullptr;
       }
     }
-    ++profile_.morsels;
-    if (code_ != &impl_.code) ++profile_.optimizedMorsels;
     return code_;
+  }
+  // The code for the next morsel on the session's thread, counted.
+  const CodeTier* next() {
+    const CodeTier* t = tier();
+    ++profile_.morsels;
+    if (t != &impl_.code) ++profile_.optimizedMorsels;
+    return t;
   }
 
   void runPipeline(size_t i) {
@@ -278,10 +283,8 @@ class Driver {
       }
     }
     std::atomic<uint64_t> nextMorsel{0}, morsels{0}, optimizedMorsels{0};
-    std::atomic<bool> stop{false};
-    const CodeTier* first = next();  // counts this pipeline's first morsel on this thread's tier
-    --profile_.morsels;
-    if (first != &impl_.code) --profile_.optimizedMorsels;
+    std::atomic<bool> stop{false}, silentFailure{false};
+    const CodeTier* first = tier();
     OptimizedTier* optimized = optimized_;
     runOnWorkers(n, [&](uint32_t w) {
       Helper& h = helpers[w];
@@ -299,6 +302,7 @@ class Driver {
         const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, std::min(total, m + step));
         if (status != CodeGen::kPipelineOk) {
           stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
+          if (!h.ctx->failed()) silentFailure = true;
           return;
         }
       }
@@ -312,7 +316,8 @@ class Driver {
         ctx_.setError(h.ctx->error());
         throw ctx_.error();
       }
-    const CodeTier* code = next();
+    if (silentFailure) throw Error(sqlstate::InternalError, "generated code failed without an error");
+    const CodeTier* code = tier();
     if (p.sink == PipelineSink::Aggregate) mergeGroups(i, code, helpers);
     std::vector<HashTable*> tables;
     for (Helper& h : helpers) {
