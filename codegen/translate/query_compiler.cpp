@@ -11,7 +11,7 @@
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/row_buffer.hpp"
-#include "engine/runtime/runtime.hpp"
+#include "engine/storage/table.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "engine/util/worker_pool.hpp"
 
@@ -93,13 +93,13 @@ uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
   switch (p.source) {
     case MorselSource::TableChunks:
       step = 1;
-      return hyrax_rt_table_chunks(static_cast<Table*>(const_cast<void*>(p.table)));
+      return static_cast<const Table*>(p.table)->chunkCount();
     case MorselSource::HashEntries:
       step = kMorselEntries;
-      return hyrax_rt_ht_count(static_cast<HashTable*>(state[p.slot]));
+      return static_cast<const HashTable*>(state[p.slot])->count();
     case MorselSource::BufferRows:
       step = kMorselEntries;
-      return hyrax_rt_buf_count(static_cast<RowBuffer*>(state[p.slot]));
+      return static_cast<const RowBuffer*>(state[p.slot])->count();
     case MorselSource::Once: break;
   }
   step = UINT64_MAX;
@@ -166,11 +166,11 @@ class Driver {
 
   void runPipeline(size_t i) {
     const PipelineInfo& p = impl_.pipelines[i];
-    // Without a switch to come or threads to share it, one call over the whole input (a
-    // transaction's statements).
     // Sorted rows stay on one thread: their order is the point.
     const bool parallel = threads_ > 1 && (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
                           p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p));
+    // Without a switch to come or threads to share it, one call over the whole input (a
+    // transaction's statements).
     if ((!optimized_ && !parallel) || p.source == MorselSource::Once) {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
       return;
@@ -461,7 +461,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
           auto t = clock::now();
           std::shared_ptr<jit::CompiledModule> m = jit::compileBitcode(bitcode, jit::OptLevel::Full);
           optimized->tier.resolve(m, init, infos);
-          optimized->compileMs = std::chrono::duration<double, std::milli>(clock::now() - t).count();
+          optimized->compileMs = msSince(t);
           optimized->ready.store(&optimized->tier, std::memory_order_release);
         } catch (...) {
           // The cheap code is correct and goes on to the end; only speed is lost.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/runtime.hpp"
 
 namespace hyrax::codegen {
 
@@ -37,16 +38,13 @@ void QueryTranslator::beginPipeline(double rows) {
 }
 
 void QueryTranslator::endPipeline() {
-  // Runtime calls that use the session thread's objects (ThreadScope: the routine caller, the
-  // sequence session, a procedure's host) or change the database keep the pipeline on that thread.
-  static const char* const kSessionBound[] = {"hyrax_rt_call_routine", "hyrax_rt_nextval",  "hyrax_rt_currval",
-                                               "hyrax_rt_setval",       "hyrax_rt_write_row", "hyrax_rt_program_"};
+  // A call of a runtime function that must run on the session's thread keeps the pipeline there.
   for (const llvm::BasicBlock& block : *cg.function())
     for (const llvm::Instruction& inst : block)
       if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
         if (const llvm::Function* callee = call->getCalledFunction())
-          for (const char* name : kSessionBound)
-            if (callee->getName().starts_with(name)) pipelines_.back().serial = true;
+          if (const RuntimeFunction* f = findRuntimeFunction(callee->getName().str().c_str()); f && f->sessionThread)
+            pipelines_.back().serial = true;
   cg.endFunction();
   values.clear();  // IU values live in one pipeline's registers only
 }

@@ -8,6 +8,8 @@ namespace hyrax {
 namespace {
 // Each row's signature comes from the function's C++ type (runtimeFunction in runtime.hpp).
 #define HYRAX_FN(name) runtimeFunction(#name, &name)
+// ... and those that must run on the session's thread (RuntimeFunction::sessionThread).
+#define HYRAX_SESSION_FN(name) sessionRuntimeFunction(#name, &name)
 
 const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_error),
@@ -17,13 +19,13 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_table_chunk_rows),
     HYRAX_FN(hyrax_rt_index_find),
     HYRAX_FN(hyrax_rt_params),
-    HYRAX_FN(hyrax_rt_program_host),
-    HYRAX_FN(hyrax_rt_program_reset),
-    HYRAX_FN(hyrax_rt_program_savepoint),
-    HYRAX_FN(hyrax_rt_program_catch),
+    HYRAX_SESSION_FN(hyrax_rt_program_host),
+    HYRAX_SESSION_FN(hyrax_rt_program_reset),
+    HYRAX_SESSION_FN(hyrax_rt_program_savepoint),
+    HYRAX_SESSION_FN(hyrax_rt_program_catch),
     HYRAX_FN(hyrax_rt_index_find_all),
     HYRAX_FN(hyrax_rt_index_range),
-    HYRAX_FN(hyrax_rt_write_row),
+    HYRAX_SESSION_FN(hyrax_rt_write_row),
     HYRAX_FN(hyrax_rt_result_view),
     HYRAX_FN(hyrax_rt_result_flush),
     HYRAX_FN(hyrax_rt_date_part),
@@ -66,10 +68,10 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_interval_cmp),
     HYRAX_FN(hyrax_rt_interval_hash),
     HYRAX_FN(hyrax_rt_extract),
-    HYRAX_FN(hyrax_rt_call_routine),
-    HYRAX_FN(hyrax_rt_nextval),
-    HYRAX_FN(hyrax_rt_currval),
-    HYRAX_FN(hyrax_rt_setval),
+    HYRAX_SESSION_FN(hyrax_rt_call_routine),
+    HYRAX_SESSION_FN(hyrax_rt_nextval),
+    HYRAX_SESSION_FN(hyrax_rt_currval),
+    HYRAX_SESSION_FN(hyrax_rt_setval),
     HYRAX_FN(hyrax_rt_position),
     HYRAX_FN(hyrax_rt_trim),
     HYRAX_FN(hyrax_rt_replace),
@@ -87,6 +89,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_double_to_int),
 };
 #undef HYRAX_FN
+#undef HYRAX_SESSION_FN
 }  // namespace
 
 const RuntimeFunction* runtimeFunctions(unsigned& count) {

@@ -82,7 +82,6 @@ class HashTable {
     while (n < expected && n < (1u << 22)) n *= 2;
     while (n < expected * kHashSparseFactor && n < kHashSparseBuckets) n *= 2;
     setBuckets(n);
-    dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
   }
 
   void* insert(uint64_t hash) {
@@ -133,9 +132,8 @@ class HashTable {
     if (count() >= kHashLargeEntries) dir_.large = 1;
     if (count() > growAt_) {
       uint64_t n = bucketCount_;
-      while ((n <= kHashSparseBuckets ? n / kHashSparseFactor : n) < count()) n *= 2;
+      while (growAt(n) < count()) n *= 2;
       setBuckets(n);
-      dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
       first = 0;
     }
     constexpr uint64_t kMorsel = 16'384;
@@ -156,6 +154,9 @@ class HashTable {
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
   size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * kHashBucketMultiplier) >> dir_.shift); }
+  // Entries at which a directory of n buckets doubles (small ones stay sparse).
+  static uint64_t growAt(uint64_t n) { return n <= kHashSparseBuckets ? n / kHashSparseFactor : n; }
+  // A directory of n buckets (a power of two), empty.
   void setBuckets(uint64_t n) {
     if (budget_) budget_->charge(n * sizeof(uint64_t));
     try {
@@ -166,7 +167,8 @@ class HashTable {
     }
     if (budget_) budget_->release(bucketCount_ * sizeof(uint64_t));
     bucketCount_ = n;
-    growAt_ = n <= kHashSparseBuckets ? n / kHashSparseFactor : n;
+    growAt_ = growAt(n);
+    dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
     dir_.buckets = reinterpret_cast<uint64_t*>(buckets_.data());
   }
   // Puts entry e of hash h at the head of its chain.
@@ -192,7 +194,6 @@ class HashTable {
   // A directory of n buckets (a power of two), every entry linked into it again.
   void resize(uint64_t n) {
     setBuckets(n);
-    dir_.shift = 64 - static_cast<uint64_t>(__builtin_ctzll(n));
     for (uint64_t i = 0; i < count(); ++i) {
       auto* e = static_cast<HashEntryHeader*>(entry(i));
       link(e, e->hash);

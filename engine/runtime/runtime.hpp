@@ -229,12 +229,21 @@ struct RuntimeFunction {
   AbiType ret;
   uint8_t argc;
   AbiType args[8];
+  // It uses the session thread's objects (ThreadScope: the routine caller, the sequence session,
+  // a procedure's host) or changes the database: a pipeline that calls it runs on that thread.
+  bool sessionThread = false;
 };
 
 template <typename R, typename... Args>
 RuntimeFunction runtimeFunction(const char* name, R (*fn)(Args...)) {
   static_assert(sizeof...(Args) <= 8, "a runtime function has at most 8 parameters");
   return {name, reinterpret_cast<void*>(fn), abiTypeOf<R>(), static_cast<uint8_t>(sizeof...(Args)), {abiTypeOf<Args>()...}};
+}
+template <typename F>
+RuntimeFunction sessionRuntimeFunction(const char* name, F* fn) {
+  RuntimeFunction f = runtimeFunction(name, fn);
+  f.sessionThread = true;
+  return f;
 }
 
 // Every function above, in one table.

@@ -146,6 +146,22 @@ TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and cha
   CHECK(con.execute("SELECT count(*) FROM t").text(0, 0) == "524288");
 }
 
+TEST_CASE("a pipeline that calls nextval stays on the session's thread (its sequence session is there)", "[parallel]") {
+  Database db;
+  Connection con(db);
+  load(con);
+  con.execute("SET analytics = 'inline'");
+  con.execute("SET threads = 2");
+  con.execute("CREATE SEQUENCE s");
+  const char* q = "SELECT count(*), max(nextval('s')) FROM t";
+  QueryResult r = con.execute(q);
+  CHECK(r.text(0, 0) == "524288");
+  CHECK(r.text(0, 1) == "524288");
+  std::string plan = rows(con.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+  INFO(plan);
+  CHECK(plan.find("Parallel: none") != std::string::npos);
+}
+
 TEST_CASE("threads is a setting: 1 to 256, the machine's cores by default", "[parallel]") {
   Database db;
   Connection con(db);
