@@ -25,6 +25,10 @@ constexpr size_t kHugeProgramPlans = 256;
 // The same for one huge expression (a sum of 10,000 terms is 10,000 blocks, one per overflow
 // check): a stored function returning one took 9.5 s on the full tier.
 constexpr size_t kHugeModuleBlocks = 8'000;
+// The optimized compile of a query from its bitcode takes about this many times its cheap
+// compile's LLVM time (TPC-H at SF 1: cheap 2-6 ms, optimized 15-40 ms); what the compile of an
+// adaptive query is expected to cost, to be weighed against the work left on cheap code.
+constexpr double kOptimizedCompilePerCheap = 6;
 
 using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
 
@@ -50,19 +54,39 @@ struct CodeTier {
 
 // The optimized tier of an adaptive query: the background thread fills `tier` and then
 // publishes it through `ready`; runs switch at their next morsel.
+//
+// When to compile it (Kohn, Leis, Neumann, ICDE 2018): only once the cheap code's work is worth
+// it. A run's driver extrapolates the pipeline it is in from its morsels so far, and the compile
+// starts when the work left looks longer than the compile (expectedCompileMs), or when the
+// statement has already spent that long on cheap code (a cached statement's runs add up). Before,
+// every query over 50,000 rows compiled at once: at 2 threads the compile took the second core
+// from short queries that ended before it did, and a snapshot worker paid a compile it never used.
 struct OptimizedTier {
   std::atomic<const CodeTier*> ready{nullptr};
   std::atomic<bool> wanted{true};  // false once the query is gone: the compile is skipped
+  std::atomic<bool> submitted{false};
   CodeTier tier;
   double compileMs = 0;
+  double expectedCompileMs = 0;
+  std::atomic<uint64_t> cheapMicros{0};  // finished runs' time on cheap code before a compile began
   std::mutex mutex;
   std::condition_variable finished;
   bool done = false;  // compiled, failed or skipped
+  // What the compile needs; read only by the background thread once submitted.
+  std::string bitcode, init;
+  std::vector<PipelineInfo> infos;
 
   void waitUntilDone() {
     std::unique_lock lock(mutex);
     finished.wait(lock, [&] { return done; });
   }
+  // Work on cheap code so far (this run's `runMs` and earlier runs'), and the work left in the
+  // pipeline running now, extrapolated from `done` of `total` morsels in `pipelineMs`.
+  bool worthCompiling(double runMs, double pipelineMs, uint64_t done, uint64_t total) const {
+    const double spent = runMs + static_cast<double>(cheapMicros.load(std::memory_order_relaxed)) / 1000;
+    return worthOptimizedCompile(spent, pipelineMs, done, total, expectedCompileMs);
+  }
+  static void submit(const std::shared_ptr<OptimizedTier>& self);
 };
 
 struct CompiledQuery::Impl {
@@ -81,6 +105,34 @@ struct CompiledQuery::Impl {
 };
 
 CompiledQuery::~CompiledQuery() = default;
+
+bool worthOptimizedCompile(double spentMs, double pipelineMs, uint64_t done, uint64_t total, double compileMs) {
+  const double left = done && total != UINT64_MAX && total > done
+                          ? pipelineMs * static_cast<double>(total - done) / static_cast<double>(done)
+                          : 0;
+  return spentMs >= compileMs || left >= compileMs;
+}
+
+void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
+  if (self->submitted.exchange(true)) return;
+  jit::runInBackground([optimized = self] {
+    if (optimized->wanted) {
+      try {
+        auto t = std::chrono::steady_clock::now();
+        std::shared_ptr<jit::CompiledModule> m = jit::compileBitcode(optimized->bitcode, jit::OptLevel::Full);
+        optimized->tier.resolve(m, optimized->init, optimized->infos);
+        optimized->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+        optimized->ready.store(&optimized->tier, std::memory_order_release);
+      } catch (...) {
+        // The cheap code is correct and goes on to the end; only speed is lost.
+      }
+    }
+    std::string().swap(optimized->bitcode);
+    std::lock_guard lock(optimized->mutex);
+    optimized->done = true;
+    optimized->finished.notify_all();
+  });
+}
 
 namespace {
 
@@ -124,6 +176,8 @@ class Driver {
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
         code_ = t;  // ready before the run began
         optimized_ = nullptr;
+      } else if (optimized_->submitted.load()) {
+        profile_.optimizedStartedAtMs = 0;  // by an earlier run
       }
     }
   }
@@ -133,6 +187,10 @@ class Driver {
     for (size_t i = 0; i < impl_.pipelines.size(); ++i) runPipeline(i);
     if (impl_.optimized && impl_.optimized->ready.load(std::memory_order_acquire))
       profile_.optimizedCompileMs = impl_.optimized->compileMs;
+    // Not worth a compile yet: the next run of this statement counts this one's time.
+    if (impl_.optimized && !impl_.optimized->submitted.load())
+      impl_.optimized->cheapMicros.fetch_add(static_cast<uint64_t>(msSince(start_) * 1000));
+    if (impl_.optimized) profile_.optimizedExpectedMs = impl_.optimized->expectedCompileMs;
   }
 
  private:
@@ -144,9 +202,19 @@ class Driver {
     return status;
   }
 
+  // Starts the optimized compile once it is worth it (OptimizedTier); any thread. True when
+  // this call started it.
+  bool considerCompiling(std::chrono::steady_clock::time_point pipelineStart, uint64_t done, uint64_t total) {
+    if (!optimized_ || optimized_->submitted.load(std::memory_order_relaxed)) return false;
+    if (!optimized_->worthCompiling(msSince(start_), msSince(pipelineStart), done, total)) return false;
+    OptimizedTier::submit(impl_.optimized);
+    return true;
+  }
+
   // The code of the moment (the session's thread): optimized code once it has come.
   const CodeTier* tier() {
     if (optimized_) {
+      if (considerCompiling(pipelineStart_, pipelineDone_, pipelineTotal_)) profile_.optimizedStartedAtMs = msSince(start_);
       if (impl_.waitForOptimizedAfter && profile_.morsels >= impl_.waitForOptimizedAfter) optimized_->waitUntilDone();
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
         code_ = t;
@@ -171,6 +239,9 @@ class Driver {
                           p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
+    pipelineStart_ = std::chrono::steady_clock::now();
+    pipelineDone_ = 0;
+    pipelineTotal_ = UINT64_MAX;  // unknown: only the time spent counts
     if ((!optimized_ && !parallel) || p.source == MorselSource::Once) {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
       return;
@@ -178,7 +249,8 @@ class Driver {
     uint64_t step = 1;
     const uint64_t total = morselCount(p, state_, step);
     if (parallel && total > step) return runParallel(i, total, step);
-    for (uint64_t begin = 0; begin < total; begin += step) {
+    pipelineTotal_ = total == UINT64_MAX ? total : (total + step - 1) / step;
+    for (uint64_t begin = 0; begin < total; begin += step, ++pipelineDone_) {
       const uint64_t end = optimized_ ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
       if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
     }
@@ -283,9 +355,10 @@ class Driver {
       }
     }
     std::atomic<uint64_t> nextMorsel{0}, morsels{0}, optimizedMorsels{0};
-    std::atomic<bool> stop{false}, silentFailure{false};
+    std::atomic<bool> stop{false}, silentFailure{false}, compileStarted{false};
     const CodeTier* first = tier();
     OptimizedTier* optimized = optimized_;
+    const auto pipelineStart = std::chrono::steady_clock::now();
     runOnWorkers(n, [&](uint32_t w) {
       Helper& h = helpers[w];
       for (;;) {
@@ -293,6 +366,7 @@ class Driver {
         if (m >= total || stop.load(std::memory_order_relaxed)) return;
         const CodeTier* code = first;
         if (optimized && code == &impl_.code) {
+          if (considerCompiling(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount)) compileStarted = true;
           if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= impl_.waitForOptimizedAfter)
             optimized->waitUntilDone();  // tests: the switch comes here every time
           if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) code = t;
@@ -309,6 +383,7 @@ class Driver {
     });
     profile_.morsels += morsels;
     profile_.optimizedMorsels += optimizedMorsels;
+    if (compileStarted) profile_.optimizedStartedAtMs = msSince(start_);  // about: when the pipeline ended
     profile_.parallelPipelines++;
     profile_.threads = std::max(profile_.threads, n);
     for (Helper& h : helpers)
@@ -339,6 +414,10 @@ class Driver {
   uint32_t threads_ = 1;
   const CodeTier* code_ = &impl_.code;
   OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come
+  // The pipeline running on this thread: its start, morsels done and their number (UINT64_MAX:
+  // unknown), for the optimized compile's decision.
+  std::chrono::steady_clock::time_point pipelineStart_ = std::chrono::steady_clock::now();
+  uint64_t pipelineDone_ = 0, pipelineTotal_ = UINT64_MAX;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -455,22 +534,12 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   if (adaptive) {
     auto optimized = std::make_shared<OptimizedTier>();
     results[0]->impl_->optimized = optimized;
-    jit::runInBackground([optimized, bitcode = std::move(bitcode), init = inits[0], infos = results[0]->impl_->pipelines] {
-      if (optimized->wanted) {
-        try {
-          auto t = clock::now();
-          std::shared_ptr<jit::CompiledModule> m = jit::compileBitcode(bitcode, jit::OptLevel::Full);
-          optimized->tier.resolve(m, init, infos);
-          optimized->compileMs = msSince(t);
-          optimized->ready.store(&optimized->tier, std::memory_order_release);
-        } catch (...) {
-          // The cheap code is correct and goes on to the end; only speed is lost.
-        }
-      }
-      std::lock_guard lock(optimized->mutex);
-      optimized->done = true;
-      optimized->finished.notify_all();
-    });
+    optimized->bitcode = std::move(bitcode);
+    optimized->init = inits[0];
+    optimized->infos = results[0]->impl_->pipelines;
+    optimized->expectedCompileMs = kOptimizedCompilePerCheap * (stats.optimizeMs + stats.machineCodeMs);
+    // Tests that force a switch, and `compile_tier = adaptive`, compile at once.
+    if (!options.optimizeWhenWorthIt || options.waitForOptimizedAfter) OptimizedTier::submit(optimized);
   }
   CompiledProgram out;
   if (program) {

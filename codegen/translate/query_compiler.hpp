@@ -45,6 +45,9 @@ struct CompileOptions {
   // each pipeline's remaining morsels switch to it when it is ready. A single query only (not a
   // procedure's plans), and not when IR or assembly text is kept.
   bool adaptive = false;
+  // Adaptive: start the optimized compile only once the work on cheap code makes it worth it
+  // (Kohn et al.'s rule; query_compiler.cpp's OptimizedTier); false compiles it at once.
+  bool optimizeWhenWorthIt = false;
   bool cheapOnly = false;  // only cheap code (CompileTier::Cheap)
   // Tests: after this many morsels have run, wait for the optimized code (0: never wait), so that
   // a switch in the middle of a pipeline happens every time.
@@ -99,5 +102,11 @@ struct CompiledProgram {
 };
 CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans, const plan::Program* program,
                                const CompileOptions& options);
+
+// Adaptive compilation's rule (Kohn, Leis, Neumann, ICDE 2018): start the optimized compile
+// (expected to take `compileMs`) once the statement has spent as long on cheap code (`spentMs`,
+// over all its runs), or once the pipeline running now, `done` of `total` morsels in
+// `pipelineMs` (total UINT64_MAX: unknown), extrapolates to at least as much work left.
+bool worthOptimizedCompile(double spentMs, double pipelineMs, uint64_t done, uint64_t total, double compileMs);
 
 }  // namespace hyrax::codegen

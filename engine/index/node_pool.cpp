@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "engine/util/huge_page_keeper.hpp"
 #include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
@@ -14,6 +15,7 @@ void NodePool::newBlock(size_t atLeast) {
   Block b{nullptr, bytes, bytes >= kHugePage};
   if (b.mapped) {
     b.data = static_cast<char*>(mapAligned(bytes, true));  // throws 53200 when refused
+    keepOnHugePages(b.data, bytes);
   } else {
     b.data = static_cast<char*>(std::aligned_alloc(16, bytes));
     if (!b.data) throw std::bad_alloc();
@@ -26,7 +28,7 @@ void NodePool::newBlock(size_t atLeast) {
 
 void NodePool::clear() {
   for (Block& b : blocks_) {
-    if (b.mapped) munmap(b.data, roundToHugePages(b.bytes));
+    if (b.mapped) unmapAligned(b.data, b.bytes);
     else std::free(b.data);
   }
   blocks_.clear();

@@ -51,6 +51,8 @@ struct RunProfile {
   uint64_t optimizedMorsels = 0;  // of them on the optimized code of an adaptive compile
   double switchedAtMs = -1;       // since the run began, when optimized code took over (-1: never)
   double optimizedCompileMs = -1; // the background compile's time, when it was done by the end
+  double optimizedStartedAtMs = -1;  // since the run began, when that compile was started (0: before it)
+  double optimizedExpectedMs = -1;   // what that compile was expected to cost (its start's threshold)
   uint32_t parallelPipelines = 0; // pipelines that ran on several threads
   uint32_t threads = 1;           // the most threads one of them ran on
 };

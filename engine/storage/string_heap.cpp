@@ -4,13 +4,14 @@
 
 #include <cstring>
 
+#include "engine/util/huge_page_keeper.hpp"
 #include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
 
 StringHeap::~StringHeap() {
-  for (void* m : mapped_) munmap(m, kHugePage);
-  if (spare_) munmap(spare_, kHugePage);
+  for (void* m : mapped_) unmapAligned(m, kHugePage);
+  if (spare_) unmapAligned(spare_, kHugePage);
 }
 
 char* StringHeap::newBlock() {
@@ -22,6 +23,7 @@ char* StringHeap::newBlock() {
   void* block = spare_ ? spare_ : mapAligned(kHugePage, true);
   spare_ = nullptr;
   mapped_.push_back(block);
+  keepOnHugePages(block, kHugePage);
   spare_ = mapAligned(kHugePage, true);
   prefaultInBackground(spare_, kHugePage);
   capacity_ = kHugePage;

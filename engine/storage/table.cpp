@@ -8,6 +8,7 @@
 #include "engine/index/index.hpp"
 #include "engine/storage/string_heap.hpp"
 #include "engine/util/error.hpp"
+#include "engine/util/huge_page_keeper.hpp"
 #include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
@@ -39,6 +40,7 @@ void storeInteger(int64_t v, const SqlType& t, void* out) {
 // chunk after it, huge pages (engine/util/huge_pages.hpp).
 Table::Chunk::Chunk(const std::vector<Layout>& layout, size_t size, bool huge) : bytes(size) {
   mapping = mapAligned(bytes, huge);
+  if (huge) keepOnHugePages(mapping, bytes);
   char* at = static_cast<char*>(mapping);
   for (const Layout& l : layout) {
     data.push_back(at + l.offset);
@@ -46,7 +48,7 @@ Table::Chunk::Chunk(const std::vector<Layout>& layout, size_t size, bool huge) :
   }
 }
 
-Table::Chunk::~Chunk() { munmap(mapping, roundToHugePages(bytes)); }
+Table::Chunk::~Chunk() { unmapAligned(mapping, bytes); }
 
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
@@ -69,7 +71,10 @@ Table::~Table() = default;
 
 uint64_t Table::beginRow() {
   if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
-    if (chunks_.size() == 1) adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
+    if (chunks_.size() == 1) {
+      adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
+      keepOnHugePages(chunks_[0]->mapping, chunks_[0]->bytes);
+    }
     bool huge = !chunks_.empty();  // a table past its first chunk is a big one
     chunks_.push_back(std::make_unique<Chunk>(layout_, chunkBytes_, huge));
     bases_.push_back(static_cast<char*>(chunks_.back()->mapping));

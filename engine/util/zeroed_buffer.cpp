@@ -22,6 +22,11 @@ namespace {
 // most 1 GiB): zeroing a page the process already has costs a memset, while a page fresh from the
 // kernel costs a fault, and in a VM the host's first touch too (TPC-H Q18 ran twice as long on
 // fresh memory as on reused).
+//
+// Only the process that pooled a mapping takes it back: in a forked snapshot worker the pooled
+// pages are the parent's, shared copy-on-write, so zeroing them would copy every 4 KiB page (and
+// split each huge page) to then overwrite it, where a fresh mapping costs one fault per 2 MiB. The
+// check comes before the lock, which a thread of the parent may have held at the fork.
 class MappingPool {
  public:
   static MappingPool& instance() {
@@ -29,6 +34,7 @@ class MappingPool {
     return pool;
   }
   char* take(size_t bytes) {
+    if (getpid() != owner_) return nullptr;
     std::lock_guard lock(mutex_);
     auto it = free_.find(bytes);
     if (it == free_.end()) return nullptr;
@@ -38,6 +44,7 @@ class MappingPool {
     return p;
   }
   bool give(char* p, size_t bytes) {
+    if (getpid() != owner_) return false;
     std::lock_guard lock(mutex_);
     if (cached_ + bytes > cap_) return false;
     free_.emplace(bytes, p);
@@ -51,6 +58,7 @@ class MappingPool {
     size_t physical = pages > 0 && size > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(size) : 0;
     cap_ = std::min(physical / 8, size_t{1} << 30);
   }
+  const pid_t owner_ = getpid();
   std::mutex mutex_;
   std::multimap<size_t, char*> free_;
   size_t cached_ = 0, cap_ = 0;

@@ -39,7 +39,7 @@ Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, 
   const codegen::ExecutionPolicy* policy = ThreadScope<const codegen::ExecutionPolicy>::current();
   if (policy) opts.waitForOptimizedAfter = policy->switchAfterMorsels;
   switch (policy ? policy->tier : codegen::CompileTier::Auto) {
-    case codegen::CompileTier::Auto: opts.adaptive = true; break;  // codegen: only a fully optimized one
+    case codegen::CompileTier::Auto: opts.adaptive = opts.optimizeWhenWorthIt = true; break;  // codegen: only a fully optimized one
     case codegen::CompileTier::Optimized: break;
     case codegen::CompileTier::Cheap: opts.cheapOnly = true; break;
     case codegen::CompileTier::Adaptive:

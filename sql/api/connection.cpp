@@ -606,11 +606,16 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                           "into the run; morsels: %llu, %llu of them optimized\n",
                           run.optimizedCompileMs, run.switchedAtMs, static_cast<unsigned long long>(run.morsels),
                           static_cast<unsigned long long>(run.optimizedMorsels));
+          else if (run.optimizedStartedAtMs >= 0)
+            std::snprintf(buf, sizeof(buf),
+                          "Compile tiers: cheap code throughout (the optimized code, started %.3f ms into the run, "
+                          "was not ready before the end); morsels: %llu\n",
+                          run.optimizedStartedAtMs, static_cast<unsigned long long>(run.morsels));
           else
             std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: cheap code throughout (the optimized code was not ready before the end); "
-                          "morsels: %llu\n",
-                          static_cast<unsigned long long>(run.morsels));
+                          "Compile tiers: cheap code throughout (the work left never outweighed an optimized "
+                          "compile of about %.1f ms); morsels: %llu\n",
+                          run.optimizedExpectedMs, static_cast<unsigned long long>(run.morsels));
         } else {
           std::snprintf(buf, sizeof(buf), "Compile tiers: one (%s); morsels: %llu\n",
                         ex.compiled->stats().optimized ? "optimized" : "cheap",

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine/runtime/memory_budget.hpp"
+#include "engine/util/huge_page_keeper.hpp"
 #include "engine/util/on_exit.hpp"
 
 namespace hyrax::sql {
@@ -395,6 +396,7 @@ std::shared_ptr<Snapshot> Snapshot::fork(const SnapshotHandler& handler, uint64_
     close(fds[0]);
     throw Error(sqlstate::OutOfMemory, std::string("could not fork a snapshot process: ") + std::strerror(forkErrno));
   }
+  noteSnapshotFork();  // writes after it split shared huge pages: the keeper merges them later
   std::shared_ptr<Snapshot> s(new Snapshot);
   s->pid_ = pid;
   s->control_ = fds[0];

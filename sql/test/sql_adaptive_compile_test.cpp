@@ -76,6 +76,19 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   CHECK(optimizedMorsels >= 1);            // the scan's rest, and all that follows
 }
 
+TEST_CASE("compile_tier auto runs a query that ends soon on cheap code alone, without compiling it again", "[parallel]") {
+  Database db;
+  Connection con(db);
+  load(con);
+  // 2^19 rows (8 morsels) of a cheap filter: about a millisecond of work, an optimized compile of
+  // about twenty. Before the rule, every query over 50,000 rows compiled it in the background.
+  con.execute("SET threads = 1");
+  std::string plan = allText(con.execute("EXPLAIN ANALYZE SELECT count(*) FROM t WHERE a < 10"));
+  INFO(plan);
+  CHECK(plan.find("Compile tiers: cheap code throughout (the work left never outweighed an optimized compile") !=
+        std::string::npos);
+}
+
 TEST_CASE("compile_tier is a setting with its values, and a bad one is refused with 22023", "[parallel]") {
   Database db;
   Connection con(db);
