@@ -92,29 +92,44 @@ std::string encodeResult(const QueryResult& r) {
     w.str(n.severity);
     w.str(n.message);
   }
+  // Whole columns at a time (NULL flags and fixed-width values copied as they are, string
+  // references patched in place): appended value by value, a result of 105,000 rows took ~15 ms
+  // longer to come from a snapshot than inline.
+  size_t fixed = 0;
+  for (const auto& chunk : r.chunks())
+    for (uint32_t c = 0; c < cols.size(); ++c) fixed += chunk->rowCount() * (1 + chunk->type(c).byteWidth()) + 16;
+  w.out.reserve(w.out.size() + fixed + 64);
   w.pod(static_cast<uint64_t>(r.chunks().size()));
   for (const auto& chunk : r.chunks()) {
     const uint64_t rows = chunk->rowCount();
+    const ResultChunkView& v = chunk->view();
     w.pod(rows);
     for (uint32_t c = 0; c < cols.size(); ++c) {
       const SqlType& type = chunk->type(c);
-      for (uint64_t i = 0; i < rows; ++i) w.pod(static_cast<uint8_t>(chunk->isNull(i, c)));
-      if (!type.isString()) {
-        w.out.append(static_cast<const char*>(chunk->at(0, c)), rows * type.byteWidth());
-        continue;
-      }
-      std::string heap;  // the long strings' characters, after the column's values
+      const uint8_t* nulls = v.nulls[c];
+      w.out.append(reinterpret_cast<const char*>(nulls), rows);
+      const size_t at = w.out.size();
+      w.out.append(static_cast<const char*>(v.columns[c]), rows * type.byteWidth());
+      if (!type.isString()) continue;
+      // The long strings' characters follow the column's values; each reference holds its
+      // string's offset there instead of a pointer; a NULL's is empty.
+      const auto* refs = static_cast<const StringRef*>(v.columns[c]);
+      uint64_t heapSize = 0;
+      for (uint64_t i = 0; i < rows; ++i)
+        if (!nulls[i] && !refs[i].isInline()) heapSize += refs[i].len;
+      w.pod(heapSize);
+      uint64_t offset = 0;
       for (uint64_t i = 0; i < rows; ++i) {
         StringRef s;
-        if (!chunk->isNull(i, c)) std::memcpy(static_cast<void*>(&s), chunk->at(i, c), sizeof s);
-        if (!s.isInline()) {
-          uint64_t offset = heap.size();
-          heap.append(s.u.ptr, s.len);
+        if (!nulls[i]) {
+          if (refs[i].isInline()) continue;  // copied as it is
+          s = refs[i];
           std::memcpy(s.u.rest, &offset, sizeof offset);
+          w.out.append(refs[i].u.ptr, refs[i].len);
+          offset += refs[i].len;
         }
-        w.pod(s);
+        std::memcpy(w.out.data() + at + i * sizeof(StringRef), &s, sizeof s);
       }
-      w.str(heap);
     }
   }
   w.pod('Z');
