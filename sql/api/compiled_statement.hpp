@@ -30,6 +30,7 @@ struct CompiledStatement : PlannedStatement {
   std::shared_ptr<codegen::CompiledQuery> compiled;  // null for INSERT of constant VALUES (results may
                                                      // point at its string constants)
   uint64_t catalogVersion = 0;    // the catalog it was compiled against (Catalog::version)
+  std::chrono::steady_clock::time_point compiledAt = std::chrono::steady_clock::now();
   std::shared_ptr<const struct InsertTargets> insertTargets;  // INSERT: made on its first run
   std::shared_ptr<const txn::UpdateBatch> updateBatch;         // UPDATE: made on its first run
   std::unique_ptr<RowWriter> writer;  // a one-row write's (table_writer.hpp: oneRowWriter); plan.writer

@@ -118,8 +118,9 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
         try {
           // now() in a READ ONLY block is the block's start, as on the executor
           int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
-          std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(
-              {std::string(sql), origin, settings_->values(), snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0, now});
+          std::unique_ptr<sql::SnapshotQuery> query =
+              snapshot->start({std::string(sql), origin, settings_->values(),
+                               snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0, now, snapshotCompiled_});
           answer = query->finish(cancel_, &snapshotPid_);
         } catch (const Error&) {
           // The snapshot process was gone (killed from outside), and the query with it: once
@@ -218,6 +219,32 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
 
 void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
 
+// The statement cache serves queries on snapshots too: the parent's cached CompiledStatement is in
+// every snapshot forked after it was compiled, at the same address, so a worker runs it without
+// planning or compiling (LLVM's ~3-8 ms a query, and the copy-on-write faults of a compile in a
+// fresh process). A text is compiled here, on the executor thread (the catalog is stable only
+// there), the second time it comes: a query sent once costs the executor nothing; a stream of
+// repeated reports pays one compile per text. Errors are left to the worker, which reports them
+// as always.
+std::shared_ptr<sql::CompiledStatement> Connection::compiledForSnapshots(const ast::Statement& stmt, bool mayCompile) {
+  if (stmt.kind != ast::StmtKind::Select || !settings_->statementCache() || statementText_.empty()) return nullptr;
+  const std::string tier = std::to_string(static_cast<int>(settings_->executionPolicy().tier));
+  Catalog& catalog = db_.catalog();
+  if (auto found = statementCache_->find(statementText_, statementOrigin_, tier, catalog)) return found;
+  if (!mayCompile || !statementCache_->seenBefore(statementText_, statementOrigin_, tier)) return nullptr;
+  try {
+    ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
+    ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());
+    PhaseTimes times;
+    std::shared_ptr<sql::CompiledStatement> compiled = sql::compileStatement(catalog, stmt, {}, times);
+    if (!compiled->plan.parameters.empty()) return nullptr;
+    statementCache_->add(statementText_, statementOrigin_, tier, compiled);
+    return compiled;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRequest& request) {
   Connection con(db);
   con.settings_->restore(request.settings);
@@ -239,11 +266,17 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
   ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&con.settings_->executionPolicy());
   PhaseTimes times;
-  auto t = Clock::now();
-  ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
-  times.parse = msSince(t);
   const size_t logged = con.undo_->size();
-  QueryResult r = con.dispatch(stmt, times);
+  QueryResult r;
+  auto* compiled = reinterpret_cast<sql::CompiledStatement*>(request.compiled);
+  if (compiled && compiled->catalogVersion == db.catalog().version()) {
+    r = sql::runStatement(*compiled, *con.undo_, {}, &con.cancel_, times);  // the session's code, as compiled
+  } else {
+    auto t = Clock::now();
+    ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
+    times.parse = msSince(t);
+    r = con.dispatch(stmt, times);
+  }
   if (con.undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
   // A sequence function (in a view or a stored function the text did not show): nextval's step
   // would be lost here, and currval needs the session's values.
@@ -359,9 +392,20 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
     // Between two statements, no block open that writes: a snapshot forked now sees exactly the
     // committed state. One forked earlier serves if it is fresh enough and shows this session's
     // own writes; a session with a test hook gets one of its own (forked while the hook is set).
-    if (pinned_) *snapshot = pinned_;
-    else if (snapshotHook_) *snapshot = snapshots.acquire(0, snapshots.epoch(), false);
-    else *snapshot = snapshots.acquire(settings_->snapshotMaxAgeMs(), lastInline_);
+    // Code this session compiled before the fork runs in the worker as it is.
+    std::shared_ptr<sql::CompiledStatement> code;
+    if (pinned_) {
+      *snapshot = pinned_;
+      code = compiledForSnapshots(*stmt, false);
+    } else if (snapshotHook_) {
+      *snapshot = snapshots.acquire(0, snapshots.epoch(), false);
+    } else {
+      code = compiledForSnapshots(*stmt, true);
+      *snapshot = snapshots.acquire(settings_->snapshotMaxAgeMs(), lastInline_, true,
+                                    code ? code->compiledAt : sql::Snapshot::Clock::time_point{});
+    }
+    if (code && code->compiledAt >= (*snapshot)->forkedAt()) code = nullptr;  // not in it: the worker compiles
+    snapshotCompiled_ = reinterpret_cast<uint64_t>(code.get());
     if (blockOnSnapshot_ && txn_ != TransactionState::Idle) pinned_ = *snapshot;
     return QueryResult();
   }

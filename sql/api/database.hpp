@@ -39,6 +39,7 @@ class Snapshot;      // sql/api/snapshot.hpp
 class SnapshotPool;  // sql/api/snapshot.hpp
 struct SnapshotRequest;
 class StatementCache;  // sql/api/statement_cache.hpp
+struct CompiledStatement;  // sql/api/compiled_statement.hpp
 }
 class UndoLog;
 
@@ -184,6 +185,9 @@ class Connection {
   QueryResult run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot = nullptr);
   QueryResult onSnapshot(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot> snapshot);
   bool runsOnSnapshot(const ast::Statement& stmt, std::string_view sql) const;
+  // The statement cache's code for a query going to a snapshot (compiled here if `mayCompile`
+  // and the text came before), or null: the worker compiles.
+  std::shared_ptr<sql::CompiledStatement> compiledForSnapshots(const ast::Statement& stmt, bool mayCompile);
   void refuseWriteIfReadOnly(const ast::Statement& stmt) const;
   void noteInline();  // after a statement that ran on the executor thread (it may have written)
   QueryResult atomically(const std::function<QueryResult()>& statement);
@@ -219,6 +223,7 @@ class Connection {
   // The executor's write count after this session's last statement that ran on it: a snapshot
   // forked before that would not show the session its own writes.
   uint64_t lastInline_ = 0;
+  uint64_t snapshotCompiled_ = 0;  // run()'s CompiledStatement* for the worker (SnapshotRequest::compiled)
   // BEGIN READ ONLY: no writes; on snapshots (analytics = 'snapshot'), every query of the block runs
   // on the one snapshot its first query took, and the block does not hold the executor.
   bool readOnly_ = false;

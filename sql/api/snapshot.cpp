@@ -514,11 +514,14 @@ std::optional<QueryResult> SnapshotQuery::finish(const std::atomic<bool>& cancel
   throw Error(sqlstate::InternalError, describeStatus(status));
 }
 
-std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBefore, bool shared) {
+std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBefore, bool shared,
+                                                Snapshot::Clock::time_point forkedAfter) {
   // Nothing ran on the executor since the fork: the newest snapshot is the current state, however
   // old it is. Else it serves while fresh enough and not older than the session's own writes.
   if (newest_ && newest_->broken()) newest_.reset();
-  if (shared && newest_ && (newest_->epoch() == epoch_ || (newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs)))
+  if (shared && newest_ &&
+      ((newest_->epoch() == epoch_ && newest_->forkedAt_ > forkedAfter) ||
+       (newest_->epoch() != epoch_ && newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs)))
     return newest_;
   std::shared_ptr<Snapshot> s = Snapshot::fork(handler_, epoch_);
   if (shared) {

@@ -16,7 +16,9 @@
 // the snapshot process, not the executor thread: the executor pays one fork per snapshot, however
 // many queries use it.
 //
-// Why the worker compiles: compiling takes 10-70 ms (TPC-H SF 1), as long as many analytical
+// Why the worker compiles (a text's first time; from its second, the session's process compiles
+// it once and the workers of later snapshots run that code: Connection::compiledForSnapshots):
+// compiling takes 10-70 ms (TPC-H SF 1), as long as many analytical
 // queries run, and in the parent it would have to happen on the executor thread (the catalog and
 // the plan's table pointers are only stable there) or on a compile thread that holds the catalog
 // still; in the worker it costs the executor nothing, and nothing the compile touches is shared.
@@ -74,6 +76,7 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
 
   uint64_t epoch() const { return epoch_; }
   double ageMs() const;
+  Clock::time_point forkedAt() const { return forkedAt_; }
   // The process was found gone (killed from outside, say): no query is given to it again.
   bool broken() const { return broken_.load(); }
 
@@ -126,8 +129,12 @@ class SnapshotPool {
   // On the executor thread. The newest snapshot if nothing ran on the executor since its fork, or
   // if it is at most `maxAgeMs` old and was forked after the executor's write count reached
   // `notBefore` (a session reads its own writes); else a newer one forked now (and kept for the
-  // next queries). `shared` false: a snapshot for this query alone.
-  std::shared_ptr<Snapshot> acquire(double maxAgeMs, uint64_t notBefore, bool shared = true);
+  // next queries). `shared` false: a snapshot for this query alone. `forkedAfter`: code compiled
+  // then would run in a snapshot forked after it (Connection's reuse of the statement cache): a
+  // newest snapshot that is the current state but older is replaced by a fork of the same state;
+  // one that serves by its age is shared as it is (the code waits for the next fork).
+  std::shared_ptr<Snapshot> acquire(double maxAgeMs, uint64_t notBefore, bool shared = true,
+                                    Snapshot::Clock::time_point forkedAfter = {});
   // On the executor thread, after each statement that may have written: the new write count.
   uint64_t noteWrite() { return ++epoch_; }
   uint64_t epoch() const { return epoch_; }

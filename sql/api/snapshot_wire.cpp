@@ -230,6 +230,7 @@ std::string encodeRequest(const SnapshotRequest& r) {
   }
   w.pod(r.hookOwner);
   w.pod(r.transactionTime);
+  w.pod(r.compiled);
   w.pod('Z');
   return std::move(w.out);
 }
@@ -249,6 +250,7 @@ SnapshotRequest decodeRequest(const std::string& bytes) {
   }
   r.hookOwner = in.pod<uint64_t>();
   r.transactionTime = in.pod<int64_t>();
+  r.compiled = in.pod<uint64_t>();
   if (in.pod<char>() != 'Z' || !in.atEnd()) throw Reader::malformed();
   return r;
 }

@@ -18,6 +18,9 @@ struct SnapshotRequest {
   std::vector<std::pair<std::string, std::string>> settings;  // the session's SET values
   uint64_t hookOwner = 0;  // tests: the Connection whose hook the worker runs (in its own copy)
   int64_t transactionTime = 0;  // CURRENT_TIMESTAMP: the session's transaction's start
+  // The session's compiled statement for this text (a CompiledStatement*, as the parent had it
+  // before the fork, so the worker's copy is at the same address), or 0: the worker compiles.
+  uint64_t compiled = 0;
 };
 std::string encodeRequest(const SnapshotRequest& r);
 SnapshotRequest decodeRequest(const std::string& bytes);  // XX000 when malformed

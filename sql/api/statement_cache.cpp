@@ -41,6 +41,11 @@ std::shared_ptr<CompiledStatement> StatementCache::find(std::string_view text, S
   return e.statement;
 }
 
+bool StatementCache::seenBefore(std::string_view text, SourcePos origin, const std::string& settings) {
+  if (sightings_.size() >= kSightings) sightings_.clear();
+  return sightings_[key(text, origin, settings)]++ > 0;
+}
+
 void StatementCache::add(std::string_view text, SourcePos origin, const std::string& settings, std::shared_ptr<CompiledStatement> s) {
   if (entries_.size() >= kCapacity) {
     auto oldest = std::min_element(entries_.begin(), entries_.end(),

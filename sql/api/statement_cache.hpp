@@ -27,6 +27,10 @@ class StatementCache {
                                           const Catalog& catalog);
   void add(std::string_view text, SourcePos origin, const std::string& settings, std::shared_ptr<CompiledStatement> s);
   size_t size() const { return entries_.size(); }
+  // Counts a sighting of this text; true from its second on. A query on a snapshot is compiled in
+  // the session's process (for its later snapshots to reuse) only once it came again: a one-off
+  // query costs the executor nothing.
+  bool seenBefore(std::string_view text, SourcePos origin, const std::string& settings);
 
  private:
   struct Entry {
@@ -36,6 +40,8 @@ class StatementCache {
   };
   static std::string key(std::string_view text, SourcePos origin, const std::string& settings);
   std::unordered_map<std::string, Entry> entries_;
+  std::unordered_map<std::string, uint32_t> sightings_;  // cleared when it reaches kSightings
+  static constexpr size_t kSightings = 4096;
   uint64_t uses_ = 0;
 };
 

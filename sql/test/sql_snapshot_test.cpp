@@ -478,6 +478,9 @@ TEST_CASE("queries of many sessions run on one snapshot at once") {
   for (int i = 0; i < 4; ++i) {
     sessions.push_back(std::make_unique<Connection>(db));
     sessions.back()->execute("SET snapshot_max_age = '10min'");
+    // A text's second sighting compiles it in this process and forks once more for its code (the
+    // test below): here the workers compile, and only sharing is seen.
+    sessions.back()->execute("SET statement_cache = off");
   }
   std::vector<std::string> answers(sessions.size());
   std::vector<double> forks(sessions.size());
@@ -665,9 +668,59 @@ TEST_CASE("snapshot processes and their workers die with the process that forked
   CHECK(gone(worker));
 }
 
+TEST_CASE("a repeated query on snapshots runs the code its session compiled, and sees each snapshot's data") {
+  Database db;
+  Connection setup(db), con(db);
+  setup.execute("SET analytics = 'inline'");
+  fillTypes(setup);
+  con.execute("SET snapshot_max_age = 0");  // every query sees the latest commit
+  const std::string q = "SELECT count(*), sum(x), min(s), max(v) FROM n, t WHERE x % 3 = id - 1";
+  const std::string inlineAnswer = allText(setup.execute(q));
+  // First sighting: the worker plans and compiles. Second: compiled here, on the executor, and run
+  // in a snapshot forked after it (nothing wrote: the same state). From then on the workers run it
+  // without parsing, planning or compiling.
+  QueryResult first = con.execute(q), second = con.execute(q), third = con.execute(q);
+  for (const QueryResult* r : {&first, &second, &third}) {
+    CHECK(allText(*r) == inlineAnswer);
+    CHECK(r->ranOn.snapshotPid > 0);
+  }
+  CHECK(first.times.codegen > 0);
+  CHECK(second.ranOn.snapshotPid != first.ranOn.snapshotPid);
+  CHECK(third.ranOn.snapshotPid == second.ranOn.snapshotPid);
+  CHECK(third.times.parse == 0);
+  CHECK(third.times.codegen == 0);
+  // New data: a newer snapshot, the same code, the new answer.
+  setup.execute("INSERT INTO n VALUES (3000000), (3000003)");
+  QueryResult fourth = con.execute(q);
+  CHECK(allText(fourth) == allText(setup.execute(q)));
+  CHECK(allText(fourth) != inlineAnswer);
+  CHECK(fourth.times.codegen == 0);
+  // A catalog change ends the old code's use; the text came before, so it is compiled here again
+  // at once, against the new catalog.
+  setup.execute("CREATE INDEX n_x ON n (x)");
+  QueryResult fifth = con.execute(q);
+  CHECK(allText(fifth) == allText(fourth));
+  CHECK(fifth.times.codegen == 0);
+  // Without the statement cache the workers compile every time.
+  con.execute("SET statement_cache = off");
+  CHECK(con.execute(q).times.codegen > 0);
+  CHECK(con.execute(q).times.codegen > 0);
+  // A READ ONLY block's snapshot predates code compiled in the block: its worker compiles.
+  con.execute("SET statement_cache = on");
+  const std::string q2 = "SELECT count(*) FROM n WHERE x > 5";
+  con.execute("BEGIN READ ONLY");
+  CHECK(con.execute(q2).times.codegen > 0);
+  CHECK(con.execute(q2).times.codegen > 0);  // compiled here now, but not in the pinned snapshot
+  CHECK(con.execute(q2).times.codegen > 0);
+  con.execute("COMMIT");
+  CHECK(con.execute(q2).times.codegen == 0);  // a fresh snapshot has it
+  CHECK(zombies() == 0);
+}
+
 TEST_CASE("a snapshot process killed from outside is replaced, and the next queries answer") {
   Database db;
   Connection con(db);
+  con.execute("SET statement_cache = off");  // no fork for the session's code (the test below)
   con.execute("CREATE TABLE t (a INTEGER)");
   con.execute("INSERT INTO t VALUES (1), (2)");
   QueryResult first = con.execute("SELECT sum(a) FROM t");
