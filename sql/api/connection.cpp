@@ -233,8 +233,14 @@ std::shared_ptr<sql::CompiledStatement> Connection::compiledForSnapshots(const a
   if (auto found = statementCache_->find(statementText_, statementOrigin_, tier, catalog)) return found;
   if (!mayCompile || !statementCache_->seenBefore(statementText_, statementOrigin_, tier)) return nullptr;
   try {
+    // Optimized code from the start where the plan merits it (the workers that run it cannot
+    // hand an adaptive switch back here): one compile on the executor, ~20-70 ms for a big
+    // query, once per text, where a background compile would hold the next fork up as long.
+    codegen::ExecutionPolicy policy = settings_->executionPolicy();
+    if (policy.tier == codegen::CompileTier::Auto || policy.tier == codegen::CompileTier::Adaptive)
+      policy.tier = codegen::CompileTier::Optimized;
     ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
-    ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());
+    ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&policy);
     PhaseTimes times;
     std::shared_ptr<sql::CompiledStatement> compiled = sql::compileStatement(catalog, stmt, {}, times);
     if (!compiled->plan.parameters.empty()) return nullptr;
