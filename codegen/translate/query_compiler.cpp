@@ -290,9 +290,9 @@ class Driver {
   // Each thread's aggregation table is merged into the query's, a group at a time, on all
   // threads; a merged group costs some 16 rows' aggregation (a random insert into a cold table,
   // where the rows mostly hit the group before theirs or a cached one). So only while the groups
-  // of all threads are far fewer than the rows: TPC-H Q1 (4 groups of 6M rows) runs on both
-  // threads, Q18 (1.5M groups of 6M clustered rows) on one: on two it took 490 ms against 107.
-  // Unknown estimates are taken to be worth it.
+  // of all threads are far fewer than the rows: TPC-H Q1 (4 groups of 6M rows) merges so; Q18
+  // (1.5M groups of 6M clustered rows) took 490 ms so against 107 on one thread, and now
+  // pre-aggregates (preAggregates). Unknown estimates are taken to be worth it.
   static constexpr double kMergeRowsPerGroup = 16;
   bool worthMerging(const PipelineInfo& p) const {
     if (p.merge.empty()) return false;
@@ -310,10 +310,12 @@ class Driver {
   // thread so that the threads finish together, and small enough that a partition of 10M
   // groups stays near the caches.
   static constexpr uint32_t kAggregationPartitions = 64;
-  // On one thread too, once the groups' table would be larger than this (the last-level cache of
-  // the machines measured): 10M groups of 30M rows took 1.7 s so, 3.0 s in one table. A table in
-  // cache is faster without the partitions' copy.
-  static constexpr double kPreAggregateAloneBytes = 32 << 20;
+  // On one thread too, once the groups' table would be far larger than the caches (8 times the
+  // last level of the machines measured): 10M random groups of 30M rows (560 MB) took 1.4 s so,
+  // 3.7 s in one table. Nearer the caches one table wins while the input is clustered by the
+  // keys, which estimates do not say: TPC-H Q18's 1.5M groups (84 MB) took 90 ms so, 120 ms
+  // pre-aggregated (on two threads both ways take 90-97 ms).
+  static constexpr double kPreAggregateAloneBytes = 256 << 20;
   bool preAggregatesAlone(const PipelineInfo& p) const {
     if (p.sink != PipelineSink::Aggregate || !preAggregates(p)) return false;
     return p.sinkRows * (static_cast<const HashTable*>(state_[p.sinkSlot])->entrySize() + sizeof(uint64_t)) >= kPreAggregateAloneBytes;

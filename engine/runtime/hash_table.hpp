@@ -128,17 +128,17 @@ class HashTable {
   // table would grow, it moves its entries into `partitions` instead (hashPartition of their
   // count) and starts empty, so it keeps the size it was made with and stays in cache. Entries
   // in a partition are copied as they are, not linked: it is read by index (entry(i)) only, by
-  // the merge that aggregates the partition. The table counts as large (HashDirectory::large):
-  // its input has many groups (else it would not pre-aggregate), so the previous row's group is
-  // worth a check first (input clustered by the keys, TPC-H Q18's lineitem, stays in it) and a
-  // new group's tag test spares it a walk. That group is never a spilled entry: generated code
-  // sets it after every find-or-insert, the only place an insert, and so a spill, happens.
-  void spillInto(std::vector<HashTable*> partitions) {
-    spill_ = std::move(partitions);
-    dir_.large = 1;
-  }
-  // Every entry into the partitions; the table is empty after it.
+  // the merge that aggregates the partition.
+  void spillInto(std::vector<HashTable*> partitions) { spill_ = std::move(partitions); }
+  // Every entry into the partitions; the table is empty after it. From the first spill on the
+  // table counts as large (HashDirectory::large): its input has proved to have many groups, so
+  // the previous row's group is worth a check first (input clustered by the keys, TPC-H Q18's
+  // lineitem, stays in it) and a new group's tag test spares it a walk. (Not before: a wrong
+  // estimate sends 16 groups here too, and for them those checks cost 70%.) That group is never
+  // a spilled entry: generated code sets it after every find-or-insert, the only place an insert,
+  // and so a spill, happens.
   void spill() {
+    dir_.large = 1;
     const uint64_t parts = spill_.size();
     for (uint64_t i = 0; i < entries_.count(); ++i) {
       const auto* e = static_cast<const HashEntryHeader*>(entries_.at(i));

@@ -105,8 +105,7 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
     INFO(queries[q].sql);
     CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
   }
-  // Groups beyond the caches pre-aggregate on one thread too: each of t's rows is its own group
-  // (a is unique), so the groups are the rows.
+  // Every row its own group (a is unique): the groups are t's rows, on either path.
   CHECK(rows(one.execute("SELECT a, min(s), max(n), count(n) FROM t GROUP BY a"), false) ==
         rows(one.execute("SELECT a, s, n, CASE WHEN n IS NULL THEN 0 ELSE 1 END FROM t"), false));
   // The many groups' aggregation ran on both threads too, not only the pipeline over its groups.
