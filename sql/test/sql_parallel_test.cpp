@@ -166,6 +166,14 @@ TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and cha
   } catch (const Error& e) {
     CHECK(e.sqlstate() == "22003");
   }
+  // Many groups, each row's value fine alone: a group's sum overflows wherever its rows meet (a
+  // thread's small table, or the merge of its partition).
+  try {
+    con.execute("SELECT a % 100000, sum(4611686018427387904 + a % 2) FROM t GROUP BY 1");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "22003");
+  }
   CHECK(con.execute("SELECT count(*) FROM t").text(0, 0) == "524288");
 }
 
