@@ -268,10 +268,13 @@ void AggregateTranslator::produce() {
   });
 }
 
-// Parallel aggregation: each helper thread aggregates its morsels into a table of its own; this
-// function then folds one such table (in state slot mergeSlot_) into the query's, a morsel of its
-// entries per call: each group is found or inserted by its keys as a row's would be, and its
-// states combine (counts and sums add, min/max keep the better value of the two that saw rows).
+// Parallel aggregation: each helper thread aggregates its morsels into a table of its own (with
+// many groups a small one that spills them into hash partitions: the driver's mergePartitions);
+// this function then folds one such table, or one spilled partition (in state slot mergeSlot_),
+// into the table in the sink's slot, a morsel of its entries per call: each group is found or
+// inserted by its keys as a row's would be, and its states combine (counts and sums add, min/max
+// keep the better value of the two that saw rows). A group may come several times from one source
+// (a partition holds each spill's copy).
 void AggregateTranslator::generateMerge() {
   auto& b = cg_.b;
   cg_.beginFunction(merge_);
@@ -280,7 +283,8 @@ void AggregateTranslator::generateMerge() {
   llvm::Value* n = cg_.call("hyrax_rt_ht_count", {from});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
   // Partition `part` of `parts` (state slot mergeSlot_ + 1, as part | parts << 32): each thread
-  // merges the groups whose hash falls in its partition, into a table of its own.
+  // merges the groups whose hash falls in its partition, into a table of its own (hashPartition's
+  // steps; a spilled partition is merged whole, as partition 0 of 1).
   llvm::Value* partition = b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(mergeSlot_ + 1)), cg_.i64());
   llvm::Value* part = b.CreateAnd(partition, cg_.c64(0xFFFFFFFF));
   llvm::Value* parts = b.CreateLShr(partition, 32);

@@ -11,6 +11,7 @@
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/row_buffer.hpp"
+#include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "engine/util/worker_pool.hpp"
@@ -234,9 +235,11 @@ class Driver {
 
   void runPipeline(size_t i) {
     const PipelineInfo& p = impl_.pipelines[i];
-    // Sorted rows stay on one thread: their order is the point.
-    const bool parallel = threads_ > 1 && (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
-                          p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p));
+    // Sorted rows stay on one thread: their order is the point. A pre-aggregation of groups
+    // beyond the caches goes the parallel way on one thread too.
+    const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) &&
+                          (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
+                          p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
     pipelineStart_ = std::chrono::steady_clock::now();
@@ -294,24 +297,100 @@ class Driver {
           if (code->merges[i](helpers[w].ctx.get(), states[t].data(), 0, UINT64_MAX) != CodeGen::kPipelineOk) return;
         }
     });
+    throwIfFailed(helpers);
+    mine->absorb(parts, n, fedAgain(i));
+  }
+
+  // Many groups (Leis et al., SIGMOD 2014): each helper aggregated into a small table that moved
+  // its groups into partitions of its own whenever it filled (HashTable::spillInto); the groups
+  // still in it go there too. Then each partition, all helpers' part of it, is aggregated by one
+  // thread (the generated merge over every entry of a source) into a table of its own, the
+  // threads taking partitions in turn; the query's table takes the tables' entries (disjoint
+  // groups) where they are. A partition's table is a 64th of the groups: it mostly stays in
+  // cache, where one table of all the groups missed it on nearly every row.
+  template <typename Helpers>
+  void mergePartitions(size_t i, const CodeTier* code, Helpers& helpers) {
+    const PipelineInfo& p = impl_.pipelines[i];
+    auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+    for (auto& h : helpers) static_cast<HashTable*>(h.state[p.sinkSlot])->spill();
+    const auto n = static_cast<uint32_t>(helpers.size());
+    std::vector<HashTable*> parts(kAggregationPartitions);
+    std::vector<std::vector<void*>> states(n, std::vector<void*>(state_, state_ + impl_.stateSlots));
+    std::atomic<uint32_t> nextPart{0};
+    runOnWorkers(n, [&](uint32_t w) {
+      QueryContext* ctx = helpers[w].ctx.get();
+      std::vector<void*>& state = states[w];
+      state[p.mergeSlot + 1] = reinterpret_cast<void*>(uint64_t{1} << 32);  // partition 0 of 1: every entry
+      for (uint32_t k; (k = nextPart.fetch_add(1)) < kAggregationPartitions;) {
+        // Sized for its groups: at most the entries spilled into it, a 64th of the estimate.
+        uint64_t spilled = 0;
+        for (auto& h : helpers) spilled += h.partitions[k]->count();
+        parts[k] = hyrax_rt_ht_create(ctx, mine->entrySize(), std::min(spilled, mine->expected() / kAggregationPartitions));
+        if (!parts[k]) return;
+        state[p.sinkSlot] = parts[k];
+        for (auto& h : helpers) {
+          state[p.mergeSlot] = h.partitions[k];
+          if (code->merges[i](ctx, state.data(), 0, UINT64_MAX) != CodeGen::kPipelineOk) return;
+        }
+      }
+    });
+    throwIfFailed(helpers);
+    if (std::find(parts.begin(), parts.end(), nullptr) != parts.end())
+      throw Error(sqlstate::InternalError, "generated code failed without an error");
+    mine->absorb(parts, n, fedAgain(i));
+  }
+
+  // Whether a pipeline after pipeline i feeds i's aggregation table too (UNION ALL, an outer
+  // join's unmatched rows): its rows look their groups up by key, so the merged groups must be
+  // in the table's directory. Otherwise only the pipeline over the groups reads them, by index.
+  bool fedAgain(size_t i) const {
+    const PipelineInfo& p = impl_.pipelines[i];
+    return std::any_of(impl_.pipelines.begin() + static_cast<std::ptrdiff_t>(i) + 1, impl_.pipelines.end(),
+                       [&](const PipelineInfo& later) { return later.sink == PipelineSink::Aggregate && later.sinkSlot == p.sinkSlot; });
+  }
+
+  // A helper's failure (its context's error) is the query's.
+  template <typename Helpers>
+  void throwIfFailed(const Helpers& helpers) {
     for (auto& h : helpers)
       if (h.ctx->failed()) {
         ctx_.setError(h.ctx->error());
         throw ctx_.error();
       }
-    mine->absorb(parts, n);
   }
 
   // Each thread's aggregation table is merged into the query's, a group at a time, on all
   // threads; a merged group costs some 16 rows' aggregation (a random insert into a cold table,
   // where the rows mostly hit the group before theirs or a cached one). So only while the groups
-  // of all threads are far fewer than the rows: TPC-H Q1 (4 groups of 6M rows) runs on both
-  // threads, Q18 (1.5M groups of 6M clustered rows) on one: on two it took 490 ms against 107.
-  // Unknown estimates are taken to be worth it.
+  // of all threads are far fewer than the rows: TPC-H Q1 (4 groups of 6M rows) merges so; Q18
+  // (1.5M groups of 6M clustered rows) took 490 ms so against 107 on one thread, and now
+  // pre-aggregates (preAggregates). Unknown estimates are taken to be worth it.
   static constexpr double kMergeRowsPerGroup = 16;
   bool worthMerging(const PipelineInfo& p) const {
     if (p.merge.empty()) return false;
     return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ * kMergeRowsPerGroup <= p.rows;
+  }
+  // More groups than that: the threads pre-aggregate and partition (mergePartitions), unless
+  // the query's table has groups already (another pipeline fed it: every group must find them).
+  bool preAggregates(const PipelineInfo& p) const {
+    return !p.merge.empty() && !worthMerging(p) && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
+  }
+  // A helper's pre-aggregation table: its entries and directory near the core (16,384 entries of
+  // 48 bytes are 768 KiB, their directory 128 KiB).
+  static constexpr uint64_t kPreAggregationEntries = 16'384;
+  // Partitions of a pre-aggregating pipeline's groups, each merged by one thread: a few per
+  // thread so that the threads finish together, and small enough that a partition of 10M
+  // groups stays near the caches.
+  static constexpr uint32_t kAggregationPartitions = 64;
+  // On one thread too, once the groups' table would be far larger than the caches (8 times the
+  // last level of the machines measured): 10M random groups of 30M rows (560 MB) took 1.4 s so,
+  // 3.7 s in one table. Nearer the caches one table wins while the input is clustered by the
+  // keys, which estimates do not say: TPC-H Q18's 1.5M groups (84 MB) took 90 ms so, 120 ms
+  // pre-aggregated (on two threads both ways take 90-97 ms).
+  static constexpr double kPreAggregateAloneBytes = 256 << 20;
+  bool preAggregatesAlone(const PipelineInfo& p) const {
+    if (p.sink != PipelineSink::Aggregate || !preAggregates(p)) return false;
+    return p.sinkRows * (static_cast<const HashTable*>(state_[p.sinkSlot])->entrySize() + sizeof(uint64_t)) >= kPreAggregateAloneBytes;
   }
 
   // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a table chunk,
@@ -325,7 +404,9 @@ class Driver {
       std::unique_ptr<QueryContext> ctx;
       std::vector<void*> state;
       std::vector<uint64_t> counters;
+      std::vector<HashTable*> partitions;  // pre-aggregation: where its table's groups go
     };
+    const bool preAggregate = p.sink == PipelineSink::Aggregate && preAggregates(p);
     std::vector<Helper> helpers(n);
     for (Helper& h : helpers) {
       h.ctx = ctx_.makeWorker();
@@ -341,6 +422,13 @@ class Driver {
         case PipelineSink::Aggregate: {
           // A thread builds about 1/n of the join's entries, but may meet every group.
           auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+          if (preAggregate) {
+            auto* table = h.ctx->newHashTable(mine->entrySize(), kPreAggregationEntries);
+            for (uint32_t k = 0; k < kAggregationPartitions; ++k) h.partitions.push_back(h.ctx->newHashTable(mine->entrySize()));
+            table->spillInto(h.partitions);
+            sink = table;
+            break;
+          }
           sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild ? mine->expected() / n : mine->expected());
           break;
         }
@@ -384,16 +472,15 @@ class Driver {
     profile_.morsels += morsels;
     profile_.optimizedMorsels += optimizedMorsels;
     if (compileStarted) profile_.optimizedStartedAtMs = msSince(start_);  // about: when the pipeline ended
-    profile_.parallelPipelines++;
+    if (n > 1) profile_.parallelPipelines++;
     profile_.threads = std::max(profile_.threads, n);
-    for (Helper& h : helpers)
-      if (h.ctx->failed()) {
-        ctx_.setError(h.ctx->error());
-        throw ctx_.error();
-      }
+    throwIfFailed(helpers);
     if (silentFailure) throw Error(sqlstate::InternalError, "generated code failed without an error");
     const CodeTier* code = tier();
-    if (p.sink == PipelineSink::Aggregate) mergeGroups(i, code, helpers);
+    if (preAggregate)
+      mergePartitions(i, code, helpers);
+    else if (p.sink == PipelineSink::Aggregate)
+      mergeGroups(i, code, helpers);
     std::vector<HashTable*> tables;
     for (Helper& h : helpers) {
       if (p.sink == PipelineSink::JoinBuild) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));

@@ -137,6 +137,38 @@ TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
   CHECK(found == 1);
 }
 
+TEST_CASE("a pre-aggregation table moves its entries into partitions instead of growing") {
+  QueryContext ctx;
+  std::vector<HashTable*> parts;
+  for (int k = 0; k < 4; ++k) parts.push_back(hyrax_rt_ht_create(&ctx, 24, 0));
+  HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 4096);  // 4,096 buckets: spills at 4,096 entries
+  ht->spillInto(parts);
+  for (uint64_t i = 0; i < 10000; ++i) {
+    auto* e = static_cast<char*>(hyrax_rt_ht_insert(&ctx, ht, i * 0x9E3779B97F4A7C15ULL));
+    CHECK(std::all_of(e + 16, e + 24, [](char c) { return c == 0; }));  // zeroed, also in a reused block
+    std::memcpy(e + 16, &i, 8);
+  }
+  CHECK(hyrax_rt_ht_count(ht) == 10000 - 2 * 4096);
+  // The entries it holds are found through its directory; none of the spilled ones are.
+  CHECK(ht->lookup(9999 * 0x9E3779B97F4A7C15ULL) != nullptr);
+  CHECK(ht->lookup(0) == nullptr);
+  ht->spill();
+  CHECK(hyrax_rt_ht_count(ht) == 0);
+  // Every entry is in the partition of its hash, copied whole, once.
+  std::set<uint64_t> seen;
+  for (uint64_t k = 0; k < parts.size(); ++k)
+    for (uint64_t i = 0; i < hyrax_rt_ht_count(parts[k]); ++i) {
+      auto* e = static_cast<const char*>(hyrax_rt_ht_entry(parts[k], i));
+      uint64_t hash, value;
+      std::memcpy(&hash, e + 8, 8);
+      std::memcpy(&value, e + 16, 8);
+      CHECK(hashPartition(hash, parts.size()) == k);
+      CHECK(hash == value * 0x9E3779B97F4A7C15ULL);
+      seen.insert(value);
+    }
+  CHECK(seen.size() == 10000);
+}
+
 namespace {
 // Rows of (key, sequence number), compared by key only.
 int32_t compareKeys(const void* x, const void* y) {

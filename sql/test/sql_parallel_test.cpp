@@ -80,6 +80,19 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT count(*), count(t1.a), count(t2.a) FROM t t1 FULL JOIN t t2 ON t1.a = t2.a + 400000", true},
       // One aggregate fed by a serial pipeline (d: one chunk) and then a parallel one.
       {"SELECT k, count(*) FROM (SELECT k - 300 AS k FROM d UNION ALL SELECT a % 20000 FROM t) u GROUP BY k", false},
+      // Many groups (more than a thread's rows / 16): each thread pre-aggregates into a small table
+      // that spills its groups into partitions, merged a partition per thread. A group's rows are
+      // on both threads and in several spills; NULL keys are one group.
+      {"SELECT a, min(s), max(n), count(n) FROM t GROUP BY a", false},
+      {"SELECT CASE WHEN a % 7 = 0 THEN NULL ELSE a % 60000 END, count(*), count(n), avg(n), sum(d), avg(d), min(d), max(s) "
+       "FROM t GROUP BY 1",
+       false},
+      {"SELECT s || '/' || (a % 40000), n, count(*), sum(a) FROM t GROUP BY 1, 2", false},
+      {"SELECT d + a % 30000, g % 2, count(*), max(a), min(n) FROM t GROUP BY 1, 2", false},
+      {"SELECT a % 50000, count(DISTINCT g), sum(DISTINCT n), count(*) FROM t GROUP BY 1", false},
+      {"SELECT a % 100000, sum(a), min(s) FROM t GROUP BY 1 HAVING count(*) > 5 AND min(s) < 'x5'", false},
+      {"SELECT count(*), count(c), sum(c) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t WHERE a * 3 = 1 GROUP BY 1) x", true},
+      {"SELECT count(*), sum(c), max(k) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t GROUP BY 1) x", true},
   };
   for (const Q& q : queries) {
     INFO(q.sql);
@@ -91,6 +104,16 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
   for (size_t q : {0, 6, 7, 9}) {
     INFO(queries[q].sql);
     CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
+  }
+  // Every row its own group (a is unique): the groups are t's rows, on either path.
+  CHECK(rows(one.execute("SELECT a, min(s), max(n), count(n) FROM t GROUP BY a"), false) ==
+        rows(one.execute("SELECT a, s, n, CASE WHEN n IS NULL THEN 0 ELSE 1 END FROM t"), false));
+  // The many groups' aggregation ran on both threads too, not only the pipeline over its groups.
+  {
+    const char* q = "SELECT count(*), sum(c), max(k) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t GROUP BY 1) x";
+    std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+    INFO(plan);
+    CHECK(plan.find("Parallel: 2 pipelines on up to 2 threads") != std::string::npos);
   }
   // EXPLAIN ANALYZE counts every operator's rows over all threads, and says the pipelines ran on two.
   std::string plan1 = rows(one.execute(std::string("EXPLAIN ANALYZE ") + queries[7].sql), true);
@@ -139,6 +162,14 @@ TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and cha
   }
   try {
     con.execute("SELECT sum(a * 4611686018427387904) FROM t WHERE a > 1");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "22003");
+  }
+  // Many groups, each row's value fine alone: a group's sum overflows wherever its rows meet (a
+  // thread's small table, or the merge of its partition).
+  try {
+    con.execute("SELECT a % 100000, sum(4611686018427387904 + a % 2) FROM t GROUP BY 1");
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.sqlstate() == "22003");
