@@ -1,5 +1,5 @@
-// Memory across fork(): the data stays on huge pages (huge_page_keeper), and a forked child does
-// not zero the parent's pooled query memory (zeroed_buffer).
+// Memory across fork(): the data stays on huge pages (huge_page_keeper); pooled query memory
+// (zeroed_buffer) is neither zeroed by a forked child nor copied by the parent to be zeroed.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -102,4 +103,43 @@ TEST_CASE("a forked child does not reuse the parent's pooled query memory; the p
   ZeroedBuffer again(bytes);
   CHECK(again.data() == pooled);
   CHECK(again.data()[0] == 0);
+}
+
+TEST_CASE("pooled query memory taken after a fork is zero in the parent and unchanged in the child") {
+  const size_t bytes = 4 * ZeroedBuffer::kMapFrom;
+  const char* pooled = nullptr;
+  {
+    ZeroedBuffer first(bytes);
+    std::memset(first.data(), 0x5a, first.bytes());
+    pooled = first.data();
+  }  // pooled, full of 0x5a
+  int go[2], done[2];
+  REQUIRE(pipe(go) == 0);
+  REQUIRE(pipe(done) == 0);
+  const pid_t child = fork();
+  if (child == 0) {  // holds the pooled pages; checks them after the parent has reused its copy
+    close(go[1]);
+    close(done[0]);
+    char c = 0;
+    (void)!read(go[0], &c, 1);
+    bool kept = true;
+    for (size_t i = 0; i < bytes; i += 4096) kept = kept && pooled[i] == 0x5a;
+    _exit(kept ? 0 : 1);
+  }
+  REQUIRE(child > 0);
+  close(go[0]);
+  close(done[1]);
+  ZeroedBuffer again(bytes);  // emptied (the child shares it), not copied and zeroed
+  CHECK(again.data() == pooled);
+  bool zero = true;
+  for (size_t i = 0; i < again.bytes(); i += 4096) zero = zero && again.data()[i] == 0;
+  CHECK(zero);
+  std::memset(again.data(), 0x11, again.bytes());
+  (void)!write(go[1], "x", 1);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  close(go[1]);
+  close(done[0]);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
