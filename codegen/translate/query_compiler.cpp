@@ -198,7 +198,7 @@ class Driver {
     // Not worth a compile yet: the next run of this statement counts this one's time.
     if (impl_.optimized && !impl_.optimized->submitted.load())
       impl_.optimized->cheapMicros.fetch_add(static_cast<uint64_t>(msSince(start_) * 1000));
-    if (impl_.optimized) profile_.optimizedExpectedMs = impl_.optimized->expectedCompileMs;
+    if (impl_.optimized) profile_.optimizedExpectedMs = impl_.optimized->expectedCompileMs * compileFactor();
   }
 
  private:
@@ -210,12 +210,15 @@ class Driver {
     return status;
   }
 
+  // What the optimized compile costs this run, in its expected time: more when the query runs on
+  // every core and the compile takes one from it.
+  double compileFactor() const { return threads_ >= cores_ ? kCompileOnBusyCores : 1; }
+
   // Starts the optimized compile once it is worth it (OptimizedTier); any thread. True when
   // this call started it.
   bool considerCompiling(std::chrono::steady_clock::time_point pipelineStart, uint64_t done, uint64_t total) {
     if (!optimized_ || optimized_->submitted.load(std::memory_order_relaxed)) return false;
-    const double factor = threads_ >= cores_ ? kCompileOnBusyCores : 1;
-    if (!optimized_->worthCompiling(msSince(start_), msSince(pipelineStart), done, total, factor)) return false;
+    if (!optimized_->worthCompiling(msSince(start_), msSince(pipelineStart), done, total, compileFactor())) return false;
     OptimizedTier::submit(impl_.optimized);
     return true;
   }

@@ -43,9 +43,9 @@ struct Keeper {
       std::this_thread::sleep_for(kPassInterval);
       lock.lock();
       forkPending = false;
-      std::vector<std::pair<uintptr_t, size_t>> todo(mappings.begin(), mappings.end());
+      std::vector<std::pair<uintptr_t, size_t>> pass(mappings.begin(), mappings.end());
       lock.unlock();
-      for (auto [start, bytes] : todo) {
+      for (auto [start, bytes] : pass) {
         // Under the lock, so that an unmap waits for a collapse of its mapping (never one of
         // memory mapped anew at the same address).
         std::lock_guard one(mutex);

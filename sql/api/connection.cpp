@@ -219,6 +219,11 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
 
 void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
 
+// What besides the text a statement cache entry is compiled for (StatementCache's `settings`).
+std::string Connection::cacheSettings() const {
+  return std::to_string(static_cast<int>(settings_->executionPolicy().tier));
+}
+
 // The statement cache serves queries on snapshots too: the parent's cached CompiledStatement is in
 // every snapshot forked after it was compiled, at the same address, so a worker runs it without
 // planning or compiling (LLVM's ~3-8 ms a query, and the copy-on-write faults of a compile in a
@@ -228,7 +233,7 @@ void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
 // as always.
 std::shared_ptr<sql::CompiledStatement> Connection::compiledForSnapshots(const ast::Statement& stmt, bool mayCompile) {
   if (stmt.kind != ast::StmtKind::Select || !settings_->statementCache() || statementText_.empty()) return nullptr;
-  const std::string tier = std::to_string(static_cast<int>(settings_->executionPolicy().tier));
+  const std::string tier = cacheSettings();
   Catalog& catalog = db_.catalog();
   if (auto found = statementCache_->find(statementText_, statementOrigin_, tier, catalog)) return found;
   if (!mayCompile || !statementCache_->seenBefore(statementText_, statementOrigin_, tier)) return nullptr;
@@ -579,7 +584,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     case ast::StmtKind::Delete: {
       if (auto call = functionCall(*stmt)) return db_.routines().call(catalog, undo, *call, &cancel_, times);
       // The same text as before: its plan and code again (statement_cache.hpp says when not).
-      const std::string tier = std::to_string(static_cast<int>(settings_->executionPolicy().tier));
+      const std::string tier = cacheSettings();
       std::shared_ptr<sql::CompiledStatement> compiled;
       const bool cache = !statementText_.empty() && settings_->statementCache();
       if (cache) compiled = statementCache_->find(statementText_, statementOrigin_, tier, catalog);

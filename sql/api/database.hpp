@@ -188,6 +188,7 @@ class Connection {
   // The statement cache's code for a query going to a snapshot (compiled here if `mayCompile`
   // and the text came before), or null: the worker compiles.
   std::shared_ptr<sql::CompiledStatement> compiledForSnapshots(const ast::Statement& stmt, bool mayCompile);
+  std::string cacheSettings() const;  // the statement cache key's settings part
   void refuseWriteIfReadOnly(const ast::Statement& stmt) const;
   void noteInline();  // after a statement that ran on the executor thread (it may have written)
   QueryResult atomically(const std::function<QueryResult()>& statement);

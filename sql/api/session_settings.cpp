@@ -120,16 +120,17 @@ const SettingDef kSettings[] = {
      [] { return std::string("snapshot"); },
      [](const std::string& v, SourcePos pos) { return oneOf(v, "analytics", pos, {"inline", "snapshot"}); }},
     {"compile_tier",
-     "How queries become machine code: 'auto' compiles a query expected to read many rows twice, cheap code "
-     "that starts at once and optimized code on a background thread that takes over the remaining morsels "
-     "when it is ready; 'optimized' waits for the optimized code; 'cheap' never optimizes; 'adaptive' "
+     "How queries become machine code: 'auto' starts a query expected to read many rows on cheap code and, "
+     "once the work left outweighs the compile, compiles optimized code on a background thread that takes "
+     "over the remaining morsels when it is ready; 'optimized' waits for the optimized code; 'cheap' never optimizes; 'adaptive' "
      "starts every query on cheap code, however small.",
      [] { return std::string("auto"); },
      [](const std::string& v, SourcePos pos) { return oneOf(v, "compile_tier", pos, {"auto", "adaptive", "optimized", "cheap"}); }},
     {"statement_cache",
      "Whether a statement sent again with the same text runs the plan and machine code of its first time "
-     "('on'; while the schema is the same and no table it reads grew or shrank more than twofold) or is "
-     "compiled again ('off': benchmarks of compile time).",
+     "('on'; while the schema is the same and no table it reads grew or shrank more than twofold; on "
+     "snapshots from its third run, the second compiling it once in this process) or is compiled again "
+     "('off': benchmarks of compile time).",
      [] { return std::string("on"); },
      [](const std::string& v, SourcePos pos) { return oneOf(v, "statement_cache", pos, {"on", "off"}); }},
     {"threads",
