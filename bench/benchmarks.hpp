@@ -8,6 +8,7 @@ int runCh(int argc, char** argv);    // bench/ch: the CH-benCHmark, TPC-C's mix 
 int runFork(int argc, char** argv);  // bench/fork_bench.cpp: fork() time against mapped memory, huge vs 4 KiB pages
 int runJson(int argc, char** argv);  // bench/json: COPY (FORMAT json) and read_json of sparse JSON, beside DuckDB
 int runGroupBy(int argc, char** argv);  // bench/groupby_bench.cpp: GROUP BY from 10 to 10M groups beside PostgreSQL
+int runCopy(int argc, char** argv);  // bench/copy_bench.cpp: COPY FROM at 1..n parsing threads beside PostgreSQL
 int runJoinOrder(int argc, char** argv);  // bench/join_order_bench.cpp: join ordering time and plan cost by graph shape and size
 
 }  // namespace hyrax::bench

@@ -30,13 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-  return out;
-}
-
 SyntheticJoin shape(const std::string& name, size_t n) {
   if (name == "chain") return SyntheticJoin::chain(n);
   if (name == "star") return SyntheticJoin::star(n);

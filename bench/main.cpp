@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
                  "  fork   fork() time against database size, huge pages vs 4 KiB pages (hyrax-bench fork --help)\n"
                  "  groupby  GROUP BY over a big table, 10 to 10M groups, at 1 and 2 threads beside PostgreSQL (hyrax-bench groupby --help)\n"
                  "  json   sparse JSON into columns: COPY (FORMAT json) and read_json beside DuckDB (hyrax-bench json --help)\n"
+                 "  copy   COPY FROM of TPC-H's lineitem at 1 and 2 parsing threads beside PostgreSQL (hyrax-bench copy --help)\n"
                  "  joinorder  join ordering time and plan cost for chains, stars, cliques of 8..64 tables (hyrax-bench joinorder --help)\n";
     return argc < 2 ? 2 : 0;
   }
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     if (which == "fork") return hyrax::bench::runFork(argc - 1, argv + 1);
     if (which == "groupby") return hyrax::bench::runGroupBy(argc - 1, argv + 1);
     if (which == "json") return hyrax::bench::runJson(argc - 1, argv + 1);
+    if (which == "copy") return hyrax::bench::runCopy(argc - 1, argv + 1);
     if (which == "joinorder") return hyrax::bench::runJoinOrder(argc - 1, argv + 1);
     std::cerr << "hyrax-bench: unknown benchmark " << which << "\n";
     return 2;

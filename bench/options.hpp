@@ -4,6 +4,9 @@
 #include <boost/program_options.hpp>
 
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace hyrax::bench {
 
@@ -14,6 +17,15 @@ inline bool parseOptions(const boost::program_options::options_description& desc
   if (!vm.count("help")) return true;
   std::cout << usage << desc;
   return false;
+}
+
+// A comma-separated option value ("1,2,4", "text,csv") as its items, empty ones left out.
+inline std::vector<std::string> splitList(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 }  // namespace hyrax::bench

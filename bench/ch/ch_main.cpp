@@ -51,14 +51,6 @@ constexpr size_t kShippedRows = 100;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream s(list);
-  for (std::string p; std::getline(s, p, ',');)
-    if (!p.empty()) out.push_back(p);
-  return out;
-}
-
 // Per query, the latencies of one run of the streams.
 struct QueryTimes {
   std::vector<double> ms[kQueries];
@@ -263,10 +255,10 @@ int ch(int argc, char** argv) {
   const bool json = vm.count("json") > 0, check = vm.count("check") > 0;
   if (warehouses < 1 || warehouses > 1000) throw std::runtime_error("--warehouses must be between 1 and 1000");
   std::vector<int> streamCounts;
-  for (auto& s : split(vm["olap-streams"].as<std::string>())) streamCounts.push_back(std::stoi(s));
+  for (auto& s : splitList(vm["olap-streams"].as<std::string>())) streamCounts.push_back(std::stoi(s));
   for (int s : streamCounts)
     if (s < 0 || s > 64) throw std::runtime_error("--olap-streams must be between 0 and 64");
-  std::vector<std::string> engineNames = split(vm["engines"].as<std::string>());
+  std::vector<std::string> engineNames = splitList(vm["engines"].as<std::string>());
   for (auto& n : engineNames) {
     if (n == "postgres") n = "postgresql";
     if (n != "hyrax" && n != "postgresql") throw std::runtime_error("unknown engine " + n + " (hyrax, postgresql)");

@@ -33,6 +33,7 @@
 #include "bench/read_file.hpp"
 #include "bench/tpch/answer_check.hpp"
 #include "bench/tpch/peers.hpp"
+#include "bench/tpch/tpch_data.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "engine/storage/table.hpp"
 #include "sql/api/database.hpp"
@@ -42,25 +43,9 @@ namespace po = boost::program_options;
 using namespace hyrax;
 using hyrax::bench::readFile;
 using Clock = std::chrono::steady_clock;
+using hyrax::bench::sfName;
 
 namespace {
-
-std::string sfName(double sf) {
-  std::ostringstream os;
-  os << sf;
-  return os.str();
-}
-
-void makeData(const fs::path& dir, double sf) {
-  if (fs::exists(dir / "lineitem.tbl")) return;
-  fs::create_directories(dir);
-  fs::path tool = fs::path(HYRAX_SOURCE_DIR) / ".tools/bin/tpchgen-cli";
-  std::string exe = fs::exists(tool) ? tool.string() : "tpchgen-cli";
-  std::string cmd = exe + " -s " + sfName(sf) + " --output-dir '" + dir.string() + "' >/dev/null";
-  std::fprintf(stderr, "generating TPC-H SF %s into %s\n", sfName(sf).c_str(), dir.c_str());
-  if (std::system(cmd.c_str()) != 0 || !fs::exists(dir / "lineitem.tbl"))
-    throw std::runtime_error("tpchgen-cli failed (run scripts/setup.sh to install it): " + cmd);
-}
 
 struct PeerRun {
   double firstMs = 0, bestMs = 0;  // wall time at the client: the text's first run, the best of the repeats
@@ -230,7 +215,7 @@ int tpch(int argc, char** argv) {
   const fs::path answers = src / "answers" / ("sf" + sfName(sf));
   if (threads < 1 || (vm.count("peer-threads") && peerThreads < 1)) throw std::runtime_error("--threads and --peer-threads must be at least 1");
   repeat = std::max(repeat, 1);
-  makeData(data, sf);
+  bench::makeTpchData(data, sf);
 
   Database db;
   Connection con(db);

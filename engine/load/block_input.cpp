@@ -6,11 +6,10 @@
 
 namespace hyrax {
 
-namespace {
-// The longest record: PostgreSQL's limit for a value (1 GB). Input without line breaks (a binary
-// file, /dev/zero) thus fails instead of growing the buffer until memory runs out.
-constexpr size_t kMaxRecord = size_t{1} << 30;
-}  // namespace
+void failRecordTooLong(uint64_t line) {
+  throw Error(sqlstate::ProgramLimitExceeded, "record at line " + std::to_string(line) + " is longer than " +
+                                                  std::to_string(kMaxRecord >> 20) + " MB (is the input a text file?)");
+}
 
 BlockInput::BlockInput(RecordReader::Source s, size_t block) : source(std::move(s)) {
   buf.resize(std::max<size_t>(block, 1));
@@ -25,9 +24,7 @@ bool BlockInput::fill(uint64_t line) {
     pos = 0;
   }
   if (size == buf.size()) {
-    if (buf.size() >= kMaxRecord)
-      throw Error(sqlstate::ProgramLimitExceeded, "record at line " + std::to_string(line) + " is longer than " +
-                                                      std::to_string(kMaxRecord >> 20) + " MB (is the input a text file?)");
+    if (buf.size() >= kMaxRecord) failRecordTooLong(line);
     buf.resize(buf.size() * 2);
   }
   // Read until the buffer is full or the input ends. A source that hands out a little at a time

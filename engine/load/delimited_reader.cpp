@@ -9,6 +9,15 @@ namespace hyrax {
 
 DelimitedReader::DelimitedReader(Source source, CopyFormat format, size_t block)
     : in_(std::move(source), block), format_(std::move(format)) {
+  markSpecialCharacters();
+}
+
+DelimitedReader::DelimitedReader(std::string records, CopyFormat format, uint64_t firstLine)
+    : in_(std::move(records)), format_(std::move(format)), line_(firstLine) {
+  markSpecialCharacters();
+}
+
+void DelimitedReader::markSpecialCharacters() {
   special_['\n'] = special_['\\'] = special_[static_cast<unsigned char>(format_.delimiter)] = true;
 }
 
@@ -37,8 +46,10 @@ bool DelimitedReader::next(std::vector<Field>& fields) {
     consumed_ += end - in_.pos;
     in_.pos = end;
     if (format_.kind == CopyFormat::Kind::Text && fields.size() == 1 && !fields[0].null && fields[0].text == "." &&
-        in_.buf.compare(startPos, 2, "\\.") == 0)
+        in_.buf.compare(startPos, 2, "\\.") == 0) {
+      endMarker_ = true;
       return false;  // `\.` ends the data
+    }
     return true;
   }
 }
@@ -81,6 +92,10 @@ bool DelimitedReader::parseText(std::vector<Field>& fields, size_t& end) {
         ++i;
         if (i == in_.size) fail("end of input after a backslash");
         char e = in_.buf[i++];
+        if (e == '\n') {  // a line break inside the field: errors after it name the lines as an editor does
+          ++newlines_;
+          lineStart = i;
+        }
         switch (e) {
           case 'b': scratch_[out++] = '\b'; break;
           case 'f': scratch_[out++] = '\f'; break;
@@ -103,7 +118,7 @@ bool DelimitedReader::parseText(std::vector<Field>& fields, size_t& end) {
       if (escaped && out > scratchStart && scratch_[out - 1] == '\r') --out;
     }
     Field f;
-    f.column = static_cast<uint32_t>(start - lineStart + 1);
+    f.column = static_cast<uint32_t>(start >= lineStart ? start - lineStart + 1 : 1);
     std::string_view raw(in_.buf.data() + start, rawEnd - start);
     f.null = raw == format_.null;
     f.text = escaped ? std::string_view(scratch_.data() + scratchStart, out - scratchStart) : raw;
@@ -115,7 +130,7 @@ bool DelimitedReader::parseText(std::vector<Field>& fields, size_t& end) {
     ++i;
     if (atNewline) {
       end = i;
-      newlines_ = 1;
+      ++newlines_;
       return true;
     }
   }

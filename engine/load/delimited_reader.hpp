@@ -16,15 +16,21 @@ namespace hyrax {
 class DelimitedReader : public RecordReader {
  public:
   DelimitedReader(Source source, CopyFormat format, size_t block = kDefaultBlock);
+  // Records already in memory (a chunk of whole records), the first of them on line `firstLine`
+  // of the input: errors name the input's lines.
+  DelimitedReader(std::string records, CopyFormat format, uint64_t firstLine);
 
   // The next record, false at the end. For text input from a client, a line `\.` ends the data.
   bool next(std::vector<Field>& fields) override;
   uint64_t line() const override { return recordLine_; }
   uint64_t bytesRead() const override { return consumed_; }
+  // next() returned false at a line `\.` (the end of a client's data), not at the input's end.
+  bool endedByMarker() const { return endMarker_; }
 
  private:
   bool parseText(std::vector<Field>& fields, size_t& end);
   bool parseCsv(std::vector<Field>& fields, size_t& end);
+  void markSpecialCharacters();
   [[noreturn]] void fail(const std::string& message) const;
 
   BlockInput in_;
@@ -32,6 +38,7 @@ class DelimitedReader : public RecordReader {
   uint64_t line_ = 1, recordLine_ = 0, consumed_ = 0;
   std::string scratch_;
   uint64_t newlines_ = 0;   // in the record just parsed
+  bool endMarker_ = false;
   bool special_[256] = {};  // text format: characters the field scanner must look at
 };
 

@@ -31,9 +31,17 @@ class RecordReader {
   virtual uint64_t bytesRead() const = 0;
 };
 
+// The longest record: PostgreSQL's limit for a value (1 GB). Input without line breaks (a binary
+// file, /dev/zero) thus fails instead of growing a buffer until memory runs out.
+constexpr size_t kMaxRecord = size_t{1} << 30;
+// 54000 for a record starting at `line` that passes kMaxRecord.
+[[noreturn]] void failRecordTooLong(uint64_t line);
+
 // The input of a reader: the bytes read and not yet consumed are buf[pos, size).
 struct BlockInput {
   BlockInput(RecordReader::Source s, size_t block);
+  // All of the input at once (a chunk of whole records cut by chunked_load.cpp): nothing to read.
+  explicit BlockInput(std::string all) : buf(std::move(all)), size(buf.size()), eof(true) {}
   // Moves the unread tail to the front and reads until the buffer is full or the input ends
   // (doubling the buffer when the tail filled it: one record is larger). False when nothing came.
   // `line` is for the error of a record longer than the limit (1 GB).

@@ -1,5 +1,7 @@
 #include "engine/load/table_loader.hpp"
 
+#include "engine/load/load_batch.hpp"
+
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -99,22 +101,7 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
 
 namespace {
 
-// Parsed rows handed from the parsing thread to the appending one.
-struct Batch {
-  static constexpr uint32_t kRows = 4096;
-  // 16 bytes per field, in the column's physical representation; only the bytes a value uses are
-  // written, and only those are read (NULLs not at all), so nothing needs clearing.
-  std::unique_ptr<uint64_t[]> values;
-  std::unique_ptr<uint8_t[]> nulls;
-  std::string strings;           // the characters of strings too long to live in their 16 bytes
-  std::vector<std::pair<size_t, size_t>> longStrings;  // (value index, offset in `strings`)
-  uint32_t rows = 0;
-  uint64_t bytesRead = 0;
-  std::exception_ptr error;  // parsing stopped here; the rows before it are complete
-  bool last = false;
-};
-
-// A bounded queue between the two threads.
+// A bounded queue between the parsing thread and the appending one (loadRecords).
 class BatchQueue {
  public:
   // false when the consumer has stopped (the producer should too).
@@ -148,8 +135,6 @@ class BatchQueue {
   bool stopped_ = false;
 };
 
-// The parsing side: splits records and converts each field to its column's representation, with
-// the same checks and messages as a single-threaded load.
 // A left-out column whose DEFAULT is nextval('s'): the next value, as INSERT would assign it
 // (22003 past a narrower column's range).
 void storeDefaultSequenceValue(const ColumnDef& column, void* out) {
@@ -160,7 +145,10 @@ void storeDefaultSequenceValue(const ColumnDef& column, void* out) {
   storeInteger(v, t, out);
 }
 
-void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader, BatchQueue& queue) {
+}  // namespace
+
+void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
+                  const std::function<bool(Batch&&)>& emit, FieldStatistics* stats) {
   const auto& cols = target.table->columns();
   const size_t n = target.columns.size();
   std::vector<RecordReader::Field> fields;
@@ -186,6 +174,7 @@ void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeade
         const size_t v = batch.rows * n + i, at = v * 2;
         batch.nulls[v] = fields[i].null;
         if (fields[i].null) {
+          if (stats) (*stats)[i].add(nullptr, true);
           if (!col.type.nullable)
             throw Error(sqlstate::NotNullViolation, where(target, reader) + ": null value in column \"" + col.name +
                                                         "\" violates not-null constraint");
@@ -197,6 +186,7 @@ void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeade
           throw Error(e.sqlstate(), where(target, reader) + ", column " + std::to_string(fields[i].column) + " (" +
                                         col.name + "): " + e.message());
         }
+        if (stats) (*stats)[i].add(&batch.values[at], false);  // a string still points into the reader's buffer
         if (col.type.isString() && fields[i].text.size() > StringRef::kInlineMax) {
           batch.longStrings.push_back({at, batch.strings.size()});
           batch.strings.append(fields[i].text);
@@ -204,7 +194,7 @@ void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeade
       }
       if (++batch.rows == Batch::kRows) {
         batch.bytesRead = reader.bytesRead();
-        if (!queue.push(std::move(batch))) return;
+        if (!emit(std::move(batch))) return;
         fresh();
       }
     }
@@ -217,26 +207,24 @@ void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeade
   }
   batch.bytesRead = reader.bytesRead();
   batch.last = true;
-  queue.push(std::move(batch));
+  emit(std::move(batch));
 }
 
-}  // namespace
+// Unlisted columns get their DEFAULT, or NULL.
+struct BatchAppender::Unlisted {
+  uint32_t column;
+  uint64_t value[2] = {0, 0};
+  bool isNull = true;
+  ColumnSequence* sequence = nullptr;  // SERIAL / IDENTITY: numbered row by row
+  const ColumnDef* defaultSequence = nullptr;  // DEFAULT nextval('s'): too
+};
 
-uint64_t loadRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
-                     const std::function<void(const LoadProgress&)>& progress) {
+BatchAppender::BatchAppender(const LoadTarget& target, const std::function<void(const LoadProgress&)>& progress)
+    : target_(target), progress_(progress), nextReport_(kProgressEvery) {
   Table& table = *target.table;
   const auto& cols = table.columns();
   std::vector<bool> listed(cols.size(), false);
   for (uint32_t c : target.columns) listed[c] = true;
-  // Unlisted columns get their DEFAULT, or NULL.
-  struct Unlisted {
-    uint32_t column;
-    uint64_t value[2] = {0, 0};
-    bool isNull = true;
-    ColumnSequence* sequence = nullptr;  // SERIAL / IDENTITY: numbered row by row
-    const ColumnDef* defaultSequence = nullptr;  // DEFAULT nextval('s'): too
-  };
-  std::vector<Unlisted> unlisted;
   for (uint32_t c = 0; c < cols.size(); ++c) {
     if (listed[c]) continue;
     Unlisted u{c};
@@ -256,72 +244,104 @@ uint64_t loadRecords(const LoadTarget& target, RecordReader& reader, bool skipHe
       u.sequence = cols[c].sequence.get();
       u.isNull = false;
     }
-    unlisted.push_back(u);
+    unlisted_.push_back(u);
   }
   for (size_t c = 0; c < cols.size(); ++c)
     if (!listed[c] && !cols[c].type.nullable && !cols[c].defaultValue && !cols[c].defaultNow && !cols[c].sequence &&
         !cols[c].defaultSequence)
       throw Error(sqlstate::NotNullViolation, "null value in column \"" + cols[c].name + "\" of relation \"" +
                                                   table.name() + "\" violates not-null constraint");
-  // One thread reads and parses, this one appends: the two halves of the work overlap.
-  const size_t n = target.columns.size();
-  const uint64_t before = table.rowCount();
-  uint64_t added = 0, nextReport = kProgressEvery;
+  before_ = table.rowCount();
   // Statistics of a table loaded from empty are gathered from the values as they are appended,
-  // while the other thread parses; a table that had rows is scanned once afterwards.
-  std::vector<ColumnStatisticsBuilder> stats;
-  if (before == 0)
-    for (auto& c : cols) stats.emplace_back(c.type);
+  // while other threads parse; a table that had rows is scanned once afterwards.
+  if (before_ == 0)
+    for (auto& c : cols) stats_.emplace_back(c.type);
+}
+
+BatchAppender::~BatchAppender() = default;
+
+void BatchAppender::append(Batch& b) {
+  Table& table = *target_.table;
+  const auto& cols = table.columns();
+  const size_t n = target_.columns.size();
+  for (auto& [index, offset] : b.longStrings) {  // point long strings at the batch's copy
+    StringRef r;
+    std::memcpy(static_cast<void*>(&r), &b.values[index], sizeof(r));
+    r = StringRef::make(b.strings.data() + offset, r.len);
+    std::memcpy(&b.values[index], &r, sizeof(r));
+  }
+  for (uint32_t row = 0; row < b.rows; ++row) {
+    uint64_t r = table.beginRow();
+    for (size_t i = 0; i < n; ++i) {
+      size_t v = row * n + i;
+      table.setValue(r, target_.columns[i], &b.values[v * 2], b.nulls[v] != 0);
+    }
+    for (Unlisted& u : unlisted_) {
+      if (u.sequence) nextSequenceValue(*u.sequence, cols[u.column].type, cols[u.column].name, u.value);
+      if (u.defaultSequence) storeDefaultSequenceValue(*u.defaultSequence, u.value);
+      table.setValue(r, u.column, u.value, u.isNull);
+      if (!stats_.empty()) stats_[u.column].add(u.value, u.isNull);
+    }
+  }
+  added_ += b.rows;
+  if (progress_ && added_ >= nextReport_) {
+    progress_({added_, b.bytesRead});
+    nextReport_ += kProgressEvery;
+  }
+  if (b.error) std::rethrow_exception(b.error);
+}
+
+FieldStatistics BatchAppender::newFieldStatistics() const {
+  FieldStatistics fields;
+  for (uint32_t c : target_.columns) fields.emplace_back(target_.table->columns()[c].type);
+  return fields;
+}
+
+void BatchAppender::mergeStatistics(const FieldStatistics& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) stats_[target_.columns[i]].merge(fields[i]);
+}
+
+uint64_t BatchAppender::finish(uint64_t bytesRead) {
+  Table& table = *target_.table;
+  if (progress_ && added_ >= kProgressEvery) progress_({added_, bytesRead});  // only long loads report
+  if (stats_.empty()) {
+    table.setStatistics(gatherStatistics(table));
+  } else {
+    TableStatistics ts;
+    ts.rows = table.rowCount();
+    for (auto& s : stats_) ts.columns.push_back(s.finish(ts.rows));
+    table.setStatistics(std::move(ts));
+  }
+  return added_;
+}
+
+void BatchAppender::rollback() { target_.table->truncate(before_); }  // all or nothing
+
+uint64_t loadRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
+                     const std::function<void(const LoadProgress&)>& progress) {
+  BatchAppender appender(target, progress);
+  // One thread reads and parses, this one appends: the two halves of the work overlap.
   BatchQueue queue;
-  std::thread parser([&] { parseRecords(target, reader, skipHeader, queue); });
+  FieldStatistics stats = appender.newFieldStatistics();
+  std::thread parser([&] {
+    parseRecords(target, reader, skipHeader, [&](Batch&& b) { return queue.push(std::move(b)); },
+                 appender.gathersStatistics() ? &stats : nullptr);
+  });
   try {
     for (;;) {
       Batch b = queue.pop();
-      for (auto& [index, offset] : b.longStrings) {  // point long strings at the batch's copy
-        StringRef r;
-        std::memcpy(static_cast<void*>(&r), &b.values[index], sizeof(r));
-        r = StringRef::make(b.strings.data() + offset, r.len);
-        std::memcpy(&b.values[index], &r, sizeof(r));
-      }
-      for (uint32_t row = 0; row < b.rows; ++row) {
-        uint64_t r = table.beginRow();
-        for (size_t i = 0; i < n; ++i) {
-          size_t v = row * n + i;
-          table.setValue(r, target.columns[i], &b.values[v * 2], b.nulls[v] != 0);
-          if (!stats.empty()) stats[target.columns[i]].add(&b.values[v * 2], b.nulls[v] != 0);
-        }
-        for (Unlisted& u : unlisted) {
-          if (u.sequence) nextSequenceValue(*u.sequence, cols[u.column].type, cols[u.column].name, u.value);
-          if (u.defaultSequence) storeDefaultSequenceValue(*u.defaultSequence, u.value);
-          table.setValue(r, u.column, u.value, u.isNull);
-          if (!stats.empty()) stats[u.column].add(u.value, u.isNull);
-        }
-      }
-      added += b.rows;
-      if (progress && added >= nextReport) {
-        progress({added, b.bytesRead});
-        nextReport += kProgressEvery;
-      }
-      if (b.error) std::rethrow_exception(b.error);
+      appender.append(b);
       if (b.last) break;
     }
   } catch (...) {
     queue.stop();
     parser.join();
-    table.truncate(before);  // all or nothing
+    appender.rollback();
     throw;
   }
   parser.join();
-  if (progress && added >= kProgressEvery) progress({added, reader.bytesRead()});  // only long loads report
-  if (stats.empty()) {
-    table.setStatistics(gatherStatistics(table));
-  } else {
-    TableStatistics ts;
-    ts.rows = table.rowCount();
-    for (auto& s : stats) ts.columns.push_back(s.finish(ts.rows));
-    table.setStatistics(std::move(ts));
-  }
-  return added;
+  if (appender.gathersStatistics()) appender.mergeStatistics(stats);
+  return appender.finish(reader.bytesRead());
 }
 
 }  // namespace hyrax

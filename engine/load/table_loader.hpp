@@ -37,4 +37,14 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst);
 uint64_t loadRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
                      const std::function<void(const LoadProgress&)>& progress = {});
 
+// COPY's text and csv input on `threads` threads (the worker pool, engine/util/worker_pool.hpp):
+// the source is cut into chunks of whole records in order (record_boundaries.hpp), each thread
+// parses the next chunk, and this thread appends the parsed chunks in input order, parsing too
+// while the next one is not ready. Rows, errors (the first in the input wins, with its line) and
+// statistics are those of loadRecords over a DelimitedReader, which one thread still uses.
+// `chunkBytes`: what each chunk starts from (tests pass a few bytes to cut at every place).
+uint64_t loadDelimited(const LoadTarget& target, RecordReader::Source source, const CopyFormat& format,
+                       uint32_t threads, const std::function<void(const LoadProgress&)>& progress = {},
+                       size_t chunkBytes = RecordReader::kDefaultBlock);
+
 }  // namespace hyrax

@@ -129,6 +129,13 @@ void ColumnStatisticsBuilder::add(const void* value, bool isNull) {
   if (rank > registers_[idx]) registers_[idx] = rank;
 }
 
+void ColumnStatisticsBuilder::merge(const ColumnStatisticsBuilder& other) {
+  nulls_ += other.nulls_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  for (size_t i = 0; i < registers_.size(); ++i) registers_[i] = std::max(registers_[i], other.registers_[i]);
+}
+
 ColumnStatistics ColumnStatisticsBuilder::finish(uint64_t rows) const {
   const double m = kHllRegisters;
   double sum = 0;

@@ -35,6 +35,9 @@ class ColumnStatisticsBuilder {
   ColumnStatisticsBuilder(ColumnStatisticsBuilder&&) noexcept;
   // `value` points at the value in its physical representation (a StringRef for strings).
   void add(const void* value, bool isNull);
+  // Takes in what another builder of the same column saw (the threads of a parallel load each
+  // see a part of the rows): the same as if this one had seen those values too.
+  void merge(const ColumnStatisticsBuilder& other);
   ColumnStatistics finish(uint64_t rows) const;
 
  private:

@@ -615,6 +615,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       [&](Table& table, uint64_t first) { sql::finishLoad(catalog, undo, table, first, &cancel_); }};
       ctx.cancel = &cancel_;
       ctx.transactionTime = undo.transactionTime();
+      ctx.threads = settings_->executionPolicy().threads;
       QueryResult r = executeCopy(static_cast<const ast::CopyStmt&>(*stmt), ctx);
       r.times = times;
       return r;

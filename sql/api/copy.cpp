@@ -132,21 +132,21 @@ QueryResult copyFrom(const ast::CopyStmt& s, const CopyContext& ctx, Table& tabl
         throw Error(sqlstate::QueryCanceled, "canceling statement due to user request");
       return read(buf, n);
     };
-  std::unique_ptr<RecordReader> reader;
-  if (format.kind == CopyFormat::Kind::Json) {
-    std::vector<std::string> keys;
-    for (uint32_t c : target.columns) keys.push_back(table.columns()[c].name);
-    reader = std::make_unique<JsonReader>(std::move(source), keys, JsonReader::Options{format.ignoreUnknownKeys, false});
-  } else {
-    reader = std::make_unique<DelimitedReader>(std::move(source), format);
-  }
   std::function<void(const LoadProgress&)> progress;
   if (ctx.progress)
     progress = [&](const LoadProgress& p) {
       ctx.progress("COPY " + table.name() + ": " + std::to_string(p.rows) + " rows, " + megabytes(p.bytes) + " read");
     };
   const uint64_t before = table.rowCount();
-  uint64_t n = loadRecords(target, *reader, format.header, progress);
+  uint64_t n = 0;
+  if (format.kind == CopyFormat::Kind::Json) {
+    std::vector<std::string> keys;
+    for (uint32_t c : target.columns) keys.push_back(table.columns()[c].name);
+    JsonReader reader(std::move(source), keys, JsonReader::Options{format.ignoreUnknownKeys, false});
+    n = loadRecords(target, reader, format.header, progress);
+  } else {
+    n = loadDelimited(target, std::move(source), format, ctx.threads, progress);
+  }
   if (ctx.afterLoad) ctx.afterLoad(table, before);
   return QueryResult({}, {}, "COPY " + std::to_string(n));
 }

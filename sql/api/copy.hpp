@@ -25,6 +25,7 @@ struct CopyContext {
   std::function<void(Table&, uint64_t firstRow)> afterLoad;
   const std::atomic<bool>* cancel = nullptr;  // set: COPY FROM stops with 57014 (checked per block read)
   int64_t transactionTime = 0;                 // for DEFAULT now() columns COPY FROM leaves out
+  uint32_t threads = 1;                        // SET threads: text and csv input parse on this many
 };
 
 QueryResult executeCopy(const ast::CopyStmt& stmt, const CopyContext& ctx);

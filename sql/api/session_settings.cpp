@@ -135,7 +135,8 @@ const SettingDef kSettings[] = {
      [](const std::string& v, SourcePos pos) { return oneOf(v, "statement_cache", pos, {"on", "off"}); }},
     {"threads",
      "How many threads one query's pipelines may run on, each taking morsels (table chunks) of the input "
-     "in turn; 1 runs everything on the session's thread. Default: this machine's cores.",
+     "in turn, and COPY FROM's text and csv input parses on, a chunk each in turn; 1 runs everything on the "
+     "session's thread (COPY: one parsing thread beside it). Default: this machine's cores.",
      [] { return std::to_string(std::max(1u, std::thread::hardware_concurrency())); },
      [](const std::string& v, SourcePos pos) { return wholeNumber(v, "threads", pos, 1, 256, "A whole number from 1 to 256."); }},
     {"snapshot_max_age",

@@ -2,8 +2,9 @@
 // columns' types, the rest is the data. Mostly the data is split by a DelimitedReader and every
 // field checked against its column's type with parseFieldValue, the loader's own check; one input
 // in eight (flag bits 4-6 all set) is loaded whole by loadRecords into a fresh table, which starts
-// a thread and maps a chunk (ten times slower). Bad input must end in an Error with an SQLSTATE
-// (and a failed load leave the table empty); anything else is a bug.
+// a thread and maps a chunk (ten times slower), and again by loadDelimited on two threads over
+// chunks, which must load the same rows or fail with the same error. Bad input must end in an
+// Error with an SQLSTATE (and a failed load leave the table empty); anything else is a bug.
 //
 // Input layout (test/fuzz/make_corpus.py writes seeds in it):
 //   byte 0   flags: bit 0 csv, bit 1 HEADER, bits 2-3 NULL string (format default, '', 'NULL',
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -109,15 +111,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
 
-  Table table("t", std::move(defs));
-  target.table = &table;
-  target.source = "fuzz";
-  try {
-    uint64_t rows = loadRecords(target, reader, f.header);
-    if (rows != table.rowCount()) std::abort();
-  } catch (const Error& e) {
-    if (e.sqlstate().size() != 5) std::abort();
-    if (table.rowCount() != 0) std::abort();  // all or nothing
-  }
+  // Loaded by one parser, then by two threads over chunks of `step` bytes (loadDelimited): the
+  // same rows or the same error, whatever the chunks' cuts go through.
+  Table one("t", defs), many("t", defs);
+  auto loadInto = [&](Table& table, const std::function<uint64_t(const LoadTarget&)>& run) {
+    LoadTarget t = target;
+    t.table = &table;
+    t.source = "fuzz";
+    try {
+      uint64_t rows = run(t);
+      if (rows != table.rowCount()) std::abort();
+      return std::string();
+    } catch (const Error& e) {
+      if (e.sqlstate().size() != 5) std::abort();
+      if (table.rowCount() != 0) std::abort();  // all or nothing
+      return e.sqlstate() + e.message();
+    }
+  };
+  std::string oneError = loadInto(one, [&](const LoadTarget& t) { return loadRecords(t, reader, f.header); });
+  std::string manyError = loadInto(many, [&](const LoadTarget& t) {
+    size_t at = 0;
+    RecordReader::Source source = [&](char* buf, size_t want) {
+      size_t k = std::min({want, step, n - at});
+      std::memcpy(buf, in + at, k);
+      at += k;
+      return k;
+    };
+    return loadDelimited(t, source, f, 2, {}, step == SIZE_MAX ? n + 1 : step);
+  });
+  if (oneError != manyError || one.rowCount() != many.rowCount()) std::abort();
+  for (uint64_t r = 0; r < one.rowCount(); ++r)
+    for (uint32_t c = 0; c < columns; ++c)
+      if (one.isNull(r, c) != many.isNull(r, c) || (!one.isNull(r, c) && one.getValue(r, c).toString() != many.getValue(r, c).toString()))
+        std::abort();
   return 0;
 }
