@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 #include "sql/api/database.hpp"
@@ -208,4 +209,39 @@ TEST_CASE("threads is a setting: 1 to 256, the machine's cores by default", "[pa
       CHECK(e.sqlstate() == "22023");
     }
   }
+}
+
+TEST_CASE("COPY FROM parsed on two threads loads what one thread loads, in order, or fails as it does", "[parallel]") {
+  // About 3 MB: several 1 MiB chunks, each parsed by whichever thread is free. A serial column
+  // numbers rows as they are appended (in input order on the session's thread).
+  std::string data;
+  for (int i = 0; i < 60000; ++i)
+    data += std::to_string(i) + "\t" + (i % 7 ? "text with a \\t tab and more, row " + std::to_string(i) : "\\N") + "\t" +
+            std::to_string(i % 1000) + ".25\n";
+  auto loadWith = [&](int threads, const std::string& input) {
+    Database db;
+    Connection con(db);
+    con.execute("SET threads = " + std::to_string(threads));
+    con.execute("CREATE TABLE c (id INTEGER NOT NULL, s TEXT, d DECIMAL(8,2), n SERIAL)");
+    std::istringstream in(input);
+    con.setCopyStreams(&in, nullptr);
+    std::string error;
+    try {
+      con.execute("COPY c (id, s, d) FROM STDIN");
+    } catch (const Error& e) {
+      error = e.sqlstate() + " " + e.message();
+    }
+    return std::make_pair(error, rows(con.execute("SELECT id, s, d, n FROM c ORDER BY n"), true));
+  };
+  auto one = loadWith(1, data), two = loadWith(2, data);
+  CHECK(one.first.empty());
+  CHECK(two == one);
+  CHECK(two.second.rfind("0|NULL|0.25|1\n1|text with a \t tab and more, row 1|1.25|2\n", 0) == 0);
+  // A bad value near the end: the same error (file line), and nothing loaded.
+  std::string bad = data;
+  bad.replace(bad.find("\n59000\t") + 1, 5, "59x00");
+  auto oneBad = loadWith(1, bad), twoBad = loadWith(2, bad);
+  CHECK(twoBad == oneBad);
+  CHECK(twoBad.first.find("22P02 COPY c, STDIN line 59001, column 1 (id)") == 0);
+  CHECK(twoBad.second.empty());
 }
