@@ -121,8 +121,14 @@ void Server::startSession(Socket socket) {
   Client& client = clients_.emplace_back();
   client.wire = wire;
   client.thread = std::thread([this, &client, overLimit] {
-    Session session(db_, *client.wire, registry_, config_, overLimit);
-    session.run();
+    {
+      Session session(db_, *client.wire, registry_, config_, overLimit);
+      session.run();
+    }
+    // Closed here, not when the entry is reaped: the client sees the end at once. Under the
+    // lock, so that stop() never shuts a descriptor number that was closed and reused.
+    std::lock_guard lock(clientsMutex_);
+    client.wire->close();
     client.done.store(true);
   });
 }
@@ -151,7 +157,8 @@ void Server::stop() {
       std::lock_guard lock(clientsMutex_);
       stopping_ = true;
       registry_.cancelAll();
-      for (auto& c : clients_) c.wire->shutdown();
+      for (auto& c : clients_)
+        if (!c.done.load()) c.wire->shutdown();
     }
     io_.stop();
   });

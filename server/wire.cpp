@@ -154,4 +154,9 @@ void Wire::shutdown() {
   ::shutdown(socket_.native_handle(), SHUT_RDWR);
 }
 
+void Wire::close() {
+  boost::system::error_code ec;
+  socket_.close(ec);
+}
+
 }  // namespace hyrax::server

@@ -75,6 +75,7 @@ class Wire {
 
   // Ends the connection from another thread (server shutdown): blocked reads and writes fail.
   void shutdown();
+  void close();
   bool isUnixSocket() const { return unix_; }
 
  private:
