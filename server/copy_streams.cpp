@@ -1,6 +1,7 @@
 #include "server/copy_streams.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 #include "server/protocol.hpp"
 
@@ -66,19 +67,50 @@ CopyInBuffer::int_type CopyInBuffer::underflow() {
   }
 }
 
-CopyOutBuffer::CopyOutBuffer(Wire& wire, int16_t columns) : wire_(wire), columns_(columns) {
+CopyOutBuffer::CopyOutBuffer(Wire& wire, int16_t columns, CopyRowFormat format)
+    : wire_(wire), columns_(columns), format_(format) {
   buffer_.resize(kCopyOutChunk);
   setp(buffer_.data(), buffer_.data() + buffer_.size());
 }
 
-void CopyOutBuffer::sendBuffered() {
+void CopyOutBuffer::sendRows(bool all) {
   try {
     if (!started_) {
       sendCopyResponse(wire_, backend::CopyOutResponse, columns_);
       started_ = true;
     }
-    if (pptr() > pbase()) wire_.send(backend::CopyData, std::string_view(pbase(), static_cast<size_t>(pptr() - pbase())));
+    const size_t filled = static_cast<size_t>(pptr() - pbase());
+    size_t rowStart = 0;
+    for (size_t i = scanned_; i < filled; ++i) {
+      char c = buffer_[i];
+      bool rowEnds = false;
+      if (!format_.csv) {
+        rowEnds = c == '\n';
+      } else if (inQuotes_) {
+        if (escaped_) escaped_ = false;
+        else if (c == format_.escape && format_.escape != format_.quote) escaped_ = true;
+        else if (c == format_.quote) inQuotes_ = false;
+      } else if (c == format_.quote) {
+        inQuotes_ = true;
+      } else {
+        rowEnds = c == '\n';
+      }
+      if (rowEnds) {
+        wire_.send(backend::CopyData, std::string_view(buffer_.data() + rowStart, i + 1 - rowStart));
+        rowStart = i + 1;
+      }
+    }
+    if (all && rowStart < filled) {
+      wire_.send(backend::CopyData, std::string_view(buffer_.data() + rowStart, filled - rowStart));
+      rowStart = filled;
+    }
+    // The unfinished row moves to the front; a row longer than the buffer makes it grow.
+    size_t rest = filled - rowStart;
+    std::memmove(buffer_.data(), buffer_.data() + rowStart, rest);
+    if (rest == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+    scanned_ = rest;
     setp(buffer_.data(), buffer_.data() + buffer_.size());
+    pbump(static_cast<int>(rest));
   } catch (const ClientGone&) {
     gone_ = true;
     throw Error(wirestate::ConnectionFailure, "the client connection was lost during COPY to stdout");
@@ -86,7 +118,7 @@ void CopyOutBuffer::sendBuffered() {
 }
 
 CopyOutBuffer::int_type CopyOutBuffer::overflow(int_type c) {
-  sendBuffered();
+  sendRows(false);
   if (!traits_type::eq_int_type(c, traits_type::eof())) {
     *pptr() = traits_type::to_char_type(c);
     pbump(1);
@@ -95,12 +127,12 @@ CopyOutBuffer::int_type CopyOutBuffer::overflow(int_type c) {
 }
 
 int CopyOutBuffer::sync() {
-  sendBuffered();
+  sendRows(false);
   return 0;
 }
 
 void CopyOutBuffer::finish() {
-  sendBuffered();
+  sendRows(true);
   wire_.begin(backend::CopyDone);
   wire_.end();
 }

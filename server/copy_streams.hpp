@@ -37,9 +37,17 @@ class CopyInBuffer : public std::streambuf {
   std::string data_;  // the current CopyData message's body
 };
 
+// How COPY TO's output divides into rows: clients read one CopyData message as one row (libpqxx's
+// stream_from does), so rows are found in the byte stream. Text format ends a row at each
+// newline (one inside a value is written \n); csv only outside a quoted value.
+struct CopyRowFormat {
+  bool csv = false;
+  char quote = '"', escape = '"';
+};
+
 class CopyOutBuffer : public std::streambuf {
  public:
-  CopyOutBuffer(Wire& wire, int16_t columns);
+  CopyOutBuffer(Wire& wire, int16_t columns, CopyRowFormat format);
   // After the statement: CopyOutResponse if nothing was sent yet, the rest of the data, CopyDone.
   void finish();
   bool clientGone() const { return gone_; }
@@ -49,10 +57,14 @@ class CopyOutBuffer : public std::streambuf {
   int sync() override;
 
  private:
-  void sendBuffered();
+  // Sends every complete row buffered as a CopyData message each; `all`: the rest too.
+  void sendRows(bool all);
   Wire& wire_;
   int16_t columns_;
+  CopyRowFormat format_;
   bool started_ = false, gone_ = false;
+  bool inQuotes_ = false, escaped_ = false;  // csv: where the scan stopped
+  size_t scanned_ = 0;                       // bytes of the buffer scanned for row ends
   std::string buffer_;
 };
 

@@ -1,5 +1,6 @@
 #include "server/session.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <istream>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include "server/protocol.hpp"
 #include "server/text_values.hpp"
 #include "server/type_oids.hpp"
+#include "engine/types/text_format.hpp"
 #include "sql/parser/lexer.hpp"
 #include "sql/parser/parser.hpp"
 
@@ -21,6 +23,7 @@ namespace {
 struct CopyUse {
   bool in = false, out = false;
   int16_t columns = 0;  // the column list's length; 0 when the statement lists none
+  CopyRowFormat rows;
 };
 
 CopyUse copyUseOf(const StatementText& st) {
@@ -31,7 +34,15 @@ CopyUse copyUseOf(const StatementText& st) {
     if (stmt->kind != ast::StmtKind::Copy) return {};
     auto& copy = static_cast<const ast::CopyStmt&>(*stmt);
     if (!copy.stdio) return {};
-    return {copy.from, !copy.from, static_cast<int16_t>(copy.columns.size())};
+    CopyUse use{copy.from, !copy.from, static_cast<int16_t>(copy.columns.size()), {}};
+    for (auto& o : copy.options) {
+      if (o.name == "format") use.rows.csv = text::lowerAscii(o.value) == "csv";
+      if (o.name == "quote" && o.value.size() == 1) use.rows.quote = o.value[0];
+      if (o.name == "escape" && o.value.size() == 1) use.rows.escape = o.value[0];
+    }
+    if (!std::any_of(copy.options.begin(), copy.options.end(), [](auto& o) { return o.name == "escape"; }))
+      use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
+    return use;
   } catch (const Error&) {
     return {};  // execute() reports the syntax error
   }
@@ -239,7 +250,7 @@ void Session::onQuery(const Message& m) {
 bool Session::runStatement(std::string_view query, const StatementText& st) {
   CopyUse copy = copyUseOf(st);
   CopyInBuffer inBuffer(wire_, copy.columns);
-  CopyOutBuffer outBuffer(wire_, copy.columns);
+  CopyOutBuffer outBuffer(wire_, copy.columns, copy.rows);
   std::istream in(&inBuffer);
   std::ostream out(&outBuffer);
   // The buffers' exceptions (CopyFail, a lost client) go through the streams to the statement,

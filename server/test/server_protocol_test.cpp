@@ -212,6 +212,19 @@ TEST_CASE("COPY FROM STDIN streams CopyData; CopyFail loads nothing; COPY TO STD
   CHECK(data == "1\tone\n2\ttwo\n3\t\\N\n");  // only the first COPY's rows
   CHECK(r[r.size() - 2].body == std::string("COPY 3") + '\0');
 
+  // One CopyData message per row (clients read them so), also when a csv value holds a newline.
+  c.send(RawClient::query("CREATE TABLE m (a INTEGER, b TEXT); INSERT INTO m VALUES (1, 'x\ny'), (2, 'q\"z')"));
+  c.untilReady();
+  c.send(RawClient::query("COPY m TO STDOUT (FORMAT csv)"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "HddcCZ");
+  CHECK(r[1].body == "1,\"x\ny\"\n");
+  CHECK(r[2].body == "2,\"q\"\"z\"\n");
+  c.send(RawClient::query("COPY m TO STDOUT"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "HddcCZ");
+  CHECK(r[1].body == "1\tx\\ny\n");
+
   // No rows: still CopyOutResponse and CopyDone.
   c.send(RawClient::query("COPY (SELECT a FROM t WHERE a > 10) TO STDOUT"));
   CHECK(RawClient::types(c.untilReady()) == "HcCZ");
