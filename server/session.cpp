@@ -93,6 +93,7 @@ void Session::run() {
     } catch (const ClientGone&) {
     }
   }
+  hangupWatcher_.reset();
   if (connection_) registry_.remove(key_.pid);
   connection_.reset();  // rolls back what the client left open
 }
@@ -141,6 +142,7 @@ bool Session::startup() {
     auth.authenticate(wire_, params);
     connection_ = std::make_unique<Connection>(db_);
     key_ = registry_.add(*connection_);
+    hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
     sendStartupReply(params);
     return true;
   }
@@ -260,6 +262,7 @@ bool Session::runStatement(std::string_view query, const StatementText& st) {
   connection_->setCopyStreams(&in, &out);
   QueryResult result;
   std::optional<Error> failure;
+  hangupWatcher_->begin();
   try {
     result = connection_->execute(st.text, SourcePos{st.line, st.column});
   } catch (const Error& e) {
@@ -269,6 +272,7 @@ bool Session::runStatement(std::string_view query, const StatementText& st) {
   } catch (const std::exception& e) {
     failure = Error(sqlstate::InternalError, e.what());
   }
+  hangupWatcher_->end();
   connection_->setCopyStreams(nullptr, nullptr);
   if (inBuffer.clientGone() || outBuffer.clientGone()) throw ClientGone("lost during COPY");
   if (inBuffer.fatal()) throw *inBuffer.fatal();

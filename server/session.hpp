@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "server/authenticator.hpp"
+#include "server/hangup_watcher.hpp"
 #include "server/server_config.hpp"
 #include "server/session_registry.hpp"
 #include "server/wire.hpp"
@@ -52,6 +53,7 @@ class Session {
   const ServerConfig& config_;
   bool overLimit_;
   std::unique_ptr<Connection> connection_;
+  std::unique_ptr<HangupWatcher> hangupWatcher_;  // destroyed before the Connection it cancels
   BackendKey key_;
   bool terminate_ = false;
   bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL

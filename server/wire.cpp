@@ -155,6 +155,9 @@ void Wire::shutdown() {
 }
 
 void Wire::close() {
+  // shutdown first: a snapshot process forked meanwhile holds a copy of the descriptor, and
+  // close alone would not end the connection for the client while that copy lives.
+  ::shutdown(socket_.native_handle(), SHUT_RDWR);
   boost::system::error_code ec;
   socket_.close(ec);
 }

@@ -77,6 +77,7 @@ class Wire {
   void shutdown();
   void close();
   bool isUnixSocket() const { return unix_; }
+  int nativeHandle() { return socket_.native_handle(); }
 
  private:
   void readExact(char* p, size_t n);

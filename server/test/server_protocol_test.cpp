@@ -439,3 +439,23 @@ TEST_CASE("idle session timeout ends an idle session with 57P05, not one in a bl
   inBlock.send(RawClient::query("SELECT 1"));
   CHECK(RawClient::types(inBlock.untilReady()) == "TDCZ");
 }
+
+TEST_CASE("a client that leaves while its statement runs: the statement is canceled, nothing stays", "[server]") {
+  TestServer server;
+  {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(RawClient::query("CREATE TABLE t (a INTEGER); CREATE PROCEDURE spin() AS $$ BEGIN LOOP INSERT INTO t VALUES (0); "
+                            "END LOOP; END $$ LANGUAGE plpgsql"));
+    c.untilReady();
+    c.send(RawClient::query("CALL spin()"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }  // gone without a Terminate
+  RawClient d(server.socketPath());
+  d.start();
+  // Runs once the endless CALL is canceled and frees the executor; it must not wait for it forever.
+  d.send(RawClient::query("SELECT count(*) FROM t"));
+  auto r = d.untilReady();
+  REQUIRE(RawClient::types(r) == "TDCZ");
+  CHECK(cell(r[1], 0) == "0");
+}
