@@ -116,6 +116,9 @@ void Server::startSession(Socket socket) {
   std::lock_guard lock(clientsMutex_);
   if (stopping_) return;
   reapFinished();
+  // Beyond the limit a session only says 53300 (a CancelRequest still works); far beyond it, a
+  // flood of connections gets no thread at all.
+  if (clients_.size() >= 2 * size_t{config_.maxConnections} + 16) return;
   bool overLimit = clients_.size() >= config_.maxConnections;
   auto wire = std::make_shared<Wire>(std::move(socket), config_.maxMessageBytes);
   Client& client = clients_.emplace_back();

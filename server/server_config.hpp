@@ -16,6 +16,7 @@ struct ServerConfig {
   bool trust = false;              // TCP clients get in without a password
   uint32_t maxMessageBytes = kDefaultMaxMessage;
   uint32_t idleSessionTimeoutMs = 0;  // outside a transaction block; 0: no limit
+  uint32_t startupTimeoutMs = 60000;  // from connect to a started session (PostgreSQL's authentication_timeout)
 };
 
 }  // namespace hyrax::server

@@ -102,6 +102,7 @@ bool Session::startup() {
   // SSLRequest and GSSENCRequest are answered 'N' (no encryption), then the client sends its
   // real startup packet on the same connection; each may come once.
   bool sslAsked = false, gssAsked = false;
+  wire_.setReadDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.startupTimeoutMs));
   for (;;) {
     std::string packet = wire_.readStartupPacket();
     MessageReader r(packet);
@@ -141,6 +142,7 @@ bool Session::startup() {
     Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : refuse;
     auth.authenticate(wire_, params);
     connection_ = std::make_unique<Connection>(db_);
+    wire_.setReadDeadline({});
     key_ = registry_.add(*connection_);
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
     sendStartupReply(params);

@@ -55,8 +55,20 @@ Wire::Wire(Socket socket, uint32_t maxMessageBytes) : socket_(std::move(socket))
 
 void Wire::readExact(char* p, size_t n) {
   boost::system::error_code ec;
-  boost::asio::read(socket_, boost::asio::buffer(p, n), ec);
-  if (ec) throw ClientGone(ec.message());
+  if (deadline_ == std::chrono::steady_clock::time_point{}) {
+    boost::asio::read(socket_, boost::asio::buffer(p, n), ec);
+    if (ec) throw ClientGone(ec.message());
+    return;
+  }
+  // Before the session is set up: a client that sends its startup packet slowly, or never, is
+  // dropped at the deadline instead of holding a thread forever.
+  for (size_t done = 0; done < n;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !waitReadable(static_cast<int>(left.count())))
+      throw FatalError(wirestate::ProtocolViolation, "timeout while waiting for the startup packet");
+    done += socket_.read_some(boost::asio::buffer(p + done, n - done), ec);
+    if (ec) throw ClientGone(ec.message());
+  }
 }
 
 void Wire::writeAll(const char* p, size_t n) {

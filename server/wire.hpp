@@ -2,6 +2,7 @@
 // One client's socket, framed as the protocol's messages: a blocking reader that checks each
 // message's claimed length before it allocates, and a buffered writer that builds backend
 // messages in place (no string per field) and sends them when a reply is complete.
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,9 @@ class Wire {
   std::string readStartupPacket();
   // The next message. Over the size limit: FatalError 08P01, and nothing is allocated for it.
   Message readMessage();
+  // Reads after `deadline` fail with FatalError 08P01 (the startup's time limit); a default
+  // time_point: no limit.
+  void setReadDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   // Waits until a message can be read or `ms` milliseconds passed (false then).
   bool waitReadable(int ms);
 
@@ -87,7 +91,8 @@ class Wire {
   uint32_t maxMessage_;
   bool unix_ = false;
   std::string out_;
-  size_t messageStart_ = std::string::npos;  // where the message being built begins in out_
+  size_t messageStart_ = std::string::npos;
+  std::chrono::steady_clock::time_point deadline_{};  // where the message being built begins in out_
 };
 
 }  // namespace hyrax::server

@@ -459,3 +459,16 @@ TEST_CASE("a client that leaves while its statement runs: the statement is cance
   REQUIRE(RawClient::types(r) == "TDCZ");
   CHECK(cell(r[1], 0) == "0");
 }
+
+TEST_CASE("a client that sends no startup packet, or half of one, is dropped at the startup timeout", "[server]") {
+  ServerConfig config;
+  config.startupTimeoutMs = 300;
+  TestServer server(config);
+  RawClient silent(server.socketPath());
+  RawClient half(server.socketPath());
+  half.send(RawClient::int32(40) + RawClient::int32(3 << 16) + "user");
+  CHECK(silent.next().field('C') == "08P01");
+  CHECK(half.next().field('C') == "08P01");
+  CHECK(half.closedByServer());
+  checkServes(server);
+}
