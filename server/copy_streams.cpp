@@ -1,7 +1,7 @@
 #include "server/copy_streams.hpp"
 
 #include <cstdio>
-#include <cstring>
+#include <string>
 
 #include "server/protocol.hpp"
 
@@ -18,123 +18,71 @@ void sendCopyResponse(Wire& wire, char type, int16_t columns) {
   wire.end();
 }
 
-constexpr size_t kCopyOutChunk = 64 * 1024;
-
 }  // namespace
 
-// Errors here reach the COPY statement as exceptions (its istream rethrows them), so a CopyFail
-// or a lost client fails the load and it leaves nothing behind.
-CopyInBuffer::int_type CopyInBuffer::underflow() {
-  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-  if (ended_) return traits_type::eof();
-  try {
-    if (!started_) {
-      sendCopyResponse(wire_, backend::CopyInResponse, columns_);
-      wire_.flush();
-      started_ = true;
-    }
-    for (;;) {
-      Message m = wire_.readMessage();
-      switch (m.type) {
-        case frontend::CopyData:
-          if (m.body.empty()) continue;
-          data_ = std::move(m.body);
-          setg(data_.data(), data_.data(), data_.data() + data_.size());
-          return traits_type::to_int_type(*gptr());
-        case frontend::CopyDone: ended_ = true; return traits_type::eof();
-        case frontend::CopyFail: {
-          ended_ = true;
-          MessageReader r(m.body);
-          throw Error(sqlstate::QueryCanceled, "COPY from stdin failed: " + std::string(r.cstring()));
-        }
-        case frontend::Flush:
-        case frontend::Sync: continue;  // PostgreSQL ignores them here (a driver may send them)
-        default: {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(m.type));
-          ended_ = true;  // the client left copy mode
-          throw Error(wirestate::ProtocolViolation, std::string("unexpected message type ") + hex + " during COPY from stdin");
-        }
+void receiveCopyIn(Wire& wire, int16_t columns, Spool& spool) {
+  sendCopyResponse(wire, backend::CopyInResponse, columns);
+  wire.flush();
+  for (;;) {
+    Message m = wire.readMessage();
+    switch (m.type) {
+      case frontend::CopyData: spool.append(m.body); break;
+      case frontend::CopyDone: return;
+      case frontend::CopyFail: {
+        MessageReader r(m.body);
+        throw Error(sqlstate::QueryCanceled, "COPY from stdin failed: " + std::string(r.cstring()));
+      }
+      case frontend::Flush:
+      case frontend::Sync: break;  // PostgreSQL ignores them here (a driver may send them)
+      default: {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(m.type));
+        throw Error(wirestate::ProtocolViolation, std::string("unexpected message type ") + hex + " during COPY from stdin");
       }
     }
-  } catch (const FatalError& e) {
-    fatal_ = e;
-    ended_ = true;
-    throw Error(e.sqlstate(), e.message());
-  } catch (const ClientGone&) {
-    gone_ = ended_ = true;
-    throw Error(wirestate::ConnectionFailure, "the client connection was lost during COPY from stdin");
   }
 }
 
-CopyOutBuffer::CopyOutBuffer(Wire& wire, int16_t columns, CopyRowFormat format)
-    : wire_(wire), columns_(columns), format_(format) {
-  buffer_.resize(kCopyOutChunk);
-  setp(buffer_.data(), buffer_.data() + buffer_.size());
-}
-
-void CopyOutBuffer::sendRows(bool all) {
-  try {
-    if (!started_) {
-      sendCopyResponse(wire_, backend::CopyOutResponse, columns_);
-      started_ = true;
-    }
-    const size_t filled = static_cast<size_t>(pptr() - pbase());
-    size_t rowStart = 0;
-    for (size_t i = scanned_; i < filled; ++i) {
-      char c = buffer_[i];
+void sendCopyOut(Wire& wire, int16_t columns, const CopyRowFormat& format, Spool& spool) {
+  sendCopyResponse(wire, backend::CopyOutResponse, columns);
+  std::streambuf& in = spool.reader();
+  std::string row;  // the row being collected (rows span reads)
+  bool inQuotes = false, escaped = false;
+  char chunk[64 * 1024];
+  for (;;) {
+    std::streamsize n = in.sgetn(chunk, sizeof chunk);
+    if (n <= 0) break;
+    std::streamsize start = 0;  // where this chunk's part of the current row begins
+    for (std::streamsize i = 0; i < n; ++i) {
+      char c = chunk[i];
       bool rowEnds = false;
-      if (!format_.csv) {
+      if (!format.csv) {
         rowEnds = c == '\n';
-      } else if (inQuotes_) {
-        if (escaped_) escaped_ = false;
-        else if (c == format_.escape && format_.escape != format_.quote) escaped_ = true;
-        else if (c == format_.quote) inQuotes_ = false;
-      } else if (c == format_.quote) {
-        inQuotes_ = true;
+      } else if (inQuotes) {
+        if (escaped) escaped = false;
+        else if (c == format.escape && format.escape != format.quote) escaped = true;
+        else if (c == format.quote) inQuotes = false;
+      } else if (c == format.quote) {
+        inQuotes = true;
       } else {
         rowEnds = c == '\n';
       }
-      if (rowEnds) {
-        wire_.send(backend::CopyData, std::string_view(buffer_.data() + rowStart, i + 1 - rowStart));
-        rowStart = i + 1;
+      if (!rowEnds) continue;
+      std::string_view piece(chunk + start, static_cast<size_t>(i + 1 - start));
+      if (row.empty()) {
+        wire.send(backend::CopyData, piece);
+      } else {
+        row.append(piece);
+        wire.send(backend::CopyData, row);
+        row.clear();
       }
+      start = i + 1;
     }
-    if (all && rowStart < filled) {
-      wire_.send(backend::CopyData, std::string_view(buffer_.data() + rowStart, filled - rowStart));
-      rowStart = filled;
-    }
-    // The unfinished row moves to the front; a row longer than the buffer makes it grow.
-    size_t rest = filled - rowStart;
-    std::memmove(buffer_.data(), buffer_.data() + rowStart, rest);
-    if (rest == buffer_.size()) buffer_.resize(buffer_.size() * 2);
-    scanned_ = rest;
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    pbump(static_cast<int>(rest));
-  } catch (const ClientGone&) {
-    gone_ = true;
-    throw Error(wirestate::ConnectionFailure, "the client connection was lost during COPY to stdout");
+    row.append(chunk + start, static_cast<size_t>(n - start));
   }
-}
-
-CopyOutBuffer::int_type CopyOutBuffer::overflow(int_type c) {
-  sendRows(false);
-  if (!traits_type::eq_int_type(c, traits_type::eof())) {
-    *pptr() = traits_type::to_char_type(c);
-    pbump(1);
-  }
-  return traits_type::not_eof(c);
-}
-
-int CopyOutBuffer::sync() {
-  sendRows(false);
-  return 0;
-}
-
-void CopyOutBuffer::finish() {
-  sendRows(true);
-  wire_.begin(backend::CopyDone);
-  wire_.end();
+  if (!row.empty()) wire.send(backend::CopyData, row);
+  wire.begin(backend::CopyDone);
+  wire.end();
 }
 
 }  // namespace hyrax::server

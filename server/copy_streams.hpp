@@ -1,71 +1,33 @@
 #pragma once
 // COPY's data between the client and Connection::setCopyStreams' streams, as the protocol's
-// copy sub-protocol: COPY FROM STDIN reads CopyData messages through CopyInBuffer one message at
-// a time (the input is never held whole), COPY TO STDOUT writes CopyData through CopyOutBuffer.
-// Both run on the executor thread while the session's thread waits in Connection::execute, so
-// the wire has one user at a time.
+// copy sub-protocol. Both directions go through a Spool on the session's thread, never the
+// socket on the executor thread: a statement runs there with every other session waiting, and
+// a client that sends or reads slowly (or, piping `COPY a TO STDOUT` of one session into
+// `COPY b FROM STDIN` of another, waits for the executor itself) would hold it.
 //
-// Each announces itself lazily: CopyInResponse is sent when the statement first reads (a COPY
-// that fails before, on a missing table, sends only its ErrorResponse, as PostgreSQL does), and
-// CopyOutResponse before the first data or at finish().
-#include <optional>
-#include <streambuf>
-#include <string>
+// COPY FROM STDIN: receiveCopyIn() sends CopyInResponse and reads CopyData up to CopyDone before
+// the statement runs; the statement reads the spool. COPY TO STDOUT: the statement writes the
+// spool, sendCopyOut() sends it after, as one CopyData message per row (libpq clients such as
+// libpqxx's stream_from read a message as a row).
+#include <cstdint>
 
+#include "server/spool.hpp"
 #include "server/wire.hpp"
 
 namespace hyrax::server {
 
-class CopyInBuffer : public std::streambuf {
- public:
-  CopyInBuffer(Wire& wire, int16_t columns) : wire_(wire), columns_(columns) {}
-  // Whether the client is still in copy mode: the statement ended (or failed) before its
-  // CopyDone or CopyFail; the session then ignores the rest of its copy messages.
-  bool clientStillSending() const { return started_ && !ended_; }
-  bool clientGone() const { return gone_; }
-  // A protocol violation inside the copy (an oversized message) that must end the session.
-  const std::optional<FatalError>& fatal() const { return fatal_; }
+// Throws Error 57014 on the client's CopyFail and 08P01 on another message than the copy
+// sub-protocol's (the client has left copy mode either way); FatalError and ClientGone pass.
+void receiveCopyIn(Wire& wire, int16_t columns, Spool& spool);
 
- protected:
-  int_type underflow() override;
-
- private:
-  Wire& wire_;
-  int16_t columns_;
-  bool started_ = false, ended_ = false, gone_ = false;
-  std::optional<FatalError> fatal_;
-  std::string data_;  // the current CopyData message's body
-};
-
-// How COPY TO's output divides into rows: clients read one CopyData message as one row (libpqxx's
-// stream_from does), so rows are found in the byte stream. Text format ends a row at each
-// newline (one inside a value is written \n); csv only outside a quoted value.
+// How COPY TO's output divides into rows: text format ends a row at each newline (one inside a
+// value is written \n); csv only outside a quoted value.
 struct CopyRowFormat {
   bool csv = false;
   char quote = '"', escape = '"';
 };
 
-class CopyOutBuffer : public std::streambuf {
- public:
-  CopyOutBuffer(Wire& wire, int16_t columns, CopyRowFormat format);
-  // After the statement: CopyOutResponse if nothing was sent yet, the rest of the data, CopyDone.
-  void finish();
-  bool clientGone() const { return gone_; }
-
- protected:
-  int_type overflow(int_type c) override;
-  int sync() override;
-
- private:
-  // Sends every complete row buffered as a CopyData message each; `all`: the rest too.
-  void sendRows(bool all);
-  Wire& wire_;
-  int16_t columns_;
-  CopyRowFormat format_;
-  bool started_ = false, gone_ = false;
-  bool inQuotes_ = false, escaped_ = false;  // csv: where the scan stopped
-  size_t scanned_ = 0;                       // bytes of the buffer scanned for row ends
-  std::string buffer_;
-};
+// CopyOutResponse, a CopyData message per row, CopyDone.
+void sendCopyOut(Wire& wire, int16_t columns, const CopyRowFormat& format, Spool& spool);
 
 }  // namespace hyrax::server

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <istream>
+#include <optional>
 #include <ostream>
 
 #include "server/copy_streams.hpp"
@@ -235,7 +236,8 @@ void Session::onSync(const Message&) {
 }
 
 void Session::onCopyMessage(const Message&) {
-  // Accepted and ignored: a COPY FROM STDIN failed while the client was still sending its data.
+  // Accepted and ignored, as PostgreSQL does: a client may still send copy data after a COPY
+  // that failed (PostgreSQL fails some before the data; a driver may be mid-stream).
 }
 
 void Session::onQuery(const Message& m) {
@@ -253,37 +255,49 @@ void Session::onQuery(const Message& m) {
 
 bool Session::runStatement(std::string_view query, const StatementText& st) {
   CopyUse copy = copyUseOf(st);
-  CopyInBuffer inBuffer(wire_, copy.columns);
-  CopyOutBuffer outBuffer(wire_, copy.columns, copy.rows);
-  std::istream in(&inBuffer);
-  std::ostream out(&outBuffer);
-  // The buffers' exceptions (CopyFail, a lost client) go through the streams to the statement,
-  // which fails and loads nothing, instead of ending early as if the data were complete.
-  in.exceptions(std::ios::badbit);
-  out.exceptions(std::ios::badbit);
-  connection_->setCopyStreams(&in, &out);
-  QueryResult result;
+  // COPY's data passes through spools (copy_streams.hpp says why): FROM STDIN's is received
+  // before the statement runs, TO STDOUT's sent after.
+  std::optional<Spool> spool;
+  std::optional<std::istream> in;
+  std::optional<std::ostream> out;
   std::optional<Error> failure;
-  hangupWatcher_->begin();
-  try {
-    result = connection_->execute(st.text, SourcePos{st.line, st.column});
-  } catch (const Error& e) {
-    failure = e;
-  } catch (const std::bad_alloc&) {
-    failure = Error(sqlstate::OutOfMemory, "out of memory");
-  } catch (const std::exception& e) {
-    failure = Error(sqlstate::InternalError, e.what());
+  if (copy.in) {
+    spool.emplace();
+    try {
+      receiveCopyIn(wire_, copy.columns, *spool);
+    } catch (const FatalError&) {
+      throw;
+    } catch (const Error& e) {
+      failure = e;  // CopyFail, or the client left copy mode: the statement does not run
+    }
+    if (!failure) in.emplace(&spool->reader());
+  } else if (copy.out) {
+    spool.emplace();
+    out.emplace(&*spool);
+    out->exceptions(std::ios::badbit);  // a full disk fails the statement instead of truncating it
   }
-  hangupWatcher_->end();
-  connection_->setCopyStreams(nullptr, nullptr);
-  if (inBuffer.clientGone() || outBuffer.clientGone()) throw ClientGone("lost during COPY");
-  if (inBuffer.fatal()) throw *inBuffer.fatal();
+  QueryResult result;
+  if (!failure) {
+    connection_->setCopyStreams(in ? &*in : nullptr, out ? &*out : nullptr);
+    hangupWatcher_->begin();
+    try {
+      result = connection_->execute(st.text, SourcePos{st.line, st.column});
+    } catch (const Error& e) {
+      failure = e;
+    } catch (const std::bad_alloc&) {
+      failure = Error(sqlstate::OutOfMemory, "out of memory");
+    } catch (const std::exception& e) {
+      failure = Error(sqlstate::InternalError, e.what());
+    }
+    hangupWatcher_->end();
+    connection_->setCopyStreams(nullptr, nullptr);
+  }
   if (failure) {
     sendError(wire_, *failure, Severity::Error, query);
     return false;
   }
   for (auto& n : result.notices) sendNotice(wire_, n.severity, n.message);
-  if (copy.out) outBuffer.finish();
+  if (copy.out) sendCopyOut(wire_, copy.columns, copy.rows, *spool);
   sendResult(result);
   return true;
 }

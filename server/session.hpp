@@ -39,7 +39,7 @@ class Session {
   void onFlush(const Message& m);
   void onFunctionCall(const Message& m);
   void onSync(const Message& m);
-  void onCopyMessage(const Message& m);  // after a COPY FROM STDIN failed: the client's remaining data
+  void onCopyMessage(const Message& m);  // CopyData/Done/Fail outside a COPY: ignored, as PostgreSQL does
   void onUnknown(const Message& m);
 
   // One statement of a Query; false when it failed (the rest of the Query is skipped).

@@ -55,6 +55,13 @@ kill -KILL "$psql_pid" 2>/dev/null
 check "cancel" "ERROR:  57014: canceling statement due to user request" "$(grep ERROR "$tmp/cancel.out")"
 check "canceled statement left nothing" "0" "$(timeout 30 psql -X -At -c "SELECT count(*) FROM spun" 2>&1)"
 
+# One session's COPY TO STDOUT piped into another's COPY FROM STDIN (neither holds the executor
+# while it waits for the other).
+timeout 30 psql -X -q -c "CREATE TABLE source (a INTEGER, b TEXT)" -c "INSERT INTO source VALUES (1, 'x'), (2, NULL)" \
+  -c "CREATE TABLE target (a INTEGER, b TEXT)"
+timeout 30 psql -X -q -c "COPY source TO STDOUT" | timeout 30 psql -X -q -c "COPY target FROM STDIN"
+check "COPY piped between sessions" "1|x;2|;" "$(timeout 30 psql -X -At -c "SELECT a, b FROM target ORDER BY a" | tr '\n' ';')"
+
 # TCP without --trust: refused (28000; psql prints no SQLSTATE for connection errors).
 out=$(timeout 30 psql -X -h 127.0.0.1 -p "$tcp" -c "SELECT 1" 2>&1)
 case "$out" in *"FATAL:  no password authentication"*) passes=$((passes + 1)) ;;

@@ -192,7 +192,7 @@ TEST_CASE("COPY FROM STDIN streams CopyData; CopyFail loads nothing; COPY TO STD
   CHECK(r[0].field('C') == "57014");
   CHECK(r[0].field('M').find("changed my mind") != std::string::npos);
 
-  // Malformed data: an error while the client still sends; its remaining copy messages are ignored.
+  // Malformed data: an error after CopyDone, nothing loaded.
   c.send(RawClient::query("COPY t FROM STDIN"));
   REQUIRE(c.next().type == 'G');
   c.send(RawClient::message('d', "5\tfive\nnot a number\tx\n"));
@@ -200,6 +200,16 @@ TEST_CASE("COPY FROM STDIN streams CopyData; CopyFail loads nothing; COPY TO STD
   r = c.untilReady();
   REQUIRE(RawClient::types(r) == "EZ");
   CHECK(r[0].field('C') == "22P02");
+
+  // Copy messages outside a COPY are ignored (as PostgreSQL does).
+  c.send(RawClient::message('d', "6\tsix\n") + RawClient::message('c', ""));
+  // A COPY into a missing table: the data is taken, then the error.
+  c.send(RawClient::query("COPY missing FROM STDIN"));
+  REQUIRE(c.next().type == 'G');
+  c.send(RawClient::message('d', "1\n") + RawClient::message('c', ""));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "42P01");
 
   c.send(RawClient::query("COPY t TO STDOUT"));
   r = c.untilReady();
