@@ -44,6 +44,7 @@ Server::Server(Database& db, ServerConfig config) : db_(db), config_(std::move(c
     tcp_.listen(asio::socket_base::max_listen_connections);
     port_ = tcp_.local_endpoint().port();
   } else {
+    if (config_.port == 0) throw startupError("without TCP, --port names the Unix socket and cannot be 0");
     port_ = config_.port;
   }
   if (!config_.socketDir.empty()) {

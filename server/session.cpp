@@ -292,6 +292,10 @@ bool Session::runStatement(std::string_view query, const StatementText& st) {
     hangupWatcher_->end();
     connection_->setCopyStreams(nullptr, nullptr);
   }
+  // RowDescription and DataRow count columns in 16 bits.
+  if (!failure && result.columns().size() > static_cast<size_t>(INT16_MAX))
+    failure = Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
+                                                        " columns is more than the protocol can send (32767)");
   if (failure) {
     sendError(wire_, *failure, Severity::Error, query);
     return false;

@@ -482,3 +482,13 @@ TEST_CASE("a client that sends no startup packet, or half of one, is dropped at 
   CHECK(half.closedByServer());
   checkServes(server);
 }
+
+TEST_CASE("a newer protocol minor version or _pq_ options: NegotiateProtocolVersion, then 3.0", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.send(RawClient::startupPacket((3 << 16) | 2, {{"user", "tester"}, {"_pq_.something", "on"}}));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r).substr(0, 2) == "vR");
+  CHECK(r[0].body == RawClient::int32(3 << 16) + RawClient::int32(1) + "_pq_.something" + '\0');
+  CHECK(r.back().type == 'Z');
+}
