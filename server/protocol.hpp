@@ -21,6 +21,7 @@ namespace backend {
 inline constexpr char Authentication = 'R';
 inline constexpr char BackendKeyData = 'K';
 inline constexpr char ParameterStatus = 'S';
+inline constexpr char NegotiateProtocolVersion = 'v';
 inline constexpr char ReadyForQuery = 'Z';
 inline constexpr char RowDescription = 'T';
 inline constexpr char DataRow = 'D';

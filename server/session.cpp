@@ -132,7 +132,7 @@ bool Session::startup() {
     for (auto& [name, value] : params.values)
       if (name.rfind("_pq_.", 0) == 0) unknownOptions.push_back(name);
     if ((code & 0xFFFF) != 0 || !unknownOptions.empty()) {
-      wire_.begin('v');  // NegotiateProtocolVersion
+      wire_.begin(backend::NegotiateProtocolVersion);
       wire_.putInt32(kProtocolVersion3);
       wire_.putInt32(static_cast<int32_t>(unknownOptions.size()));
       for (auto& o : unknownOptions) wire_.putCString(o);
