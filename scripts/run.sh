@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 ./scripts/build.sh release >/dev/null
-exec ./build/release/sql/hyrax "$@"
+exec ./build/release/cli/hyrax "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what hyrax needs on Debian 12 (bookworm), only what is missing. Idempotent.
+# (postgresql-client-15: psql, which the server test runs against `hyrax serve`.)
 set -euo pipefail
-packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev
+packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev postgresql-client-15
           libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip libsqlite3-dev
           postgresql-15 clang libclang-rt-14-dev)
 missing=()

@@ -1,4 +1,6 @@
 // hyrax: the SQL shell on an in-memory database.
+#include "sql/shell/shell_main.hpp"
+
 #include <unistd.h>
 
 #include <csignal>
@@ -64,8 +66,10 @@ int interactive(shell::Session& session) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  po::options_description desc("usage: hyrax [options]\nA compiled-query SQL database; in memory, empty at start.\nOptions");
+namespace hyrax::shell {
+
+int shellMain(int argc, char** argv) {
+  po::options_description desc("usage: hyrax [options]\n       hyrax serve [options]   (the PostgreSQL-protocol server; hyrax serve --help)\nA compiled-query SQL database; in memory, empty at start.\nOptions");
   std::vector<std::string> commands, files;
   desc.add_options()("help,h", "show this help")("version", "show the version")(
       "command,c", po::value(&commands), "run SQL (several statements allowed), then exit")(
@@ -115,3 +119,5 @@ int main(int argc, char** argv) {
   ss << std::cin.rdbuf();
   return session.runText(ss.str()) ? 0 : 1;
 }
+
+}  // namespace hyrax::shell

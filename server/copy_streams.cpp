@@ -1,0 +1,88 @@
+#include "server/copy_streams.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "server/protocol.hpp"
+
+namespace hyrax::server {
+
+namespace {
+
+// CopyInResponse and CopyOutResponse: text format overall and for each column.
+void sendCopyResponse(Wire& wire, char type, int16_t columns) {
+  wire.begin(type);
+  wire.buffer().push_back('\0');
+  wire.putInt16(columns);
+  for (int16_t i = 0; i < columns; ++i) wire.putInt16(0);
+  wire.end();
+}
+
+}  // namespace
+
+void receiveCopyIn(Wire& wire, int16_t columns, Spool& spool) {
+  sendCopyResponse(wire, backend::CopyInResponse, columns);
+  wire.flush();
+  for (;;) {
+    Message m = wire.readMessage();
+    switch (m.type) {
+      case frontend::CopyData: spool.append(m.body); break;
+      case frontend::CopyDone: return;
+      case frontend::CopyFail: {
+        MessageReader r(m.body);
+        throw Error(sqlstate::QueryCanceled, "COPY from stdin failed: " + std::string(r.cstring()));
+      }
+      case frontend::Flush:
+      case frontend::Sync: break;  // PostgreSQL ignores them here (a driver may send them)
+      default: {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(m.type));
+        throw Error(wirestate::ProtocolViolation, std::string("unexpected message type ") + hex + " during COPY from stdin");
+      }
+    }
+  }
+}
+
+void sendCopyOut(Wire& wire, int16_t columns, const CopyRowFormat& format, Spool& spool) {
+  sendCopyResponse(wire, backend::CopyOutResponse, columns);
+  std::streambuf& in = spool.reader();
+  std::string row;  // the row being collected (rows span reads)
+  bool inQuotes = false, escaped = false;
+  char chunk[64 * 1024];
+  for (;;) {
+    std::streamsize n = in.sgetn(chunk, sizeof chunk);
+    if (n <= 0) break;
+    std::streamsize start = 0;  // where this chunk's part of the current row begins
+    for (std::streamsize i = 0; i < n; ++i) {
+      char c = chunk[i];
+      bool rowEnds = false;
+      if (!format.csv) {
+        rowEnds = c == '\n';
+      } else if (inQuotes) {
+        if (escaped) escaped = false;
+        else if (c == format.escape && format.escape != format.quote) escaped = true;
+        else if (c == format.quote) inQuotes = false;
+      } else if (c == format.quote) {
+        inQuotes = true;
+      } else {
+        rowEnds = c == '\n';
+      }
+      if (!rowEnds) continue;
+      std::string_view piece(chunk + start, static_cast<size_t>(i + 1 - start));
+      if (row.empty()) {
+        wire.send(backend::CopyData, piece);
+      } else {
+        row.append(piece);
+        wire.send(backend::CopyData, row);
+        row.clear();
+      }
+      start = i + 1;
+    }
+    row.append(chunk + start, static_cast<size_t>(n - start));
+  }
+  if (!row.empty()) wire.send(backend::CopyData, row);
+  wire.begin(backend::CopyDone);
+  wire.end();
+}
+
+}  // namespace hyrax::server

@@ -1,0 +1,367 @@
+#include "server/session.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <istream>
+#include <optional>
+#include <ostream>
+
+#include "server/copy_streams.hpp"
+#include "server/error_response.hpp"
+#include "server/protocol.hpp"
+#include "server/text_values.hpp"
+#include "server/type_oids.hpp"
+#include "engine/types/text_format.hpp"
+#include "sql/parser/lexer.hpp"
+#include "sql/parser/parser.hpp"
+
+namespace hyrax::server {
+
+namespace {
+
+// What a statement does with the client's copy streams: COPY FROM STDIN reads them, COPY TO
+// STDOUT writes them (and must announce itself even when it writes no row).
+struct CopyUse {
+  bool in = false, out = false;
+  int16_t columns = 0;  // the column list's length; 0 when the statement lists none
+  CopyRowFormat rows;
+};
+
+CopyUse copyUseOf(const StatementText& st) {
+  try {
+    auto tokens = sqlparse::tokenize(st.text);
+    if (tokens.empty() || !tokens[0].is("copy")) return {};
+    auto stmt = parseStatement(st.text);
+    if (stmt->kind != ast::StmtKind::Copy) return {};
+    auto& copy = static_cast<const ast::CopyStmt&>(*stmt);
+    if (!copy.stdio) return {};
+    CopyUse use{copy.from, !copy.from, static_cast<int16_t>(copy.columns.size()), {}};
+    for (auto& o : copy.options) {
+      if (o.name == "format") use.rows.csv = text::lowerAscii(o.value) == "csv";
+      if (o.name == "quote" && o.value.size() == 1) use.rows.quote = o.value[0];
+      if (o.name == "escape" && o.value.size() == 1) use.rows.escape = o.value[0];
+    }
+    if (!std::any_of(copy.options.begin(), copy.options.end(), [](auto& o) { return o.name == "escape"; }))
+      use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
+    return use;
+  } catch (const Error&) {
+    return {};  // execute() reports the syntax error
+  }
+}
+
+// The startup packet's parameters: name/value pairs of NUL-terminated strings, then one NUL.
+StartupParameters readParameters(MessageReader& r) {
+  StartupParameters p;
+  for (;;) {
+    std::string_view name = r.cstring();
+    if (name.empty()) break;
+    p.values[std::string(name)] = std::string(r.cstring());
+  }
+  if (r.remaining()) throw FatalError(wirestate::ProtocolViolation, "invalid startup packet layout: expected terminator as last byte");
+  return p;
+}
+
+void sendParameterStatus(Wire& wire, std::string_view name, std::string_view value) {
+  wire.begin(backend::ParameterStatus);
+  wire.putCString(name);
+  wire.putCString(value);
+  wire.end();
+}
+
+}  // namespace
+
+Session::Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit)
+    : db_(db), wire_(wire), registry_(registry), config_(config), overLimit_(overLimit) {}
+
+Session::~Session() {
+  if (connection_) registry_.remove(key_.pid);
+}
+
+void Session::run() {
+  try {
+    if (startup()) serve();
+  } catch (const FatalError& e) {
+    try {
+      sendError(wire_, e, Severity::Fatal);
+      wire_.flush();
+    } catch (const ClientGone&) {
+    }
+  } catch (const ClientGone&) {
+  } catch (const std::exception& e) {
+    try {
+      sendError(wire_, Error(sqlstate::InternalError, e.what()), Severity::Fatal);
+      wire_.flush();
+    } catch (const ClientGone&) {
+    }
+  }
+  hangupWatcher_.reset();
+  if (connection_) registry_.remove(key_.pid);
+  connection_.reset();  // rolls back what the client left open
+}
+
+bool Session::startup() {
+  // SSLRequest and GSSENCRequest are answered 'N' (no encryption), then the client sends its
+  // real startup packet on the same connection; each may come once.
+  bool sslAsked = false, gssAsked = false;
+  wire_.setReadDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.startupTimeoutMs));
+  for (;;) {
+    std::string packet = wire_.readStartupPacket();
+    MessageReader r(packet);
+    int32_t code = r.int32();
+    if ((code == kSslRequestCode && !sslAsked) || (code == kGssEncRequestCode && !gssAsked)) {
+      (code == kSslRequestCode ? sslAsked : gssAsked) = true;
+      wire_.sendRaw("N");
+      continue;
+    }
+    if (code == kCancelRequestCode) {
+      BackendKey key;
+      key.pid = r.int32();
+      key.secret = r.int32();
+      registry_.cancel(key);  // no reply either way, as PostgreSQL
+      return false;
+    }
+    if ((code >> 16) != 3)
+      throw FatalError(sqlstate::FeatureNotSupported, "unsupported frontend protocol " + std::to_string(code >> 16) + "." +
+                                                          std::to_string(code & 0xFFFF) + ": server supports 3.0 to 3.0");
+    StartupParameters params = readParameters(r);
+    if (overLimit_) throw FatalError(wirestate::TooManyConnections, "sorry, too many clients already");
+    if (params.get("user").empty())
+      throw FatalError(wirestate::InvalidAuthorization, "no user name specified in startup packet");
+    // A newer minor version, or protocol options (_pq_.*): say what this server speaks.
+    std::vector<std::string> unknownOptions;
+    for (auto& [name, value] : params.values)
+      if (name.rfind("_pq_.", 0) == 0) unknownOptions.push_back(name);
+    if ((code & 0xFFFF) != 0 || !unknownOptions.empty()) {
+      wire_.begin(backend::NegotiateProtocolVersion);
+      wire_.putInt32(kProtocolVersion3);
+      wire_.putInt32(static_cast<int32_t>(unknownOptions.size()));
+      for (auto& o : unknownOptions) wire_.putCString(o);
+      wire_.end();
+    }
+    TrustAuthenticator trust;
+    RefuseAuthenticator refuse;
+    Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : refuse;
+    auth.authenticate(wire_, params);
+    connection_ = std::make_unique<Connection>(db_);
+    wire_.setReadDeadline({});
+    key_ = registry_.add(*connection_);
+    hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
+    sendStartupReply(params);
+    return true;
+  }
+}
+
+void Session::sendStartupReply(const StartupParameters& startup) {
+  wire_.begin(backend::Authentication);
+  wire_.putInt32(0);  // AuthenticationOk
+  wire_.end();
+  // What libpq and JDBC read at startup (server_version: libpq derives server_version_num from
+  // its leading number, and psql chooses its catalog queries by it).
+  sendParameterStatus(wire_, "server_version", "15.0 (hyrax)");
+  sendParameterStatus(wire_, "server_encoding", "UTF8");
+  sendParameterStatus(wire_, "client_encoding", "UTF8");
+  sendParameterStatus(wire_, "DateStyle", "ISO, MDY");
+  sendParameterStatus(wire_, "IntervalStyle", "postgres");
+  sendParameterStatus(wire_, "integer_datetimes", "on");
+  sendParameterStatus(wire_, "standard_conforming_strings", "on");
+  sendParameterStatus(wire_, "TimeZone", "UTC");
+  sendParameterStatus(wire_, "application_name", startup.get("application_name"));
+  sendParameterStatus(wire_, "session_authorization", startup.get("user"));
+  sendParameterStatus(wire_, "is_superuser", "on");
+  wire_.begin(backend::BackendKeyData);
+  wire_.putInt32(key_.pid);
+  wire_.putInt32(key_.secret);
+  wire_.end();
+  sendReadyForQuery();
+}
+
+void Session::serve() {
+  while (!terminate_) {
+    if (config_.idleSessionTimeoutMs && connection_->transactionState() == Connection::TransactionState::Idle &&
+        !wire_.waitReadable(static_cast<int>(config_.idleSessionTimeoutMs)))
+      throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
+    Message m = wire_.readMessage();
+    // After an error in an extended-protocol message everything up to the next Sync is skipped.
+    if (skipTillSync_ && m.type != frontend::Sync && m.type != frontend::Terminate) continue;
+    (this->*handlerFor(m.type))(m);
+  }
+}
+
+Session::Handler Session::handlerFor(char type) {
+  switch (type) {
+    case frontend::Query: return &Session::onQuery;
+    case frontend::Terminate: return &Session::onTerminate;
+    case frontend::Parse:
+    case frontend::Bind:
+    case frontend::Describe:
+    case frontend::Execute:
+    case frontend::Close: return &Session::onExtended;
+    case frontend::Flush: return &Session::onFlush;
+    case frontend::FunctionCall: return &Session::onFunctionCall;
+    case frontend::Sync: return &Session::onSync;
+    case frontend::CopyData:
+    case frontend::CopyDone:
+    case frontend::CopyFail: return &Session::onCopyMessage;
+    default: return &Session::onUnknown;
+  }
+}
+
+void Session::onTerminate(const Message&) { terminate_ = true; }
+
+void Session::onUnknown(const Message& m) {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(m.type));
+  throw FatalError(wirestate::ProtocolViolation, std::string("invalid frontend message type ") + hex);
+}
+
+void Session::onExtended(const Message&) {
+  // Until the extended query protocol exists: one error, then the rest of the batch up to its
+  // Sync is skipped (serve()), as PostgreSQL does after an error in extended mode.
+  sendError(wire_, Error(sqlstate::FeatureNotSupported, "extended query protocol not supported yet"), Severity::Error);
+  skipTillSync_ = true;
+}
+
+void Session::onFlush(const Message&) { wire_.flush(); }
+
+void Session::onFunctionCall(const Message&) {
+  // The fast-path function call is a simple-protocol message: its answer ends with ReadyForQuery.
+  sendError(wire_, Error(sqlstate::FeatureNotSupported, "the fast-path function call interface is not supported"),
+            Severity::Error);
+  sendReadyForQuery();
+}
+
+void Session::onSync(const Message&) {
+  skipTillSync_ = false;
+  sendReadyForQuery();
+}
+
+void Session::onCopyMessage(const Message&) {
+  // Accepted and ignored, as PostgreSQL does: a client may still send copy data after a COPY
+  // that failed (PostgreSQL fails some before the data; a driver may be mid-stream).
+}
+
+void Session::onQuery(const Message& m) {
+  MessageReader r(m.body);
+  std::string_view query = r.cstring();
+  auto statements = splitStatements(query);
+  if (statements.empty()) {
+    wire_.begin(backend::EmptyQueryResponse);
+    wire_.end();
+  }
+  for (auto& st : statements)
+    if (!runStatement(query, st)) break;  // as PostgreSQL: a failure ends the Query
+  sendReadyForQuery();
+}
+
+bool Session::runStatement(std::string_view query, const StatementText& st) {
+  CopyUse copy = copyUseOf(st);
+  // COPY's data passes through spools (copy_streams.hpp says why): FROM STDIN's is received
+  // before the statement runs, TO STDOUT's sent after.
+  std::optional<Spool> spool;
+  std::optional<std::istream> in;
+  std::optional<std::ostream> out;
+  std::optional<Error> failure;
+  if (copy.in) {
+    spool.emplace();
+    try {
+      receiveCopyIn(wire_, copy.columns, *spool);
+    } catch (const FatalError&) {
+      throw;
+    } catch (const Error& e) {
+      failure = e;  // CopyFail, or the client left copy mode: the statement does not run
+    }
+    if (!failure) in.emplace(&spool->reader());
+  } else if (copy.out) {
+    spool.emplace();
+    out.emplace(&*spool);
+    out->exceptions(std::ios::badbit);  // a full disk fails the statement instead of truncating it
+  }
+  QueryResult result;
+  if (!failure) {
+    connection_->setCopyStreams(in ? &*in : nullptr, out ? &*out : nullptr);
+    hangupWatcher_->begin();
+    try {
+      result = connection_->execute(st.text, SourcePos{st.line, st.column});
+    } catch (const Error& e) {
+      failure = e;
+    } catch (const std::bad_alloc&) {
+      failure = Error(sqlstate::OutOfMemory, "out of memory");
+    } catch (const std::exception& e) {
+      failure = Error(sqlstate::InternalError, e.what());
+    }
+    hangupWatcher_->end();
+    connection_->setCopyStreams(nullptr, nullptr);
+  }
+  // RowDescription and DataRow count columns in 16 bits.
+  if (!failure && result.columns().size() > static_cast<size_t>(INT16_MAX))
+    failure = Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
+                                                        " columns is more than the protocol can send (32767)");
+  if (failure) {
+    sendError(wire_, *failure, Severity::Error, query);
+    return false;
+  }
+  for (auto& n : result.notices) sendNotice(wire_, n.severity, n.message);
+  if (copy.out) sendCopyOut(wire_, copy.columns, copy.rows, *spool);
+  sendResult(result);
+  return true;
+}
+
+void Session::sendResult(const QueryResult& result) {
+  if (result.hasRows()) {
+    const auto& columns = result.columns();
+    wire_.begin(backend::RowDescription);
+    wire_.putInt16(static_cast<int16_t>(columns.size()));
+    for (auto& c : columns) {
+      PgTypeInfo t = pgType(c.type);
+      wire_.putCString(c.name);
+      wire_.putInt32(0);  // not from a table column (pg_catalog does not exist yet)
+      wire_.putInt16(0);
+      wire_.putInt32(static_cast<int32_t>(t.oid));
+      wire_.putInt16(t.length);
+      wire_.putInt32(t.modifier);
+      wire_.putInt16(0);  // text format
+    }
+    wire_.end();
+    // DataRows straight from the result chunks: each value's text is appended in place and its
+    // length word filled in after it.
+    std::string& out = wire_.buffer();
+    for (auto& chunk : result.chunks()) {
+      for (uint64_t row = 0; row < chunk->rowCount(); ++row) {
+        wire_.begin(backend::DataRow);
+        wire_.putInt16(static_cast<int16_t>(columns.size()));
+        for (uint32_t col = 0; col < columns.size(); ++col) {
+          if (chunk->isNull(row, col)) {
+            wire_.putInt32(-1);
+            continue;
+          }
+          size_t lengthAt = out.size();
+          wire_.putInt32(0);
+          appendTextValue(out, *chunk, row, col, columns[col].type);
+          auto n = static_cast<uint32_t>(out.size() - lengthAt - 4);
+          for (int i = 0; i < 4; ++i) out[lengthAt + i] = static_cast<char>(n >> (24 - 8 * i));
+        }
+        wire_.end();
+      }
+    }
+  }
+  wire_.begin(backend::CommandComplete);
+  wire_.putCString(result.tag());
+  wire_.end();
+}
+
+void Session::sendReadyForQuery() {
+  char status = 'I';
+  if (connection_) {
+    switch (connection_->transactionState()) {
+      case Connection::TransactionState::Idle: status = 'I'; break;
+      case Connection::TransactionState::InBlock: status = 'T'; break;
+      case Connection::TransactionState::Failed: status = 'E'; break;
+    }
+  }
+  wire_.begin(backend::ReadyForQuery);
+  wire_.buffer().push_back(status);
+  wire_.end();
+  wire_.flush();
+}
+
+}  // namespace hyrax::server

@@ -1,0 +1,62 @@
+#pragma once
+// One client's session on its own thread: the startup (SSL/GSS negotiation refused, protocol
+// 3.0, authentication, the parameters a driver expects), then a message loop that hands each
+// message to the function for its type. Statements run through the session's Connection, on
+// the database's executor thread; this thread blocks meanwhile.
+#include <memory>
+#include <string_view>
+
+#include "server/authenticator.hpp"
+#include "server/hangup_watcher.hpp"
+#include "server/server_config.hpp"
+#include "server/session_registry.hpp"
+#include "server/wire.hpp"
+#include "sql/api/database.hpp"
+
+namespace hyrax::server {
+
+class Session {
+ public:
+  // `overLimit`: the server has --max-connections sessions already; this one is refused (53300)
+  // unless it is only a CancelRequest.
+  Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit);
+  ~Session();
+  // Serves the client until it leaves or the connection fails; never throws. The Connection is
+  // destroyed on the way out, which rolls back an open transaction block.
+  void run();
+
+ private:
+  bool startup();  // false: the connection ends (a CancelRequest, or nothing more to do)
+  void sendStartupReply(const StartupParameters& startup);
+  void serve();
+  using Handler = void (Session::*)(const Message&);
+  static Handler handlerFor(char type);
+
+  // One function per frontend message type.
+  void onQuery(const Message& m);
+  void onTerminate(const Message& m);
+  void onExtended(const Message& m);  // Parse, Bind, Describe, Execute, Close
+  void onFlush(const Message& m);
+  void onFunctionCall(const Message& m);
+  void onSync(const Message& m);
+  void onCopyMessage(const Message& m);  // CopyData/Done/Fail outside a COPY: ignored, as PostgreSQL does
+  void onUnknown(const Message& m);
+
+  // One statement of a Query; false when it failed (the rest of the Query is skipped).
+  bool runStatement(std::string_view query, const StatementText& statement);
+  void sendResult(const QueryResult& result);
+  void sendReadyForQuery();
+
+  Database& db_;
+  Wire& wire_;
+  SessionRegistry& registry_;
+  const ServerConfig& config_;
+  bool overLimit_;
+  std::unique_ptr<Connection> connection_;
+  std::unique_ptr<HangupWatcher> hangupWatcher_;  // destroyed before the Connection it cancels
+  BackendKey key_;
+  bool terminate_ = false;
+  bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL
+};
+
+}  // namespace hyrax::server

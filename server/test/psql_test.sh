@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# hyrax serve as psql sees it: starts the server on a Unix socket in a temporary directory (and a
+# free loopback port), runs psql_script.sql through psql and compares its output with
+# psql_expected.out; then a cancel (psql sends CancelRequest on SIGINT), a TCP client refused
+# without --trust, and a clean stop on SIGTERM. The server is always stopped (trap).
+set -u
+hyrax="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+tmp=$(mktemp -d)
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid"
+    for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$server_pid" 2>/dev/null
+  fi
+}
+trap 'stop_server; rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+check() {  # name, expected, actual
+  if [ "$2" == "$3" ]; then passes=$((passes + 1)); else
+    fails=$((fails + 1)); printf 'FAILED: %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3"; fi
+}
+command -v psql >/dev/null || { echo "psql not found (scripts/setup.sh installs postgresql-client)"; exit 1; }
+
+"$hyrax" serve --port 0 --socket-dir "$tmp" > "$tmp/server.out" 2>&1 &
+server_pid=$!
+socket=""
+for _ in $(seq 100); do  # at most 10 s
+  socket=$(sed -n 's#^hyrax: listening on \(/.*\)$#\1#p' "$tmp/server.out")
+  [ -n "$socket" ] && break
+  sleep 0.1
+done
+[ -n "$socket" ] || { echo "the server did not start:"; cat "$tmp/server.out"; exit 1; }
+port="${socket##*.}"
+tcp=$(sed -n 's#^hyrax: listening on 127.0.0.1:\([0-9]*\)$#\1#p' "$tmp/server.out")
+export PGHOST="$tmp" PGPORT="$port" PGUSER=tester PGDATABASE=hyrax PGCONNECT_TIMEOUT=10
+
+out=$(timeout 60 psql -X -q -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -f - < "$here/psql_script.sql" 2>&1)
+check "psql script" "$(cat "$here/psql_expected.out")" "$out"
+
+# Cancel: psql sends a CancelRequest when it gets SIGINT during a query.
+timeout 30 psql -X -q -c "CREATE TABLE spun (a INTEGER)" \
+  -c "CREATE PROCEDURE spin() AS \$\$ BEGIN LOOP INSERT INTO spun VALUES (0); END LOOP; END \$\$ LANGUAGE plpgsql" >/dev/null
+# Job control on: a background job of a script would otherwise start with SIGINT ignored.
+set -m
+psql -X -q -v VERBOSITY=verbose -c "CALL spin()" > "$tmp/cancel.out" 2>&1 &
+psql_pid=$!  # psql itself (a wrapper such as timeout would take the SIGINT)
+set +m
+sleep 1
+kill -INT "$psql_pid"
+for _ in $(seq 200); do kill -0 "$psql_pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$psql_pid" 2>/dev/null
+check "cancel" "ERROR:  57014: canceling statement due to user request" "$(grep ERROR "$tmp/cancel.out")"
+check "canceled statement left nothing" "0" "$(timeout 30 psql -X -At -c "SELECT count(*) FROM spun" 2>&1)"
+
+# One session's COPY TO STDOUT piped into another's COPY FROM STDIN (neither holds the executor
+# while it waits for the other).
+timeout 30 psql -X -q -c "CREATE TABLE source (a INTEGER, b TEXT)" -c "INSERT INTO source VALUES (1, 'x'), (2, NULL)" \
+  -c "CREATE TABLE target (a INTEGER, b TEXT)"
+timeout 30 psql -X -q -c "COPY source TO STDOUT" | timeout 30 psql -X -q -c "COPY target FROM STDIN"
+check "COPY piped between sessions" "1|x;2|;" "$(timeout 30 psql -X -At -c "SELECT a, b FROM target ORDER BY a" | tr '\n' ';')"
+
+# TCP without --trust: refused (28000; psql prints no SQLSTATE for connection errors).
+out=$(timeout 30 psql -X -h 127.0.0.1 -p "$tcp" -c "SELECT 1" 2>&1)
+case "$out" in *"FATAL:  no password authentication"*) passes=$((passes + 1)) ;;
+  *) fails=$((fails + 1)); printf 'FAILED: TCP refused without --trust\n%s\n' "$out" ;; esac
+
+# SIGTERM: the server stops cleanly and removes its socket.
+kill -TERM "$server_pid"
+for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+wait "$server_pid"
+check "exit code after SIGTERM" "0" "$?"
+check "socket removed" "no" "$([ -e "$socket" ] && echo yes || echo no)"
+check "stop message" "hyrax: stopped" "$(tail -1 "$tmp/server.out")"
+server_pid=""
+
+echo "psql test: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

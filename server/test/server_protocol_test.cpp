@@ -1,0 +1,494 @@
+// The server's protocol as a client sees it, byte for byte: startup, simple queries, COPY,
+// errors, and what malformed or hostile input gets (a clear error, never a crash; the server
+// goes on serving the next client).
+#include <catch2/catch.hpp>
+
+#include "server/test/test_server.hpp"
+
+using namespace hyrax;
+using namespace hyrax::server;
+using namespace hyrax::server::test;
+
+namespace {
+
+// The value of DataRow `row`'s column `col` (nullopt for NULL).
+std::optional<std::string> cell(const Reply& row, int col) {
+  size_t at = 2;
+  for (int c = 0;; ++c) {
+    auto b = reinterpret_cast<const unsigned char*>(row.body.data() + at);
+    int32_t n = static_cast<int32_t>((uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3]);
+    at += 4;
+    if (c == col) return n < 0 ? std::nullopt : std::optional<std::string>(row.body.substr(at, static_cast<size_t>(n)));
+    if (n > 0) at += static_cast<size_t>(n);
+  }
+}
+
+// The type OID of RowDescription's column `col`.
+uint32_t columnType(const Reply& desc, int col) {
+  size_t at = 2;
+  for (int c = 0;; ++c) {
+    at = desc.body.find('\0', at) + 1 + 6;  // name, table OID, attribute number
+    auto b = reinterpret_cast<const unsigned char*>(desc.body.data() + at);
+    if (c == col) return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+    at += 12;  // type OID, length, modifier, format
+  }
+}
+
+// A session works: the server still serves clients after whatever a test did before.
+void checkServes(TestServer& server) {
+  RawClient c(server.socketPath());
+  REQUIRE(RawClient::types(c.start()).back() == 'Z');
+  c.send(RawClient::query("SELECT 41 + 1"));
+  auto replies = c.untilReady();
+  REQUIRE(RawClient::types(replies) == "TDCZ");
+  CHECK(cell(replies[1], 0) == "42");
+}
+
+}  // namespace
+
+TEST_CASE("startup: SSLRequest and GSSENCRequest are answered N, then the session starts", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.send(RawClient::int32(8) + RawClient::int32(kSslRequestCode));
+  CHECK(c.receive(1) == "N");
+  c.send(RawClient::int32(8) + RawClient::int32(kGssEncRequestCode));
+  CHECK(c.receive(1) == "N");
+  auto replies = c.start();
+  std::string types = RawClient::types(replies);
+  CHECK(types.front() == 'R');
+  CHECK(replies.front().body == RawClient::int32(0));  // AuthenticationOk
+  CHECK(types.find('K') != std::string::npos);         // BackendKeyData
+  CHECK(types.back() == 'Z');
+  CHECK(replies.back().body == "I");
+  std::map<std::string, std::string> params;
+  for (auto& r : replies)
+    if (r.type == 'S') params[r.body.substr(0, r.body.find('\0'))] = r.body.substr(r.body.find('\0') + 1, r.body.size() - r.body.find('\0') - 2);
+  CHECK(params["server_encoding"] == "UTF8");
+  CHECK(params["client_encoding"] == "UTF8");
+  CHECK(params["integer_datetimes"] == "on");
+  CHECK(params["standard_conforming_strings"] == "on");
+  CHECK(params["DateStyle"] == "ISO, MDY");
+  CHECK(params["application_name"] == "raw");
+  CHECK(params["server_version"].rfind("15.", 0) == 0);
+}
+
+TEST_CASE("simple query: row description, text rows, tags, several statements", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (i INTEGER, b BOOLEAN, d DECIMAL(6,2), s VARCHAR(5), c CHAR(3), x DATE);"
+                          "INSERT INTO t VALUES (1, true, 2.5, 'ab', 'z', DATE '2024-02-29'), (NULL, NULL, NULL, NULL, NULL, NULL);"
+                          "SELECT * FROM t ORDER BY i"));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "CCTDDCZ");
+  CHECK(r[0].body == std::string("CREATE TABLE") + '\0');
+  CHECK(r[1].body == std::string("INSERT 0 2") + '\0');
+  CHECK(columnType(r[2], 0) == 23);
+  CHECK(columnType(r[2], 1) == 16);
+  CHECK(columnType(r[2], 2) == 1700);
+  CHECK(columnType(r[2], 3) == 1043);
+  CHECK(columnType(r[2], 4) == 1042);
+  CHECK(columnType(r[2], 5) == 1082);
+  CHECK(cell(r[3], 0) == "1");
+  CHECK(cell(r[3], 1) == "t");
+  CHECK(cell(r[3], 2) == "2.50");
+  CHECK(cell(r[3], 3) == "ab");
+  CHECK(cell(r[3], 4) == "z  ");  // CHAR(3) blank-padded, as PostgreSQL sends it
+  CHECK(cell(r[3], 5) == "2024-02-29");
+  for (int col = 0; col < 6; ++col) CHECK_FALSE(cell(r[4], col).has_value());  // NULLs are length -1
+  CHECK(r[5].body == std::string("SELECT 2") + '\0');
+
+  // An empty query (blanks and comments only): EmptyQueryResponse.
+  c.send(RawClient::query("  -- nothing\n"));
+  CHECK(RawClient::types(c.untilReady()) == "IZ");
+}
+
+TEST_CASE("errors: SQLSTATE, position in characters, the rest of the Query skipped", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER); SELECT 'é', nosuch FROM t; CREATE TABLE u (a INTEGER)"));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "CEZ");
+  CHECK(r[1].field('S') == "ERROR");
+  CHECK(r[1].field('V') == "ERROR");
+  CHECK(r[1].field('C') == "42703");
+  CHECK(r[1].field('M') == "column \"nosuch\" does not exist");
+  // Counted in characters of the whole Query string: 'é' is one character of two bytes.
+  CHECK(r[1].field('P') == std::to_string(std::string("CREATE TABLE t (a INTEGER); SELECT 'e', n").size()));
+  c.send(RawClient::query("SELECT count(*) FROM u"));  // never created: the Query stopped at the error
+  r = c.untilReady();
+  CHECK(r[0].field('C') == "42P01");
+
+  // A detail (D) where hyrax has one.
+  c.send(RawClient::query("CREATE TABLE k (a INTEGER PRIMARY KEY); INSERT INTO k VALUES (1); INSERT INTO k VALUES (1)"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "CCEZ");
+  CHECK(r[2].field('C') == "23505");
+  CHECK(r[2].field('D').find("already exists") != std::string::npos);
+}
+
+TEST_CASE("transaction status in ReadyForQuery: idle, in a block, failed block", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER)"));
+  CHECK(c.untilReady().back().body == "I");
+  c.send(RawClient::query("BEGIN; INSERT INTO t VALUES (1)"));
+  CHECK(c.untilReady().back().body == "T");
+  c.send(RawClient::query("SELECT 1 / 0"));
+  auto r = c.untilReady();
+  CHECK(r[0].field('C') == "22012");
+  CHECK(r.back().body == "E");
+  c.send(RawClient::query("SELECT 1"));
+  r = c.untilReady();
+  CHECK(r[0].field('C') == "25P02");
+  CHECK(r.back().body == "E");
+  c.send(RawClient::query("ROLLBACK"));
+  CHECK(c.untilReady().back().body == "I");
+  c.send(RawClient::query("SELECT count(*) FROM t"));
+  CHECK(cell(c.untilReady()[1], 0) == "0");
+}
+
+TEST_CASE("notices: a procedure's RAISE NOTICE and a WARNING arrive as NoticeResponse", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE PROCEDURE hello(n INTEGER) AS $$ BEGIN RAISE NOTICE 'hello %', n; END $$ LANGUAGE plpgsql;"
+                          "CALL hello(7); COMMIT"));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "CNCNCZ");
+  CHECK(r[1].field('S') == "NOTICE");
+  CHECK(r[1].field('M') == "hello 7");
+  CHECK(r[3].field('S') == "WARNING");
+  CHECK(r[3].field('M') == "there is no transaction in progress");
+}
+
+TEST_CASE("COPY FROM STDIN streams CopyData; CopyFail loads nothing; COPY TO STDOUT", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER, b TEXT)"));
+  c.untilReady();
+
+  c.send(RawClient::query("COPY t FROM STDIN"));
+  Reply in = c.next();
+  REQUIRE(in.type == 'G');
+  CHECK(in.body.substr(0, 1) == std::string(1, '\0'));  // text format
+  // Rows split across messages anywhere, even inside a value.
+  c.send(RawClient::message('d', "1\tone\n2\tt"));
+  c.send(RawClient::message('d', "wo\n3\t\\N\n"));
+  c.send(RawClient::message('c', ""));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "CZ");
+  CHECK(r[0].body == std::string("COPY 3") + '\0');
+
+  c.send(RawClient::query("COPY t FROM STDIN"));
+  REQUIRE(c.next().type == 'G');
+  c.send(RawClient::message('d', "4\tfour\n"));
+  c.send(RawClient::message('f', std::string("changed my mind") + '\0'));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "57014");
+  CHECK(r[0].field('M').find("changed my mind") != std::string::npos);
+
+  // Malformed data: an error after CopyDone, nothing loaded.
+  c.send(RawClient::query("COPY t FROM STDIN"));
+  REQUIRE(c.next().type == 'G');
+  c.send(RawClient::message('d', "5\tfive\nnot a number\tx\n"));
+  c.send(RawClient::message('c', ""));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "22P02");
+
+  // Copy messages outside a COPY are ignored (as PostgreSQL does).
+  c.send(RawClient::message('d', "6\tsix\n") + RawClient::message('c', ""));
+  // A COPY into a missing table: the data is taken, then the error.
+  c.send(RawClient::query("COPY missing FROM STDIN"));
+  REQUIRE(c.next().type == 'G');
+  c.send(RawClient::message('d', "1\n") + RawClient::message('c', ""));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "42P01");
+
+  c.send(RawClient::query("COPY t TO STDOUT"));
+  r = c.untilReady();
+  std::string types = RawClient::types(r);
+  REQUIRE(types.front() == 'H');
+  REQUIRE(types.substr(types.size() - 3) == "cCZ");
+  std::string data;
+  for (auto& m : r)
+    if (m.type == 'd') data += m.body;
+  CHECK(data == "1\tone\n2\ttwo\n3\t\\N\n");  // only the first COPY's rows
+  CHECK(r[r.size() - 2].body == std::string("COPY 3") + '\0');
+
+  // One CopyData message per row (clients read them so), also when a csv value holds a newline.
+  c.send(RawClient::query("CREATE TABLE m (a INTEGER, b TEXT); INSERT INTO m VALUES (1, 'x\ny'), (2, 'q\"z')"));
+  c.untilReady();
+  c.send(RawClient::query("COPY m TO STDOUT (FORMAT csv)"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "HddcCZ");
+  CHECK(r[1].body == "1,\"x\ny\"\n");
+  CHECK(r[2].body == "2,\"q\"\"z\"\n");
+  c.send(RawClient::query("COPY m TO STDOUT"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "HddcCZ");
+  CHECK(r[1].body == "1\tx\\ny\n");
+
+  // No rows: still CopyOutResponse and CopyDone.
+  c.send(RawClient::query("COPY (SELECT a FROM t WHERE a > 10) TO STDOUT"));
+  CHECK(RawClient::types(c.untilReady()) == "HcCZ");
+}
+
+TEST_CASE("extended query messages: one 0A000 error, the rest skipped up to Sync", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::message('P', std::string("\0SELECT 1\0\0\0", 12)) + RawClient::message('B', std::string(8, '\0')) +
+         RawClient::message('E', std::string(5, '\0')) + RawClient::message('S', ""));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "0A000");
+  checkServes(server);
+}
+
+TEST_CASE("limits: oversized, truncated, unknown and garbage input ends that session only", "[server]") {
+  TestServer server;
+  SECTION("a message length of 2^31-1 is refused before anything is allocated") {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(std::string("Q") + RawClient::int32(0x7FFFFFFF));
+    Reply r = c.next();
+    CHECK(r.type == 'E');
+    CHECK(r.field('S') == "FATAL");
+    CHECK(r.field('C') == "08P01");
+    CHECK(c.closedByServer());
+  }
+  SECTION("a length shorter than itself") {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(std::string("Q") + RawClient::int32(2));
+    CHECK(c.next().field('C') == "08P01");
+  }
+  SECTION("a startup packet of 2^31-1 bytes, or of less than 8") {
+    RawClient c(server.socketPath());
+    c.send(RawClient::int32(0x7FFFFFFF) + RawClient::int32(3 << 16));
+    CHECK(c.next().field('C') == "08P01");
+    RawClient d(server.socketPath());
+    d.send(RawClient::int32(4));
+    CHECK(d.next().field('C') == "08P01");
+  }
+  SECTION("a truncated message, then the client leaves") {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(std::string("Q") + RawClient::int32(100) + "SELECT");
+    c.close();
+  }
+  SECTION("a Query whose string has no terminator") {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(RawClient::message('Q', "SELECT 1"));
+    CHECK(c.next().field('C') == "08P01");
+  }
+  SECTION("an unknown message type") {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(RawClient::message('z', ""));
+    Reply r = c.next();
+    CHECK(r.field('S') == "FATAL");
+    CHECK(r.field('C') == "08P01");
+    CHECK(c.closedByServer());
+  }
+  SECTION("garbage instead of a startup packet: an unknown protocol version") {
+    RawClient c(server.socketPath());
+    c.send(RawClient::int32(16) + "GET / HTTP/1.1\r\n");
+    Reply r = c.next();
+    CHECK(r.field('C') == "0A000");
+    CHECK(r.field('S') == "FATAL");
+  }
+  SECTION("a startup packet without its terminator") {
+    RawClient c(server.socketPath());
+    c.send(RawClient::int32(12) + RawClient::int32(3 << 16) + "user");
+    CHECK(c.next().field('C') == "08P01");
+  }
+  SECTION("no user name") {
+    RawClient c(server.socketPath());
+    c.send(RawClient::startupPacket(3 << 16, {{"database", "x"}}));
+    CHECK(c.next().field('C') == "28000");
+  }
+  SECTION("SSLRequest twice") {
+    RawClient c(server.socketPath());
+    c.send(RawClient::int32(8) + RawClient::int32(kSslRequestCode));
+    CHECK(c.receive(1) == "N");
+    c.send(RawClient::int32(8) + RawClient::int32(kSslRequestCode));
+    CHECK(c.next().field('C') == "0A000");
+  }
+  checkServes(server);
+}
+
+TEST_CASE("a smaller message limit is configurable", "[server]") {
+  ServerConfig config;
+  config.maxMessageBytes = 1024;
+  TestServer server(config);
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("SELECT '" + std::string(500, 'x') + "'"));
+  CHECK(RawClient::types(c.untilReady()) == "TDCZ");
+  c.send(RawClient::query("SELECT '" + std::string(2000, 'x') + "'"));
+  CHECK(c.next().field('C') == "08P01");
+}
+
+TEST_CASE("TCP: refused without --trust (28000), served with it", "[server]") {
+  {
+    TestServer server;
+    RawClient c(server.port());
+    auto r = c.start();
+    REQUIRE(!r.empty());
+    CHECK(r[0].field('S') == "FATAL");
+    CHECK(r[0].field('C') == "28000");
+  }
+  ServerConfig trust;
+  trust.trust = true;
+  TestServer server(trust);
+  RawClient c(server.port());
+  CHECK(RawClient::types(c.start()).back() == 'Z');
+}
+
+TEST_CASE("a non-loopback listen address is refused", "[server]") {
+  Database db;
+  ServerConfig config;
+  config.listen = "0.0.0.0";
+  config.port = 0;
+  config.socketDir = "";
+  CHECK_THROWS_WITH(Server(db, config), Catch::Contains("loopback"));
+}
+
+TEST_CASE("max connections: one more is refused with 53300, a CancelRequest is not", "[server]") {
+  ServerConfig config;
+  config.maxConnections = 2;
+  TestServer server(config);
+  RawClient a(server.socketPath()), b(server.socketPath());
+  REQUIRE(RawClient::types(a.start()).back() == 'Z');
+  REQUIRE(RawClient::types(b.start()).back() == 'Z');
+  RawClient c(server.socketPath());
+  auto r = c.start();
+  REQUIRE(!r.empty());
+  CHECK(r[0].field('C') == "53300");
+  RawClient cancel(server.socketPath());
+  cancel.send(RawClient::int32(16) + RawClient::int32(kCancelRequestCode) + RawClient::int32(1) + RawClient::int32(2));
+  CHECK(cancel.closedByServer());
+  b.close();
+  // The slot is free again once b's session has ended.
+  for (int i = 0; i < 100; ++i) {
+    RawClient d(server.socketPath());
+    if (RawClient::types(d.start()).back() == 'Z') return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FAIL("no session accepted after one ended");
+}
+
+TEST_CASE("CancelRequest with the session's key cancels its statement (57014); a wrong key does not", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  auto startup = c.start();
+  std::string key;
+  for (auto& r : startup)
+    if (r.type == 'K') key = r.body;
+  REQUIRE(key.size() == 8);
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER); CREATE PROCEDURE spin() AS $$ BEGIN LOOP INSERT INTO t VALUES (0); "
+                          "END LOOP; END $$ LANGUAGE plpgsql"));
+  c.untilReady();
+  c.send(RawClient::query("CALL spin()"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::string wrongKey = key;
+  wrongKey[7] = static_cast<char>(wrongKey[7] ^ 1);
+  RawClient wrong(server.socketPath());
+  wrong.send(RawClient::int32(16) + RawClient::int32(kCancelRequestCode) + wrongKey);
+  CHECK(wrong.closedByServer());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  RawClient cancel(server.socketPath());
+  cancel.send(RawClient::int32(16) + RawClient::int32(kCancelRequestCode) + key);
+  CHECK(cancel.closedByServer());
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "57014");
+  c.send(RawClient::query("SELECT count(*) FROM t"));
+  CHECK(cell(c.untilReady()[1], 0) == "0");  // the canceled CALL left nothing
+}
+
+TEST_CASE("a client that leaves inside a transaction block: its writes are rolled back", "[server]") {
+  TestServer server;
+  {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(RawClient::query("CREATE TABLE t (a INTEGER); BEGIN; INSERT INTO t VALUES (1)"));
+    CHECK(c.untilReady().back().body == "T");
+  }
+  RawClient d(server.socketPath());
+  d.start();
+  d.send(RawClient::query("SELECT count(*) FROM t"));
+  auto r = d.untilReady();
+  REQUIRE(RawClient::types(r) == "TDCZ");
+  CHECK(cell(r[1], 0) == "0");
+}
+
+TEST_CASE("idle session timeout ends an idle session with 57P05, not one in a block", "[server]") {
+  ServerConfig config;
+  config.idleSessionTimeoutMs = 300;
+  TestServer server(config);
+  RawClient inBlock(server.socketPath());
+  inBlock.start();
+  inBlock.send(RawClient::query("BEGIN"));
+  inBlock.untilReady();
+  RawClient c(server.socketPath());
+  c.start();
+  Reply r = c.next();  // arrives after 300 ms without a query
+  CHECK(r.field('S') == "FATAL");
+  CHECK(r.field('C') == "57P05");
+  CHECK(c.closedByServer());
+  inBlock.send(RawClient::query("SELECT 1"));
+  CHECK(RawClient::types(inBlock.untilReady()) == "TDCZ");
+}
+
+TEST_CASE("a client that leaves while its statement runs: the statement is canceled, nothing stays", "[server]") {
+  TestServer server;
+  {
+    RawClient c(server.socketPath());
+    c.start();
+    c.send(RawClient::query("CREATE TABLE t (a INTEGER); CREATE PROCEDURE spin() AS $$ BEGIN LOOP INSERT INTO t VALUES (0); "
+                            "END LOOP; END $$ LANGUAGE plpgsql"));
+    c.untilReady();
+    c.send(RawClient::query("CALL spin()"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }  // gone without a Terminate
+  RawClient d(server.socketPath());
+  d.start();
+  // Runs once the endless CALL is canceled and frees the executor; it must not wait for it forever.
+  d.send(RawClient::query("SELECT count(*) FROM t"));
+  auto r = d.untilReady();
+  REQUIRE(RawClient::types(r) == "TDCZ");
+  CHECK(cell(r[1], 0) == "0");
+}
+
+TEST_CASE("a client that sends no startup packet, or half of one, is dropped at the startup timeout", "[server]") {
+  ServerConfig config;
+  config.startupTimeoutMs = 300;
+  TestServer server(config);
+  RawClient silent(server.socketPath());
+  RawClient half(server.socketPath());
+  half.send(RawClient::int32(40) + RawClient::int32(3 << 16) + "user");
+  CHECK(silent.next().field('C') == "08P01");
+  CHECK(half.next().field('C') == "08P01");
+  CHECK(half.closedByServer());
+  checkServes(server);
+}
+
+TEST_CASE("a newer protocol minor version or _pq_ options: NegotiateProtocolVersion, then 3.0", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.send(RawClient::startupPacket((3 << 16) | 2, {{"user", "tester"}, {"_pq_.something", "on"}}));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r).substr(0, 2) == "vR");
+  CHECK(r[0].body == RawClient::int32(3 << 16) + RawClient::int32(1) + "_pq_.something" + '\0');
+  CHECK(r.back().type == 'Z');
+}

@@ -1,0 +1,169 @@
+#pragma once
+// For the server's tests: a server on a fresh database, in this process, on a Unix socket in a
+// temporary directory and a free loopback TCP port; stopped and cleaned up by the destructor.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "server/server.hpp"
+
+namespace hyrax::server::test {
+
+class TestServer {
+ public:
+  explicit TestServer(ServerConfig config = {}) {
+    char dir[] = "/tmp/hyrax_server_test_XXXXXX";
+    if (!::mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
+    dir_ = dir;
+    config.port = 0;
+    config.socketDir = dir_;
+    server_.emplace(db_, config);
+    runner_ = std::thread([this] { server_->run(); });
+  }
+  ~TestServer() {
+    server_->stop();
+    runner_.join();
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  Database& db() { return db_; }
+  std::string dir() const { return dir_; }
+  uint16_t port() const { return server_->port(); }
+  std::string socketPath() const { return server_->socketPath(); }
+  // libpq's connection string for the Unix socket.
+  std::string conninfo() const { return "host=" + dir_ + " port=" + std::to_string(port()) + " user=tester dbname=hyrax"; }
+
+ private:
+  Database db_;
+  std::string dir_;
+  std::optional<Server> server_;
+  std::thread runner_;
+};
+
+// A backend message as the raw client received it.
+struct Reply {
+  char type = 0;
+  std::string body;
+  // ErrorResponse/NoticeResponse: the field with this code ('C' SQLSTATE, 'M', 'P', 'S').
+  std::string field(char code) const {
+    for (size_t i = 0; i < body.size() && body[i] != '\0';) {
+      char c = body[i++];
+      size_t end = body.find('\0', i);
+      if (c == code) return body.substr(i, end - i);
+      i = end + 1;
+    }
+    return {};
+  }
+};
+
+// A client that writes bytes as given, to test framing and malformed input.
+class RawClient {
+ public:
+  explicit RawClient(const std::string& socketPath) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, socketPath.c_str(), sizeof a.sun_path - 1);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("connect failed");
+    timeval tv{10, 0};  // a test that waits for an answer that never comes fails instead of hanging
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  explicit RawClient(uint16_t tcpPort) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(tcpPort);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("connect failed");
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~RawClient() { close(); }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  static std::string int32(uint32_t v) {
+    return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  }
+  static std::string int16(uint16_t v) { return {static_cast<char>(v >> 8), static_cast<char>(v)}; }
+  // A startup packet with protocol `code` and the given parameters.
+  static std::string startupPacket(uint32_t code, const std::vector<std::pair<std::string, std::string>>& params) {
+    std::string body = int32(code);
+    for (auto& [k, v] : params) body += k + '\0' + v + '\0';
+    body += '\0';
+    return int32(static_cast<uint32_t>(body.size() + 4)) + body;
+  }
+  static std::string message(char type, const std::string& body) {
+    return type + int32(static_cast<uint32_t>(body.size() + 4)) + body;
+  }
+  static std::string query(const std::string& sql) { return message('Q', sql + '\0'); }
+
+  void send(const std::string& bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n <= 0) throw std::runtime_error("send failed");
+      done += static_cast<size_t>(n);
+    }
+  }
+  // Exactly n bytes, or fewer when the server closed the connection.
+  std::string receive(size_t n) {
+    std::string s(n, '\0');
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = ::recv(fd_, s.data() + done, n - done, 0);
+      if (r <= 0) break;
+      done += static_cast<size_t>(r);
+    }
+    s.resize(done);
+    return s;
+  }
+  // The next message; type 0 when the connection closed.
+  Reply next() {
+    std::string header = receive(5);
+    if (header.size() < 5) return {};
+    uint32_t n = (uint32_t{static_cast<unsigned char>(header[1])} << 24) | (uint32_t{static_cast<unsigned char>(header[2])} << 16) |
+                 (uint32_t{static_cast<unsigned char>(header[3])} << 8) | static_cast<unsigned char>(header[4]);
+    return {header[0], receive(n - 4)};
+  }
+  // Messages up to and including ReadyForQuery (or until the connection closes).
+  std::vector<Reply> untilReady() {
+    std::vector<Reply> all;
+    for (;;) {
+      Reply r = next();
+      if (r.type == 0) break;
+      all.push_back(r);
+      if (r.type == 'Z') break;
+    }
+    return all;
+  }
+  // The startup of a session over this client: startup packet, all replies up to ReadyForQuery.
+  std::vector<Reply> start() {
+    send(startupPacket(3 << 16, {{"user", "tester"}, {"database", "hyrax"}, {"application_name", "raw"}}));
+    return untilReady();
+  }
+  // The types of the messages, as a string: "TDCZ".
+  static std::string types(const std::vector<Reply>& replies) {
+    std::string s;
+    for (auto& r : replies) s += r.type;
+    return s;
+  }
+  // Whether the server closed the connection (reads end of stream).
+  bool closedByServer() { return receive(1).empty(); }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace hyrax::server::test

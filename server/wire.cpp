@@ -1,0 +1,177 @@
+#include "server/wire.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include "server/protocol.hpp"
+
+namespace hyrax::server {
+
+namespace {
+
+uint32_t readBigEndian32(const char* p) {
+  auto b = reinterpret_cast<const unsigned char*>(p);
+  return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+}
+
+void appendBigEndian32(std::string& out, uint32_t v) {
+  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  out.append(b, 4);
+}
+
+// Flush the output once this much is buffered, so a large result streams instead of piling up.
+constexpr size_t kFlushThreshold = 64 * 1024;
+
+}  // namespace
+
+int32_t MessageReader::int32() { return static_cast<int32_t>(readBigEndian32(bytes(4).data())); }
+
+int16_t MessageReader::int16() {
+  auto b = reinterpret_cast<const unsigned char*>(bytes(2).data());
+  return static_cast<int16_t>((b[0] << 8) | b[1]);
+}
+
+std::string_view MessageReader::cstring() {
+  size_t end = body_.find('\0', pos_);
+  if (end == std::string_view::npos) throw FatalError(wirestate::ProtocolViolation, "invalid string in message");
+  std::string_view s = body_.substr(pos_, end - pos_);
+  pos_ = end + 1;
+  return s;
+}
+
+std::string_view MessageReader::bytes(size_t n) {
+  if (n > remaining()) throw FatalError(wirestate::ProtocolViolation, "insufficient data left in message");
+  std::string_view s = body_.substr(pos_, n);
+  pos_ += n;
+  return s;
+}
+
+Wire::Wire(Socket socket, uint32_t maxMessageBytes) : socket_(std::move(socket)), maxMessage_(maxMessageBytes) {
+  unix_ = socket_.local_endpoint().protocol().family() == AF_UNIX;
+}
+
+void Wire::readExact(char* p, size_t n) {
+  boost::system::error_code ec;
+  if (deadline_ == std::chrono::steady_clock::time_point{}) {
+    boost::asio::read(socket_, boost::asio::buffer(p, n), ec);
+    if (ec) throw ClientGone(ec.message());
+    return;
+  }
+  // Before the session is set up: a client that sends its startup packet slowly, or never, is
+  // dropped at the deadline instead of holding a thread forever.
+  for (size_t done = 0; done < n;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !waitReadable(static_cast<int>(left.count())))
+      throw FatalError(wirestate::ProtocolViolation, "timeout while waiting for the startup packet");
+    done += socket_.read_some(boost::asio::buffer(p + done, n - done), ec);
+    if (ec) throw ClientGone(ec.message());
+  }
+}
+
+void Wire::writeAll(const char* p, size_t n) {
+  boost::system::error_code ec;
+  boost::asio::write(socket_, boost::asio::buffer(p, n), ec);
+  if (ec) throw ClientGone(ec.message());
+}
+
+std::string Wire::readStartupPacket() {
+  char len[4];
+  readExact(len, 4);
+  uint32_t n = readBigEndian32(len);
+  if (n < 8 || n > kMaxStartupPacket) throw FatalError(wirestate::ProtocolViolation, "invalid length of startup packet");
+  std::string body(n - 4, '\0');
+  readExact(body.data(), body.size());
+  return body;
+}
+
+Message Wire::readMessage() {
+  char header[5];
+  readExact(header, 5);
+  uint32_t n = readBigEndian32(header + 1);
+  // The length counts itself; checked before anything is allocated for the body.
+  if (n < 4 || n - 4 > maxMessage_)
+    throw FatalError(wirestate::ProtocolViolation, "invalid message length " + std::to_string(n) + " (the limit is " +
+                                                       std::to_string(maxMessage_) + " bytes)");
+  Message m;
+  m.type = header[0];
+  m.body.resize(n - 4);
+  readExact(m.body.data(), m.body.size());
+  return m;
+}
+
+bool Wire::waitReadable(int ms) {
+  pollfd p{socket_.native_handle(), POLLIN, 0};
+  int r;
+  do r = ::poll(&p, 1, ms);
+  while (r < 0 && errno == EINTR);
+  return r != 0;  // readable, hung up or failed: the read that follows tells which
+}
+
+void Wire::begin(char type) {
+  messageStart_ = out_.size();
+  out_.push_back(type);
+  out_.append(4, '\0');  // the length, set by end()
+}
+
+void Wire::putInt16(int16_t v) {
+  out_.push_back(static_cast<char>(static_cast<uint16_t>(v) >> 8));
+  out_.push_back(static_cast<char>(v));
+}
+
+void Wire::putInt32(int32_t v) { appendBigEndian32(out_, static_cast<uint32_t>(v)); }
+
+void Wire::putCString(std::string_view s) {
+  out_.append(s);
+  out_.push_back('\0');
+}
+
+void Wire::putBytes(std::string_view s) { out_.append(s); }
+
+void Wire::end() {
+  auto n = static_cast<uint32_t>(out_.size() - messageStart_ - 1);
+  std::string len;
+  appendBigEndian32(len, n);
+  out_.replace(messageStart_ + 1, 4, len);
+  messageStart_ = std::string::npos;
+  if (out_.size() >= kFlushThreshold) flush();
+}
+
+void Wire::send(char type, std::string_view body) {
+  begin(type);
+  putBytes(body);
+  end();
+}
+
+void Wire::flush() {
+  if (out_.empty()) return;
+  try {
+    writeAll(out_.data(), out_.size());
+  } catch (...) {
+    out_.clear();  // nothing half-sent is left behind for a later flush
+    throw;
+  }
+  out_.clear();  // keeps its capacity for the next reply
+}
+
+void Wire::sendRaw(std::string_view bytes) {
+  flush();
+  writeAll(bytes.data(), bytes.size());
+}
+
+void Wire::shutdown() {
+  // ::shutdown rather than the asio call: this runs on another thread than the session's reads.
+  ::shutdown(socket_.native_handle(), SHUT_RDWR);
+}
+
+void Wire::close() {
+  // shutdown first: a snapshot process forked meanwhile holds a copy of the descriptor, and
+  // close alone would not end the connection for the client while that copy lives.
+  ::shutdown(socket_.native_handle(), SHUT_RDWR);
+  boost::system::error_code ec;
+  socket_.close(ec);
+}
+
+}  // namespace hyrax::server

@@ -1,0 +1,98 @@
+#pragma once
+// One client's socket, framed as the protocol's messages: a blocking reader that checks each
+// message's claimed length before it allocates, and a buffered writer that builds backend
+// messages in place (no string per field) and sends them when a reply is complete.
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/generic/stream_protocol.hpp>
+
+#include "engine/util/error.hpp"
+
+namespace hyrax::server {
+
+using Socket = boost::asio::generic::stream_protocol::socket;
+
+// The client closed the connection or the socket failed: the session ends without a reply.
+struct ClientGone : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// An error that ends the session: sent as ErrorResponse with severity FATAL, then the socket is
+// closed (malformed or oversized messages, refused authentication, too many connections).
+struct FatalError : Error {
+  using Error::Error;
+};
+
+// A frontend message: its type byte and its body (the bytes after the length word).
+struct Message {
+  char type = 0;
+  std::string body;
+};
+
+// Reads the fields of a message body; a field that runs past the end is a protocol violation.
+class MessageReader {
+ public:
+  explicit MessageReader(std::string_view body) : body_(body) {}
+  int32_t int32();
+  int16_t int16();
+  std::string_view cstring();  // up to its NUL terminator (not included)
+  std::string_view bytes(size_t n);
+  size_t remaining() const { return body_.size() - pos_; }
+
+ private:
+  std::string_view body_;
+  size_t pos_ = 0;
+};
+
+class Wire {
+ public:
+  Wire(Socket socket, uint32_t maxMessageBytes);
+
+  // The startup packet (its body after the length word); refuses lengths outside 8..10,000.
+  std::string readStartupPacket();
+  // The next message. Over the size limit: FatalError 08P01, and nothing is allocated for it.
+  Message readMessage();
+  // Reads after `deadline` fail with FatalError 08P01 (the startup's time limit); a default
+  // time_point: no limit.
+  void setReadDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  // Waits until a message can be read or `ms` milliseconds passed (false then).
+  bool waitReadable(int ms);
+
+  // Builds one backend message in the output buffer: begin(type), put...(), end().
+  void begin(char type);
+  void putInt16(int16_t v);
+  void putInt32(int32_t v);
+  void putCString(std::string_view s);  // s must hold no NUL byte (it would end the field)
+  void putBytes(std::string_view s);
+  std::string& buffer() { return out_; }  // to append a field's bytes directly
+  void end();
+  // A whole message of one type and body.
+  void send(char type, std::string_view body);
+  // Sends what is buffered (a reply is complete, or the client must answer before we go on).
+  void flush();
+  // Raw bytes (the one-byte answer to SSLRequest), sent at once.
+  void sendRaw(std::string_view bytes);
+
+  // Ends the connection from another thread (server shutdown): blocked reads and writes fail.
+  void shutdown();
+  void close();
+  bool isUnixSocket() const { return unix_; }
+  int nativeHandle() { return socket_.native_handle(); }
+
+ private:
+  void readExact(char* p, size_t n);
+  void writeAll(const char* p, size_t n);
+
+  Socket socket_;
+  uint32_t maxMessage_;
+  bool unix_ = false;
+  std::string out_;
+  size_t messageStart_ = std::string::npos;
+  std::chrono::steady_clock::time_point deadline_{};  // where the message being built begins in out_
+};
+
+}  // namespace hyrax::server
