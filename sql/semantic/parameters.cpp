@@ -80,4 +80,26 @@ std::vector<Value> Binder::bindConstants(const std::vector<ast::ExprPtr>& exprs,
   return values;
 }
 
+std::vector<Value> Binder::castValues(const std::vector<Value>& values, const std::vector<SqlType>& types) {
+  std::vector<Value> out;
+  out.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Value& v = values[i];
+    const SqlType to = types[i].withNullable(true);
+    if (v.isNull()) {
+      out.push_back(Value::null(to));
+    } else if (v.type().sameAs(to)) {
+      out.push_back(v);
+    } else {
+      if (!castable(v.type(), to))
+        throw Error(sqlstate::CannotCoerce, "parameter $" + std::to_string(i + 1) + " is of type " + to.name() +
+                                                " but the value is of type " + v.type().name());
+      ExprPtr e = foldConstants(castTo(Expr::constant(v), to));
+      if (!e->isConstant()) throw Error(sqlstate::InternalError, "a cast of a constant did not fold");
+      out.push_back(e->value);
+    }
+  }
+  return out;
+}
+
 }  // namespace hyrax::sql
