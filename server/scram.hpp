@@ -2,34 +2,17 @@
 // SCRAM-SHA-256 (RFC 5802, RFC 7677) as PostgreSQL speaks it, without I/O: the stored verifier
 // made from a password, and the server's side of one exchange. No channel binding (a client that
 // requires it, gs2 flag "p", is refused); the user name in client-first is ignored, as
-// PostgreSQL does (the startup message names the role). Passwords are used as given: no SASLprep
-// (the same for ASCII passwords).
+// PostgreSQL does (the startup message names the role).
 //
 // Errors: hyrax::Error 08P01 for a malformed message, 28P01 for a wrong password. Their messages
-// never contain the password or the proof.
+// never contain the password or the proof. The verifier a role keeps: sql/api/scram_verifier.hpp.
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "sql/api/scram_verifier.hpp"  // the verifier, base64
+
 namespace hyrax::scram {
-
-inline constexpr int kIterations = 4096;  // PostgreSQL's scram_iterations default
-inline constexpr size_t kSaltBytes = 16;
-
-// PostgreSQL's form: "SCRAM-SHA-256$<iterations>:<salt base64>$<StoredKey base64>:<ServerKey base64>".
-std::string makeVerifier(std::string_view password);  // a random salt, kIterations
-std::string makeVerifier(std::string_view password, std::string_view salt, int iterations);
-
-struct Verifier {
-  int iterations = 0;
-  std::string salt;       // raw bytes
-  std::string storedKey;  // 32 raw bytes
-  std::string serverKey;  // 32 raw bytes
-};
-std::optional<Verifier> parseVerifier(std::string_view text);  // nullopt if it is not one
-
-std::string base64Encode(std::string_view bytes);
-std::optional<std::string> base64Decode(std::string_view text);  // nullopt on bad characters or padding
 
 // The server's side of one exchange: clientFirst() answers the client's first message (SASLInitialResponse's
 // data) with server-first, clientFinal() checks the client's proof and answers server-final.

@@ -23,6 +23,7 @@
 #include "sql/api/copy.hpp"
 #include "sql/api/ddl.hpp"
 #include "sql/api/procedure.hpp"
+#include "sql/api/roles.hpp"
 #include "sql/api/snapshot.hpp"
 #include "sql/api/statement_timer.hpp"
 #include "sql/api/database.hpp"
@@ -218,6 +219,11 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
     case ast::StmtKind::Analyze: what = "ANALYZE"; break;
     case ast::StmtKind::Reindex: what = "REINDEX"; break;
     case ast::StmtKind::CreateSequence: what = "CREATE SEQUENCE"; break;
+    case ast::StmtKind::Role: {
+      static const char* const kRole[] = {"CREATE ROLE", "ALTER ROLE", "DROP ROLE"};
+      what = kRole[static_cast<int>(static_cast<const ast::RoleStmt&>(stmt).op)];
+      break;
+    }
   }
   throw Error(sqlstate::ReadOnlyTransaction, std::string("cannot execute ") + (what ? what : "this statement") +
                                                  " in a read-only transaction", stmt.pos);
@@ -577,6 +583,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       return QueryResult({}, {}, "ANALYZE");
     }
     case ast::StmtKind::Reindex: return sql::reindex(catalog, static_cast<const ast::ReindexStmt&>(*stmt));
+    case ast::StmtKind::Role: return db_.roles().apply(undo, static_cast<const ast::RoleStmt&>(*stmt));
     case ast::StmtKind::Select:
     case ast::StmtKind::Insert:
     case ast::StmtKind::Update:

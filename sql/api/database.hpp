@@ -40,6 +40,7 @@ class Snapshot;      // sql/api/snapshot.hpp
 class SnapshotPool;  // sql/api/snapshot.hpp
 struct SnapshotRequest;
 class StatementCache;  // sql/api/statement_cache.hpp
+class Roles;           // sql/api/roles.hpp
 struct CompiledStatement;  // sql/api/compiled_statement.hpp
 }
 class UndoLog;
@@ -54,6 +55,8 @@ class Database {
   SerialExecutor& executor();
   sql::Routines& routines();  // stored procedures and functions
   sql::SnapshotPool& snapshots();  // the fork snapshots queries run on (executor thread only)
+  // Roles (CREATE ROLE ...): whom the server lets in, with their SCRAM verifiers (any thread).
+  sql::Roles& roles();
   // How long a statement waits for another connection's open transaction block before it fails
   // with 55P03 (default 10 s).
   void setLockTimeout(std::chrono::milliseconds timeout);
@@ -61,6 +64,7 @@ class Database {
  private:
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<sql::Routines> routines_;
+  std::unique_ptr<sql::Roles> roles_;
   std::unique_ptr<SerialExecutor> executor_;  // destroyed after the snapshots: its thread may still use the catalog
   // Destroyed first, while the executor thread lives: the snapshot processes it forked die with
   // that thread (PR_SET_PDEATHSIG), so they are told to end and reaped before it goes.
