@@ -79,6 +79,7 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
                                                               const std::vector<std::optional<SqlType>>& declaredTypes) {
   if (!name.empty() && protocolStatements_.count(name))
     throw Error(sqlstate::DuplicatePreparedStatement, "prepared statement \"" + name + "\" already exists");
+  if (name.empty()) protocolStatements_.erase(name);  // gone even if its successor fails, as in PostgreSQL
   auto entry = std::make_shared<ProtocolStatement>();
   entry->name = name;
   entry->text = std::string(sql);

@@ -72,6 +72,9 @@ TEST_CASE("the unnamed statement is replaced, named ones must be closed first", 
   con.prepareStatement("", "SELECT 2 AS two");
   CHECK(con.describeStatement("").columns[0].name == "two");
   CHECK(allText(con.executeStatement("", {})) == "2\n");
+  // A Parse that fails still drops the unnamed statement before it.
+  CHECK(sqlstateOf([&] { con.prepareStatement("", "SELECT nothere"); }) == "42703");
+  CHECK(sqlstateOf([&] { con.executeStatement("", {}); }) == "26000");
   con.prepareStatement("s", "SELECT 3");
   CHECK(sqlstateOf([&] { con.prepareStatement("s", "SELECT 4"); }) == "42P05");
   con.closeStatement("s");
