@@ -1,6 +1,7 @@
-// Ground truth for server/pg_types: a throwaway PostgreSQL (bench/pg_server.hpp, on a Unix socket
-// in a temp dir) sends each value in binary and text format, and pg_types must produce the same
-// bytes. Skipped where PostgreSQL's server programs are not installed.
+// Ground truth from a throwaway PostgreSQL (bench/pg_server.hpp, on a Unix socket in a temp dir):
+// it sends each value in binary and text format, and server/pg_types must produce the same bytes;
+// the SCRAM verifier it stores for a password is the one sql/api/scram_verifier makes from the
+// same salt. Skipped where PostgreSQL's server programs are not installed.
 #include <catch2/catch.hpp>
 
 #include <libpq-fe.h>
@@ -16,6 +17,7 @@
 #include "engine/types/text_format.hpp"
 #include "engine/types/timestamp.hpp"
 #include "server/pg_types.hpp"
+#include "sql/api/scram_verifier.hpp"
 
 using namespace hyrax;
 
@@ -33,7 +35,7 @@ text::Interval interval(const char* s) { return text::parseInterval(s); }
 
 }  // namespace
 
-TEST_CASE("PostgreSQL 15 sends the bytes pg_types makes", "[pg_types][postgres]") {
+TEST_CASE("PostgreSQL 15 sends the bytes pg_types makes and stores the SCRAM verifier scram makes", "[pg_types][postgres]") {
   if (!bench::PgServer::available()) {
     WARN("PostgreSQL's server programs are not installed: skipped");
     return;
@@ -42,6 +44,16 @@ TEST_CASE("PostgreSQL 15 sends the bytes pg_types makes", "[pg_types][postgres]"
   bench::PgServer server(dir);
   std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(server.connectionString().c_str()), &PQfinish);
   REQUIRE(PQstatus(conn.get()) == CONNECTION_OK);
+
+  PQclear(PQexec(conn.get(), "SET password_encryption = 'scram-sha-256'"));
+  PQclear(PQexec(conn.get(), "CREATE ROLE pencil_user PASSWORD 'pencil'"));
+  const std::string stored = fetch(conn.get(), "rolpassword FROM pg_authid WHERE rolname = 'pencil_user'", 0).first;
+  auto verifier = scram::parseVerifier(stored);
+  REQUIRE(verifier);
+  CHECK(verifier->iterations == scram::kIterations);
+  CHECK(verifier->salt.size() == scram::kSaltBytes);
+  CHECK(scram::makeVerifier("pencil", verifier->salt, verifier->iterations) == stored);
+
   const text::Interval iv = interval("1 year 2 mons -3 days 04:05:06.7");
   const std::vector<std::pair<std::string, Value>> cases = {
       {"true", Value::boolean(true)},
