@@ -131,7 +131,7 @@ Value numericIn(Reader& in, const SqlType& t) {
   text += ".";
   // Only the places that can matter: the type's scale and one more to round on (at most 20).
   std::string fraction;
-  for (int i = wholeGroups; i < 0; ++i) fraction += "0000";
+  for (int i = wholeGroups; i < 0 && fraction.size() < 24; ++i) fraction += "0000";  // weight may be -32768
   for (int i = std::max(wholeGroups, 0); i < ndigits && fraction.size() < 24; ++i) fraction += group(i);
   text += fraction.empty() ? "0" : fraction.substr(0, 24);
   const uint8_t precision = t.precision ? t.precision : SqlType::kMaxDecimalPrecision;

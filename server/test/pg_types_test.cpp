@@ -131,6 +131,7 @@ TEST_CASE("NUMERIC's binary form: base-10000 digits, weight, sign, display scale
   CHECK(sqlstateOf([&] { pg::binaryIn(bytes({0, 1, 0, 1, 0, 0, 0, 0, 0, 1}), d52); }) == "22003");  // 10000
   CHECK(sqlstateOf([&] { pg::binaryIn(bytes({0, 1, 0x7f, 0, 0, 0, 0, 0, 0, 1}), d52); }) == "22003");  // huge weight
   CHECK(sqlstateOf([&] { pg::binaryIn(bytes({0, 0, 0, 0, 0xc0, 0, 0, 0}), d52); }) == "22003");  // NaN
+  CHECK(pg::binaryIn(bytes({0, 1, 0x80, 0, 0, 0, 0, 0, 0, 1}), d52).asInt() == 0);  // 10000^-32768: zero
 }
 
 TEST_CASE("binary values round-trip through every type", "[pg_types]") {

@@ -183,3 +183,32 @@ TEST_CASE("the same text prepared again reuses its code; a schema change compile
   con.execute("CREATE TABLE t (a BIGINT)");
   CHECK(sqlstateOf([&] { con.executeStatement("keep", {Value::int32(2)}); }) == "0A000");
 }
+
+TEST_CASE("the statements clients send most take their parameters' types from where they stand", "[protocol]") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (a INTEGER PRIMARY KEY, b VARCHAR(10), c TIMESTAMP)");
+  auto d = con.prepareStatement("ins", "INSERT INTO t (a, b, c) VALUES ($1, $2, $3)");
+  REQUIRE(d.parameters.size() == 3);
+  CHECK(d.parameters[2].id == TypeId::Timestamp);
+  for (int i = 1; i <= 5; ++i)
+    con.executeStatement("ins", {Value::int32(i), Value::string("v" + std::to_string(i)), Value::string("2024-01-0" + std::to_string(i))});
+  d = con.prepareStatement("sel", "SELECT a, b FROM t WHERE a BETWEEN $1 AND $2 ORDER BY a");
+  REQUIRE(d.parameters.size() == 2);
+  CHECK(d.parameters[1].id == TypeId::Int32);
+  CHECK(allText(con.executeStatement("sel", {Value::int32(2), Value::int64(3)})) == "2\n3\n");
+  // Not yet: LIMIT $n (hyrax's LIMIT takes a constant, for PREPARE too).
+  CHECK(sqlstateOf([&] { con.prepareStatement("", "SELECT a FROM t LIMIT $1"); }) != "no error");
+  d = con.prepareStatement("upd", "UPDATE t SET b = $1 WHERE a = $2");
+  CHECK(d.parameters[0].id == TypeId::Varchar);
+  CHECK(con.executeStatement("upd", {Value::string("new"), Value::int32(3)}).tag() == "UPDATE 1");
+  CHECK(sqlstateOf([&] { con.executeStatement("upd", {Value::string("much too long"), Value::int32(3)}); }) == "22001");
+  CHECK(con.prepareStatement("", "DELETE FROM t WHERE a = $1").parameters[0].id == TypeId::Int32);
+  CHECK(con.executeStatement("", {Value::int32(5)}).tag() == "DELETE 1");
+  CHECK(con.prepareStatement("", "SELECT count(*) FROM t WHERE b LIKE $1").parameters[0].isString());
+  CHECK(allText(con.executeStatement("", {Value::string("v%")})) == "3\n");
+  CHECK(con.prepareStatement("", "SELECT $1::int + 1").parameters[0].id == TypeId::Int32);
+  CHECK(allText(con.executeStatement("", {Value::string("41")})) == "42\n");
+  CHECK(con.prepareStatement("", "SELECT c FROM t WHERE c > $1").parameters[0].id == TypeId::Timestamp);
+  CHECK(allText(con.executeStatement("", {Value::string("2024-01-03")})) == "2024-01-04 00:00:00\n");
+}
