@@ -161,7 +161,7 @@ class Connection {
   // The extended query protocol's statements (a PostgreSQL server's Parse, Describe, Bind/Execute
   // and Close; sql/api/protocol_statements.cpp). Any statement can be prepared: a SELECT, INSERT,
   // UPDATE or DELETE is planned and compiled now (its $n typed as declared or inferred from where
-  // they are used: 42P18 when neither), the others (BEGIN, CREATE TABLE, SET, ...) are kept as text
+  // they are used; TEXT when neither, as PostgreSQL types SELECT $1), the others (BEGIN, CREATE TABLE, SET, ...) are kept as text
   // and run when executed. "" is the unnamed statement, which the next prepare replaces; a named
   // one must be closed first (42P05). These names are not those of SQL's PREPARE.
   struct StatementDescription {

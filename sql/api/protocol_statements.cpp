@@ -68,6 +68,29 @@ Connection::StatementDescription describeText(const ast::Statement& stmt) {
   return d;
 }
 
+// Compiles `stmt`; a parameter neither declared nor typed by where it stands becomes TEXT, as
+// PostgreSQL types `SELECT $1` (it refuses some others, `$1 IS NULL`, with 42P18; hyrax takes
+// those as text too). One at a time, as 42P18 names them, so that the others keep the types
+// their places give them (`SELECT $1 ... WHERE a = $2`: $2 stays an INTEGER).
+std::shared_ptr<sql::CompiledStatement> compileTypingRestAsText(Catalog& catalog, const ast::Statement& stmt,
+                                                                 std::vector<SqlType>& declared, PhaseTimes& times) {
+  for (;;) {
+    try {
+      return sql::compileStatement(catalog, stmt, declared, times);
+    } catch (const Error& e) {
+      if (e.sqlstate() != sqlstate::IndeterminateDatatype) throw;
+      // "could not determine data type of parameter $n" (sql/semantic/parameters.cpp)
+      const std::string& m = e.message();
+      size_t dollar = m.rfind('$');
+      if (dollar == std::string::npos || dollar + 1 >= m.size() || m.size() - dollar > 6) throw;
+      size_t n = std::stoul(m.substr(dollar + 1));
+      if (n == 0 || (n <= declared.size() && !declared[n - 1].isNull())) throw;  // no progress: give up
+      if (declared.size() < n) declared.resize(n, SqlType::null());
+      declared[n - 1] = SqlType::text();
+    }
+  }
+}
+
 std::string countMismatch(size_t got, const std::string& name, size_t wanted) {
   return "bind message supplies " + std::to_string(got) + " parameters, but prepared statement \"" + name +
          "\" requires " + std::to_string(wanted);
@@ -114,7 +137,7 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
       if (!entry->compiled) {
         ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
         ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());
-        entry->compiled = sql::compileStatement(catalog, *stmt, entry->declared, entry->description.times);
+        entry->compiled = compileTypingRestAsText(catalog, *stmt, entry->declared, entry->description.times);
         if (cache) statementCache_->add(entry->text, SourcePos{1, 1}, key, entry->compiled);
       }
       entry->statement = std::move(stmt);

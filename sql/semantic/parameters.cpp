@@ -60,7 +60,8 @@ void resolveParameters(plan::QueryPlan& plan) {
   visit(*plan.root);
   for (size_t i = 0; i < types.size(); ++i)
     if (types[i].isNull())
-      throw Error("42P18", "could not determine data type of parameter $" + std::to_string(i + 1), where[i]);
+      throw Error(sqlstate::IndeterminateDatatype, "could not determine data type of parameter $" + std::to_string(i + 1),
+                  where[i]);
 }
 
 std::vector<Value> Binder::bindConstants(const std::vector<ast::ExprPtr>& exprs, const std::vector<SqlType>& types) {

@@ -61,7 +61,17 @@ TEST_CASE("declared parameter types win over inference; an untypable parameter i
   CHECK(d.columns.empty());
   CHECK(con.executeStatement("", {Value::int32(7), Value::null(SqlType::text())}).tag() == "INSERT 0 1");
   CHECK(allText(con.execute("SELECT a FROM t WHERE b IS NULL")) == "7\n");
-  CHECK(sqlstateOf([&] { con.prepareStatement("", "SELECT $1"); }) == "42P18");
+  // Neither declared nor typed by its place: TEXT, as PostgreSQL does for SELECT $1 (it refuses
+  // $2 IS NULL with 42P18; hyrax takes it as text too).
+  d = con.prepareStatement("", "SELECT $1, $2 IS NULL, a FROM t WHERE a = $3");
+  REQUIRE(d.parameters.size() == 3);
+  CHECK(d.parameters[0].id == TypeId::Text);
+  CHECK(d.parameters[1].id == TypeId::Text);
+  CHECK(d.parameters[2].id == TypeId::Int32);  // its place types it
+  CHECK(d.columns[0].type.id == TypeId::Text);
+  QueryResult r = con.executeStatement("", {Value::string("x"), Value::null(SqlType::text()), Value::int32(7)});
+  CHECK(r.text(0, 0) == "x");
+  CHECK(r.text(0, 1) == "true");
 }
 
 TEST_CASE("the unnamed statement is replaced, named ones must be closed first", "[protocol]") {
