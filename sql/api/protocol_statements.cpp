@@ -201,7 +201,7 @@ QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::ve
     Catalog& catalog = db_.catalog();
     PhaseTimes times;
     if (s.compiled->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
-      std::shared_ptr<sql::CompiledStatement> again = sql::compileStatement(catalog, *s.statement, s.declared, times);
+      std::shared_ptr<sql::CompiledStatement> again = compileTypingRestAsText(catalog, *s.statement, s.declared, times);
       // The client was told the types at Describe and decodes by them (PostgreSQL's error too).
       if (!sameColumns(resultColumns(*again), s.description.columns) || again->plan.parameters.size() != s.description.parameters.size())
         throw Error(sqlstate::FeatureNotSupported, "cached plan must not change result type");

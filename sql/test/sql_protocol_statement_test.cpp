@@ -72,6 +72,11 @@ TEST_CASE("declared parameter types win over inference; an untypable parameter i
   QueryResult r = con.executeStatement("", {Value::string("x"), Value::null(SqlType::text()), Value::int32(7)});
   CHECK(r.text(0, 0) == "x");
   CHECK(r.text(0, 1) == "true");
+  // Compiled again after a schema change (from the cache's entry too), with the same types.
+  con.prepareStatement("", "SELECT $1 FROM t");
+  CHECK(con.prepareStatement("untyped", "SELECT $1 FROM t").times.codegen == 0);
+  con.execute("CREATE INDEX ta ON t (a)");
+  CHECK(allText(con.executeStatement("untyped", {Value::string("y")})) == "y\n");
 }
 
 TEST_CASE("the unnamed statement is replaced, named ones must be closed first", "[protocol]") {
