@@ -21,3 +21,4 @@ pkg_check_modules(LIBEDIT REQUIRED IMPORTED_TARGET libedit)
 pkg_check_modules(LIBPQXX REQUIRED IMPORTED_TARGET libpqxx)
 find_package(SQLite3 REQUIRED)  # the TPC-H bench's SQLite peer
 find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # SCRAM-SHA-256 of roles' passwords

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev postgresql-client-15
           libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip libsqlite3-dev
-          postgresql-15 clang libclang-rt-14-dev)
+          postgresql-15 clang libclang-rt-14-dev libssl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

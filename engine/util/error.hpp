@@ -64,6 +64,13 @@ inline constexpr const char* SubstringError = "22011";
 inline constexpr const char* InvalidArgumentForPower = "2201F";
 inline constexpr const char* SequenceGeneratorLimitExceeded = "2200H";
 inline constexpr const char* WrongObjectType = "42809";
+inline constexpr const char* ProtocolViolation = "08P01";
+inline constexpr const char* IndeterminateDatatype = "42P18";
+inline constexpr const char* DuplicatePreparedStatement = "42P05";
+inline constexpr const char* UndefinedPreparedStatement = "26000";
+inline constexpr const char* InvalidBinaryRepresentation = "22P03";
+inline constexpr const char* InvalidPassword = "28P01";
+inline constexpr const char* InvalidAuthorization = "28000";
 }  // namespace sqlstate
 
 struct SourcePos {

@@ -167,4 +167,17 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
   return r;
 }
 
+QueryResult runWithValues(CompiledStatement& s, UndoLog& undo, std::shared_ptr<std::vector<Value>> values,
+                          const std::atomic<bool>* cancel, PhaseTimes& times) {
+  const std::vector<SqlType>& types = s.plan.parameters;
+  std::vector<ValueSlot> slots(std::max<size_t>(types.size(), 1), ValueSlot{});
+  for (size_t i = 0; i < values->size(); ++i) {
+    if ((*values)[i].isNull()) slots[i].null = 1;
+    else (*values)[i].encode(types[i], slots[i].bytes());
+  }
+  QueryResult r = runStatement(s, undo, slots, cancel, times);
+  r.keepAlive(std::move(values));
+  return r;
+}
+
 }  // namespace hyrax::sql

@@ -49,6 +49,11 @@ std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Sel
 QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,
                          const std::atomic<bool>* cancel, PhaseTimes& times);
 
+// runStatement with parameter values already of the parameters' types (EXECUTE's, the extended
+// query protocol's; NULL Values for NULL); the result keeps them (its strings may be theirs).
+QueryResult runWithValues(CompiledStatement& s, UndoLog& undo, std::shared_ptr<std::vector<Value>> values,
+                          const std::atomic<bool>* cancel, PhaseTimes& times);
+
 // Compiles a plan (the full LLVM pipeline when it reads big tables) and, if `run`, runs it.
 struct Execution {
   std::unique_ptr<codegen::CompiledQuery> compiled;

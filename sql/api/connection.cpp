@@ -23,6 +23,7 @@
 #include "sql/api/copy.hpp"
 #include "sql/api/ddl.hpp"
 #include "sql/api/procedure.hpp"
+#include "sql/api/roles.hpp"
 #include "sql/api/snapshot.hpp"
 #include "sql/api/statement_timer.hpp"
 #include "sql/api/database.hpp"
@@ -92,13 +93,7 @@ std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
 QueryResult Connection::execute(std::string_view sql) { return execute(sql, SourcePos{1, 1}); }
 
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
-  if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
-  cancel_.store(false);
-  timedOut_.store(false);
-  std::optional<sql::StatementTimer> timer;
-  if (uint64_t ms = settings_->statementTimeoutMs())
-    timer.emplace(Clock::now() + std::chrono::milliseconds(ms), &cancel_, &timedOut_);
-  try {
+  return withStatementTimeout([&] {
     QueryResult r;
     // A query on a snapshot: the executor picks (or forks) the snapshot and goes on; this thread
     // hands the query to a worker there and waits for its answer. A worker that found the query
@@ -141,6 +136,18 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
         throw Error(sqlstate::ReadOnlyTransaction, "cannot execute a function that writes in a read-only transaction");
       }
     }
+  });
+}
+
+QueryResult Connection::withStatementTimeout(const std::function<QueryResult()>& statement) {
+  if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
+  cancel_.store(false);
+  timedOut_.store(false);
+  std::optional<sql::StatementTimer> timer;
+  if (uint64_t ms = settings_->statementTimeoutMs())
+    timer.emplace(Clock::now() + std::chrono::milliseconds(ms), &cancel_, &timedOut_);
+  try {
+    return statement();
   } catch (const Error& e) {
     if (e.sqlstate() == sqlstate::QueryCanceled && timedOut_.load())
       throw Error(sqlstate::QueryCanceled, "canceling statement due to statement timeout", e.pos());
@@ -212,6 +219,11 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
     case ast::StmtKind::Analyze: what = "ANALYZE"; break;
     case ast::StmtKind::Reindex: what = "REINDEX"; break;
     case ast::StmtKind::CreateSequence: what = "CREATE SEQUENCE"; break;
+    case ast::StmtKind::Role: {
+      static const char* const kRole[] = {"CREATE ROLE", "ALTER ROLE", "DROP ROLE"};
+      what = kRole[static_cast<int>(static_cast<const ast::RoleStmt&>(stmt).op)];
+      break;
+    }
   }
   throw Error(sqlstate::ReadOnlyTransaction, std::string("cannot execute ") + (what ? what : "this statement") +
                                                  " in a read-only transaction", stmt.pos);
@@ -364,14 +376,7 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
     throw Error(sqlstate::SyntaxError, "wrong number of parameters for prepared statement \"" + e.name + "\"", e.pos)
         .withDetail("Expected " + std::to_string(types.size()) + " parameters but got " + std::to_string(e.args.size()) + ".");
   auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).bindConstants(e.args, types));
-  std::vector<ValueSlot> slots(std::max<size_t>(types.size(), 1), ValueSlot{});
-  for (size_t i = 0; i < values->size(); ++i) {
-    if ((*values)[i].isNull()) slots[i].null = 1;
-    else (*values)[i].encode(types[i], slots[i].bytes());
-  }
-  QueryResult r = sql::runStatement(*p.compiled, *undo_, slots, &cancel_, times);
-  r.keepAlive(values);  // result strings may be parameter values
-  return r;
+  return sql::runWithValues(*p.compiled, *undo_, std::move(values), &cancel_, times);
 }
 
 QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot) {
@@ -578,6 +583,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       return QueryResult({}, {}, "ANALYZE");
     }
     case ast::StmtKind::Reindex: return sql::reindex(catalog, static_cast<const ast::ReindexStmt&>(*stmt));
+    case ast::StmtKind::Role: return db_.roles().apply(undo, static_cast<const ast::RoleStmt&>(*stmt));
     case ast::StmtKind::Select:
     case ast::StmtKind::Insert:
     case ast::StmtKind::Update:

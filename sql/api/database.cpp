@@ -1,5 +1,6 @@
 #include "sql/api/database.hpp"
 #include "sql/api/procedure.hpp"
+#include "sql/api/roles.hpp"
 #include "sql/api/snapshot.hpp"
 
 #include "engine/catalog/catalog.hpp"
@@ -8,7 +9,7 @@
 namespace hyrax {
 
 Database::Database()
-    : catalog_(std::make_unique<Catalog>()), routines_(std::make_unique<sql::Routines>()),
+    : catalog_(std::make_unique<Catalog>()), routines_(std::make_unique<sql::Routines>()), roles_(std::make_unique<sql::Roles>()),
       executor_(std::make_unique<SerialExecutor>()),
       snapshots_(std::make_unique<sql::SnapshotPool>(
           [this](const sql::SnapshotRequest& r) { return Connection::serveSnapshotRequest(*this, r); })) {
@@ -27,6 +28,7 @@ Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }
 SerialExecutor& Database::executor() { return *executor_; }
 sql::Routines& Database::routines() { return *routines_; }
+sql::Roles& Database::roles() { return *roles_; }
 sql::SnapshotPool& Database::snapshots() { return *snapshots_; }
 void Database::setLockTimeout(std::chrono::milliseconds timeout) { executor_->setLockTimeout(timeout); }
 

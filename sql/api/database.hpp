@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,7 @@ class Snapshot;      // sql/api/snapshot.hpp
 class SnapshotPool;  // sql/api/snapshot.hpp
 struct SnapshotRequest;
 class StatementCache;  // sql/api/statement_cache.hpp
+class Roles;           // sql/api/roles.hpp
 struct CompiledStatement;  // sql/api/compiled_statement.hpp
 }
 class UndoLog;
@@ -53,6 +55,8 @@ class Database {
   SerialExecutor& executor();
   sql::Routines& routines();  // stored procedures and functions
   sql::SnapshotPool& snapshots();  // the fork snapshots queries run on (executor thread only)
+  // Roles (CREATE ROLE ...): whom the server lets in, with their SCRAM verifiers (any thread).
+  sql::Roles& roles();
   // How long a statement waits for another connection's open transaction block before it fails
   // with 55P03 (default 10 s).
   void setLockTimeout(std::chrono::milliseconds timeout);
@@ -60,6 +64,7 @@ class Database {
  private:
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<sql::Routines> routines_;
+  std::unique_ptr<sql::Roles> roles_;
   std::unique_ptr<SerialExecutor> executor_;  // destroyed after the snapshots: its thread may still use the catalog
   // Destroyed first, while the executor thread lives: the snapshot processes it forked die with
   // that thread (PR_SET_PDEATHSIG), so they are told to end and reaped before it goes.
@@ -153,6 +158,29 @@ class Connection {
   // Runs every statement of a script in order, stopping at the first error (which is thrown).
   std::vector<QueryResult> executeScript(std::string_view sql);
 
+  // The extended query protocol's statements (a PostgreSQL server's Parse, Describe, Bind/Execute
+  // and Close; sql/api/protocol_statements.cpp). Any statement can be prepared: a SELECT, INSERT,
+  // UPDATE or DELETE is planned and compiled now (its $n typed as declared or inferred from where
+  // they are used; TEXT when neither, as PostgreSQL types SELECT $1), the others (BEGIN, CREATE TABLE, SET, ...) are kept as text
+  // and run when executed. "" is the unnamed statement, which the next prepare replaces; a named
+  // one must be closed first (42P05). These names are not those of SQL's PREPARE.
+  struct StatementDescription {
+    std::vector<SqlType> parameters;    // the type of each $n
+    std::vector<ResultColumn> columns;  // the rows it returns; empty: none
+    // False for a statement whose rows are known only once it ran (SHOW, EXPLAIN, a stored
+    // function called alone): `columns` is then empty even though it may return rows.
+    bool columnsKnown = true;
+    PhaseTimes times;  // of preparing it: no codegen when the code came from the statement cache
+  };
+  StatementDescription prepareStatement(const std::string& name, std::string_view sql,
+                                        const std::vector<std::optional<SqlType>>& declaredTypes = {});
+  StatementDescription describeStatement(const std::string& name) const;  // 26000 if there is none
+  // Runs it with a value per parameter (a NULL Value for NULL; a value of another type is CAST
+  // to the parameter's, 42846 where there is no cast); 08P01 when the count differs. Errors and
+  // transaction blocks behave as in execute().
+  QueryResult executeStatement(const std::string& name, const std::vector<Value>& args);
+  void closeStatement(const std::string& name);  // no error if there is none (as Close in PostgreSQL)
+
   // Cancels the statement running on this connection (safe from a signal handler / other thread).
   void cancel() { cancel_.store(true); }
 
@@ -196,6 +224,10 @@ class Connection {
   QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
   QueryResult prepare(ast::PrepareStmt& stmt);
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
+  struct ProtocolStatement;  // protocol_statements.cpp
+  QueryResult runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args);
+  // Runs `statement` under the session's statement_timeout (57014 "due to statement timeout").
+  QueryResult withStatementTimeout(const std::function<QueryResult()>& statement);
   QueryResult transactionControl(const ast::TransactionStmt& stmt);
   std::unique_ptr<ast::CallStmt> functionCall(const ast::Statement& stmt);
   bool isFunctionCall(const ast::Statement& stmt) const;
@@ -208,6 +240,7 @@ class Connection {
   TransactionState txn_ = TransactionState::Idle;
   struct Prepared;  // connection.cpp
   std::map<std::string, std::unique_ptr<Prepared>> prepared_;
+  std::map<std::string, std::shared_ptr<ProtocolStatement>> protocolStatements_;
   std::unique_ptr<sql::StatementCache> statementCache_;  // statements compiled before, by text
   std::string_view statementText_;                       // the statement run() runs, and where
   SourcePos statementOrigin_;

@@ -3,6 +3,7 @@
 // position of the token it starts at, for error messages.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,7 +152,7 @@ struct CommonTableExpr {
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
   Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate,
-  CreateFunction, Call, Setting, Reindex, CreateSequence
+  CreateFunction, Call, Setting, Reindex, CreateSequence, Role
 };
 
 struct Statement {
@@ -350,6 +351,22 @@ struct ReindexStmt : Statement {
   std::string name;
   SourcePos namePos;
   explicit ReindexStmt(SourcePos p) : Statement(StmtKind::Reindex, p) {}
+};
+
+// CREATE ROLE/USER name [[WITH] option ...], ALTER ROLE/USER name [[WITH] option ...],
+// DROP ROLE/USER [IF EXISTS] name [, ...]. Options: LOGIN | NOLOGIN, [ENCRYPTED] PASSWORD 'pw' |
+// PASSWORD NULL, and PostgreSQL's others (SUPERUSER, CREATEDB, CONNECTION LIMIT n, VALID UNTIL
+// '...', ...), which are accepted and ignored: hyrax has no privileges yet. CREATE USER logs in.
+struct RoleStmt : Statement {
+  enum class Op : uint8_t { Create, Alter, Drop } op;
+  std::vector<std::string> names;  // one but for DROP
+  std::vector<SourcePos> namePos;
+  bool ifExists = false;
+  std::optional<bool> login;  // unset: as it was (ALTER), NOLOGIN for CREATE ROLE, LOGIN for CREATE USER
+  // The password: set, and `password` null for PASSWORD NULL. Never printed (errors, logs).
+  bool setsPassword = false;
+  std::optional<std::string> password;
+  RoleStmt(SourcePos p, Op o) : Statement(StmtKind::Role, p), op(o) {}
 };
 
 struct CopyStmt : Statement {

@@ -47,7 +47,16 @@ StatementPtr Parser::parseStatementBody() {
     }
     if (is("function") || is("procedure")) return createFunction(pos, orReplace);
     if (accept("sequence")) return createSequence(pos);
+    if (is("role") || is("user")) return role(pos, RoleStmt::Op::Create);
     return createTable(pos);
+  }
+  if (accept("alter")) {
+    if (is("role") || is("user")) return role(pos, RoleStmt::Op::Alter);
+    syntaxError();
+  }
+  if (is("drop") && (ahead(1).is("role") || ahead(1).is("user"))) {
+    ++i_;
+    return role(pos, RoleStmt::Op::Drop);
   }
   if (accept("call")) return call(pos);
   if (accept("drop")) return dropTable(pos);

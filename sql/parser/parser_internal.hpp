@@ -107,6 +107,8 @@ class Parser {
   SqlType typeName();
   StatementPtr createTable(SourcePos pos);
   StatementPtr createSequence(SourcePos pos);  // after CREATE SEQUENCE (sequence_parser.cpp)
+  // After CREATE, ALTER or DROP, at ROLE or USER (role_parser.cpp).
+  StatementPtr role(SourcePos pos, RoleStmt::Op op);
   StatementPtr dropTable(SourcePos pos);
   StatementPtr insert(SourcePos pos);
   StatementPtr update(SourcePos pos);

@@ -90,6 +90,9 @@ class Binder {
   // EXECUTE's arguments: constant expressions converted to the parameters' types (0A000 when one
   // is not constant).
   std::vector<Value> bindConstants(const std::vector<ast::ExprPtr>& exprs, const std::vector<SqlType>& types);
+  // Values (the extended query protocol's parameters) CAST to the parameters' types as CAST
+  // would (42846 where there is no cast); NULLs become NULLs of the type.
+  std::vector<Value> castValues(const std::vector<Value>& values, const std::vector<SqlType>& types);
   // [row number, CHECK results] of the rows from `firstRow` on (rows COPY just loaded).
   void bindCheckRows(Table& table, uint64_t firstRow, plan::QueryPlan& out);
 

@@ -60,7 +60,8 @@ void resolveParameters(plan::QueryPlan& plan) {
   visit(*plan.root);
   for (size_t i = 0; i < types.size(); ++i)
     if (types[i].isNull())
-      throw Error("42P18", "could not determine data type of parameter $" + std::to_string(i + 1), where[i]);
+      throw Error(sqlstate::IndeterminateDatatype, "could not determine data type of parameter $" + std::to_string(i + 1),
+                  where[i]);
 }
 
 std::vector<Value> Binder::bindConstants(const std::vector<ast::ExprPtr>& exprs, const std::vector<SqlType>& types) {
@@ -78,6 +79,28 @@ std::vector<Value> Binder::bindConstants(const std::vector<ast::ExprPtr>& exprs,
     values.push_back(e->value);
   }
   return values;
+}
+
+std::vector<Value> Binder::castValues(const std::vector<Value>& values, const std::vector<SqlType>& types) {
+  std::vector<Value> out;
+  out.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Value& v = values[i];
+    const SqlType to = types[i].withNullable(true);
+    if (v.isNull()) {
+      out.push_back(Value::null(to));
+    } else if (v.type().sameAs(to)) {
+      out.push_back(v);
+    } else {
+      if (!castable(v.type(), to))
+        throw Error(sqlstate::CannotCoerce, "parameter $" + std::to_string(i + 1) + " is of type " + to.name() +
+                                                " but the value is of type " + v.type().name());
+      ExprPtr e = foldConstants(castTo(Expr::constant(v), to));
+      if (!e->isConstant()) throw Error(sqlstate::InternalError, "a cast of a constant did not fold");
+      out.push_back(e->value);
+    }
+  }
+  return out;
 }
 
 }  // namespace hyrax::sql
