@@ -8,6 +8,10 @@
 
 #include "server/wire.hpp"
 
+namespace hyrax::sql {
+class Roles;  // sql/api/roles.hpp
+}
+
 namespace hyrax::server {
 
 // The startup packet's parameters (user, database, application_name, options, ...).
@@ -34,10 +38,17 @@ class TrustAuthenticator : public Authenticator {
   void authenticate(Wire&, const StartupParameters&) override {}
 };
 
-// TCP without --trust, until password authentication exists: every client is refused.
-class RefuseAuthenticator : public Authenticator {
+// TCP without --trust: SCRAM-SHA-256 (RFC 5802, 7677) against the role's stored verifier
+// (CREATE ROLE name LOGIN PASSWORD '...'; sql/api/roles.hpp). A role that does not exist or has no
+// password goes through the same exchange and fails at its proof (28P01), so a client cannot
+// tell which; a role without LOGIN is refused after it (28000).
+class ScramAuthenticator : public Authenticator {
  public:
+  explicit ScramAuthenticator(const sql::Roles& roles) : roles_(roles) {}
   void authenticate(Wire& wire, const StartupParameters& startup) override;
+
+ private:
+  const sql::Roles& roles_;
 };
 
 }  // namespace hyrax::server

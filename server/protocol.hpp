@@ -33,6 +33,12 @@ inline constexpr char CopyInResponse = 'G';
 inline constexpr char CopyOutResponse = 'H';
 inline constexpr char CopyData = 'd';
 inline constexpr char CopyDone = 'c';
+inline constexpr char ParseComplete = '1';
+inline constexpr char BindComplete = '2';
+inline constexpr char CloseComplete = '3';
+inline constexpr char ParameterDescription = 't';
+inline constexpr char NoData = 'n';
+inline constexpr char PortalSuspended = 's';
 }  // namespace backend
 
 // What the frontend sends after the startup packet.

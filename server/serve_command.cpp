@@ -19,16 +19,17 @@ int serveMain(int argc, char** argv) {
   po::options_description desc(
       "usage: hyrax serve [options]\n"
       "Serves a new in-memory database to PostgreSQL clients (psql, libpq, JDBC, ...) over\n"
-      "PostgreSQL's protocol 3.0 (simple queries and COPY).\nOptions");
+      "PostgreSQL's protocol 3.0 (simple and extended queries, COPY, cancel).\nOptions");
   desc.add_options()("help,h", "show this help")(
       "listen", po::value(&config.listen)->default_value(config.listen),
-      "TCP address (loopback only: 127.0.0.1, ::1, localhost)")("port", po::value(&config.port)->default_value(config.port),
+      "TCP address (any with password authentication; loopback only with --trust)")("port", po::value(&config.port)->default_value(config.port),
                                                                   "TCP port, also in the Unix socket's name (0: any free port)")(
       "no-tcp", "listen on the Unix socket only")("socket-dir", po::value(&config.socketDir)->default_value(config.socketDir),
                                                   "directory of the Unix socket .s.PGSQL.<port> (psql -h DIR)")(
       "max-connections", po::value(&config.maxConnections)->default_value(config.maxConnections),
       "sessions at most; more are refused (SQLSTATE 53300)")(
-      "trust", "let TCP clients in without a password (Unix socket clients always are)")(
+      "trust", "let TCP clients in without a password (loopback only); without it they prove a role's password by "
+      "SCRAM-SHA-256 (Unix socket clients always get in)")(
       "max-message-mb", po::value(&maxMessageMiB)->default_value(maxMessageMiB),
       "largest message a client may send, in MiB (larger: the session ends with 08P01)")(
       "idle-session-timeout", po::value(&idleSeconds)->default_value(0),

@@ -19,15 +19,16 @@ namespace {
 
 Error startupError(const std::string& message) { return Error(sqlstate::InvalidParameter, message); }
 
-tcp::endpoint loopbackEndpoint(const std::string& listen, uint16_t port) {
+// Any address when TCP clients must prove a password (SCRAM); loopback only with --trust.
+tcp::endpoint listenEndpoint(const std::string& listen, uint16_t port, bool trust) {
   std::string host = listen == "localhost" ? "127.0.0.1" : listen;
   boost::system::error_code ec;
   auto address = asio::ip::make_address(host, ec);
   if (ec) throw startupError("invalid listen address \"" + listen + "\"");
-  if (!address.is_loopback())
+  if (!address.is_loopback() && trust)
     throw startupError("refusing to listen on " + listen +
-                       ": hyrax has no password authentication yet, so it listens on loopback addresses only "
-                       "(127.0.0.1, ::1, localhost)");
+                       " with --trust: anyone who reaches it would get in without a password; without --trust TCP "
+                       "clients log in with a role's password (CREATE ROLE ... LOGIN PASSWORD ...)");
   return {address, port};
 }
 
@@ -36,7 +37,7 @@ tcp::endpoint loopbackEndpoint(const std::string& listen, uint16_t port) {
 Server::Server(Database& db, ServerConfig config) : db_(db), config_(std::move(config)), tcp_(io_), unix_(io_) {
   boost::system::error_code ec;
   if (config_.tcp) {
-    tcp::endpoint endpoint = loopbackEndpoint(config_.listen, config_.port);
+    tcp::endpoint endpoint = listenEndpoint(config_.listen, config_.port, config_.trust);
     tcp_.open(endpoint.protocol());
     tcp_.set_option(asio::socket_base::reuse_address(true));
     tcp_.bind(endpoint, ec);

@@ -9,8 +9,7 @@
 #include "server/copy_streams.hpp"
 #include "server/error_response.hpp"
 #include "server/protocol.hpp"
-#include "server/text_values.hpp"
-#include "server/type_oids.hpp"
+#include "server/data_rows.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/parser/lexer.hpp"
 #include "sql/parser/parser.hpp"
@@ -139,8 +138,8 @@ bool Session::startup() {
       wire_.end();
     }
     TrustAuthenticator trust;
-    RefuseAuthenticator refuse;
-    Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : refuse;
+    ScramAuthenticator scram(db_.roles());
+    Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : scram;
     auth.authenticate(wire_, params);
     connection_ = std::make_unique<Connection>(db_);
     wire_.setReadDeadline({});
@@ -214,13 +213,6 @@ void Session::onUnknown(const Message& m) {
   throw FatalError(wirestate::ProtocolViolation, std::string("invalid frontend message type ") + hex);
 }
 
-void Session::onExtended(const Message&) {
-  // Until the extended query protocol exists: one error, then the rest of the batch up to its
-  // Sync is skipped (serve()), as PostgreSQL does after an error in extended mode.
-  sendError(wire_, Error(sqlstate::FeatureNotSupported, "extended query protocol not supported yet"), Severity::Error);
-  skipTillSync_ = true;
-}
-
 void Session::onFlush(const Message&) { wire_.flush(); }
 
 void Session::onFunctionCall(const Message&) {
@@ -241,6 +233,7 @@ void Session::onCopyMessage(const Message&) {
 }
 
 void Session::onQuery(const Message& m) {
+  portals_.erase("");  // a simple Query drops the unnamed portal, as PostgreSQL does
   MessageReader r(m.body);
   std::string_view query = r.cstring();
   auto statements = splitStatements(query);
@@ -308,41 +301,8 @@ bool Session::runStatement(std::string_view query, const StatementText& st) {
 
 void Session::sendResult(const QueryResult& result) {
   if (result.hasRows()) {
-    const auto& columns = result.columns();
-    wire_.begin(backend::RowDescription);
-    wire_.putInt16(static_cast<int16_t>(columns.size()));
-    for (auto& c : columns) {
-      PgTypeInfo t = pgType(c.type);
-      wire_.putCString(c.name);
-      wire_.putInt32(0);  // not from a table column (pg_catalog does not exist yet)
-      wire_.putInt16(0);
-      wire_.putInt32(static_cast<int32_t>(t.oid));
-      wire_.putInt16(t.length);
-      wire_.putInt32(t.modifier);
-      wire_.putInt16(0);  // text format
-    }
-    wire_.end();
-    // DataRows straight from the result chunks: each value's text is appended in place and its
-    // length word filled in after it.
-    std::string& out = wire_.buffer();
-    for (auto& chunk : result.chunks()) {
-      for (uint64_t row = 0; row < chunk->rowCount(); ++row) {
-        wire_.begin(backend::DataRow);
-        wire_.putInt16(static_cast<int16_t>(columns.size()));
-        for (uint32_t col = 0; col < columns.size(); ++col) {
-          if (chunk->isNull(row, col)) {
-            wire_.putInt32(-1);
-            continue;
-          }
-          size_t lengthAt = out.size();
-          wire_.putInt32(0);
-          appendTextValue(out, *chunk, row, col, columns[col].type);
-          auto n = static_cast<uint32_t>(out.size() - lengthAt - 4);
-          for (int i = 0; i < 4; ++i) out[lengthAt + i] = static_cast<char>(n >> (24 - 8 * i));
-        }
-        wire_.end();
-      }
-    }
+    sendRowDescription(wire_, result.columns());
+    sendDataRows(wire_, result, 0, result.rowCount());
   }
   wire_.begin(backend::CommandComplete);
   wire_.putCString(result.tag());
@@ -350,6 +310,9 @@ void Session::sendResult(const QueryResult& result) {
 }
 
 void Session::sendReadyForQuery() {
+  // Portals live until their transaction ends: with no block open, the statement or the batch up
+  // to Sync was one (PostgreSQL's implicit transaction).
+  if (connection_ && connection_->transactionState() == Connection::TransactionState::Idle) portals_.clear();
   char status = 'I';
   if (connection_) {
     switch (connection_->transactionState()) {

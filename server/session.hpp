@@ -3,11 +3,14 @@
 // 3.0, authentication, the parameters a driver expects), then a message loop that hands each
 // message to the function for its type. Statements run through the session's Connection, on
 // the database's executor thread; this thread blocks meanwhile.
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "server/authenticator.hpp"
 #include "server/hangup_watcher.hpp"
+#include "server/portal.hpp"
 #include "server/server_config.hpp"
 #include "server/session_registry.hpp"
 #include "server/wire.hpp"
@@ -35,7 +38,14 @@ class Session {
   // One function per frontend message type.
   void onQuery(const Message& m);
   void onTerminate(const Message& m);
-  void onExtended(const Message& m);  // Parse, Bind, Describe, Execute, Close
+  void onExtended(const Message& m);  // Parse, Bind, Describe, Execute, Close (session_extended.cpp)
+  void onParse(const Message& m);
+  void onBind(const Message& m);
+  void onDescribe(const Message& m);
+  void onExecute(const Message& m);
+  void onClose(const Message& m);
+  Portal& portal(const std::string& name);  // 34000 if there is none
+  void runPortal(Portal& p);                // its statement, unless it ran
   void onFlush(const Message& m);
   void onFunctionCall(const Message& m);
   void onSync(const Message& m);
@@ -57,6 +67,9 @@ class Session {
   BackendKey key_;
   bool terminate_ = false;
   bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL
+  std::map<std::string, Portal> portals_;  // "" the unnamed one
+  std::map<std::string, std::string> statementTexts_;  // prepared statements' texts, for errors' positions
+  std::string errorQuery_;  // the statement text an extended message's error refers to
 };
 
 }  // namespace hyrax::server

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # hyrax serve as psql sees it: starts the server on a Unix socket in a temporary directory (and a
 # free loopback port), runs psql_script.sql through psql and compares its output with
-# psql_expected.out; then a cancel (psql sends CancelRequest on SIGINT), a TCP client refused
-# without --trust, and a clean stop on SIGTERM. The server is always stopped (trap).
+# psql_expected.out; then a cancel (psql sends CancelRequest on SIGINT), a password login over TCP
+# (and a wrong password refused), and a clean stop on SIGTERM. The server is always stopped (trap).
 set -u
 hyrax="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -62,10 +62,12 @@ timeout 30 psql -X -q -c "CREATE TABLE source (a INTEGER, b TEXT)" -c "INSERT IN
 timeout 30 psql -X -q -c "COPY source TO STDOUT" | timeout 30 psql -X -q -c "COPY target FROM STDIN"
 check "COPY piped between sessions" "1|x;2|;" "$(timeout 30 psql -X -At -c "SELECT a, b FROM target ORDER BY a" | tr '\n' ';')"
 
-# TCP without --trust: refused (28000; psql prints no SQLSTATE for connection errors).
-out=$(timeout 30 psql -X -h 127.0.0.1 -p "$tcp" -c "SELECT 1" 2>&1)
-case "$out" in *"FATAL:  no password authentication"*) passes=$((passes + 1)) ;;
-  *) fails=$((fails + 1)); printf 'FAILED: TCP refused without --trust\n%s\n' "$out" ;; esac
+# TCP: a role's password (SCRAM-SHA-256, psql's libpq); a wrong one is refused.
+timeout 30 psql -X -q -c "CREATE ROLE webuser LOGIN PASSWORD 'pa55 word'" >/dev/null
+check "TCP login with a password" "1" "$(PGPASSWORD='pa55 word' timeout 30 psql -X -At -h 127.0.0.1 -p "$tcp" -U webuser -c "SELECT 1" 2>&1)"
+out=$(PGPASSWORD=wrong timeout 30 psql -X -h 127.0.0.1 -p "$tcp" -U webuser -c "SELECT 1" 2>&1)
+case "$out" in *'FATAL:  password authentication failed for user "webuser"'*) passes=$((passes + 1)) ;;
+  *) fails=$((fails + 1)); printf 'FAILED: TCP refused with a wrong password\n%s\n' "$out" ;; esac
 
 # SIGTERM: the server stops cleanly and removes its socket.
 kill -TERM "$server_pid"

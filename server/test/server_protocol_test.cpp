@@ -240,15 +240,103 @@ TEST_CASE("COPY FROM STDIN streams CopyData; CopyFail loads nothing; COPY TO STD
   CHECK(RawClient::types(c.untilReady()) == "HcCZ");
 }
 
-TEST_CASE("extended query messages: one 0A000 error, the rest skipped up to Sync", "[server]") {
+namespace {
+
+std::string parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& types) {
+  std::string body = name + '\0' + sql + '\0' + RawClient::int16(static_cast<uint16_t>(types.size()));
+  for (uint32_t t : types) body += RawClient::int32(t);
+  return RawClient::message('P', body);
+}
+
+// Bind with text parameters (nullopt: NULL) and one result format code for every column.
+std::string bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& args,
+                 int16_t resultFormat) {
+  std::string body = portal + '\0' + statement + '\0' + RawClient::int16(0) + RawClient::int16(static_cast<uint16_t>(args.size()));
+  for (auto& a : args) body += a ? RawClient::int32(static_cast<uint32_t>(a->size())) + *a : RawClient::int32(0xFFFFFFFF);
+  return RawClient::message('B', body + RawClient::int16(1) + RawClient::int16(static_cast<uint16_t>(resultFormat)));
+}
+
+std::string execute(const std::string& portal, uint32_t limit) {
+  return RawClient::message('E', portal + '\0' + RawClient::int32(limit));
+}
+
+std::string describe(char what, const std::string& name) { return RawClient::message('D', std::string(1, what) + name + '\0'); }
+std::string syncMessage() { return RawClient::message('S', ""); }
+
+}  // namespace
+
+TEST_CASE("extended query: Parse, Describe, Bind, Execute with a row limit, binary results, Close", "[server]") {
   TestServer server;
   RawClient c(server.socketPath());
   c.start();
-  c.send(RawClient::message('P', std::string("\0SELECT 1\0\0\0", 12)) + RawClient::message('B', std::string(8, '\0')) +
-         RawClient::message('E', std::string(5, '\0')) + RawClient::message('S', ""));
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER, b VARCHAR(10)); INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, NULL), (4, 'w')"));
+  c.untilReady();
+  // A named statement with its parameter's type inferred from where it stands.
+  c.send(parse("s1", "SELECT a, b FROM t WHERE a > $1 ORDER BY a", {}) + describe('S', "s1") + syncMessage());
   auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "1tTZ");
+  CHECK(r[1].body == RawClient::int16(1) + RawClient::int32(23));  // one parameter, int4
+  CHECK(columnType(r[2], 0) == 23);
+  CHECK(columnType(r[2], 1) == 1043);
+  // Rows in pieces: two, then the rest; binary integers.
+  c.send(bind("", "s1", {std::string("1")}, 1) + execute("", 2) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "2DDsDCZ");
+  CHECK(cell(r[1], 0) == RawClient::int32(2));
+  CHECK(cell(r[1], 1) == "y");
+  CHECK(cell(r[2], 1) == std::nullopt);
+  CHECK(cell(r[4], 0) == RawClient::int32(4));
+  // A NULL parameter matches nothing; an INSERT with parameters; Close, then the name is free.
+  c.send(bind("", "s1", {std::nullopt}, 0) + execute("", 0) + parse("", "INSERT INTO t VALUES ($1, $2)", {23, 1043}) +
+         bind("", "", {std::string("5"), std::string("v")}, 0) + execute("", 0) +
+         RawClient::message('C', std::string("Ss1\0", 4)) + parse("s1", "SELECT count(*) FROM t", {}) + bind("", "s1", {}, 0) +
+         execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "2C12C31" "2DCZ");
+  CHECK(r[1].body == std::string("SELECT 0\0", 9));
+  CHECK(r[4].body == std::string("INSERT 0 1\0", 11));
+  CHECK(cell(r[8], 0) == "5");
+  checkServes(server);
+}
+
+TEST_CASE("extended query errors: the message's error, then everything up to Sync is skipped", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  // Too few parameters for the statement: 08P01; the Execute after it is skipped.
+  c.send(parse("", "SELECT $1::INTEGER + 1", {}) + bind("", "", {}, 0) + execute("", 0) + syncMessage());
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "1EZ");
+  CHECK(r[1].field('C') == "08P01");
+  // A parameter's text that is not its type's: 22P02 naming the parameter.
+  c.send(bind("", "", {std::string("abc")}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
   REQUIRE(RawClient::types(r) == "EZ");
-  CHECK(r[0].field('C') == "0A000");
+  CHECK(r[0].field('C') == "22P02");
+  CHECK(r[0].field('M').find("$1") != std::string::npos);
+  // A missing statement, a missing portal, a syntax error at Parse.
+  c.send(bind("", "nope", {}, 0) + syncMessage() + execute("nope", 0) + syncMessage() + parse("", "SELEC 1", {}) + syncMessage());
+  r = c.untilReady();
+  CHECK(r[0].field('C') == "26000");
+  r = c.untilReady();
+  CHECK(r[0].field('C') == "34000");
+  r = c.untilReady();
+  CHECK(r[0].field('C') == "42601");
+  // An error's position counts characters of the statement's text.
+  c.send(parse("", "SELECT 'é' || nothere", {}) + syncMessage());
+  r = c.untilReady();
+  CHECK(r[0].field('C') == "42703");
+  CHECK(r[0].field('P') == "15");
+  // A failed Execute inside a block fails the block, as a simple query does.
+  c.send(RawClient::query("BEGIN"));
+  c.untilReady();
+  c.send(parse("", "SELECT 1 / $1", {23}) + bind("", "", {std::string("0")}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12EZ");
+  CHECK(r[2].field('C') == "22012");
+  CHECK(r.back().body == "E");
+  c.send(RawClient::query("ROLLBACK"));  // an open block holds the executor from other sessions
+  CHECK(c.untilReady().back().body == "I");
   checkServes(server);
 }
 
@@ -338,14 +426,19 @@ TEST_CASE("a smaller message limit is configurable", "[server]") {
   CHECK(c.next().field('C') == "08P01");
 }
 
-TEST_CASE("TCP: refused without --trust (28000), served with it", "[server]") {
+TEST_CASE("TCP: a password (SCRAM-SHA-256) without --trust, none with it", "[server]") {
   {
     TestServer server;
     RawClient c(server.port());
-    auto r = c.start();
-    REQUIRE(!r.empty());
-    CHECK(r[0].field('S') == "FATAL");
-    CHECK(r[0].field('C') == "28000");
+    c.send(RawClient::startupPacket(3 << 16, {{"user", "tester"}}));
+    Reply r = c.next();
+    REQUIRE(r.type == 'R');
+    CHECK(r.body == RawClient::int32(10) + std::string("SCRAM-SHA-256\0\0", 15));  // AuthenticationSASL
+    // A client that answers with something else is refused.
+    c.send(RawClient::query("SELECT 1"));
+    r = c.next();
+    CHECK(r.field('S') == "FATAL");
+    CHECK(r.field('C') == "08P01");
   }
   ServerConfig trust;
   trust.trust = true;
@@ -354,13 +447,14 @@ TEST_CASE("TCP: refused without --trust (28000), served with it", "[server]") {
   CHECK(RawClient::types(c.start()).back() == 'Z');
 }
 
-TEST_CASE("a non-loopback listen address is refused", "[server]") {
+TEST_CASE("a non-loopback listen address is refused with --trust", "[server]") {
   Database db;
   ServerConfig config;
   config.listen = "0.0.0.0";
   config.port = 0;
   config.socketDir = "";
-  CHECK_THROWS_WITH(Server(db, config), Catch::Contains("loopback"));
+  config.trust = true;
+  CHECK_THROWS_WITH(Server(db, config), Catch::Contains("--trust"));
 }
 
 TEST_CASE("max connections: one more is refused with 53300, a CancelRequest is not", "[server]") {
