@@ -9,6 +9,7 @@ int runFork(int argc, char** argv);  // bench/fork_bench.cpp: fork() time agains
 int runJson(int argc, char** argv);  // bench/json: COPY (FORMAT json) and read_json of sparse JSON, beside DuckDB
 int runGroupBy(int argc, char** argv);  // bench/groupby_bench.cpp: GROUP BY from 10 to 10M groups beside PostgreSQL
 int runCopy(int argc, char** argv);  // bench/copy_bench.cpp: COPY FROM at 1..n parsing threads beside PostgreSQL
+int runYcsb(int argc, char** argv);  // bench/ycsb: YCSB A/B/C over the wire, hyrax's server beside PostgreSQL
 int runJoinOrder(int argc, char** argv);  // bench/join_order_bench.cpp: join ordering time and plan cost by graph shape and size
 
 }  // namespace hyrax::bench

@@ -16,6 +16,7 @@
 #include "engine/storage/table.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "engine/util/worker_pool.hpp"
+#include "engine/util/machine_cores.hpp"
 
 namespace hyrax::codegen {
 
@@ -510,7 +511,7 @@ class Driver {
   uint32_t operators_;
   RunProfile& profile_;
   uint32_t threads_ = 1;
-  const uint32_t cores_ = std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t cores_ = machineCores();
   const CodeTier* code_ = &impl_.code;
   OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come
   // The pipeline running on this thread: its start, morsels done and their number (UINT64_MAX:

@@ -9,6 +9,7 @@
 
 #include "engine/storage/table.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/util/machine_cores.hpp"
 
 namespace hyrax {
 
@@ -177,7 +178,7 @@ TableStatistics gatherStatistics(const Table& table) {
   auto work = [&] {
     for (uint32_t c; (c = next.fetch_add(1)) < columns;) s.columns[c] = columnStatistics(t, c);
   };
-  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), columns));
+  unsigned threads = std::min(machineCores(), columns);
   if (s.rows < kParallelMinRows) threads = 1;
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);

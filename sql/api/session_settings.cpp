@@ -9,6 +9,7 @@
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/api/text_result.hpp"
+#include "engine/util/machine_cores.hpp"
 
 namespace hyrax {
 
@@ -137,7 +138,7 @@ const SettingDef kSettings[] = {
      "How many threads one query's pipelines may run on, each taking morsels (table chunks) of the input "
      "in turn, and COPY FROM's text and csv input parses on, a chunk each in turn; 1 runs everything on the "
      "session's thread (COPY: one parsing thread beside it). Default: this machine's cores.",
-     [] { return std::to_string(std::max(1u, std::thread::hardware_concurrency())); },
+     [] { return std::to_string(machineCores()); },
      [](const std::string& v, SourcePos pos) { return wholeNumber(v, "threads", pos, 1, 256, "A whole number from 1 to 256."); }},
     {"snapshot_max_age",
      "How old a snapshot a query may share with others' (it never misses the session's own writes); 0: only "
