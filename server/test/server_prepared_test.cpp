@@ -104,3 +104,25 @@ TEST_CASE("TCP logins: a role's password by SCRAM-SHA-256; wrong, unknown and NO
   // The Unix socket lets everyone in, as trust authentication.
   CHECK(loginError(server.conninfo()).empty());
 }
+
+TEST_CASE("libpqxx: stored procedures and functions called with parameters", "[server][libpqxx]") {
+  TestServer server;
+  pqxx::connection con(server.conninfo());
+  pqxx::nontransaction tx(con);
+  tx.exec("CREATE TABLE orders (id INTEGER, qty INTEGER)");
+  tx.exec("CREATE PROCEDURE place(i INTEGER, q INTEGER) AS $$ BEGIN "
+          "IF q <= 0 THEN RAISE EXCEPTION 'quantity must be positive'; END IF; INSERT INTO orders VALUES (i, q); END $$ "
+          "LANGUAGE plpgsql");
+  tx.exec("CREATE FUNCTION total() RETURNS BIGINT AS $$ BEGIN RETURN (SELECT sum(qty) FROM orders); END $$ LANGUAGE plpgsql");
+  con.prepare("place", "CALL place($1, $2)");
+  for (int i = 1; i <= 3; ++i) tx.exec_prepared("place", i, 10 * i);
+  try {
+    tx.exec_prepared("place", 4, 0);
+    FAIL("no error");
+  } catch (const pqxx::sql_error& e) {
+    CHECK(e.sqlstate() == "P0001");
+    CHECK(std::string(e.what()).find("quantity must be positive") != std::string::npos);
+  }
+  CHECK(tx.exec_params("SELECT total()")[0][0].as<int>() == 60);
+  CHECK(tx.exec("SELECT count(*) FROM orders")[0][0].as<int>() == 3);
+}

@@ -226,6 +226,7 @@ class Connection {
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
   struct ProtocolStatement;  // protocol_statements.cpp
   QueryResult runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args);
+  void prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::CallStmt> call);
   // Runs `statement` under the session's statement_timeout (57014 "due to statement timeout").
   QueryResult withStatementTimeout(const std::function<QueryResult()>& statement);
   QueryResult transactionControl(const ast::TransactionStmt& stmt);

@@ -25,6 +25,10 @@ namespace hyrax {
 struct Connection::ProtocolStatement {
   std::string name;
   std::string text;
+  // CALL p($1, ...) or SELECT f($1, ...) with parameters: the routine is called with the bound
+  // values (Connection::call), its parameters' types typing the $n. Null for other statements.
+  std::unique_ptr<ast::CallStmt> call;
+  std::vector<int> callParameter;  // per argument of `call`: the $n it is (0-based), -1 for a constant
   ast::StatementPtr statement;                       // the compiled kinds: to compile again after DDL
   std::vector<SqlType> declared;                     // declared types ($n without one: TypeId::Null)
   std::shared_ptr<sql::CompiledStatement> compiled;  // null: run as text by execute()
@@ -118,6 +122,13 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
       const bool compiles = (stmt->kind == ast::StmtKind::Select || stmt->kind == ast::StmtKind::Insert ||
                              stmt->kind == ast::StmtKind::Update || stmt->kind == ast::StmtKind::Delete) &&
                             !isFunctionCall(*stmt);
+      std::unique_ptr<ast::CallStmt> call;
+      if (stmt->kind == ast::StmtKind::Call) call.reset(static_cast<ast::CallStmt*>(stmt.release()));
+      else call = functionCall(*stmt);
+      if (call) {
+        prepareCall(*entry, std::move(call));
+        return;
+      }
       if (!compiles) {
         if (!entry->declared.empty())
           throw Error(sqlstate::ProtocolViolation, "parameter types given for a statement without parameters");
@@ -152,6 +163,53 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
   return entry->description;
 }
 
+// A routine call with $n among its arguments: typed by the routine's parameters, so that
+// Describe names them and Execute binds them (as PostgreSQL prepares CALL p($1, $2)). Without any
+// $n the statement runs as text, as before. On the executor thread.
+void Connection::prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::CallStmt> call) {
+  std::vector<int> parameters;
+  bool any = false;
+  for (auto& a : call->args) {
+    const bool isParameter = a->kind == ast::ExprKind::Parameter;
+    parameters.push_back(isParameter ? std::stoi(a->text) - 1 : -1);
+    any = any || isParameter;
+  }
+  entry.description.columnsKnown = false;  // a function's value, a procedure's OUT parameters: known once it ran
+  if (!any) {
+    if (!entry.declared.empty())
+      throw Error(sqlstate::ProtocolViolation, "parameter types given for a statement without parameters");
+    entry.call = std::move(call);  // the text runs as it is
+    return;
+  }
+  std::shared_ptr<const ast::CreateFunctionStmt> def = db_.routines().definition(call->name);
+  if (!def)
+    throw Error(sqlstate::UndefinedFunction, (call->function ? "function " : "procedure ") + call->name + " does not exist",
+                call->namePos);
+  if (def->procedure == call->function)
+    throw Error("42809", call->name + " is " + (def->procedure ? "a procedure" : "not a procedure"), call->namePos)
+        .withDetail(def->procedure ? "To call a procedure, use CALL." : "To call a function, use SELECT.");
+  if (call->args.size() != def->params.size())
+    throw Error(sqlstate::UndefinedFunction, std::string(def->procedure ? "procedure " : "function ") + call->name + " takes " +
+                                                 std::to_string(def->params.size()) + " arguments, not " +
+                                                 std::to_string(call->args.size()),
+                call->namePos);
+  std::vector<SqlType> types;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (parameters[i] < 0) continue;
+    const auto n = static_cast<size_t>(parameters[i]);
+    if (types.size() <= n) types.resize(n + 1, SqlType::null());
+    if (types[n].isNull()) types[n] = def->params[i].type.withNullable(true);
+  }
+  for (size_t n = 0; n < types.size(); ++n) {
+    if (n < entry.declared.size() && !entry.declared[n].isNull()) types[n] = entry.declared[n];  // cast at Execute
+    if (types[n].isNull())
+      throw Error(sqlstate::IndeterminateDatatype, "could not determine data type of parameter $" + std::to_string(n + 1));
+  }
+  entry.description.parameters = types;
+  entry.callParameter = std::move(parameters);
+  entry.call = std::move(call);
+}
+
 Connection::StatementDescription Connection::describeStatement(const std::string& name) const {
   auto it = protocolStatements_.find(name);
   if (it == protocolStatements_.end())
@@ -166,6 +224,27 @@ QueryResult Connection::executeStatement(const std::string& name, const std::vec
   if (it == protocolStatements_.end())
     throw Error(sqlstate::UndefinedPreparedStatement, "prepared statement \"" + name + "\" does not exist");
   std::shared_ptr<ProtocolStatement> s = it->second;  // alive while it runs, whatever it closes
+  if (s->call && !s->callParameter.empty()) {
+    const std::vector<SqlType>& types = s->description.parameters;
+    if (args.size() != types.size()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), name, types.size()));
+    // Each argument: its bound value, or its constant, as the routine's parameter type.
+    std::shared_ptr<const ast::CreateFunctionStmt> def = db_.routines().definition(s->call->name);
+    if (!def) throw Error(sqlstate::UndefinedFunction, "routine " + s->call->name + " does not exist", s->call->namePos);
+    std::vector<Value> values;
+    sql::Binder binder(db_.catalog());
+    for (size_t i = 0; i < s->call->args.size() && i < def->params.size(); ++i) {
+      const SqlType& want = def->params[i].type;
+      if (s->callParameter[i] >= 0) {
+        values.push_back(binder.castValues({args[static_cast<size_t>(s->callParameter[i])]}, {want})[0]);
+      } else {
+        std::vector<ast::ExprPtr> one;
+        one.push_back(std::move(s->call->args[i]));
+        OnExit back([&] { s->call->args[i] = std::move(one[0]); });
+        values.push_back(binder.bindConstants(one, {want})[0]);
+      }
+    }
+    return withStatementTimeout([&] { return call(s->call->name, values); });
+  }
   if (!s->compiled) {
     if (!args.empty()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), name, 0));
     return execute(s->text);

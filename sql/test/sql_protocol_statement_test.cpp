@@ -227,3 +227,35 @@ TEST_CASE("the statements clients send most take their parameters' types from wh
   CHECK(con.prepareStatement("", "SELECT c FROM t WHERE c > $1").parameters[0].id == TypeId::Timestamp);
   CHECK(allText(con.executeStatement("", {Value::string("2024-01-03")})) == "2024-01-04 00:00:00\n");
 }
+
+TEST_CASE("CALL p($1, ...) and SELECT f($1) take their parameters' types from the routine", "[protocol]") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE stock (item INTEGER, qty INTEGER, note VARCHAR(10))");
+  con.execute("CREATE PROCEDURE restock(i INTEGER, n INTEGER, why VARCHAR(10)) AS $$ BEGIN "
+              "INSERT INTO stock VALUES (i, n, why); END $$ LANGUAGE plpgsql");
+  con.execute("CREATE FUNCTION twice(x BIGINT) RETURNS BIGINT AS $$ BEGIN RETURN 2 * x; END $$ LANGUAGE plpgsql");
+  // Parameters and constants mixed, out of order; a text value cast to the parameter's type.
+  Connection::StatementDescription d = con.prepareStatement("r", "CALL restock($2, 5, $1)");
+  REQUIRE(d.parameters.size() == 2);
+  CHECK(d.parameters[0].id == TypeId::Varchar);
+  CHECK(d.parameters[1].id == TypeId::Int32);
+  con.executeStatement("r", {Value::string("first"), Value::int32(7)});
+  con.executeStatement("r", {Value::null(SqlType::varchar(10)), Value::string("8")});
+  CHECK(allText(con.execute("SELECT CAST(item AS VARCHAR(9)) || '|' || CAST(qty AS VARCHAR(9)) || '|' || "
+                            "COALESCE(note, 'NULL') FROM stock ORDER BY item")) == "7|5|first\n8|5|NULL\n");
+  d = con.prepareStatement("f", "SELECT twice($1)");
+  REQUIRE(d.parameters.size() == 1);
+  CHECK(d.parameters[0].id == TypeId::Int64);
+  CHECK(con.executeStatement("f", {Value::int64(21)}).text(0, 0) == "42");
+  // The routine's own errors, a wrong kind of call, a missing routine, a wrong count.
+  CHECK(sqlstateOf([&] { con.executeStatement("f", {Value::string("x")}); }) == "22P02");
+  CHECK(sqlstateOf([&] { con.prepareStatement("", "SELECT restock($1, 1, 'a')"); }) == "42809");
+  CHECK(sqlstateOf([&] { con.prepareStatement("", "CALL nothere($1)"); }) == "42883");
+  CHECK(sqlstateOf([&] { con.prepareStatement("", "CALL restock($1, 1)"); }) == "42883");
+  CHECK(sqlstateOf([&] { con.executeStatement("r", {Value::string("a")}); }) == "08P01");
+  // Without parameters a CALL still runs as text.
+  con.prepareStatement("plain", "CALL restock(9, 1, 'x')");
+  con.executeStatement("plain", {});
+  CHECK(allText(con.execute("SELECT count(*) FROM stock")) == "3\n");
+}
