@@ -5,6 +5,7 @@
 // procedures.sql; SQLite, which has none, runs the same statements from C++.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -133,5 +134,11 @@ class Engine {
 std::unique_ptr<Engine> makeHyraxEngine(int terminals);
 std::unique_ptr<Engine> makeSqliteEngine();
 std::unique_ptr<Engine> makePostgresEngine(const std::filesystem::path& workDir);
+// A client of any server speaking PostgreSQL's protocol (hyrax's for --server), with the
+// transactions as CALLs of prepared statements; `writeFile` puts a table's text where the server
+// can COPY it from. `prepare`: prepare the CALLs now (a client of a server another one loaded).
+std::unique_ptr<Engine> makeWireEngine(
+    const std::string& conninfo, const std::string& name,
+    std::function<std::filesystem::path(const std::string&, const std::string&)> writeFile, bool prepare);
 
 }  // namespace hyrax::bench::tpcc

@@ -1,6 +1,7 @@
 // hyrax-bench tpcc: the TPC-C transaction mix on hyrax's stored procedures, with no wait times on
 // one OLTP thread, beside SQLite and PostgreSQL running the same mix in the same run.
 //   hyrax-bench tpcc [--warehouses W] [--duration S] [--transactions N] [--peers sqlite,postgres] [--seed N] [--test]
+//   hyrax-bench tpcc --server [--clients 1,8,16]: over the wire, hyrax's server beside PostgreSQL (tpcc_server.cpp)
 // Loads the initial database of clause 4.3 (NURand, the spec's populations), checks consistency
 // conditions 1-4 (clause 3.3.2) before and after the run and fails loudly on a violation, and
 // prints transactions/s, New-Orders per minute (tpmC) and latency percentiles per transaction type.
@@ -44,6 +45,9 @@ int tpcc(int argc, char** argv) {
       "kill-snapshots", po::value<int>()->default_value(0),
       "while hyrax's mix runs, start this many analytical queries on fork snapshots and kill each child; every "
       "tenth time check the consistency conditions on a snapshot")(
+      "server", "over the wire: hyrax's PostgreSQL server (in this process, Unix socket) beside PostgreSQL, both driven by "
+                "the same libpqxx client code, the transactions as CALLs of prepared statements, at each --clients count")(
+      "clients", po::value<std::string>()->default_value("1,8,16"), "with --server: client connections, each a thread")(
       "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
   po::variables_map vm;
   if (!bench::parseOptions(opts, argc, argv, vm, "usage: hyrax-bench tpcc [options]\n")) return 0;
@@ -63,6 +67,9 @@ int tpcc(int argc, char** argv) {
   std::printf("generated %d warehouse(s): %llu rows in %.0f ms\n", warehouses, static_cast<unsigned long long>(data.rows),
               std::chrono::duration<double, std::milli>(Clock::now() - t).count());
 
+  if (vm.count("server"))
+    return runOverTheWire(Setup{schema, procedures, &data, warehouses, seed, date}, vm["clients"].as<std::string>(), duration,
+                          vm["warmup"].as<double>(), vm.count("test") > 0);
   std::vector<std::unique_ptr<Engine>> engines;
   engines.push_back(makeEngine("hyrax", terminals, "tpcc"));
   std::stringstream ps(vm["peers"].as<std::string>());

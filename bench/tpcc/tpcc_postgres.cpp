@@ -1,10 +1,12 @@
 // PostgreSQL as a TPC-C engine: a throwaway server (bench/pg_server.hpp) loaded by server-side
 // COPY of the same text-format data, with the five transactions as the PL/pgSQL procedures of
 // procedures.sql (the same text hyrax compiles), each transaction one CALL of a prepared
-// statement through libpqxx in autocommit.
+// statement through libpqxx in autocommit. The same client code drives hyrax's own server
+// (`hyrax-bench tpcc --server`).
 #include <pqxx/pqxx>
 
 #include <chrono>
+#include <functional>
 
 #include "bench/pg_server.hpp"
 #include "bench/tpcc/tpcc_engine.hpp"
@@ -40,23 +42,34 @@ class PostgresQueryClient : public Engine::QueryClient {
   pqxx::connection con_;
 };
 
-class PostgresEngine : public Engine {
+// The five transactions as CALLs of prepared statements over one libpq connection, to any server
+// that speaks PostgreSQL's protocol (PostgreSQL, or hyrax's own server for --server).
+// `writeFile` puts a table's text where the server can COPY it from.
+class WireEngine : public Engine {
  public:
-  explicit PostgresEngine(const fs::path& dir) : server_(dir), con_(server_.connectionString()) {}
+  using FileWriter = std::function<fs::path(const std::string& name, const std::string& text)>;
+  WireEngine(std::string conninfo, std::string name, FileWriter writeFile, std::string analyze = "ANALYZE")
+      : conninfo_(std::move(conninfo)), name_(std::move(name)), writeFile_(std::move(writeFile)),
+        analyze_(std::move(analyze)), con_(conninfo_) {}
 
-  std::string name() const override { return "PostgreSQL " + std::to_string(con_.server_version() / 10000); }
+  std::string name() const override { return name_; }
 
   double load(const std::string& schema, const std::vector<std::string>& procedures, const InitialData& data) override {
     auto start = std::chrono::steady_clock::now();
     pqxx::nontransaction tx(con_);
     tx.exec(schema);
     for (auto& t : data.tables) {
-      fs::path file = server_.writeFile(t.name + ".tsv", t.text);
+      fs::path file = writeFile_(t.name + ".tsv", t.text);
       tx.exec("COPY " + t.name + " FROM '" + file.string() + "'");
       fs::remove(file);
     }
-    tx.exec("VACUUM ANALYZE");
+    tx.exec(analyze_);
     for (auto& p : procedures) tx.exec(p);
+    prepareCalls();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  // The transactions' statements on this connection (load() does it for the loading one).
+  void prepareCalls() {
     std::string params;
     for (int i = 1; i <= 51; ++i) params += (i > 1 ? ", $" : "$") + std::to_string(i);
     con_.prepare("new_order", "CALL new_order(" + params + ")");
@@ -64,7 +77,6 @@ class PostgresEngine : public Engine {
     con_.prepare("order_status", "CALL order_status($1, $2, $3, $4, $5)");
     con_.prepare("delivery", "CALL delivery($1, $2, $3)");
     con_.prepare("stock_level", "CALL stock_level($1, $2, $3)");
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
   bool newOrder(const NewOrderInput& in, int date) override {
@@ -94,9 +106,7 @@ class PostgresEngine : public Engine {
   }
   void stockLevel(const StockLevelInput& in) override { call("stock_level", {s(in.w), s(in.d), s(in.threshold)}); }
 
-  std::unique_ptr<QueryClient> openQueryClient(bool) override {
-    return std::make_unique<PostgresQueryClient>(server_.connectionString());
-  }
+  std::unique_ptr<QueryClient> openQueryClient(bool) override { return std::make_unique<PostgresQueryClient>(conninfo_); }
 
   int64_t count(const std::string& sql) override {
     pqxx::nontransaction tx(con_);
@@ -109,12 +119,43 @@ class PostgresEngine : public Engine {
     pqxx::nontransaction tx(con_);
     tx.exec_prepared(statement, pqxx::prepare::make_dynamic_params(args));
   }
-  PgServer server_;
+  std::string conninfo_, name_;
+  FileWriter writeFile_;
+  std::string analyze_;  // statistics after the load (PostgreSQL: VACUUM ANALYZE, as before)
   pqxx::connection con_;
+};
+
+// PostgreSQL in a throwaway server of its own (the server starts before the connection).
+struct OwnedPgServer {
+  explicit OwnedPgServer(const fs::path& dir) : server(dir) {}
+  PgServer server;
+};
+
+class PostgresEngine : private OwnedPgServer, public WireEngine {
+ public:
+  explicit PostgresEngine(const fs::path& dir)
+      : OwnedPgServer(dir),
+        WireEngine(server.connectionString(), versionName(server.connectionString()),
+                   [this](const std::string& name, const std::string& text) { return server.writeFile(name, text); },
+                   "VACUUM ANALYZE") {}
+
+ private:
+  static std::string versionName(const std::string& conninfo) {
+    pqxx::connection c(conninfo);
+    return "PostgreSQL " + std::to_string(c.server_version() / 10000);
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<Engine> makePostgresEngine(const fs::path& workDir) { return std::make_unique<PostgresEngine>(workDir); }
+
+std::unique_ptr<Engine> makeWireEngine(const std::string& conninfo, const std::string& name,
+                                       std::function<fs::path(const std::string&, const std::string&)> writeFile,
+                                       bool prepare) {
+  auto e = std::make_unique<WireEngine>(conninfo, name, std::move(writeFile));
+  if (prepare) e->prepareCalls();
+  return e;
+}
 
 }  // namespace hyrax::bench::tpcc

@@ -37,8 +37,7 @@
 #include "bench/ycsb/latency_histogram.hpp"
 #include "bench/ycsb/svg_plot.hpp"
 #include "bench/ycsb/zipfian.hpp"
-#include "server/server.hpp"
-#include "sql/api/database.hpp"
+#include "bench/hyrax_server.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -242,26 +241,8 @@ int runYcsb(int argc, char** argv) {
     }
   };
   if (engines.find("hyrax") != std::string::npos) {
-    Database db;
-    server::ServerConfig config;
-    config.port = 0;     // a free one: it also names the Unix socket the clients use
-    config.trust = true;  // TCP on loopback only; the clients come through the socket
-    config.socketDir = (work / "hyrax").string();
-    config.maxConnections = 200;
-    fs::create_directories(config.socketDir);
-    server::Server srv(db, config);
-    std::thread serving([&] { srv.run(); });
-    const std::string path = srv.socketPath();
-    const std::string port = path.substr(path.rfind('.') + 1);
-    try {
-      runEngine("hyrax", "host=" + config.socketDir + " port=" + port + " user=ycsb dbname=hyrax");
-    } catch (...) {
-      srv.stop();
-      serving.join();
-      throw;
-    }
-    srv.stop();
-    serving.join();
+    HyraxServer hyrax(work / "hyrax");
+    runEngine("hyrax", hyrax.connectionString("ycsb"));
   }
   if (engines.find("postgresql") != std::string::npos) {
     if (!PgServer::available()) throw std::runtime_error("PostgreSQL is not installed (scripts/setup.sh installs it)");
