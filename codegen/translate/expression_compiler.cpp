@@ -452,6 +452,23 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = b_.CreateLoad(cg_.f64(), out);
       break;
     }
+    case plan::ScalarFunc::RegexMatch:
+    case plan::ScalarFunc::RegexMatchInsensitive: {
+      auto* out = cg_.local(cg_.i8(), "regex");
+      b_.CreateStore(cg_.c8(0), out);
+      auto body = [&] {
+        auto [lo, hi] = s(0);
+        auto [plo, phi] = s(1);
+        cg_.checkStatus(cg_.call("hyrax_rt_regex_match", {cg_.queryContext(), lo, hi, plo, phi,
+                                                          cg_.c32(e.func == plan::ScalarFunc::RegexMatchInsensitive), out}));
+      };
+      if (null)
+        cg_.If(b_.CreateNot(null), body);
+      else
+        body();
+      r.v = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), out), cg_.c8(0));
+      break;
+    }
     case plan::ScalarFunc::Position: {
       auto [nlo, nhi] = s(0);
       auto [lo, hi] = s(1);

@@ -11,6 +11,7 @@ Table& Catalog::createTable(std::string name, std::vector<ColumnDef> columns, st
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
   auto t = std::make_unique<Table>(name, std::move(columns), std::move(primaryKey));
   Table& ref = *t;
+  objectOid(name);
   tables_.emplace(std::move(name), std::move(t));
   return ref;
 }
@@ -37,6 +38,8 @@ std::unique_ptr<Table> Catalog::detachTable(const std::string& name) {
 void Catalog::attachTable(std::unique_ptr<Table> table) {
   bump();
   std::string name = table->name();
+  objectOid(name);
+  for (auto& index : table->indexes()) objectOid(index->name());  // a new table's constraint indexes
   tables_.emplace(std::move(name), std::move(table));
 }
 
@@ -55,7 +58,20 @@ void Catalog::createSequence(std::shared_ptr<Sequence> sequence) {
     throw Error(sqlstate::DuplicateTable, "relation \"" + sequence->name + "\" already exists");
   bump();
   std::string name = sequence->name;
+  objectOid(name);
   sequences_.emplace(std::move(name), std::move(sequence));
+}
+
+std::vector<std::shared_ptr<Sequence>> Catalog::sequences() const {
+  std::vector<std::shared_ptr<Sequence>> out;
+  for (auto& [n, s] : sequences_) out.push_back(s);
+  return out;
+}
+
+uint32_t Catalog::objectOid(const std::string& key) const {
+  auto [it, fresh] = oids_.emplace(key, nextOid_);
+  if (fresh) ++nextOid_;
+  return it->second;
 }
 
 std::shared_ptr<Sequence> Catalog::findSequence(const std::string& name) const {
@@ -85,6 +101,7 @@ void Catalog::createView(const std::string& name, View view) {
   bump();
   if (tables_.count(name) || views_.count(name) || sequences_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
+  objectOid(name);
   views_.emplace(name, std::move(view));
 }
 

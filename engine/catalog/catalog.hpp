@@ -63,12 +63,23 @@ class Catalog {
   View detachView(const std::string& name);       // Throws Error 42P01 when missing
   const View* findView(const std::string& name) const;  // nullptr when missing
   std::vector<std::string> views() const;         // names, sorted
+  std::vector<std::shared_ptr<Sequence>> sequences() const;  // sorted by name
+
+  // PostgreSQL-style OIDs for pg_catalog (sql/semantic/system_catalog.cpp): the first use of a key
+  // (a relation's name; "constraint:" keys for constraints) takes the next number from 16384,
+  // PostgreSQL's first OID for user objects, and keeps it while the database lives. Tables,
+  // views and sequences take theirs when created, so their OIDs follow the order of creation.
+  // A name dropped and created again gets its old OID back.
+  uint32_t objectOid(const std::string& key) const;
+  static constexpr uint32_t kFirstUserOid = 16384;
 
  private:
   std::map<std::string, std::unique_ptr<Table>> tables_;
   std::map<std::string, View> views_;
   std::map<std::string, std::shared_ptr<Sequence>> sequences_;
   uint64_t version_ = 0;
+  mutable std::map<std::string, uint32_t> oids_;
+  mutable uint32_t nextOid_ = kFirstUserOid;
 };
 
 }  // namespace hyrax

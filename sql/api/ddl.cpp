@@ -192,6 +192,7 @@ QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexS
   }
   txn::buildIndex(*t, *index);
   t->addIndex(std::move(index));
+  catalog.objectOid(name);  // its pg_class OID, in the order of creation
   catalog.bump();
   undo.logAction([&catalog, t, name] {
     t->removeIndex(name);

@@ -260,7 +260,10 @@ SqlType Parser::typeName() {
     out = unsignedNumber();
     expect(")");
   };
+  if (is("pg_catalog") && ahead(1).is(".")) i_ += 2;  // pg_catalog.text: the built-in types are pg_catalog's
   if (accept("boolean") || accept("bool")) return SqlType::boolean();
+  if (accept("oid")) return SqlType::int64();  // OIDs are BIGINT here (unsigned 32-bit in PostgreSQL)
+  if (accept("name")) return SqlType::text();  // PostgreSQL's 63-byte identifier type
   if (accept("smallint") || accept("int2")) return SqlType::int16();
   if (accept("integer") || accept("int") || accept("int4")) return SqlType::int32();
   if (accept("bigint") || accept("int8")) return SqlType::int64();

@@ -1,0 +1,22 @@
+#pragma once
+// POSIX regular expression matches: `s ~ pattern` (and ~*, !~, !~*), true when the pattern
+// matches anywhere in s, as PostgreSQL's operators are.
+//
+// Dialect: POSIX extended regular expressions (ERE) as std::regex implements them
+// (std::regex::extended), run by libstdc++'s breadth-first executor (__polynomial), whose stack
+// depth depends on the pattern and not on the string, so a long string cannot exhaust the stack.
+// PostgreSQL's own dialect is ARE, a superset of ERE: what ERE lacks here is ARE's escapes (\d \w
+// \s \m \y and their kin), non-greedy quantifiers (*? +?), back references, lookahead and
+// embedded options ((?i)). Bracket expressions with classes ([[:alpha:]]) work. Matching is by
+// bytes: "." is one byte, so it matches only part of a multi-byte UTF-8 character.
+#include <string_view>
+
+namespace hyrax {
+
+inline constexpr size_t kMaxRegexPatternBytes = 1000;  // longer patterns are 54000 (the compiler recurses)
+
+// Throws Error 2201B for a malformed pattern, 54000 for one longer than kMaxRegexPatternBytes.
+// Keeps the last pattern compiled per thread, so a constant pattern is compiled once per query.
+bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensitive);
+
+}  // namespace hyrax

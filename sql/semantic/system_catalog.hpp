@@ -1,0 +1,36 @@
+#pragma once
+// pg_catalog and information_schema: PostgreSQL's system tables and the standard's views, made
+// from hyrax's Catalog when a statement that reads one is bound (a table the plan owns, as
+// read_json's: plan::QueryPlan::ownedTables), so there is no second copy of the schema to keep
+// in step. Only the columns clients read are there, with PostgreSQL's names; OIDs are BIGINT
+// (PostgreSQL's are unsigned 32-bit), "name" and "char" columns TEXT, arrays absent.
+#include <memory>
+#include <string>
+
+#include "engine/types/sql_type.hpp"
+
+namespace hyrax {
+class Catalog;
+class Table;
+}  // namespace hyrax
+
+namespace hyrax::sql {
+
+// Fixed OIDs, as PostgreSQL numbers them.
+inline constexpr int64_t kPgCatalogNamespaceOid = 11, kPublicNamespaceOid = 2200;
+inline constexpr int64_t kInformationSchemaNamespaceOid = 13000;  // initdb's choice in PostgreSQL; fixed here
+inline constexpr int64_t kBootstrapRoleOid = 10, kDatabaseOid = 5;
+inline constexpr const char* kDatabaseName = "hyrax";
+inline constexpr const char* kRoleName = "hyrax";  // the one role until roles exist
+
+// The table `schema.name` ("pg_catalog" or "information_schema"), made now; null when that schema
+// has no table of that name.
+// Its Table is named schema.name.
+std::unique_ptr<Table> makeSystemTable(const Catalog& catalog, const std::string& schema, const std::string& name);
+bool isSystemSchema(const std::string& schema);
+
+// PostgreSQL's type OID and typmod for a hyrax type (INTEGER 23, VARCHAR(n) 1043 with n + 4, ...).
+int64_t pgTypeOid(const SqlType& t);
+int32_t pgTypeMod(const SqlType& t);
+
+}  // namespace hyrax::sql
