@@ -254,6 +254,7 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::Chr: return "chr";
     case ScalarFunc::RegexMatch: return "regex_match";
     case ScalarFunc::RegexMatchInsensitive: return "regex_match_insensitive";
+    case ScalarFunc::CurrentSetting: return "current_setting";
   }
   return "?";
 }

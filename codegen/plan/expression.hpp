@@ -68,6 +68,8 @@ enum class ScalarFunc : uint8_t {
   Chr,          // (code BIGINT): the character with that code point
   RegexMatch,   // (s, pattern) -> BOOLEAN: s ~ pattern (POSIX ERE, engine/runtime/regex_match.hpp)
   RegexMatchInsensitive,  // (s, pattern) -> BOOLEAN: s ~* pattern
+  CurrentSetting,  // (name, missing_ok BOOLEAN constant) -> TEXT: the session's setting when the query runs;
+                   // NULL for an unknown name when missing_ok (so the result is nullable then)
 };
 const char* toString(ScalarFunc f);
 

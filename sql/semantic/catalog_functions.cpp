@@ -1,4 +1,4 @@
-// The functions psql and drivers call on pg_catalog: version(), current_database(),
+// The functions psql and drivers call on pg_catalog: version(), current_database(), current_setting(),
 // current_user, format_type, pg_get_userbyid, pg_get_indexdef, pg_get_constraintdef, pg_get_expr,
 // pg_table_is_visible, obj_description, pg_encoding_to_char, has_*_privilege and the casts
 // x::regclass / x::regtype. Those that read the catalog become, at bind time, a CASE over the
@@ -38,25 +38,31 @@ ExprPtr lookup(const ExprPtr& key, std::vector<std::pair<Value, ExprPtr>> arms, 
   return makeCase(std::move(args), true, pos);
 }
 
-// The PostgreSQL spelling of a type by OID (format_type without a typmod); empty: not one of ours.
-const char* typeNameOf(int64_t oid) {
-  switch (oid) {
-    case 16: return "boolean";
-    case 20: return "bigint";
-    case 21: return "smallint";
-    case 23: return "integer";
-    case 25: return "text";
-    case 700: return "real";
-    case 701: return "double precision";
-    case 1042: return "bpchar";
-    case 1043: return "character varying";
-    case 1082: return "date";
-    case 1083: return "time without time zone";
-    case 1114: return "timestamp without time zone";
-    case 1186: return "interval";
-    case 1700: return "numeric";
-    default: return "";
-  }
+// The built-in types by OID: format_type's spelling with no typmod given (also x::regtype::text),
+// and the names x::regtype reads (pg_catalog.x as well).
+struct TypeNames {
+  int64_t oid;
+  const char* name;
+  std::vector<const char*> aliases;
+};
+const std::vector<TypeNames>& typeNames() {
+  static const std::vector<TypeNames> kTypes = {
+      {16, "boolean", {"bool"}},
+      {20, "bigint", {"int8"}},
+      {21, "smallint", {"int2"}},
+      {23, "integer", {"int4", "int"}},
+      {25, "text", {}},
+      {700, "real", {"float4"}},
+      {701, "double precision", {"float8", "float"}},
+      {1042, "character", {"bpchar", "char"}},
+      {1043, "character varying", {"varchar"}},
+      {1082, "date", {}},
+      {1083, "time without time zone", {"time"}},
+      {1114, "timestamp without time zone", {"timestamp"}},
+      {1186, "interval", {}},
+      {1700, "numeric", {"decimal"}},
+  };
+  return kTypes;
 }
 
 std::string quoteIdent(const std::string& s) {
@@ -84,7 +90,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       "current_role", "pg_table_is_visible", "pg_type_is_visible", "format_type", "pg_get_userbyid", "pg_get_indexdef",
       "pg_get_constraintdef", "pg_get_expr", "obj_description", "col_description", "shobj_description",
       "pg_encoding_to_char", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "regclass",
-      "regtype", "regnamespace", "regrole", "regproc"};
+      "regtype", "regnamespace", "regrole", "regproc", "current_setting"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -122,6 +128,25 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
   if (n == "current_user" || n == "session_user" || n == "user" || n == "current_role") {
     count(0, 0);
     return text(kRoleName);
+  }
+  if (n == "current_setting") {
+    // Read when the query runs (a cached plan sees a later SET): engine/runtime/session_values.hpp.
+    count(1, 2);
+    if (args[0]->type.isNull()) args[0] = castTo(std::move(args[0]), SqlType::text());
+    if (!args[0]->type.isString()) throw Error(sqlstate::UndefinedFunction, "current_setting takes a setting's name as text", e.pos);
+    bool missingOk = false;
+    if (args.size() == 2) {
+      ExprPtr m = foldConstants(std::move(args[1]));
+      if (m->kind != ExprKind::Constant || m->type.id != TypeId::Bool || m->value.isNull())
+        throw Error(sqlstate::FeatureNotSupported, "current_setting takes missing_ok as a boolean constant", e.args[1]->pos);
+      missingOk = m->value.asInt() != 0;
+      args.pop_back();
+    }
+    auto x = std::make_unique<Expr>(ExprKind::Call, SqlType::text(missingOk || args[0]->type.nullable), e.pos);
+    x->func = plan::ScalarFunc::CurrentSetting;
+    x->args.push_back(castTo(std::move(args[0]), SqlType::text()));
+    x->args.push_back(Expr::constant(Value::boolean(missingOk)));
+    return x;
   }
   if (n == "has_table_privilege" || n == "has_schema_privilege" || n == "has_database_privilege") {
     // The one role is a superuser: every privilege it is asked about, it has.
@@ -167,8 +192,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
     oid(0);
     std::vector<std::pair<Value, ExprPtr>> arms;
     if (n == "pg_type_is_visible") {
-      for (int64_t t : {16, 20, 21, 23, 25, 700, 701, 1042, 1043, 1082, 1083, 1114, 1186, 1700})
-        arms.emplace_back(Value::int64(t), Expr::constant(Value::boolean(true)));
+      for (const TypeNames& t : typeNames()) arms.emplace_back(Value::int64(t.oid), Expr::constant(Value::boolean(true)));
     } else {
       auto add = [&](const std::string& name) {
         arms.emplace_back(Value::int64(catalog_.objectOid(name)),
@@ -209,18 +233,23 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       return makeCase(std::move(a), true, e.pos);
     };
     std::vector<std::pair<Value, ExprPtr>> arms;
-    for (int64_t t : {16, 20, 21, 23, 25, 700, 701, 1042, 1043, 1082, 1083, 1114, 1186, 1700}) {
-      std::string name = typeNameOf(t);
-      ExprPtr r = t == 1043 ? withMod(name, false) : t == 1042 ? nullptr : t == 1700 ? withMod(name, true) : text(name);
-      if (t == 1042) {  // bpchar without a length, character(n) with one
+    for (const TypeNames& t : typeNames()) {
+      ExprPtr r;
+      if (t.oid == 1043 || t.oid == 1700) {
+        r = withMod(t.name, t.oid == 1700);
+      } else if (t.oid == 1042) {  // character(n); bpchar for typmod -1, character for none (NULL)
         std::vector<ExprPtr> a;
+        a.push_back(makeIsNull(mod->clone(), false, e.pos));
+        a.push_back(text("character"));
         a.push_back(makeCompare(plan::CmpOp::Ge, mod->clone(), int64(4), e.pos));
         a.push_back(makeConcat(makeConcat(text("character("), makeArith(plan::ArithOp::Sub, mod->clone(), int64(4), e.pos), e.pos),
                                text(")"), e.pos));
         a.push_back(text("bpchar"));
         r = makeCase(std::move(a), true, e.pos);
+      } else {
+        r = text(t.name);
       }
-      arms.emplace_back(Value::int64(t), std::move(r));
+      arms.emplace_back(Value::int64(t.oid), std::move(r));
     }
     std::vector<ExprPtr> a;
     a.push_back(makeIsNull(args[0]->clone(), false, e.pos));
@@ -271,45 +300,87 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
     }
     return lookup(args[0], std::move(arms), nullOf(SqlType::text()), e.pos);
   }
-  // x::regclass, x::regtype ... (the parser makes them calls): the OID a name stands for, found
-  // now; an integer is an OID already. There are no reg* types: the result is a BIGINT and
-  // prints as a number, where PostgreSQL prints the name back.
+  // x::regclass, x::regtype ... (the parser makes them calls): the OID a name stands for.
   count(1, 1);
-  if (args[0]->type.isInteger()) return castTo(std::move(args[0]), SqlType::int64(args[0]->type.nullable));
-  ExprPtr c = foldConstants(std::move(args[0]));
-  if (c->kind != ExprKind::Constant || !(c->type.isString() || c->type.isNull()))
-    throw Error(sqlstate::FeatureNotSupported, "::" + n + " takes a string constant or an OID here", e.pos);
-  if (c->value.isNull()) return nullOf(SqlType::int64());
-  std::string name = c->value.asString();
-  if (n == "regclass") {
-    std::string schema;
-    if (auto dot = name.find('.'); dot != std::string::npos) {
-      schema = name.substr(0, dot);
-      name = name.substr(dot + 1);
+  return bindRegObject(e.name, std::move(args[0]), false, e.pos);
+}
+
+// The objects x::regclass, ::regtype, ::regnamespace and ::regrole name: each one's names (the
+// first is the one it prints as) and OID, from the catalog now.
+std::vector<std::pair<std::vector<std::string>, int64_t>> SelectBinder::regObjects(const std::string& kind) const {
+  std::vector<std::pair<std::vector<std::string>, int64_t>> out;
+  if (kind == "regclass") {
+    auto add = [&](const std::string& name) {
+      // A relation hidden by a system table of its name is found as public.name only.
+      if (makeSystemTable(catalog_, "pg_catalog", name)) out.push_back({{"public." + name}, catalog_.objectOid(name)});
+      else out.push_back({{name, "public." + name}, catalog_.objectOid(name)});
+    };
+    for (const Table* t : catalog_.tables()) {
+      add(t->name());
+      for (auto& i : t->indexes()) add(i->name());
     }
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-    else for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if ((schema.empty() || schema == "public") && catalog_.nameTaken(name) &&
-        !(schema.empty() && makeSystemTable(catalog_, "pg_catalog", name)))
-      return int64(catalog_.objectOid(name));
-    throw Error(sqlstate::UndefinedTable, "relation \"" + c->value.asString() + "\" does not exist", e.pos);
+    for (const std::string& v : catalog_.views()) add(v);
+    for (auto& sq : catalog_.sequences()) add(sq->name);
+  } else if (kind == "regtype") {
+    for (const TypeNames& t : typeNames()) {
+      std::vector<std::string> names{t.name};
+      for (const char* a : t.aliases) names.push_back(a);
+      const size_t n = names.size();
+      for (size_t i = 0; i < n; ++i) names.push_back("pg_catalog." + names[i]);
+      out.push_back({names, t.oid});
+    }
+  } else if (kind == "regnamespace") {
+    out.push_back({{"pg_catalog"}, kPgCatalogNamespaceOid});
+    out.push_back({{"public"}, kPublicNamespaceOid});
+    out.push_back({{"information_schema"}, kInformationSchemaNamespaceOid});
+  } else if (kind == "regrole") {
+    out.push_back({{kRoleName}, kBootstrapRoleOid});
+  } else {
+    throw Error(sqlstate::FeatureNotSupported, "::" + kind + " is not supported: functions have no OIDs here");
   }
-  if (n == "regtype") {
-    for (int64_t t : {16, 20, 21, 23, 25, 700, 701, 1042, 1043, 1082, 1083, 1114, 1186, 1700})
-      if (name == typeNameOf(t)) return int64(t);
-    throw Error(sqlstate::UndefinedObject, "type \"" + name + "\" does not exist", e.pos);
+  return out;
+}
+
+// reg*(x), as an OID (BIGINT: there are no reg* types here) or, asText, as the name it prints as
+// (x::regclass::text). An integer is an OID already: as text, the object's name, or the number
+// when it names nothing (as PostgreSQL prints it). A name as a constant is looked up now (42P01 /
+// 42704 / 3F000 when it names nothing); a name computed per row ($1::regtype from a driver) is a
+// CASE over the names, which answers NULL where PostgreSQL raises that error.
+ExprPtr SelectBinder::bindRegObject(const std::string& kind, ExprPtr x, bool asText, SourcePos pos) {
+  auto objects = regObjects(kind);
+  if (x->type.isInteger()) {
+    x = castTo(std::move(x), SqlType::int64(x->type.nullable));
+    if (!asText) return x;
+    std::vector<std::pair<Value, ExprPtr>> arms;
+    for (auto& [names, oid] : objects) arms.emplace_back(Value::int64(oid), text(names[0]));
+    ExprPtr number = castTo(x->clone(), SqlType::text());
+    return lookup(x, std::move(arms), std::move(number), pos);
   }
-  if (n == "regnamespace") {
-    if (name == "pg_catalog") return int64(kPgCatalogNamespaceOid);
-    if (name == "public") return int64(kPublicNamespaceOid);
-    if (name == "information_schema") return int64(kInformationSchemaNamespaceOid);
-    throw Error(sqlstate::InvalidSchemaName, "schema \"" + name + "\" does not exist", e.pos);
+  if (x->type.isNull() || x->kind == ExprKind::Parameter) x = castTo(std::move(x), SqlType::text());
+  if (!x->type.isString()) throw Error(sqlstate::CannotCoerce, "cannot cast type " + x->type.name() + " to " + kind, pos);
+  ExprPtr c = foldConstants(std::move(x));
+  if (c->kind != ExprKind::Constant) {
+    std::vector<std::pair<Value, ExprPtr>> arms;
+    for (auto& [names, oid] : objects)
+      for (auto& name : names) arms.emplace_back(Value::string(name), asText ? text(names[0]) : int64(oid));
+    return lookup(c, std::move(arms), asText ? nullOf(SqlType::text()) : nullOf(SqlType::int64()), pos);
   }
-  if (n == "regrole") {
-    if (name == kRoleName) return int64(kBootstrapRoleOid);
-    throw Error(sqlstate::UndefinedObject, "role \"" + name + "\" does not exist", e.pos);
+  if (c->value.isNull()) return asText ? nullOf(SqlType::text()) : nullOf(SqlType::int64());
+  // A name as PostgreSQL reads one: unquoted parts lower-cased, "quoted" ones kept.
+  const std::string& written = c->value.asString();
+  std::string name;
+  bool quoted = false;
+  for (char ch : written) {
+    if (ch == '"') quoted = !quoted;
+    else name += quoted ? ch : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
-  throw Error(sqlstate::FeatureNotSupported, "::regproc is not supported: functions have no OIDs here", e.pos);
+  for (auto& [names, oid] : objects)
+    for (auto& n : names)
+      if (n == name) return asText ? text(names[0]) : int64(oid);
+  if (kind == "regclass") throw Error(sqlstate::UndefinedTable, "relation \"" + written + "\" does not exist", pos);
+  if (kind == "regnamespace") throw Error(sqlstate::InvalidSchemaName, "schema \"" + written + "\" does not exist", pos);
+  if (kind == "regrole") throw Error(sqlstate::UndefinedObject, "role \"" + written + "\" does not exist", pos);
+  throw Error(sqlstate::UndefinedObject, "type \"" + written + "\" does not exist", pos);
 }
 
 }  // namespace hyrax::sql

@@ -531,7 +531,14 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       if (e.hasElse) args.push_back(sub(e.args.size() - 1));
       return makeCase(std::move(args), e.hasElse, e.pos);
     }
-    case ast::ExprKind::Cast: return makeCast(sub(0), e.type, e.pos);
+    case ast::ExprKind::Cast: {
+      // x::regclass::text and its kin: the object's name (catalog_functions.cpp).
+      const ast::Expr& arg = *e.args[0];
+      if (e.type.isString() && arg.kind == ast::ExprKind::Function && arg.table.empty() && arg.args.size() == 1 &&
+          (arg.name == "regclass" || arg.name == "regtype" || arg.name == "regnamespace" || arg.name == "regrole"))
+        return makeCast(bindRegObject(arg.name, bindExpr(*arg.args[0], clause), true, arg.pos), e.type, e.pos);
+      return makeCast(sub(0), e.type, e.pos);
+    }
     case ast::ExprKind::Function: return bindFunction(e, clause);
     case ast::ExprKind::InSelect:
     case ast::ExprKind::Exists:

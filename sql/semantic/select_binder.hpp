@@ -155,7 +155,9 @@ class SelectBinder {
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindSequenceFunction(const ast::Expr& e, Clause clause);
   // pg_catalog's functions for clients (catalog_functions.cpp); nullptr: not one.
-  plan::ExprPtr bindCatalogFunction(const ast::Expr& e, Clause clause);  // sequence_functions.cpp; nullptr: not one
+  plan::ExprPtr bindCatalogFunction(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindRegObject(const std::string& kind, plan::ExprPtr x, bool asText, SourcePos pos);
+  std::vector<std::pair<std::vector<std::string>, int64_t>> regObjects(const std::string& kind) const;  // sequence_functions.cpp; nullptr: not one
   // date +/- INTERVAL 'n' DAY|MONTH|YEAR (scalar_functions.cpp).
   // After GROUP BY: an expression equal to a grouping expression reads the group's IU.
   std::optional<plan::ExprPtr> matchGroup(const ast::Expr& e);
