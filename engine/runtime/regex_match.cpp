@@ -11,12 +11,42 @@
 
 namespace hyrax {
 
+namespace {
+
+// UTF-8 to code points (wchar_t is 32 bits on Linux, x86 and ARM alike), so that "." and bracket
+// expressions see characters; a byte that starts no valid sequence stands for itself.
+std::wstring codePoints(std::string_view s) {
+  std::wstring out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    bool valid = n > 0 && i + n <= s.size();
+    uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; valid && k < n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      valid = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if (!valid) {
+      out.push_back(static_cast<wchar_t>(b));
+      ++i;
+      continue;
+    }
+    out.push_back(static_cast<wchar_t>(cp));
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace
+
 bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensitive) {
   struct Compiled {
     std::string pattern;
     bool caseInsensitive = false;
     bool valid = false;
-    std::regex re;
+    std::wregex re;
   };
   thread_local Compiled last;
   if (!last.valid || last.pattern != pattern || last.caseInsensitive != caseInsensitive) {
@@ -28,7 +58,8 @@ bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensi
     auto flags = std::regex::extended | std::regex_constants::__polynomial;
     if (caseInsensitive) flags |= std::regex::icase;
     try {
-      last.re = std::regex(pattern.begin(), pattern.end(), flags);
+      const std::wstring p = codePoints(pattern);
+      last.re = std::wregex(p.begin(), p.end(), flags);
     } catch (const std::regex_error& e) {
       throw Error("2201B", "invalid regular expression: " + std::string(e.what()));
     }
@@ -37,7 +68,8 @@ bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensi
     last.valid = true;
   }
   try {
-    return std::regex_search(s.begin(), s.end(), last.re);
+    const std::wstring text = codePoints(s);
+    return std::regex_search(text.begin(), text.end(), last.re);
   } catch (const std::regex_error& e) {  // error_complexity / error_stack while matching
     throw Error(sqlstate::ProgramLimitExceeded, "regular expression match too complex: " + std::string(e.what()));
   }

@@ -7,8 +7,10 @@
 // depth depends on the pattern and not on the string, so a long string cannot exhaust the stack.
 // PostgreSQL's own dialect is ARE, a superset of ERE: what ERE lacks here is ARE's escapes (\d \w
 // \s \m \y and their kin), non-greedy quantifiers (*? +?), back references, lookahead and
-// embedded options ((?i)). Bracket expressions with classes ([[:alpha:]]) work. Matching is by
-// bytes: "." is one byte, so it matches only part of a multi-byte UTF-8 character.
+// embedded options ((?i)); those are 2201B (an escape such as \d) or read as ERE reads them.
+// Bracket expressions with classes ([[:alpha:]]) work. Strings and patterns are matched as code
+// points (UTF-8 decoded), so "." is one character; classes and ~* case-folding know ASCII only
+// (the "C" locale's rules).
 #include <string_view>
 
 namespace hyrax {

@@ -83,6 +83,11 @@ constexpr PgType kTypes[] = {
 };
 constexpr int64_t kDefaultCollationOid = 100;
 
+// attalign / typalign: c (char), s (short), i (int), d (double); varlena values align as int.
+const char* alignOf(int64_t length) {
+  return length == 1 ? "c" : length == 2 ? "s" : length == 4 || length < 0 ? "i" : "d";
+}
+
 bool isStringType(TypeId id) { return id == TypeId::Char || id == TypeId::Varchar || id == TypeId::Text; }
 
 // A column's DEFAULT as PostgreSQL prints it (pg_get_expr of pg_attrdef.adbin); empty: none.
@@ -167,7 +172,7 @@ std::unique_ptr<Table> pgAttribute(const Catalog& catalog) {
       if (pt.id == c.type.id) len = pt.length;
     const bool varlena = len < 0;
     m.row({num(relid), str(c.name), num(pgTypeOid(c.type)), num(-1), num(len), num(attnum), num(0),
-           num(pgTypeMod(c.type)), Cell(!varlena && len <= 8), str(varlena ? "i" : len == 2 ? "s" : len == 4 ? "i" : "d"),
+           num(pgTypeMod(c.type)), Cell(!varlena && len <= 8), str(alignOf(len)),
            str(varlena ? (c.type.id == TypeId::Decimal ? "m" : "x") : "p"), str(""), Cell(!c.type.nullable),
            Cell(!defaultText(c).empty()), Cell(false), str(c.sequence ? (c.sequence->always ? "a" : "d") : ""), str(""),
            Cell(false), Cell(true), num(0), num(isStringType(c.type.id) ? kDefaultCollationOid : 0), null, null});
@@ -183,9 +188,16 @@ std::unique_ptr<Table> pgAttribute(const Catalog& catalog) {
         key.defaultNow = false;
         key.sequence.reset();
         key.defaultSequence.reset();
+        key.type.nullable = true;  // PostgreSQL's index attributes are never NOT NULL
         attribute(catalog.objectOid(index->name()), key, ++k);
       }
     }
+  }
+  for (auto& sq : catalog.sequences()) {  // a sequence's one row: last_value, log_cnt, is_called
+    int64_t relid = catalog.objectOid(sq->name);
+    attribute(relid, {"last_value", SqlType::int64(false)}, 1);
+    attribute(relid, {"log_cnt", SqlType::int64(false)}, 2);
+    attribute(relid, {"is_called", SqlType::boolean(false)}, 3);
   }
   return m.make();
 }
@@ -204,7 +216,7 @@ std::unique_ptr<Table> pgType() {
            Cell(!varlena && t.length <= 8), str("b"), str(t.category),
            Cell(n == "bool" || n == "float8" || n == "text" || n == "timestamp" || n == "interval"), Cell(true), str(","),
            num(0), num(0), num(t.arrayOid), str(n + "in"), str(n + "out"), str(n + "recv"), str(n + "send"),
-           str(varlena ? "i" : t.length == 2 ? "s" : t.length == 4 ? "i" : "d"),
+           str(alignOf(t.length)),
            str(varlena ? (n == "numeric" ? "m" : "x") : "p"), Cell(false), num(0), num(-1), num(0),
            num(isStringType(t.id) ? kDefaultCollationOid : 0), null});
   }
