@@ -65,12 +65,16 @@ class Catalog {
   std::vector<std::string> views() const;         // names, sorted
   std::vector<std::shared_ptr<Sequence>> sequences() const;  // sorted by name
 
-  // PostgreSQL-style OIDs for pg_catalog (sql/semantic/system_catalog.cpp): the first use of a key
-  // (a relation's name; "constraint:" keys for constraints) takes the next number from 16384,
-  // PostgreSQL's first OID for user objects, and keeps it while the database lives. Tables,
-  // views and sequences take theirs when created, so their OIDs follow the order of creation.
-  // A name dropped and created again gets its old OID back.
-  uint32_t objectOid(const std::string& key) const;
+  // PostgreSQL-style OIDs for pg_catalog (sql/semantic/system_catalog.cpp): each object takes the
+  // next number from 16384, PostgreSQL's first OID for user objects, when it is created (a table
+  // with its indexes, constraints and defaults, then views, sequences, indexes as they come), and
+  // keeps it while the database lives; a name dropped and created again gets its old OID back.
+  // Assigned on the executor, so a snapshot's queries see the same numbers as inline ones.
+  uint32_t objectOid(const std::string& relationName) const;
+  uint32_t constraintOid(const std::string& table, const std::string& constraint) const;
+  uint32_t defaultOid(const std::string& table, const std::string& column) const;
+  // Gives `table`, its indexes, constraints and column defaults their OIDs now.
+  void assignOids(const Table& table);
   static constexpr uint32_t kFirstUserOid = 16384;
 
  private:

@@ -288,7 +288,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
         continue;
       }
       auto constraint = [&](const std::string& name, std::string def) {
-        arms.emplace_back(Value::int64(catalog_.objectOid("constraint:" + t->name() + "." + name)), text(def));
+        arms.emplace_back(Value::int64(catalog_.constraintOid(t->name(), name)), text(def));
       };
       for (auto& i : t->indexes())
         if (i->unique())

@@ -248,7 +248,7 @@ std::unique_ptr<Table> pgAttrdef(const Catalog& catalog) {
     for (size_t i = 0; i < t->columns().size(); ++i) {
       std::string d = defaultText(t->columns()[i]);
       if (d.empty()) continue;
-      m.row({num(catalog.objectOid("default:" + t->name() + "." + t->columns()[i].name)),
+      m.row({num(catalog.defaultOid(t->name(), t->columns()[i].name)),
              num(catalog.objectOid(t->name())), num(static_cast<int64_t>(i + 1)), str(d)});
     }
   return m.make();
@@ -265,7 +265,7 @@ std::unique_ptr<Table> pgConstraint(const Catalog& catalog) {
                             {"confkey", 't'}, {"consrc", 't'}});
   auto add = [&](const Table& t, const std::string& name, const char* type, int64_t index, int64_t frel,
                  const std::string& key, Cell fkey, Cell src) {
-    m.row({num(catalog.objectOid("constraint:" + t.name() + "." + name)), str(name), num(kPublicNamespaceOid),
+    m.row({num(catalog.constraintOid(t.name(), name)), str(name), num(kPublicNamespaceOid),
            str(type), Cell(false), Cell(false), Cell(true), num(catalog.objectOid(t.name())), num(0), num(index), num(0),
            num(frel), Cell(true), num(0), Cell(false), str(key), std::move(fkey), std::move(src)});
   };
