@@ -38,33 +38,6 @@ ExprPtr lookup(const ExprPtr& key, std::vector<std::pair<Value, ExprPtr>> arms, 
   return makeCase(std::move(args), true, pos);
 }
 
-// The built-in types by OID: format_type's spelling with no typmod given (also x::regtype::text),
-// and the names x::regtype reads (pg_catalog.x as well).
-struct TypeNames {
-  int64_t oid;
-  const char* name;
-  std::vector<const char*> aliases;
-};
-const std::vector<TypeNames>& typeNames() {
-  static const std::vector<TypeNames> kTypes = {
-      {16, "boolean", {"bool"}},
-      {20, "bigint", {"int8"}},
-      {21, "smallint", {"int2"}},
-      {23, "integer", {"int4", "int"}},
-      {25, "text", {}},
-      {700, "real", {"float4"}},
-      {701, "double precision", {"float8", "float"}},
-      {1042, "character", {"bpchar", "char"}},
-      {1043, "character varying", {"varchar"}},
-      {1082, "date", {}},
-      {1083, "time without time zone", {"time"}},
-      {1114, "timestamp without time zone", {"timestamp"}},
-      {1186, "interval", {}},
-      {1700, "numeric", {"decimal"}},
-  };
-  return kTypes;
-}
-
 std::string quoteIdent(const std::string& s) {
   bool plain = !s.empty() && (std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_');
   for (char c : s) plain = plain && (std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_');
@@ -79,8 +52,6 @@ std::string columnNames(const Table& t, const std::vector<uint32_t>& cols) {
   for (size_t k = 0; k < cols.size(); ++k) s += (k ? ", " : "") + quoteIdent(t.columns()[cols[k]].name);
   return s;
 }
-
-bool isPrimaryKey(const Table& t, const Index& i) { return !t.primaryKey().empty() && i.unique() && i.columns() == t.primaryKey(); }
 
 }  // namespace
 
@@ -192,7 +163,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
     oid(0);
     std::vector<std::pair<Value, ExprPtr>> arms;
     if (n == "pg_type_is_visible") {
-      for (const TypeNames& t : typeNames()) arms.emplace_back(Value::int64(t.oid), Expr::constant(Value::boolean(true)));
+      for (const PgType& t : pgTypes()) arms.emplace_back(Value::int64(t.oid), Expr::constant(Value::boolean(true)));
     } else {
       auto add = [&](const std::string& name) {
         arms.emplace_back(Value::int64(catalog_.objectOid(name)),
@@ -233,10 +204,10 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       return makeCase(std::move(a), true, e.pos);
     };
     std::vector<std::pair<Value, ExprPtr>> arms;
-    for (const TypeNames& t : typeNames()) {
+    for (const PgType& t : pgTypes()) {
       ExprPtr r;
       if (t.oid == 1043 || t.oid == 1700) {
-        r = withMod(t.name, t.oid == 1700);
+        r = withMod(t.sqlName, t.oid == 1700);
       } else if (t.oid == 1042) {  // character(n); bpchar for typmod -1, character for none (NULL)
         std::vector<ExprPtr> a;
         a.push_back(makeIsNull(mod->clone(), false, e.pos));
@@ -247,7 +218,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
         a.push_back(text("bpchar"));
         r = makeCase(std::move(a), true, e.pos);
       } else {
-        r = text(t.name);
+        r = text(t.sqlName);
       }
       arms.emplace_back(Value::int64(t.oid), std::move(r));
     }
@@ -292,7 +263,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       };
       for (auto& i : t->indexes())
         if (i->unique())
-          constraint(i->name(), std::string(isPrimaryKey(*t, *i) ? "PRIMARY KEY" : "UNIQUE") + " (" + columnNames(*t, i->columns()) + ")");
+          constraint(i->name(), std::string(isPrimaryKeyIndex(*t, *i) ? "PRIMARY KEY" : "UNIQUE") + " (" + columnNames(*t, i->columns()) + ")");
       for (auto& c : t->checks()) constraint(c.name, "CHECK (" + c.sql + ")");
       for (auto& f : t->foreignKeys())
         constraint(f.name, "FOREIGN KEY (" + columnNames(*t, f.columns) + ") REFERENCES " + quoteIdent(f.referenced->name()) +
@@ -322,8 +293,8 @@ std::vector<std::pair<std::vector<std::string>, int64_t>> SelectBinder::regObjec
     for (const std::string& v : catalog_.views()) add(v);
     for (auto& sq : catalog_.sequences()) add(sq->name);
   } else if (kind == "regtype") {
-    for (const TypeNames& t : typeNames()) {
-      std::vector<std::string> names{t.name};
+    for (const PgType& t : pgTypes()) {
+      std::vector<std::string> names{t.sqlName, t.typname};
       for (const char* a : t.aliases) names.push_back(a);
       const size_t n = names.size();
       for (size_t i = 0; i < n; ++i) names.push_back("pg_catalog." + names[i]);

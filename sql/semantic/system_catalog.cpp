@@ -63,24 +63,6 @@ class Maker {
 Cell str(std::string s) { return Cell(std::move(s)); }
 Cell num(int64_t x) { return Cell(x); }
 
-// The built-in types: OID, name, length, category, array type's OID.
-struct PgType {
-  TypeId id;
-  int64_t oid;
-  const char* name;
-  int64_t length;
-  const char* category;
-  int64_t arrayOid;
-};
-constexpr PgType kTypes[] = {
-    {TypeId::Bool, 16, "bool", 1, "B", 1000},         {TypeId::Int64, 20, "int8", 8, "N", 1016},
-    {TypeId::Int16, 21, "int2", 2, "N", 1005},        {TypeId::Int32, 23, "int4", 4, "N", 1007},
-    {TypeId::Text, 25, "text", -1, "S", 1009},        {TypeId::Float32, 700, "float4", 4, "N", 1021},
-    {TypeId::Float64, 701, "float8", 8, "N", 1022},   {TypeId::Char, 1042, "bpchar", -1, "S", 1014},
-    {TypeId::Varchar, 1043, "varchar", -1, "S", 1015}, {TypeId::Date, 1082, "date", 4, "D", 1182},
-    {TypeId::Time, 1083, "time", 8, "D", 1183},       {TypeId::Timestamp, 1114, "timestamp", 8, "D", 1115},
-    {TypeId::Interval, 1186, "interval", 16, "T", 1187}, {TypeId::Decimal, 1700, "numeric", -1, "N", 1231},
-};
 constexpr int64_t kDefaultCollationOid = 100;
 
 // attalign / typalign: c (char), s (short), i (int), d (double); varlena values align as int.
@@ -103,14 +85,7 @@ std::string defaultText(const ColumnDef& c) {
   std::string quoted = "'";
   for (char ch : text) quoted += ch == '\'' ? std::string("''") : std::string(1, ch);
   quoted += "'::";
-  const char* names[] = {"", "boolean", "smallint", "integer", "bigint", "numeric", "real", "double precision",
-                         "bpchar", "character varying", "text", "date", "timestamp without time zone",
-                         "time without time zone", "interval"};
-  return quoted + names[static_cast<size_t>(c.type.id)];
-}
-
-bool isPrimaryKeyIndex(const Table& t, const Index& i) {
-  return !t.primaryKey().empty() && i.unique() && i.columns() == t.primaryKey();
+  return quoted + (c.type.id == TypeId::Char ? "bpchar" : pgType(c.type.id).sqlName);
 }
 
 std::string columnList(const Table& t, const std::vector<uint32_t>& cols, const char* sep, bool attnums) {
@@ -167,9 +142,7 @@ std::unique_ptr<Table> pgAttribute(const Catalog& catalog) {
                            {"attisdropped", 'b'}, {"attislocal", 'b'}, {"attinhcount", 'i'}, {"attcollation", 'o'},
                            {"attacl", 't'}, {"attoptions", 't'}});
   auto attribute = [&](int64_t relid, const ColumnDef& c, int64_t attnum) {
-    int64_t len = 0;
-    for (auto& pt : kTypes)
-      if (pt.id == c.type.id) len = pt.length;
+    const int64_t len = pgType(c.type.id).length;
     const bool varlena = len < 0;
     m.row({num(relid), str(c.name), num(pgTypeOid(c.type)), num(-1), num(len), num(attnum), num(0),
            num(pgTypeMod(c.type)), Cell(!varlena && len <= 8), str(alignOf(len)),
@@ -202,16 +175,16 @@ std::unique_ptr<Table> pgAttribute(const Catalog& catalog) {
   return m.make();
 }
 
-std::unique_ptr<Table> pgType() {
+std::unique_ptr<Table> pgTypeTable() {
   Maker m("pg_catalog.pg_type", {{"oid", 'o'}, {"typname", 'n'}, {"typnamespace", 'o'}, {"typowner", 'o'}, {"typlen", 's'},
                       {"typbyval", 'b'}, {"typtype", 'c'}, {"typcategory", 'c'}, {"typispreferred", 'b'},
                       {"typisdefined", 'b'}, {"typdelim", 'c'}, {"typrelid", 'o'}, {"typelem", 'o'},
                       {"typarray", 'o'}, {"typinput", 't'}, {"typoutput", 't'}, {"typreceive", 't'}, {"typsend", 't'},
                       {"typalign", 'c'}, {"typstorage", 'c'}, {"typnotnull", 'b'}, {"typbasetype", 'o'},
                       {"typtypmod", 'i'}, {"typndims", 'i'}, {"typcollation", 'o'}, {"typdefault", 't'}});
-  for (auto& t : kTypes) {
+  for (auto& t : pgTypes()) {
     const bool varlena = t.length < 0;
-    std::string n = t.name;
+    std::string n = t.typname;
     m.row({num(t.oid), str(n), num(kPgCatalogNamespaceOid), num(kBootstrapRoleOid), num(t.length),
            Cell(!varlena && t.length <= 8), str("b"), str(t.category),
            Cell(n == "bool" || n == "float8" || n == "text" || n == "timestamp" || n == "interval"), Cell(true), str(","),
@@ -338,27 +311,6 @@ std::unique_ptr<Table> emptyTable(const std::string& name) {
 }
 
 // information_schema.
-std::string dataType(const SqlType& t) {
-  switch (t.id) {
-    case TypeId::Bool: return "boolean";
-    case TypeId::Int16: return "smallint";
-    case TypeId::Int32: return "integer";
-    case TypeId::Int64: return "bigint";
-    case TypeId::Decimal: return "numeric";
-    case TypeId::Float32: return "real";
-    case TypeId::Float64: return "double precision";
-    case TypeId::Char: return "character";
-    case TypeId::Varchar: return "character varying";
-    case TypeId::Text: return "text";
-    case TypeId::Date: return "date";
-    case TypeId::Timestamp: return "timestamp without time zone";
-    case TypeId::Time: return "time without time zone";
-    case TypeId::Interval: return "interval";
-    case TypeId::Null: break;
-  }
-  return "unknown";
-}
-
 std::unique_ptr<Table> informationSchema(const Catalog& catalog, const std::string& name) {
   if (name == "schemata") {
     Maker m("information_schema." + name, {{"catalog_name", 't'}, {"schema_name", 't'}, {"schema_owner", 't'},
@@ -414,11 +366,9 @@ std::unique_ptr<Table> informationSchema(const Catalog& catalog, const std::stri
         }
         if (ty.id == TypeId::Date) dtPrecision = num(0);
         if (ty.id == TypeId::Timestamp || ty.id == TypeId::Time || ty.id == TypeId::Interval) dtPrecision = num(6);
-        std::string udt;
-        for (auto& pt : kTypes)
-          if (pt.id == ty.id) udt = pt.name;
+        const std::string udt = pgType(ty.id).typname;
         m.row({str(kDatabaseName), str("public"), str(t->name()), str(c.name), num(static_cast<int64_t>(i + 1)),
-               d.empty() ? Cell(null) : str(d), str(ty.nullable ? "YES" : "NO"), str(dataType(ty)), charLen, octets,
+               d.empty() ? Cell(null) : str(d), str(ty.nullable ? "YES" : "NO"), str(pgType(ty.id).sqlName), charLen, octets,
                precision, radix, scale, dtPrecision, str(kDatabaseName), str("pg_catalog"), str(udt),
                str(c.sequence ? "YES" : "NO"), c.sequence ? str(c.sequence->always ? "ALWAYS" : "BY DEFAULT") : Cell(null),
                str("NEVER"), str("YES")});
@@ -432,10 +382,37 @@ std::unique_ptr<Table> informationSchema(const Catalog& catalog, const std::stri
 
 bool isSystemSchema(const std::string& schema) { return schema == "pg_catalog" || schema == "information_schema"; }
 
-int64_t pgTypeOid(const SqlType& t) {
-  for (auto& pt : kTypes)
-    if (pt.id == t.id) return pt.oid;
-  return 705;  // unknown: an untyped NULL
+const std::vector<PgType>& pgTypes() {
+  static const std::vector<PgType> kTypes = {
+      {TypeId::Bool, 16, "bool", "boolean", {}, 1, "B", 1000},
+      {TypeId::Int64, 20, "int8", "bigint", {}, 8, "N", 1016},
+      {TypeId::Int16, 21, "int2", "smallint", {}, 2, "N", 1005},
+      {TypeId::Int32, 23, "int4", "integer", {"int"}, 4, "N", 1007},
+      {TypeId::Text, 25, "text", "text", {}, -1, "S", 1009},
+      {TypeId::Float32, 700, "float4", "real", {}, 4, "N", 1021},
+      {TypeId::Float64, 701, "float8", "double precision", {"float"}, 8, "N", 1022},
+      {TypeId::Char, 1042, "bpchar", "character", {"char"}, -1, "S", 1014},
+      {TypeId::Varchar, 1043, "varchar", "character varying", {}, -1, "S", 1015},
+      {TypeId::Date, 1082, "date", "date", {}, 4, "D", 1182},
+      {TypeId::Time, 1083, "time", "time without time zone", {}, 8, "D", 1183},
+      {TypeId::Timestamp, 1114, "timestamp", "timestamp without time zone", {}, 8, "D", 1115},
+      {TypeId::Interval, 1186, "interval", "interval", {}, 16, "T", 1187},
+      {TypeId::Decimal, 1700, "numeric", "numeric", {"decimal"}, -1, "N", 1231},
+  };
+  return kTypes;
+}
+
+const PgType& pgType(TypeId id) {
+  static const PgType unknown{TypeId::Null, 705, "unknown", "unknown", {}, -2, "X", 0};
+  for (auto& t : pgTypes())
+    if (t.id == id) return t;
+  return unknown;  // an untyped NULL
+}
+
+int64_t pgTypeOid(const SqlType& t) { return pgType(t.id).oid; }
+
+bool isPrimaryKeyIndex(const Table& t, const Index& i) {
+  return !t.primaryKey().empty() && i.unique() && i.columns() == t.primaryKey();
 }
 
 int32_t pgTypeMod(const SqlType& t) {
@@ -452,7 +429,7 @@ std::unique_ptr<Table> makeSystemTable(const Catalog& catalog, const std::string
     if (name == "pg_namespace") t = pgNamespace();
     else if (name == "pg_class") t = pgClass(catalog);
     else if (name == "pg_attribute") t = pgAttribute(catalog);
-    else if (name == "pg_type") t = pgType();
+    else if (name == "pg_type") t = pgTypeTable();
     else if (name == "pg_index") t = pgIndex(catalog);
     else if (name == "pg_attrdef") t = pgAttrdef(catalog);
     else if (name == "pg_constraint") t = pgConstraint(catalog);

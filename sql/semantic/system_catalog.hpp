@@ -6,11 +6,13 @@
 // (PostgreSQL's are unsigned 32-bit), "name" and "char" columns TEXT, arrays absent.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/types/sql_type.hpp"
 
 namespace hyrax {
 class Catalog;
+class Index;
 class Table;
 }  // namespace hyrax
 
@@ -29,8 +31,27 @@ inline constexpr const char* kRoleName = "hyrax";  // the one role until roles e
 std::unique_ptr<Table> makeSystemTable(const Catalog& catalog, const std::string& schema, const std::string& name);
 bool isSystemSchema(const std::string& schema);
 
+// The built-in types as pg_type lists them: OID, typname, the SQL spelling format_type gives
+// without a typmod (also information_schema's data_type and x::regtype::text), other names
+// x::regtype reads, typlen, typcategory and the array type's OID.
+struct PgType {
+  TypeId id;
+  int64_t oid;
+  const char* typname;
+  const char* sqlName;
+  std::vector<const char*> aliases;
+  int64_t length;
+  const char* category;
+  int64_t arrayOid;
+};
+const std::vector<PgType>& pgTypes();
+const PgType& pgType(TypeId id);  // "unknown" (705) for the type of an untyped NULL
+
 // PostgreSQL's type OID and typmod for a hyrax type (INTEGER 23, VARCHAR(n) 1043 with n + 4, ...).
 int64_t pgTypeOid(const SqlType& t);
 int32_t pgTypeMod(const SqlType& t);
+
+// The index a table's PRIMARY KEY made (its columns, unique).
+bool isPrimaryKeyIndex(const Table& t, const Index& i);
 
 }  // namespace hyrax::sql
