@@ -83,6 +83,8 @@ uint32_t Catalog::defaultOid(const std::string& table, const std::string& column
   return objectOid("default " + table + "." + column);
 }
 
+uint32_t Catalog::routineOid(const std::string& routine) const { return objectOid("routine " + routine); }
+
 void Catalog::assignOids(const Table& table) {
   objectOid(table.name());
   for (auto& index : table.indexes()) {  // a new table's constraint indexes

@@ -17,6 +17,7 @@ class Index;
 // A stored routine as the binder sees it (sql/api/procedure registers the lookup).
 struct RoutineSignature {
   std::vector<SqlType> params;
+  std::vector<std::string> paramNames;
   SqlType result;
   bool procedure = false;
 };
@@ -25,6 +26,8 @@ class Catalog {
  public:
   // Stored routines by name: fills `out` and returns true when one exists. Set by the database.
   std::function<bool(const std::string& name, RoutineSignature& out)> findRoutine;
+  // The stored routines' names, sorted (pg_proc). Set by the database.
+  std::function<std::vector<std::string>()> routineNames;
 
   // Throws Error 42P07 when the name is taken.
   Table& createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});
@@ -73,6 +76,7 @@ class Catalog {
   uint32_t objectOid(const std::string& relationName) const;
   uint32_t constraintOid(const std::string& table, const std::string& constraint) const;
   uint32_t defaultOid(const std::string& table, const std::string& column) const;
+  uint32_t routineOid(const std::string& routine) const;  // routines have a namespace of their own
   // Gives `table`, its indexes, constraints and column defaults their OIDs now.
   void assignOids(const Table& table);
   static constexpr uint32_t kFirstUserOid = 16384;

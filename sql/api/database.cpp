@@ -17,11 +17,16 @@ Database::Database()
     auto def = routines_->definition(name);
     if (!def) return false;
     out.params.clear();
-    for (auto& p : def->params) out.params.push_back(p.type);
+    out.paramNames.clear();
+    for (auto& p : def->params) {
+      out.params.push_back(p.type);
+      out.paramNames.push_back(p.name);
+    }
     out.result = def->returns;
     out.procedure = def->procedure;
     return true;
   };
+  catalog_->routineNames = [this] { return routines_->names(); };
 }
 Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }

@@ -61,7 +61,8 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       "current_role", "pg_table_is_visible", "pg_type_is_visible", "format_type", "pg_get_userbyid", "pg_get_indexdef",
       "pg_get_constraintdef", "pg_get_expr", "obj_description", "col_description", "shobj_description",
       "pg_encoding_to_char", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "regclass",
-      "regtype", "regnamespace", "regrole", "regproc", "current_setting"};
+      "regtype", "regnamespace", "regrole", "regproc", "current_setting", "pg_function_is_visible",
+      "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -177,6 +178,34 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       for (auto& s : catalog_.sequences()) add(s->name);
     }
     return lookup(args[0], std::move(arms), nullOf(SqlType::boolean()), e.pos);
+  }
+  if (n == "pg_function_is_visible" || n == "pg_get_function_result" || n == "pg_get_function_arguments" ||
+      n == "pg_get_function_identity_arguments") {
+    // Over the stored routines (pg_proc): all are public's, so all visible; the result type as
+    // format_type spells it (void when none, NULL for a procedure); the arguments as "name type"
+    // (procedures' with IN, as PostgreSQL prints them). NULL for an OID that names none.
+    count(1, 1);
+    oid(0);
+    std::vector<std::pair<Value, ExprPtr>> arms;
+    if (catalog_.routineNames && catalog_.findRoutine)
+      for (const std::string& name : catalog_.routineNames()) {
+        RoutineSignature sig;
+        if (!catalog_.findRoutine(name, sig)) continue;
+        ExprPtr r;
+        if (n == "pg_function_is_visible") {
+          r = Expr::constant(Value::boolean(true));
+        } else if (n == "pg_get_function_result") {
+          r = sig.procedure ? nullOf(SqlType::text()) : text(sig.result.isNull() ? "void" : pgType(sig.result.id).sqlName);
+        } else {
+          std::string list;
+          for (size_t i = 0; i < sig.params.size(); ++i)
+            list += (i ? ", " : "") + std::string(sig.procedure ? "IN " : "") + quoteIdent(sig.paramNames[i]) + " " +
+                    pgType(sig.params[i].id).sqlName;
+          r = text(list);
+        }
+        arms.emplace_back(Value::int64(catalog_.routineOid(name)), std::move(r));
+      }
+    return lookup(args[0], std::move(arms), nullOf(n == "pg_function_is_visible" ? SqlType::boolean() : SqlType::text()), e.pos);
   }
   if (n == "format_type") {
     // format_type(type OID, typmod): the type's SQL spelling, with its length or precision

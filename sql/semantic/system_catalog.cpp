@@ -302,6 +302,30 @@ std::unique_ptr<Table> pgCollation() {
   return m.make();
 }
 
+std::unique_ptr<Table> pgProc(const Catalog& catalog) {
+  // The stored functions and procedures (hyrax's built-in functions are not listed).
+  Maker m("pg_catalog.pg_proc", {{"oid", 'o'}, {"proname", 'n'}, {"pronamespace", 'o'}, {"proowner", 'o'},
+                                 {"prokind", 'c'}, {"prosecdef", 'b'}, {"proisstrict", 'b'}, {"proretset", 'b'},
+                                 {"provolatile", 'c'}, {"pronargs", 's'}, {"pronargdefaults", 's'},
+                                 {"prorettype", 'o'}, {"proargtypes", 't'}, {"proargnames", 't'}, {"prosrc", 't'}});
+  if (!catalog.routineNames || !catalog.findRoutine) return m.make();
+  for (const std::string& name : catalog.routineNames()) {
+    RoutineSignature sig;
+    if (!catalog.findRoutine(name, sig)) continue;
+    std::string types, names;
+    for (size_t i = 0; i < sig.params.size(); ++i) {
+      types += (i ? " " : "") + std::to_string(pgTypeOid(sig.params[i]));
+      names += (i ? "," : "") + sig.paramNames[i];
+    }
+    m.row({num(catalog.routineOid(name)), str(name), num(kPublicNamespaceOid), num(kBootstrapRoleOid),
+           str(sig.procedure ? "p" : "f"), Cell(false), Cell(false), Cell(false), str("v"),
+           num(static_cast<int64_t>(sig.params.size())), num(0),
+           num(sig.result.isNull() ? kVoidTypeOid : pgTypeOid(sig.result)), str(types),
+           names.empty() ? Cell(null) : str("{" + names + "}"), null});
+  }
+  return m.make();
+}
+
 std::unique_ptr<Table> emptyTable(const std::string& name) {
   if (name == "pg_description")
     return Maker("pg_catalog." + name, {{"objoid", 'o'}, {"classoid", 'o'}, {"objsubid", 'i'}, {"description", 't'}}).make();
@@ -437,6 +461,7 @@ std::unique_ptr<Table> makeSystemTable(const Catalog& catalog, const std::string
     else if (name == "pg_roles" || name == "pg_authid" || name == "pg_user") t = pgRoles(name);
     else if (name == "pg_am") t = pgAm();
     else if (name == "pg_collation") t = pgCollation();
+    else if (name == "pg_proc") t = pgProc(catalog);
     else t = emptyTable(name);
   }
   return t;

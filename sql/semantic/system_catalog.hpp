@@ -22,6 +22,7 @@ namespace hyrax::sql {
 inline constexpr int64_t kPgCatalogNamespaceOid = 11, kPublicNamespaceOid = 2200;
 inline constexpr int64_t kInformationSchemaNamespaceOid = 13000;  // initdb's choice in PostgreSQL; fixed here
 inline constexpr int64_t kBootstrapRoleOid = 10, kDatabaseOid = 5;
+inline constexpr int64_t kVoidTypeOid = 2278;  // a routine's result type when it returns nothing
 inline constexpr const char* kDatabaseName = "hyrax";
 inline constexpr const char* kRoleName = "hyrax";  // the one role until roles exist
 
