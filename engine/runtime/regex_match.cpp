@@ -1,6 +1,10 @@
 // The regex operators' runtime (regex_match.hpp has the dialect and its limits).
 #include "engine/runtime/regex_match.hpp"
 
+// The automaton's size bounds the executor's recursion (it follows chains of empty transitions
+// depth first): 10,000 states keep it within a megabyte or so, well inside the 8 MB stacks of
+// the parallel workers. libstdc++'s own limit is 100,000; no other file instantiates wregex.
+#define _GLIBCXX_REGEX_STATE_LIMIT 10000
 #include <regex>
 #include <string>
 
@@ -61,6 +65,9 @@ bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensi
       const std::wstring p = codePoints(pattern);
       last.re = std::wregex(p.begin(), p.end(), flags);
     } catch (const std::regex_error& e) {
+      if (e.code() == std::regex_constants::error_space)
+        throw Error("2201B", "invalid regular expression: regular expression is too complex (more than " +
+                                 std::to_string(_GLIBCXX_REGEX_STATE_LIMIT) + " states)");
       throw Error("2201B", "invalid regular expression: " + std::string(e.what()));
     }
     last.pattern = std::string(pattern);

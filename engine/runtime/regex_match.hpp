@@ -16,6 +16,8 @@
 namespace hyrax {
 
 inline constexpr size_t kMaxRegexPatternBytes = 1000;  // longer patterns are 54000 (the compiler recurses)
+// A pattern whose automaton passes 10,000 states ((a?){5000}) is 2201B "too complex": the
+// executor's recursion grows with it (regex_match.cpp).
 
 // Throws Error 2201B for a malformed pattern, 54000 for one longer than kMaxRegexPatternBytes.
 // Keeps the last pattern compiled per thread, so a constant pattern is compiled once per query.

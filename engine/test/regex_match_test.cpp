@@ -53,6 +53,10 @@ TEST_CASE("regex operators: malformed patterns are 2201B, very long ones 54000")
   CHECK(sqlstateOf("\\d") == "2201B");  // ARE's class escapes are not ERE
   CHECK(sqlstateOf(std::string(kMaxRegexPatternBytes + 1, 'a')) == "54000");
   CHECK(sqlstateOf(std::string(kMaxRegexPatternBytes, 'a')).empty());
+  // Big automata are refused before their depth-first walks could exhaust a worker's stack.
+  CHECK(sqlstateOf("(a?){16000}") == "2201B");
+  CHECK(sqlstateOf("((a?){100}){100}") == "2201B");
+  CHECK(sqlstateOf("(a?){100}").empty());
 }
 
 TEST_CASE("regex operators: a long string does not exhaust the stack") {
