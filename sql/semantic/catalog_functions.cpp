@@ -77,10 +77,10 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
   };
   // An OID argument: an integer (OIDs are BIGINT here) or a string literal of one ('16384').
   auto oid = [&](size_t i) {
-    if (args[i]->type.isNull() || args[i]->type.isString() || args[i]->type.isInteger())
-      args[i] = castTo(std::move(args[i]), SqlType::int64(args[i]->type.nullable || args[i]->type.isNull()));
-    else
+    if (!args[i]->type.isNull() && !args[i]->type.isString() && !args[i]->type.isInteger())
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + args[i]->type.name() + ", ...) does not exist", e.pos);
+    const bool nullable = args[i]->type.nullable || args[i]->type.isNull();  // read before the move
+    args[i] = castTo(std::move(args[i]), SqlType::int64(nullable));
   };
   const std::string& n = e.name;
 
@@ -349,7 +349,8 @@ std::vector<std::pair<std::vector<std::string>, int64_t>> SelectBinder::regObjec
 ExprPtr SelectBinder::bindRegObject(const std::string& kind, ExprPtr x, bool asText, SourcePos pos) {
   auto objects = regObjects(kind);
   if (x->type.isInteger()) {
-    x = castTo(std::move(x), SqlType::int64(x->type.nullable));
+    const bool nullable = x->type.nullable;  // read before the move
+    x = castTo(std::move(x), SqlType::int64(nullable));
     if (!asText) return x;
     std::vector<std::pair<Value, ExprPtr>> arms;
     for (auto& [names, oid] : objects) arms.emplace_back(Value::int64(oid), text(names[0]));
