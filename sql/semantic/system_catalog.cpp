@@ -10,6 +10,8 @@
 #include "engine/index/index.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/util/error.hpp"
+#include "sql/parser/parser.hpp"
+#include "sql/semantic/binder.hpp"
 
 namespace hyrax::sql {
 
@@ -95,6 +97,30 @@ std::string columnList(const Table& t, const std::vector<uint32_t>& cols, const 
   return s;
 }
 
+// A view's columns: its query bound now (as every use of the view binds it). None for a view
+// that no longer binds, and none while the columns of another view are being found (a view that
+// reads pg_attribute would otherwise find itself again, for ever).
+std::vector<ColumnDef> viewColumns(Catalog& catalog, const std::string& name) {
+  thread_local bool finding = false;
+  const Catalog::View* view = catalog.findView(name);
+  if (!view || finding) return {};
+  struct Finding {
+    Finding() { finding = true; }
+    ~Finding() { finding = false; }
+  } scope;
+  std::vector<ColumnDef> out;
+  try {
+    ast::StatementPtr parsed = parseStatement(view->sql);
+    plan::QueryPlan plan;
+    Binder(catalog).bindSelect(*static_cast<const ast::SelectStmt&>(*parsed).select, plan);
+    for (size_t i = 0; i < plan.output.size(); ++i)
+      out.push_back({i < view->columns.size() ? view->columns[i] : plan.outputNames[i], plan.output[i]->type});
+  } catch (const Error&) {
+    out.clear();
+  }
+  return out;
+}
+
 std::unique_ptr<Table> pgNamespace() {
   Maker m("pg_catalog.pg_namespace", {{"oid", 'o'}, {"nspname", 'n'}, {"nspowner", 'o'}, {"nspacl", 't'}});
   m.row({num(kPgCatalogNamespaceOid), str("pg_catalog"), num(kBootstrapRoleOid), null});
@@ -103,7 +129,7 @@ std::unique_ptr<Table> pgNamespace() {
   return m.make();
 }
 
-std::unique_ptr<Table> pgClass(const Catalog& catalog) {
+std::unique_ptr<Table> pgClass(Catalog& catalog) {
   Maker m("pg_catalog.pg_class", {{"oid", 'o'}, {"relname", 'n'}, {"relnamespace", 'o'}, {"reltype", 'o'}, {"reloftype", 'o'},
                        {"relowner", 'o'}, {"relam", 'o'}, {"relfilenode", 'o'}, {"reltablespace", 'o'},
                        {"relpages", 'i'}, {"reltuples", 'f'}, {"relallvisible", 'i'}, {"reltoastrelid", 'o'},
@@ -126,15 +152,13 @@ std::unique_ptr<Table> pgClass(const Catalog& catalog) {
       rel(i->name(), dynamic_cast<const HashIndex*>(i.get()) ? 405 : 403, static_cast<double>(t->rowCount()), false,
           "i", static_cast<int64_t>(i->columns().size()), 0);
   }
-  for (const std::string& v : catalog.views()) {
-    const Catalog::View* view = catalog.findView(v);
-    rel(v, 0, 0, false, "v", static_cast<int64_t>(view ? view->columns.size() : 0), 0);
-  }
+  for (const std::string& v : catalog.views())
+    rel(v, 0, 0, false, "v", static_cast<int64_t>(viewColumns(catalog, v).size()), 0);
   for (auto& s : catalog.sequences()) rel(s->name, 0, 1, false, "S", 3, 0);
   return m.make();
 }
 
-std::unique_ptr<Table> pgAttribute(const Catalog& catalog) {
+std::unique_ptr<Table> pgAttribute(Catalog& catalog) {
   Maker m("pg_catalog.pg_attribute", {{"attrelid", 'o'}, {"attname", 'n'}, {"atttypid", 'o'}, {"attstattarget", 'i'},
                            {"attlen", 's'}, {"attnum", 's'}, {"attndims", 'i'}, {"atttypmod", 'i'}, {"attbyval", 'b'},
                            {"attalign", 'c'}, {"attstorage", 'c'}, {"attcompression", 'c'}, {"attnotnull", 'b'},
@@ -164,6 +188,13 @@ std::unique_ptr<Table> pgAttribute(const Catalog& catalog) {
         key.type.nullable = true;  // PostgreSQL's index attributes are never NOT NULL
         attribute(catalog.objectOid(index->name()), key, ++k);
       }
+    }
+  }
+  for (const std::string& v : catalog.views()) {
+    auto columns = viewColumns(catalog, v);
+    for (size_t i = 0; i < columns.size(); ++i) {
+      columns[i].type.nullable = true;  // PostgreSQL marks no view column NOT NULL
+      attribute(catalog.objectOid(v), columns[i], static_cast<int64_t>(i + 1));
     }
   }
   for (auto& sq : catalog.sequences()) {  // a sequence's one row: last_value, log_cnt, is_called
@@ -196,7 +227,7 @@ std::unique_ptr<Table> pgTypeTable() {
   return m.make();
 }
 
-std::unique_ptr<Table> pgIndex(const Catalog& catalog) {
+std::unique_ptr<Table> pgIndex(Catalog& catalog) {
   Maker m("pg_catalog.pg_index", {{"indexrelid", 'o'}, {"indrelid", 'o'}, {"indnatts", 's'}, {"indnkeyatts", 's'},
                        {"indisunique", 'b'}, {"indnullsnotdistinct", 'b'}, {"indisprimary", 'b'},
                        {"indisexclusion", 'b'}, {"indimmediate", 'b'}, {"indisclustered", 'b'}, {"indisvalid", 'b'},
@@ -213,7 +244,7 @@ std::unique_ptr<Table> pgIndex(const Catalog& catalog) {
   return m.make();
 }
 
-std::unique_ptr<Table> pgAttrdef(const Catalog& catalog) {
+std::unique_ptr<Table> pgAttrdef(Catalog& catalog) {
   // adbin is PostgreSQL's parse tree of the default; here the expression's text, which is what
   // pg_get_expr(adbin, adrelid) gives back.
   Maker m("pg_catalog.pg_attrdef", {{"oid", 'o'}, {"adrelid", 'o'}, {"adnum", 's'}, {"adbin", 't'}});
@@ -227,7 +258,7 @@ std::unique_ptr<Table> pgAttrdef(const Catalog& catalog) {
   return m.make();
 }
 
-std::unique_ptr<Table> pgConstraint(const Catalog& catalog) {
+std::unique_ptr<Table> pgConstraint(Catalog& catalog) {
   // Primary keys (p), unique indexes made by UNIQUE constraints or CREATE UNIQUE INDEX (u: hyrax
   // keeps no difference), CHECK (c) and foreign keys (f). conkey is an array in PostgreSQL: the
   // attnums as text here, "{1,2}".
@@ -302,7 +333,7 @@ std::unique_ptr<Table> pgCollation() {
   return m.make();
 }
 
-std::unique_ptr<Table> pgProc(const Catalog& catalog) {
+std::unique_ptr<Table> pgProc(Catalog& catalog) {
   // The stored functions and procedures (hyrax's built-in functions are not listed).
   Maker m("pg_catalog.pg_proc", {{"oid", 'o'}, {"proname", 'n'}, {"pronamespace", 'o'}, {"proowner", 'o'},
                                  {"prokind", 'c'}, {"prosecdef", 'b'}, {"proisstrict", 'b'}, {"proretset", 'b'},
@@ -335,7 +366,7 @@ std::unique_ptr<Table> emptyTable(const std::string& name) {
 }
 
 // information_schema.
-std::unique_ptr<Table> informationSchema(const Catalog& catalog, const std::string& name) {
+std::unique_ptr<Table> informationSchema(Catalog& catalog, const std::string& name) {
   if (name == "schemata") {
     Maker m("information_schema." + name, {{"catalog_name", 't'}, {"schema_name", 't'}, {"schema_owner", 't'},
                    {"default_character_set_catalog", 't'}, {"default_character_set_schema", 't'},
@@ -365,9 +396,7 @@ std::unique_ptr<Table> informationSchema(const Catalog& catalog, const std::stri
                    {"numeric_precision_radix", 'i'}, {"numeric_scale", 'i'}, {"datetime_precision", 'i'},
                    {"udt_catalog", 't'}, {"udt_schema", 't'}, {"udt_name", 't'}, {"is_identity", 't'},
                    {"identity_generation", 't'}, {"is_generated", 't'}, {"is_updatable", 't'}});
-    for (const Table* t : catalog.tables())
-      for (size_t i = 0; i < t->columns().size(); ++i) {
-        const ColumnDef& c = t->columns()[i];
+    auto column = [&](const std::string& table, const ColumnDef& c, size_t i, bool updatable) {
         const SqlType& ty = c.type;
         std::string d = defaultText(c);
         Cell charLen = null, octets = null, precision = null, radix = null, scale = null, dtPrecision = null;
@@ -391,12 +420,21 @@ std::unique_ptr<Table> informationSchema(const Catalog& catalog, const std::stri
         if (ty.id == TypeId::Date) dtPrecision = num(0);
         if (ty.id == TypeId::Timestamp || ty.id == TypeId::Time || ty.id == TypeId::Interval) dtPrecision = num(6);
         const std::string udt = pgType(ty.id).typname;
-        m.row({str(kDatabaseName), str("public"), str(t->name()), str(c.name), num(static_cast<int64_t>(i + 1)),
+        m.row({str(kDatabaseName), str("public"), str(table), str(c.name), num(static_cast<int64_t>(i + 1)),
                d.empty() ? Cell(null) : str(d), str(ty.nullable ? "YES" : "NO"), str(pgType(ty.id).sqlName), charLen, octets,
                precision, radix, scale, dtPrecision, str(kDatabaseName), str("pg_catalog"), str(udt),
                str(c.sequence ? "YES" : "NO"), c.sequence ? str(c.sequence->always ? "ALWAYS" : "BY DEFAULT") : Cell(null),
-               str("NEVER"), str("YES")});
+               str("NEVER"), str(updatable ? "YES" : "NO")});
+    };
+    for (const Table* t : catalog.tables())
+      for (size_t i = 0; i < t->columns().size(); ++i) column(t->name(), t->columns()[i], i, true);
+    for (const std::string& v : catalog.views()) {  // views are read only here
+      auto columns = viewColumns(catalog, v);
+      for (size_t i = 0; i < columns.size(); ++i) {
+        columns[i].type.nullable = true;
+        column(v, columns[i], i, false);
       }
+    }
     return m.make();
   }
   return nullptr;
@@ -445,7 +483,7 @@ int32_t pgTypeMod(const SqlType& t) {
   return -1;
 }
 
-std::unique_ptr<Table> makeSystemTable(const Catalog& catalog, const std::string& schema, const std::string& name) {
+std::unique_ptr<Table> makeSystemTable(Catalog& catalog, const std::string& schema, const std::string& name) {
   std::unique_ptr<Table> t;
   if (schema == "information_schema") {
     t = informationSchema(catalog, name);

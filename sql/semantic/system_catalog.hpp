@@ -29,7 +29,7 @@ inline constexpr const char* kRoleName = "hyrax";  // the one role until roles e
 // The table `schema.name` ("pg_catalog" or "information_schema"), made now; null when that schema
 // has no table of that name.
 // Its Table is named schema.name.
-std::unique_ptr<Table> makeSystemTable(const Catalog& catalog, const std::string& schema, const std::string& name);
+std::unique_ptr<Table> makeSystemTable(Catalog& catalog, const std::string& schema, const std::string& name);
 bool isSystemSchema(const std::string& schema);
 
 // The built-in types as pg_type lists them: OID, typname, the SQL spelling format_type gives
