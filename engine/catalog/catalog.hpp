@@ -22,12 +22,20 @@ struct RoutineSignature {
   bool procedure = false;
 };
 
+// A session setting as pg_settings lists it (sql/api/session_settings registers the list).
+struct SettingDescription {
+  std::string name, description, defaultValue;
+  bool readOnly = false;
+};
+
 class Catalog {
  public:
   // Stored routines by name: fills `out` and returns true when one exists. Set by the database.
   std::function<bool(const std::string& name, RoutineSignature& out)> findRoutine;
   // The stored routines' names, sorted (pg_proc). Set by the database.
   std::function<std::vector<std::string>()> routineNames;
+  // The session settings there are (pg_settings; their values are each session's). Set by the database.
+  std::function<std::vector<SettingDescription>()> settingDescriptions;
 
   // Throws Error 42P07 when the name is taken.
   Table& createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});

@@ -1,5 +1,6 @@
 #include "sql/api/database.hpp"
 #include "sql/api/procedure.hpp"
+#include "sql/api/session_settings.hpp"
 #include "sql/api/snapshot.hpp"
 
 #include "engine/catalog/catalog.hpp"
@@ -27,6 +28,7 @@ Database::Database()
     return true;
   };
   catalog_->routineNames = [this] { return routines_->names(); };
+  catalog_->settingDescriptions = [] { return SessionSettings::descriptions(); };
 }
 Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }

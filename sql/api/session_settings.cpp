@@ -104,6 +104,7 @@ struct SettingDef {
   const char* description;
   std::string (*defaultValue)();
   std::string (*normalize)(const std::string& value, SourcePos pos);  // throws 22023
+  bool readOnly = false;  // SET is 55P02
 };
 
 const SettingDef kSettings[] = {
@@ -223,15 +224,18 @@ const SettingDef kSettings[] = {
     {"server_version",
      "The PostgreSQL version whose protocol and catalog hyrax answers with (read only).",
      [] { return std::string("15.0"); },
-     [](const std::string&, SourcePos pos) -> std::string { readOnly("server_version", pos); }},
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("server_version", pos); },
+     true},
     {"server_encoding",
      "The encoding of stored text (read only).",
      [] { return std::string("UTF8"); },
-     [](const std::string&, SourcePos pos) -> std::string { readOnly("server_encoding", pos); }},
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("server_encoding", pos); },
+     true},
     {"transaction_isolation",
      "serializable: transactions run one after another on the executor (read only).",
      [] { return std::string("serializable"); },
-     [](const std::string&, SourcePos pos) -> std::string { readOnly("transaction_isolation", pos); }},
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("transaction_isolation", pos); },
+     true},
 };
 
 const SettingDef* findSetting(const std::string& name) {
@@ -272,6 +276,12 @@ void SessionSettings::refresh() {
   const std::string& nice = values_.at("analytics_nice");
   analyticsIdle_ = nice == "idle";
   analyticsNice_ = analyticsIdle_ ? 19 : static_cast<int>(std::strtol(nice.c_str(), nullptr, 10));
+}
+
+std::vector<SettingDescription> SessionSettings::descriptions() {
+  std::vector<SettingDescription> out;
+  for (const SettingDef& s : kSettings) out.push_back({s.name, s.description, s.defaultValue(), s.readOnly});
+  return out;
 }
 
 std::optional<std::string> SessionSettings::settingValue(const std::string& name) const {

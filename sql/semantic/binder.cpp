@@ -62,6 +62,11 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       // in PostgreSQL, pg_catalog comes first on the search path, before public.
       if (!ref.schema.empty() && ref.schema != "public" && !isSystemSchema(ref.schema))
         throw Error(sqlstate::InvalidSchemaName, "schema \"" + ref.schema + "\" does not exist", ref.pos);
+      if (const char* sql = systemViewSql(ref.schema, ref.name)) {  // pg_settings
+        ast::StatementPtr parsed = parseStatement(sql);
+        return bindDerived(*static_cast<const ast::SelectStmt&>(*parsed).select, nullptr,
+                           ref.alias.empty() ? ref.name : ref.alias, ref.columnAliases, ref.pos);
+      }
       if (ref.schema != "public")
         if (Table* system = systemTable(ref.schema.empty() ? "pg_catalog" : ref.schema, ref.name))
           return bindScan(*system, ref, ref.name);

@@ -357,6 +357,15 @@ std::unique_ptr<Table> pgProc(Catalog& catalog) {
   return m.make();
 }
 
+std::unique_ptr<Table> hyraxSettings(const Catalog& catalog) {
+  // What pg_settings shows besides the values: those are read when the query runs.
+  Maker m("pg_catalog.hyrax_settings", {{"name", 't'}, {"short_desc", 't'}, {"boot_val", 't'}, {"context", 't'}});
+  if (catalog.settingDescriptions)
+    for (auto& d : catalog.settingDescriptions())
+      m.row({str(d.name), str(d.description), str(d.defaultValue), str(d.readOnly ? "internal" : "user")});
+  return m.make();
+}
+
 std::unique_ptr<Table> emptyTable(const std::string& name) {
   if (name == "pg_description")
     return Maker("pg_catalog." + name, {{"objoid", 'o'}, {"classoid", 'o'}, {"objsubid", 'i'}, {"description", 't'}}).make();
@@ -442,6 +451,16 @@ std::unique_ptr<Table> informationSchema(Catalog& catalog, const std::string& na
 
 }  // namespace
 
+const char* systemViewSql(const std::string& schema, const std::string& name) {
+  if ((schema.empty() || schema == "pg_catalog") && name == "pg_settings")
+    return "SELECT s.name, current_setting(s.name) AS setting, CAST(NULL AS TEXT) AS unit, 'hyrax' AS category, "
+           "s.short_desc, CAST(NULL AS TEXT) AS extra_desc, s.context, 'string' AS vartype, "
+           "CASE WHEN current_setting(s.name) = s.boot_val THEN 'default' ELSE 'session' END AS source, "
+           "CAST(NULL AS TEXT) AS min_val, CAST(NULL AS TEXT) AS max_val, s.boot_val, s.boot_val AS reset_val, "
+           "false AS pending_restart FROM pg_catalog.hyrax_settings s";
+  return nullptr;
+}
+
 bool isSystemSchema(const std::string& schema) { return schema == "pg_catalog" || schema == "information_schema"; }
 
 const std::vector<PgType>& pgTypes() {
@@ -500,6 +519,7 @@ std::unique_ptr<Table> makeSystemTable(Catalog& catalog, const std::string& sche
     else if (name == "pg_am") t = pgAm();
     else if (name == "pg_collation") t = pgCollation();
     else if (name == "pg_proc") t = pgProc(catalog);
+    else if (name == "hyrax_settings") t = hyraxSettings(catalog);
     else t = emptyTable(name);
   }
   return t;

@@ -31,6 +31,10 @@ inline constexpr const char* kRoleName = "hyrax";  // the one role until roles e
 // Its Table is named schema.name.
 std::unique_ptr<Table> makeSystemTable(Catalog& catalog, const std::string& schema, const std::string& name);
 bool isSystemSchema(const std::string& schema);
+// A system view's query (pg_settings: the settings' names and descriptions from
+// pg_catalog.hyrax_settings, their values by current_setting() when the query runs, so a cached
+// statement sees a later SET); null when `name` is none. `schema` may be empty (unqualified).
+const char* systemViewSql(const std::string& schema, const std::string& name);
 
 // The built-in types as pg_type lists them: OID, typname, the SQL spelling format_type gives
 // without a typmod (also information_schema's data_type and x::regtype::text), other names
