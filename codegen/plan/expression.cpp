@@ -252,6 +252,9 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::RightPad: return "rpad";
     case ScalarFunc::SplitPart: return "split_part";
     case ScalarFunc::Chr: return "chr";
+    case ScalarFunc::RegexMatch: return "regex_match";
+    case ScalarFunc::RegexMatchInsensitive: return "regex_match_insensitive";
+    case ScalarFunc::CurrentSetting: return "current_setting";
   }
   return "?";
 }

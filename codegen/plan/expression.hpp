@@ -66,6 +66,10 @@ enum class ScalarFunc : uint8_t {
   RightPad,     // (s, length BIGINT, fill): rpad
   SplitPart,    // (s, delimiter, n BIGINT): the n-th field (from the end for a negative n)
   Chr,          // (code BIGINT): the character with that code point
+  RegexMatch,   // (s, pattern) -> BOOLEAN: s ~ pattern (POSIX ERE, engine/runtime/regex_match.hpp)
+  RegexMatchInsensitive,  // (s, pattern) -> BOOLEAN: s ~* pattern
+  CurrentSetting,  // (name, missing_ok BOOLEAN constant) -> TEXT: the session's setting when the query runs;
+                   // NULL for an unknown name when missing_ok (so the result is nullable then)
 };
 const char* toString(ScalarFunc f);
 

@@ -452,6 +452,35 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = b_.CreateLoad(cg_.f64(), out);
       break;
     }
+    case plan::ScalarFunc::RegexMatch:
+    case plan::ScalarFunc::RegexMatchInsensitive: {
+      auto* out = cg_.local(cg_.i8(), "regex");
+      b_.CreateStore(cg_.c8(0), out);
+      auto body = [&] {
+        auto [lo, hi] = s(0);
+        auto [plo, phi] = s(1);
+        cg_.checkStatus(cg_.call("hyrax_rt_regex_match", {cg_.queryContext(), lo, hi, plo, phi,
+                                                          cg_.c32(e.func == plan::ScalarFunc::RegexMatchInsensitive), out}));
+      };
+      if (null)
+        cg_.If(b_.CreateNot(null), body);
+      else
+        body();
+      r.v = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), out), cg_.c8(0));
+      break;
+    }
+    case plan::ScalarFunc::CurrentSetting: {
+      const bool missingOk = e.args[1]->kind == plan::ExprKind::Constant && !e.args[1]->value.isNull() &&
+                             e.args[1]->value.asInt() != 0;
+      auto* missing = cg_.local(cg_.i8(), "missing");
+      b_.CreateStore(cg_.c8(0), missing);
+      stringResult([&](llvm::Value* out) {
+        auto [lo, hi] = s(0);
+        cg_.checkStatus(cg_.call("hyrax_rt_current_setting", {cg_.queryContext(), lo, hi, cg_.c32(missingOk), out, missing}));
+      });
+      if (missingOk) r.null = orNull(r.null, b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), missing), cg_.c8(0)));
+      break;
+    }
     case plan::ScalarFunc::Position: {
       auto [nlo, nhi] = s(0);
       auto [lo, hi] = s(1);

@@ -1,6 +1,7 @@
 #include "engine/catalog/catalog.hpp"
 
 #include "engine/index/index.hpp"
+#include "engine/storage/constraints.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax {
@@ -11,6 +12,7 @@ Table& Catalog::createTable(std::string name, std::vector<ColumnDef> columns, st
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
   auto t = std::make_unique<Table>(name, std::move(columns), std::move(primaryKey));
   Table& ref = *t;
+  assignOids(ref);
   tables_.emplace(std::move(name), std::move(t));
   return ref;
 }
@@ -37,6 +39,7 @@ std::unique_ptr<Table> Catalog::detachTable(const std::string& name) {
 void Catalog::attachTable(std::unique_ptr<Table> table) {
   bump();
   std::string name = table->name();
+  assignOids(*table);
   tables_.emplace(std::move(name), std::move(table));
 }
 
@@ -55,7 +58,43 @@ void Catalog::createSequence(std::shared_ptr<Sequence> sequence) {
     throw Error(sqlstate::DuplicateTable, "relation \"" + sequence->name + "\" already exists");
   bump();
   std::string name = sequence->name;
+  objectOid(name);
   sequences_.emplace(std::move(name), std::move(sequence));
+}
+
+std::vector<std::shared_ptr<Sequence>> Catalog::sequences() const {
+  std::vector<std::shared_ptr<Sequence>> out;
+  for (auto& [n, s] : sequences_) out.push_back(s);
+  return out;
+}
+
+uint32_t Catalog::objectOid(const std::string& key) const {
+  auto [it, fresh] = oids_.emplace(key, nextOid_);
+  if (fresh) ++nextOid_;
+  return it->second;
+}
+
+// Constraints and defaults have names of their own only within their table: their keys say so.
+uint32_t Catalog::constraintOid(const std::string& table, const std::string& constraint) const {
+  return objectOid("constraint " + table + "." + constraint);
+}
+
+uint32_t Catalog::defaultOid(const std::string& table, const std::string& column) const {
+  return objectOid("default " + table + "." + column);
+}
+
+uint32_t Catalog::routineOid(const std::string& routine) const { return objectOid("routine " + routine); }
+
+void Catalog::assignOids(const Table& table) {
+  objectOid(table.name());
+  for (auto& index : table.indexes()) {  // a new table's constraint indexes
+    objectOid(index->name());
+    if (index->unique()) constraintOid(table.name(), index->name());
+  }
+  for (auto& check : table.checks()) constraintOid(table.name(), check.name);
+  for (auto& fk : table.foreignKeys()) constraintOid(table.name(), fk.name);
+  for (auto& column : table.columns())
+    if (column.defaultValue || column.defaultNow || column.defaultSequence) defaultOid(table.name(), column.name);
 }
 
 std::shared_ptr<Sequence> Catalog::findSequence(const std::string& name) const {
@@ -85,6 +124,7 @@ void Catalog::createView(const std::string& name, View view) {
   bump();
   if (tables_.count(name) || views_.count(name) || sequences_.count(name))
     throw Error(sqlstate::DuplicateTable, "relation \"" + name + "\" already exists");
+  objectOid(name);
   views_.emplace(name, std::move(view));
 }
 

@@ -17,14 +17,25 @@ class Index;
 // A stored routine as the binder sees it (sql/api/procedure registers the lookup).
 struct RoutineSignature {
   std::vector<SqlType> params;
+  std::vector<std::string> paramNames;
   SqlType result;
   bool procedure = false;
+};
+
+// A session setting as pg_settings lists it (sql/api/session_settings registers the list).
+struct SettingDescription {
+  std::string name, description, defaultValue;
+  bool readOnly = false;
 };
 
 class Catalog {
  public:
   // Stored routines by name: fills `out` and returns true when one exists. Set by the database.
   std::function<bool(const std::string& name, RoutineSignature& out)> findRoutine;
+  // The stored routines' names, sorted (pg_proc). Set by the database.
+  std::function<std::vector<std::string>()> routineNames;
+  // The session settings there are (pg_settings; their values are each session's). Set by the database.
+  std::function<std::vector<SettingDescription>()> settingDescriptions;
 
   // Throws Error 42P07 when the name is taken.
   Table& createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});
@@ -63,12 +74,28 @@ class Catalog {
   View detachView(const std::string& name);       // Throws Error 42P01 when missing
   const View* findView(const std::string& name) const;  // nullptr when missing
   std::vector<std::string> views() const;         // names, sorted
+  std::vector<std::shared_ptr<Sequence>> sequences() const;  // sorted by name
+
+  // PostgreSQL-style OIDs for pg_catalog (sql/semantic/system_catalog.cpp): each object takes the
+  // next number from 16384, PostgreSQL's first OID for user objects, when it is created (a table
+  // with its indexes, constraints and defaults, then views, sequences, indexes as they come), and
+  // keeps it while the database lives; a name dropped and created again gets its old OID back.
+  // Assigned on the executor, so a snapshot's queries see the same numbers as inline ones.
+  uint32_t objectOid(const std::string& relationName) const;
+  uint32_t constraintOid(const std::string& table, const std::string& constraint) const;
+  uint32_t defaultOid(const std::string& table, const std::string& column) const;
+  uint32_t routineOid(const std::string& routine) const;  // routines have a namespace of their own
+  // Gives `table`, its indexes, constraints and column defaults their OIDs now.
+  void assignOids(const Table& table);
+  static constexpr uint32_t kFirstUserOid = 16384;
 
  private:
   std::map<std::string, std::unique_ptr<Table>> tables_;
   std::map<std::string, View> views_;
   std::map<std::string, std::shared_ptr<Sequence>> sequences_;
   uint64_t version_ = 0;
+  mutable std::map<std::string, uint32_t> oids_;
+  mutable uint32_t nextOid_ = kFirstUserOid;
 };
 
 }  // namespace hyrax

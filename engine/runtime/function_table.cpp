@@ -73,6 +73,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_SESSION_FN(hyrax_rt_currval),
     HYRAX_SESSION_FN(hyrax_rt_setval),
     HYRAX_FN(hyrax_rt_position),
+    HYRAX_FN(hyrax_rt_regex_match),
+    HYRAX_SESSION_FN(hyrax_rt_current_setting),  // reads the session's settings (a thread-local scope)
     HYRAX_FN(hyrax_rt_trim),
     HYRAX_FN(hyrax_rt_replace),
     HYRAX_FN(hyrax_rt_pad),

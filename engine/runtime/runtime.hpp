@@ -171,6 +171,14 @@ int32_t hyrax_rt_interval_cmp(int64_t am, uint64_t ah, int64_t bm, uint64_t bh);
 uint64_t hyrax_rt_interval_hash(int64_t micros, uint64_t high);
 int64_t hyrax_rt_extract(int32_t typeId, int32_t field, int64_t bits, uint64_t high);  // text::extractField
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
+// current_setting(name [, missing_ok]) into *out (string_functions.cpp); *isNull 1 for a missing
+// name when missingOk. 0, or 1 with the error set (42704).
+int32_t hyrax_rt_current_setting(hyrax::QueryContext* ctx, uint64_t nlo, uint64_t nhi, int32_t missingOk, uint64_t* out,
+                                 int8_t* isNull);
+// s ~ pattern (caseInsensitive 1: ~*) into *out (1 or 0): 0, or 1 with the error set (2201B for a
+// malformed pattern). The dialect: engine/runtime/regex_match.hpp.
+int32_t hyrax_rt_regex_match(hyrax::QueryContext* ctx, uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi,
+                             int32_t caseInsensitive, int8_t* out);
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing, uint64_t* out);
 // replace(s, from, to); lpad / rpad(s, length, fill) (`left` 1: lpad). 0, or 1 with the error set.
 int32_t hyrax_rt_replace(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t flo, uint64_t fhi, uint64_t tlo,

@@ -1,15 +1,19 @@
 // SQL's scalar string functions for generated code: SUBSTRING, UPPER/LOWER, CHAR_LENGTH, ASCII,
-// POSITION, TRIM, REPLACE and LPAD/RPAD. Positions and lengths count characters: UTF-8 code points, found by skipping
+// POSITION, TRIM, REPLACE and LPAD/RPAD; current_setting. Positions and lengths count characters: UTF-8 code points, found by skipping
 // continuation bytes (10xxxxxx). Results that are part of the argument point into it (the heap or
 // arena that holds the argument outlives the query); new strings go to the query's arena.
 #include <cctype>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/runtime/runtime_guard.hpp"
+#include "engine/runtime/session_values.hpp"
+#include "engine/runtime/thread_scope.hpp"
 #include "engine/types/string_ref.hpp"
 
 using namespace hyrax;
@@ -238,3 +242,30 @@ int32_t hyrax_rt_chr(QueryContext* ctx, int64_t code, uint64_t* out) {
 }
 
 }  // extern "C"
+
+// current_setting(name [, missing_ok]): the value in the session's settings (session_values.hpp);
+// 42704 for an unknown name unless missingOk, which answers NULL (*isNull = 1).
+extern "C" int32_t hyrax_rt_current_setting(QueryContext* ctx, uint64_t nlo, uint64_t nhi, int32_t missingOk,
+                                            uint64_t* out, int8_t* isNull) {
+  *isNull = 0;
+  std::string name(StringRef::fromHalves(nlo, nhi).view());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const SessionValues* session = ThreadScope<const SessionValues>::current();
+  std::optional<std::string> value = session ? session->settingValue(name) : std::nullopt;
+  if (!value) {
+    if (missingOk) {
+      *isNull = 1;
+      put({}, out);
+      return 0;
+    }
+    ctx->setError(sqlstate::UndefinedObject, "unrecognized configuration parameter \"" + name + "\"");
+    return 1;
+  }
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(value->size() + 1); });
+  if (!buf) return 1;
+  std::memcpy(buf, value->data(), value->size());
+  StringRef r = StringRef::make(buf, static_cast<uint32_t>(value->size()));
+  out[0] = r.lo();
+  out[1] = r.hi();
+  return 0;
+}

@@ -11,6 +11,7 @@ namespace hyrax {
 namespace sqlstate {
 inline constexpr const char* SyntaxError = "42601";
 inline constexpr const char* UndefinedTable = "42P01";
+inline constexpr const char* InvalidSchemaName = "3F000";
 inline constexpr const char* UndefinedColumn = "42703";
 inline constexpr const char* AmbiguousColumn = "42702";
 inline constexpr const char* UndefinedFunction = "42883";

@@ -142,6 +142,7 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
       r = QueryResult(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
       r.keepAlive(ctx);
       r.keepAlive(s.compiled);  // its string constants
+      for (auto& t : s.plan.ownedTables) r.keepAlive(t);  // strings in tables the plan made (pg_class, read_json)
       break;
     }
     // A one-row write's plan applied its row itself (oneRowWriter); others' rows are applied here.

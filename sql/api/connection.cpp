@@ -288,6 +288,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   SequenceSessionScope sequences(con.sequences_.get());
   ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
   ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&con.settings_->executionPolicy());
+  ThreadScope<const SessionValues> sessionValues(con.settings_.get());  // current_setting()
   PhaseTimes times;
   const size_t logged = con.undo_->size();
   QueryResult r;
@@ -445,6 +446,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
 QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
   ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
   ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());  // for its compiles
+  ThreadScope<const SessionValues> sessionValues(settings_.get());  // current_setting()
   const size_t savepoint = undo_->savepoint();
   if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {

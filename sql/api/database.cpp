@@ -1,6 +1,7 @@
 #include "sql/api/database.hpp"
 #include "sql/api/procedure.hpp"
 #include "sql/api/roles.hpp"
+#include "sql/api/session_settings.hpp"
 #include "sql/api/snapshot.hpp"
 
 #include "engine/catalog/catalog.hpp"
@@ -18,11 +19,17 @@ Database::Database()
     auto def = routines_->definition(name);
     if (!def) return false;
     out.params.clear();
-    for (auto& p : def->params) out.params.push_back(p.type);
+    out.paramNames.clear();
+    for (auto& p : def->params) {
+      out.params.push_back(p.type);
+      out.paramNames.push_back(p.name);
+    }
     out.result = def->returns;
     out.procedure = def->procedure;
     return true;
   };
+  catalog_->routineNames = [this] { return routines_->names(); };
+  catalog_->settingDescriptions = [] { return SessionSettings::descriptions(); };
 }
 Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }

@@ -192,6 +192,8 @@ QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexS
   }
   txn::buildIndex(*t, *index);
   t->addIndex(std::move(index));
+  catalog.objectOid(name);  // its pg_class OID (and its constraint's), in the order of creation
+  if (c.unique) catalog.constraintOid(t->name(), name);
   catalog.bump();
   undo.logAction([&catalog, t, name] {
     t->removeIndex(name);

@@ -321,6 +321,7 @@ QueryResult Routines::create(Catalog& catalog, UndoLog& undo, std::unique_ptr<as
   std::shared_ptr<Procedure> p = compileProcedure(catalog, *this, def, times);
   std::shared_ptr<Procedure> before = it == routines_.end() ? nullptr : it->second;
   routines_[def->name] = p;
+  catalog.routineOid(def->name);  // its pg_proc OID, in the order of creation
   catalog.bump();  // plans that call a function bound its signature
   p->catalogVersion = catalog.version();  // its own bump: compiled against all there is, no recompile at the first call
   undo.logAction([this, &catalog, name = def->name, before] {
@@ -355,6 +356,12 @@ QueryResult Routines::drop(Catalog& catalog, UndoLog& undo, const ast::DropTable
     });
   }
   return r;
+}
+
+std::vector<std::string> Routines::names() const {
+  std::vector<std::string> out;
+  for (auto& [name, p] : routines_) out.push_back(name);
+  return out;
 }
 
 std::shared_ptr<const ast::CreateFunctionStmt> Routines::definition(const std::string& name) const {

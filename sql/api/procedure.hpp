@@ -55,6 +55,7 @@ class Routines {
                   const std::atomic<bool>* cancel);
 
   bool exists(const std::string& name) const { return routines_.count(name) > 0; }
+  std::vector<std::string> names() const;  // sorted
   // The definition of a routine, or null.
   std::shared_ptr<const ast::CreateFunctionStmt> definition(const std::string& name) const;
 

@@ -96,11 +96,16 @@ std::string wholeNumber(const std::string& v, const char* name, SourcePos pos, l
   return std::to_string(n);
 }
 
+[[noreturn]] void readOnly(const char* name, SourcePos pos) {
+  throw Error("55P02", "parameter \"" + std::string(name) + "\" cannot be changed", pos);
+}
+
 struct SettingDef {
   const char* name;
   const char* description;
   std::string (*defaultValue)();
   std::string (*normalize)(const std::string& value, SourcePos pos);  // throws 22023
+  bool readOnly = false;  // SET is 55P02
 };
 
 const SettingDef kSettings[] = {
@@ -160,6 +165,79 @@ const SettingDef kSettings[] = {
      "Cancels a statement that runs longer than this (57014); 0 waits for ever.",
      [] { return std::string("0"); },
      [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "statement_timeout", pos)); }},
+    // PostgreSQL's settings that clients set or read when they connect (psql, pgjdbc, psycopg).
+    // Stored and shown; what they would change, hyrax does one way only (said in each).
+    {"application_name",
+     "The client's name for this session (stored and shown; nothing else reads it yet).",
+     [] { return std::string(); },
+     [](const std::string& v, SourcePos) { return v.substr(0, 63); }},
+    {"extra_float_digits",
+     "Accepted for PostgreSQL's clients and ignored: REAL and DOUBLE PRECISION print the shortest text that "
+     "reads back as the same value, which is what PostgreSQL prints for 1 or more.",
+     [] { return std::string("1"); },
+     [](const std::string& v, SourcePos pos) {
+       return wholeNumber(v, "extra_float_digits", pos, -15, 3, "A whole number from -15 to 3.");
+     }},
+    {"datestyle",
+     "How dates print: ISO only (1998-12-01); the order part (MDY, DMY, YMD) is stored and shown but "
+     "ISO input is read either way.",
+     [] { return std::string("ISO, MDY"); },
+     [](const std::string& v, SourcePos pos) {
+       std::string lower = text::lowerAscii(v), order = "MDY";
+       size_t start = 0;
+       while (start <= lower.size()) {
+         size_t end = lower.find(',', start);
+         if (end == std::string::npos) end = lower.size();
+         std::string item = lower.substr(start, end - start);
+         while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+         while (!item.empty() && item.back() == ' ') item.pop_back();
+         if (item == "iso") {  // the only output style
+         } else if (item == "mdy" || item == "us" || item == "noneuropean") order = "MDY";
+         else if (item == "dmy" || item == "euro" || item == "european") order = "DMY";
+         else if (item == "ymd") order = "YMD";
+         else
+           throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"DateStyle\": \"" + v + "\"", pos)
+               .withDetail("hyrax prints dates in the ISO style only: ISO, with MDY, DMY or YMD.");
+         start = end + 1;
+       }
+       return "ISO, " + order;
+     }},
+    {"client_encoding",
+     "The encoding of text between client and server: UTF8 only (hyrax keeps and sends text as UTF-8).",
+     [] { return std::string("UTF8"); },
+     [](const std::string& v, SourcePos pos) {
+       std::string lower = text::lowerAscii(v);
+       if (lower == "utf8" || lower == "utf-8" || lower == "unicode") return std::string("UTF8");
+       throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"client_encoding\": \"" + v + "\"", pos)
+           .withDetail("hyrax speaks UTF8 only.");
+     }},
+    {"search_path",
+     "Accepted and stored; names are looked up in pg_catalog, then public, whatever it says.",
+     [] { return std::string("\"$user\", public"); },
+     [](const std::string& v, SourcePos) { return v; }},
+    {"timezone",
+     "Accepted and stored; hyrax has no time zones yet: TIMESTAMP is without one, and CURRENT_TIMESTAMP is UTC.",
+     [] { return std::string("UTC"); },
+     [](const std::string& v, SourcePos) { return v; }},
+    {"standard_conforming_strings",
+     "on: a backslash in '...' is an ordinary character (the only way hyrax reads strings).",
+     [] { return std::string("on"); },
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "standard_conforming_strings", pos, {"on"}); }},
+    {"server_version",
+     "The PostgreSQL version whose protocol and catalog hyrax answers with (read only).",
+     [] { return std::string("15.0"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("server_version", pos); },
+     true},
+    {"server_encoding",
+     "The encoding of stored text (read only).",
+     [] { return std::string("UTF8"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("server_encoding", pos); },
+     true},
+    {"transaction_isolation",
+     "serializable: transactions run one after another on the executor (read only).",
+     [] { return std::string("serializable"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("transaction_isolation", pos); },
+     true},
 };
 
 const SettingDef* findSetting(const std::string& name) {
@@ -200,6 +278,18 @@ void SessionSettings::refresh() {
   const std::string& nice = values_.at("analytics_nice");
   analyticsIdle_ = nice == "idle";
   analyticsNice_ = analyticsIdle_ ? 19 : static_cast<int>(std::strtol(nice.c_str(), nullptr, 10));
+}
+
+std::vector<SettingDescription> SessionSettings::descriptions() {
+  std::vector<SettingDescription> out;
+  for (const SettingDef& s : kSettings) out.push_back({s.name, s.description, s.defaultValue(), s.readOnly});
+  return out;
+}
+
+std::optional<std::string> SessionSettings::settingValue(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<std::pair<std::string, std::string>> SessionSettings::values() const {

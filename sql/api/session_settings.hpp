@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "codegen/translate/query_compiler.hpp"
+#include "engine/catalog/catalog.hpp"
 #include "engine/runtime/memory_budget.hpp"
+#include "engine/runtime/session_values.hpp"
 #include "sql/api/database.hpp"
 #include "sql/parser/ast.hpp"
 
@@ -17,9 +19,13 @@ namespace hyrax {
 
 class UndoLog;
 
-class SessionSettings {
+class SessionSettings : public SessionValues {
  public:
   SessionSettings();
+  // current_setting(name) of a running query (the session installs itself for each statement).
+  std::optional<std::string> settingValue(const std::string& name) const override;
+  // Every setting: name, description, default, read-only (pg_settings, through the catalog).
+  static std::vector<SettingDescription> descriptions();
   QueryResult apply(const ast::SettingStmt& stmt, UndoLog& undo);
 
   // The memory one statement may use (installed for the statements the session runs).

@@ -47,7 +47,7 @@ enum class ExprKind : uint8_t {
 struct Expr {
   ExprKind kind;
   SourcePos pos;
-  std::string table;  // Column / Star qualifier
+  std::string table;  // Column / Star qualifier; Function: its schema (pg_catalog.f(...)), else empty
   std::string name;   // Column name, Function name (lower-cased unless quoted)
   std::string op;     // Unary / Binary
   std::string text;   // literal text
@@ -73,6 +73,7 @@ enum class JoinType : uint8_t { Inner, Left, Right, Full, Cross };
 struct TableRef {
   enum class Kind : uint8_t { Table, Join, Subquery, Function } kind;
   SourcePos pos;
+  std::string schema;  // Table: schema.name (pg_catalog, information_schema, public); empty when unqualified
   std::string name;   // Table; Function: the table function's name (read_json)
   std::vector<ExprPtr> args;  // Function
   std::string alias;  // Table or Subquery

@@ -63,29 +63,39 @@ ExprPtr Parser::comparison() {
   while (true) {
     chain.step();
     SourcePos p = cur().pos;
-    static const char* ops[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
-    bool matched = false;
-    for (const char* op : ops) {
-      if (is(op)) {
-        ++i_;
-        std::string sym = std::string(op) == "!=" ? "<>" : op;
-        if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && atQuery(2)) {
-          auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
-          q->op = sym;
-          q->unit = is("all") ? "all" : "any";
-          i_ += 2;
-          q->args.push_back(std::move(e));
-          q->subquery = select();
-          expect(")");
-          e = std::move(q);
-        } else {
-          e = binary(sym.c_str(), std::move(e), concatExpr(), p);
-        }
-        matched = true;
-        break;
-      }
+    static const char* ops[] = {"=", "<>", "!=", "<", "<=", ">", ">=", "~", "!~", "~*", "!~*"};
+    // OPERATOR(pg_catalog.op): PostgreSQL's spelling of an operator looked up in a named schema
+    // (psql writes its regex matches so); hyrax's operators are all pg_catalog's.
+    const char* op = nullptr;
+    if (is("operator") && ahead(1).is("(")) {
+      i_ += 2;
+      if (is("pg_catalog") && ahead(1).is(".")) i_ += 2;
+      for (const char* o : ops)
+        if (is(o)) op = o;
+      if (!op) syntaxError();  // an operator hyrax does not have, or none
+      ++i_;
+      expect(")");
+    } else {
+      for (const char* o : ops)
+        if (is(o)) op = o;
+      if (op) ++i_;
     }
-    if (matched) continue;
+    if (op) {
+      std::string sym = std::string(op) == "!=" ? "<>" : op;
+      if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && atQuery(2)) {
+        auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
+        q->op = sym;
+        q->unit = is("all") ? "all" : "any";
+        i_ += 2;
+        q->args.push_back(std::move(e));
+        q->subquery = select();
+        expect(")");
+        e = std::move(q);
+      } else {
+        e = binary(sym.c_str(), std::move(e), concatExpr(), p);
+      }
+      continue;
+    }
     if (accept("is")) {
       auto n = std::make_unique<Expr>(ExprKind::IsNull, p);
       n->negated = accept("not");
@@ -176,10 +186,32 @@ ExprPtr Parser::unary() {
   }
   ExprPtr e = primary();
   ChainGuard chain(*this);
-  while (is("::")) {
+  while (is("::") || is("collate")) {
     chain.step();
     SourcePos p = cur().pos;
+    if (accept("collate")) {
+      // x COLLATE name: hyrax compares strings by their bytes, which is collation "C"; the names
+      // that mean that here ("default" is the database's, which is C) are accepted and change
+      // nothing, others are 42704.
+      if (is("pg_catalog") && ahead(1).is(".")) i_ += 2;
+      if (cur().kind != TokenKind::Identifier && cur().kind != TokenKind::QuotedIdentifier) syntaxError();
+      std::string collation = t_[i_].text;
+      if (collation != "default" && collation != "C" && collation != "c" && collation != "POSIX" && collation != "posix")
+        throw Error(sqlstate::UndefinedObject, "collation \"" + collation + "\" does not exist", cur().pos);
+      ++i_;
+      continue;
+    }
     ++i_;
+    if (is("pg_catalog") && ahead(1).is(".")) i_ += 2;
+    if (is("regclass") || is("regtype") || is("regnamespace") || is("regrole") || is("regproc")) {
+      // x::regclass and its kin: no types of their own here, but the lookup of a name's OID
+      // (sql/semantic/catalog_functions.cpp), bound as the call regclass(x).
+      auto f = std::make_unique<Expr>(ExprKind::Function, p);
+      f->name = t_[i_++].text;
+      f->args.push_back(std::move(e));
+      e = std::move(f);
+      continue;
+    }
     auto c = std::make_unique<Expr>(ExprKind::Cast, p);
     c->type = typeName();
     c->args.push_back(std::move(e));
@@ -252,7 +284,8 @@ ExprPtr Parser::primary() {
       return e;
     }
     // SQL's niladic functions: no parentheses.
-    if ((is("current_date") || is("current_timestamp") || is("localtimestamp") || is("current_time") || is("localtime")) &&
+    if ((is("current_date") || is("current_timestamp") || is("localtimestamp") || is("current_time") || is("localtime") ||
+         is("current_user") || is("session_user") || is("current_role") || is("current_catalog") || is("current_schema")) &&
         !ahead(1).is("(")) {
       auto e = std::make_unique<Expr>(ExprKind::Function, pos);
       e->name = t_[i_++].text;
@@ -281,6 +314,13 @@ ExprPtr Parser::primary() {
   const bool leftOrRight = (is("left") || is("right")) && cur().kind == TokenKind::Identifier && ahead(1).is("(");
   if (!leftOrRight && !atIdentifier()) syntaxError();
   std::string name = leftOrRight ? t_[i_++].text : identifier();
+  std::string schema;
+  if (is(".") && (ahead(1).kind == TokenKind::Identifier || ahead(1).kind == TokenKind::QuotedIdentifier) &&
+      ahead(2).is("(")) {  // schema.function(...)
+    schema = std::move(name);
+    ++i_;
+    name = identifier();
+  }
   if ((name == "extract" || name == "substring") && is("(")) {
     // The standard's keyword forms: EXTRACT(field FROM x), SUBSTRING(x FROM a [FOR b]).
     size_t save = i_;
@@ -341,6 +381,7 @@ ExprPtr Parser::primary() {
   if (accept("(")) {
     auto f = std::make_unique<Expr>(ExprKind::Function, pos);
     f->name = name;
+    f->table = schema;
     if (accept("*")) {
       f->star = true;
     } else if (!is(")")) {

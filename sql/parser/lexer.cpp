@@ -149,14 +149,18 @@ class Lexer {
       if (t.size() > 5 || std::stoul(t) < 1 || std::stoul(t) > 65535) fail("there is no parameter $" + t, start);
       return {TokenKind::Parameter, t, start};
     }
-    static const char* twoChar[] = {"<>", "!=", "<=", ">=", "||", "::", ":=", ".."};
+    if (c == '!' && peek(1) == '~' && peek(2) == '*') {  // !~* : POSIX regex, case-insensitive, negated
+      step(3);
+      return {TokenKind::Operator, "!~*", start};
+    }
+    static const char* twoChar[] = {"<>", "!=", "<=", ">=", "||", "::", ":=", "..", "!~", "~*"};
     for (const char* op : twoChar) {
       if (c == op[0] && peek(1) == op[1]) {
         step(2);
         return {TokenKind::Operator, op, start};
       }
     }
-    if (std::string_view("+-*/%=<>(),.;").find(c) != std::string_view::npos) {
+    if (std::string_view("+-*/%=<>(),.;~").find(c) != std::string_view::npos) {
       step();
       return {TokenKind::Operator, std::string(1, c), start};
     }

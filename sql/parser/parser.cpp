@@ -168,23 +168,40 @@ StatementPtr Parser::setting(SourcePos pos) {
   if (op == Op::Set) accept("session");
   s->namePos = cur().pos;
   if (op != Op::Set && accept("all")) return s;
-  s->name = identifier();
+  // PostgreSQL's spellings of two settings: SET TIME ZONE x, SHOW TIME ZONE (timezone) and SHOW
+  // TRANSACTION ISOLATION LEVEL (transaction_isolation).
+  const bool timeZone = is("time") && ahead(1).is("zone");
+  if (timeZone) {
+    i_ += 2;
+    s->name = "timezone";
+  } else if (op == Op::Show && is("transaction") && ahead(1).is("isolation") && ahead(2).is("level")) {
+    i_ += 3;
+    s->name = "transaction_isolation";
+  } else {
+    s->name = identifier();
+  }
   if (op != Op::Set) return s;
-  if (!accept("to")) expect("=");
+  if (!timeZone && !accept("to")) expect("=");
   s->valuePos = cur().pos;
-  if (accept("default")) {
+  if (accept("default") || (timeZone && accept("local"))) {
     s->toDefault = true;
     return s;
   }
-  bool negative = accept("-");
-  const Token& v = cur();
-  if (v.kind == TokenKind::String || v.kind == TokenKind::Integer || v.kind == TokenKind::Decimal ||
-      v.kind == TokenKind::Float || (!negative && v.kind == TokenKind::Identifier)) {
-    s->value = (negative ? "-" : "") + v.text;
-    ++i_;
-    return s;
-  }
-  syntaxError();
+  // A value, or a list of them (SET search_path = "$user", public; SET datestyle = ISO, MDY): the
+  // items joined by ", ", a quoted identifier kept in its quotes, as PostgreSQL shows them.
+  do {
+    bool negative = accept("-");
+    const Token& v = cur();
+    if (v.kind == TokenKind::String || v.kind == TokenKind::Integer || v.kind == TokenKind::Decimal ||
+        v.kind == TokenKind::Float || (!negative && (v.kind == TokenKind::Identifier || v.kind == TokenKind::QuotedIdentifier))) {
+      if (!s->value.empty()) s->value += ", ";
+      s->value += v.kind == TokenKind::QuotedIdentifier ? "\"" + v.text + "\"" : (negative ? "-" : "") + v.text;
+      ++i_;
+    } else {
+      syntaxError();
+    }
+  } while (accept(","));
+  return s;
 }
 
 std::string Parser::stringLiteral() {
@@ -269,7 +286,10 @@ SqlType Parser::typeName() {
     out = unsignedNumber();
     expect(")");
   };
+  if (is("pg_catalog") && ahead(1).is(".")) i_ += 2;  // pg_catalog.text: the built-in types are pg_catalog's
   if (accept("boolean") || accept("bool")) return SqlType::boolean();
+  if (accept("oid")) return SqlType::int64();  // OIDs are BIGINT here (unsigned 32-bit in PostgreSQL)
+  if (accept("name")) return SqlType::text();  // PostgreSQL's 63-byte identifier type
   if (accept("smallint") || accept("int2")) return SqlType::int16();
   if (accept("integer") || accept("int") || accept("int4")) return SqlType::int32();
   if (accept("bigint") || accept("int8")) return SqlType::int64();

@@ -271,6 +271,10 @@ TableRefPtr Parser::tablePrimary() {
   } else {
     r = std::make_unique<TableRef>(TableRef::Kind::Table, pos);
     r->name = identifier();
+    if (accept(".")) {  // schema.table
+      r->schema = std::move(r->name);
+      r->name = identifier();
+    }
     if (accept("(")) {  // a table function: read_json('file')
       r->kind = TableRef::Kind::Function;
       if (!accept(")")) {

@@ -9,6 +9,7 @@
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/select_binder.hpp"
+#include "sql/semantic/system_catalog.hpp"
 #include "sql/semantic/type_rules.hpp"
 
 namespace hyrax::sql {
@@ -44,7 +45,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
   switch (ref.kind) {
     case ast::TableRef::Kind::Table: {
       // A WITH query of this SELECT or an enclosing one hides a table of the same name.
-      for (SelectBinder* b = this; b; b = b->parent_) {
+      for (SelectBinder* b = ref.schema.empty() ? this : nullptr; b; b = b->parent_) {
         if (!b->with_) continue;
         for (auto& cte : *b->with_) {
           // Without RECURSIVE a WITH query does not see itself: the name means what it meant outside.
@@ -56,6 +57,21 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
           return op;
         }
       }
+      // Schemas: public holds the user's tables, views and sequences; pg_catalog and
+      // information_schema the system tables, made now from the catalog (system_catalog.hpp). As
+      // in PostgreSQL, pg_catalog comes first on the search path, before public.
+      if (!ref.schema.empty() && ref.schema != "public" && !isSystemSchema(ref.schema))
+        throw Error(sqlstate::InvalidSchemaName, "schema \"" + ref.schema + "\" does not exist", ref.pos);
+      if (const char* sql = systemViewSql(ref.schema, ref.name)) {  // pg_settings
+        ast::StatementPtr parsed = parseStatement(sql);
+        return bindDerived(*static_cast<const ast::SelectStmt&>(*parsed).select, nullptr,
+                           ref.alias.empty() ? ref.name : ref.alias, ref.columnAliases, ref.pos);
+      }
+      if (ref.schema != "public")
+        if (Table* system = systemTable(ref.schema.empty() ? "pg_catalog" : ref.schema, ref.name))
+          return bindScan(*system, ref, ref.name);
+      if (isSystemSchema(ref.schema))
+        throw Error(sqlstate::UndefinedTable, "relation \"" + ref.schema + "." + ref.name + "\" does not exist", ref.pos);
       if (const Catalog::View* view = catalog_.findView(ref.name)) {
         // A view is its query, parsed again here and bound like a derived table.
         ast::StatementPtr parsed;

@@ -391,10 +391,16 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
     if (datePart) return castTo(std::move(x), SqlType::float64());
     return x;
   }
-  if (ExprPtr f = bindScalarFunction(e, clause)) return f;
-  if (ExprPtr f = bindSequenceFunction(e, clause)) return f;
+  // schema.f(...): hyrax's own functions are pg_catalog's, stored routines public's.
+  if (!e.table.empty() && e.table != "pg_catalog" && e.table != "public")
+    throw Error(sqlstate::InvalidSchemaName, "schema \"" + e.table + "\" does not exist", e.pos);
+  if (e.table != "public") {
+    if (ExprPtr f = bindScalarFunction(e, clause)) return f;
+    if (ExprPtr f = bindSequenceFunction(e, clause)) return f;
+    if (ExprPtr f = bindCatalogFunction(e, clause)) return f;
+  }
   RoutineSignature sig;
-  if (catalog_.findRoutine && e.table.empty() && catalog_.findRoutine(e.name, sig)) {
+  if (catalog_.findRoutine && e.table != "pg_catalog" && catalog_.findRoutine(e.name, sig)) {
     // A stored function: run for each row where it stands, its arguments converted as CALL's are.
     if (sig.procedure)
       throw Error("42809", e.name + " is a procedure", e.pos).withDetail("To call a procedure, use CALL.");
@@ -468,6 +474,8 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       if (e.args[0]->kind == ast::ExprKind::Row || e.args[1]->kind == ast::ExprKind::Row) return bindRowComparison(e, clause);
       ExprPtr a = sub(0), b = sub(1);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
+      if (op == "~" || op == "~*" || op == "!~" || op == "!~*")
+        return makeRegexMatch(std::move(a), std::move(b), op.back() == '*', op[0] == '!', e.pos);
       static const std::pair<const char*, plan::ArithOp> arith[] = {{"+", plan::ArithOp::Add}, {"-", plan::ArithOp::Sub},
                                                                     {"*", plan::ArithOp::Mul}, {"/", plan::ArithOp::Div},
                                                                     {"%", plan::ArithOp::Mod}};
@@ -523,7 +531,14 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       if (e.hasElse) args.push_back(sub(e.args.size() - 1));
       return makeCase(std::move(args), e.hasElse, e.pos);
     }
-    case ast::ExprKind::Cast: return makeCast(sub(0), e.type, e.pos);
+    case ast::ExprKind::Cast: {
+      // x::regclass::text and its kin: the object's name (catalog_functions.cpp).
+      const ast::Expr& arg = *e.args[0];
+      if (e.type.isString() && arg.kind == ast::ExprKind::Function && arg.table.empty() && arg.args.size() == 1 &&
+          (arg.name == "regclass" || arg.name == "regtype" || arg.name == "regnamespace" || arg.name == "regrole"))
+        return makeCast(bindRegObject(arg.name, bindExpr(*arg.args[0], clause), true, arg.pos), e.type, e.pos);
+      return makeCast(sub(0), e.type, e.pos);
+    }
     case ast::ExprKind::Function: return bindFunction(e, clause);
     case ast::ExprKind::InSelect:
     case ast::ExprKind::Exists:

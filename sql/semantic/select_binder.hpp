@@ -79,6 +79,9 @@ class SelectBinder {
   // A table function in FROM (table_functions.cpp): read_json('file') loads the file into a
   // table the plan owns.
   Table& bindTableFunction(const ast::TableRef& ref);
+  // pg_catalog's or information_schema's table `name` (system_catalog.hpp), made for this plan
+  // once; null when the schema has none of that name.
+  Table* systemTable(const std::string& schema, const std::string& name);
   // JOIN ... USING / NATURAL JOIN (join_using.cpp): the names (usingNames: USING's, or those both
   // sides have), and the equalities of those columns of the left scope entries [leftScope,
   // rightScope) and the right ones [rightScope, end).
@@ -150,7 +153,11 @@ class SelectBinder {
   plan::OperatorPtr bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
   // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
-  plan::ExprPtr bindSequenceFunction(const ast::Expr& e, Clause clause);  // sequence_functions.cpp; nullptr: not one
+  plan::ExprPtr bindSequenceFunction(const ast::Expr& e, Clause clause);
+  // pg_catalog's functions for clients (catalog_functions.cpp); nullptr: not one.
+  plan::ExprPtr bindCatalogFunction(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindRegObject(const std::string& kind, plan::ExprPtr x, bool asText, SourcePos pos);
+  std::vector<std::pair<std::vector<std::string>, int64_t>> regObjects(const std::string& kind) const;  // sequence_functions.cpp; nullptr: not one
   // date +/- INTERVAL 'n' DAY|MONTH|YEAR (scalar_functions.cpp).
   // After GROUP BY: an expression equal to a grouping expression reads the group's IU.
   std::optional<plan::ExprPtr> matchGroup(const ast::Expr& e);

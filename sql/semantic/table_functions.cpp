@@ -1,4 +1,5 @@
-// Table functions in FROM. read_json('file') reads a newline-delimited JSON file into a table the
+// Table functions in FROM, and the system tables (pg_catalog, information_schema) made the same
+// way. Table functions in FROM. read_json('file') reads a newline-delimited JSON file into a table the
 // plan owns (plan::QueryPlan::ownedTables), made while binding: the optimizer sees a table with
 // statistics like any other, and generated code scans it as any other. The file is read when the
 // statement is planned (a prepared statement's at PREPARE).
@@ -6,6 +7,7 @@
 #include "engine/storage/table.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/semantic/select_binder.hpp"
+#include "sql/semantic/system_catalog.hpp"
 
 namespace hyrax::sql {
 
@@ -24,6 +26,15 @@ Table& SelectBinder::bindTableFunction(const ast::TableRef& ref) {
     throw Error(e.sqlstate(), e.message(), ref.args[0]->pos);
   }
   return *plan_.ownedTables.back();
+}
+
+Table* SelectBinder::systemTable(const std::string& schema, const std::string& name) {
+  for (auto& t : plan_.ownedTables)  // bound again, or read twice (pg_class c, pg_class c2)
+    if (t->name() == schema + "." + name) return t.get();
+  std::unique_ptr<Table> t = makeSystemTable(catalog_, schema, name);
+  if (!t) return nullptr;
+  plan_.ownedTables.push_back(std::move(t));
+  return plan_.ownedTables.back().get();
 }
 
 }  // namespace hyrax::sql

@@ -267,6 +267,21 @@ ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   return e;
 }
 
+ExprPtr makeRegexMatch(ExprPtr a, ExprPtr pattern, bool caseInsensitive, bool negated, SourcePos pos) {
+  const char* op = caseInsensitive ? (negated ? "!~*" : "~*") : (negated ? "!~" : "~");
+  if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
+    noOperator(op, a->type, pattern->type, pos);
+  bool nullable = a->type.nullable || pattern->type.nullable || a->type.isNull() || pattern->type.isNull();
+  auto e = std::make_unique<Expr>(ExprKind::Call, SqlType::boolean(nullable), pos);
+  e->func = caseInsensitive ? plan::ScalarFunc::RegexMatchInsensitive : plan::ScalarFunc::RegexMatch;
+  e->args.push_back(castTo(std::move(a), SqlType::text()));
+  e->args.push_back(castTo(std::move(pattern), SqlType::text()));
+  if (!negated) return e;
+  std::vector<ExprPtr> one;
+  one.push_back(std::move(e));
+  return makeLogic(ExprKind::Not, std::move(one), pos);
+}
+
 namespace {
 
 // A LIKE pattern whose escape character is `esc` (empty: none) in the default form, where '\'

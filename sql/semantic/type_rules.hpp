@@ -29,6 +29,8 @@ plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, bool negated, Sou
 // (0A000); another escape character than '\' needs a constant pattern too (0A000), which is
 // rewritten into the default form. A constant pattern ending with the escape character is 22025.
 plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos);
+// a ~ pattern, a ~* pattern (caseInsensitive), !~ and !~* (negated): POSIX regex matches.
+plan::ExprPtr makeRegexMatch(plan::ExprPtr a, plan::ExprPtr pattern, bool caseInsensitive, bool negated, SourcePos pos);
 plan::ExprPtr makeIsNull(plan::ExprPtr a, bool negated, SourcePos pos);
 plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool negated, SourcePos pos);
 // args: when, then, when, then, ..., [else]

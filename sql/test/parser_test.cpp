@@ -99,3 +99,31 @@ TEST_CASE("empty statements and comment-only text split into nothing") {
   CHECK_FALSE(parts[2].complete);
   CHECK(splitStatements("'unterminated; string").size() == 1);  // incomplete, not a comment
 }
+
+TEST_CASE("PostgreSQL's catalog syntax: schema-qualified names, OPERATOR(), COLLATE, reg* casts") {
+  auto s = parseStatement(
+      "SELECT pg_catalog.format_type(a, b), c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default, "
+      "x::pg_catalog.regclass::pg_catalog.text, n !~* 'p' FROM pg_catalog.pg_class c, public.t");
+  auto& sel = *static_cast<ast::SelectStmt&>(*s).select;
+  const ast::Expr& f = *sel.items[0].expr;
+  CHECK(f.kind == ast::ExprKind::Function);
+  CHECK(f.table == "pg_catalog");
+  CHECK(f.name == "format_type");
+  const ast::Expr& m = *sel.items[1].expr;  // COLLATE leaves the pattern as it was
+  CHECK(m.kind == ast::ExprKind::Binary);
+  CHECK(m.op == "~");
+  CHECK(m.args[1]->kind == ast::ExprKind::String);
+  const ast::Expr& cast = *sel.items[2].expr;  // ::regclass is the call regclass(x), then a cast
+  CHECK(cast.kind == ast::ExprKind::Cast);
+  CHECK(cast.type.id == TypeId::Text);
+  CHECK(cast.args[0]->kind == ast::ExprKind::Function);
+  CHECK(cast.args[0]->name == "regclass");
+  CHECK(sel.items[3].expr->op == "!~*");
+  REQUIRE(sel.from.size() == 2);
+  CHECK(sel.from[0]->schema == "pg_catalog");
+  CHECK(sel.from[0]->name == "pg_class");
+  CHECK(sel.from[0]->alias == "c");
+  CHECK(sel.from[1]->schema == "public");
+  CHECK(errorOf("SELECT a OPERATOR(pg_catalog.+) b").sqlstate() == "42601");  // only comparisons and regex
+  CHECK(errorOf("SELECT a COLLATE \"de_DE\"").sqlstate() == "42704");
+}

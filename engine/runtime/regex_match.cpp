@@ -1,0 +1,102 @@
+// The regex operators' runtime (regex_match.hpp has the dialect and its limits).
+#include "engine/runtime/regex_match.hpp"
+
+// The automaton's size bounds the executor's recursion (it follows chains of empty transitions
+// depth first): 10,000 states keep it within a megabyte or so, well inside the 8 MB stacks of
+// the parallel workers. libstdc++'s own limit is 100,000; no other file instantiates wregex.
+#define _GLIBCXX_REGEX_STATE_LIMIT 10000
+#include <regex>
+#include <string>
+
+#include "engine/runtime/query_context.hpp"
+#include "engine/runtime/runtime.hpp"
+#include "engine/types/string_ref.hpp"
+#include "engine/util/error.hpp"
+
+namespace hyrax {
+
+namespace {
+
+// UTF-8 to code points (wchar_t is 32 bits on Linux, x86 and ARM alike), so that "." and bracket
+// expressions see characters; a byte that starts no valid sequence stands for itself.
+std::wstring codePoints(std::string_view s) {
+  std::wstring out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    bool valid = n > 0 && i + n <= s.size();
+    uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; valid && k < n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      valid = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if (!valid) {
+      out.push_back(static_cast<wchar_t>(b));
+      ++i;
+      continue;
+    }
+    out.push_back(static_cast<wchar_t>(cp));
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensitive) {
+  struct Compiled {
+    std::string pattern;
+    bool caseInsensitive = false;
+    bool valid = false;
+    std::wregex re;
+  };
+  thread_local Compiled last;
+  if (!last.valid || last.pattern != pattern || last.caseInsensitive != caseInsensitive) {
+    if (pattern.size() > kMaxRegexPatternBytes)
+      throw Error(sqlstate::ProgramLimitExceeded,
+                  "regular expression is too long (" + std::to_string(pattern.size()) + " bytes; at most " +
+                      std::to_string(kMaxRegexPatternBytes) + ")");
+    last.valid = false;
+    auto flags = std::regex::extended | std::regex_constants::__polynomial;
+    if (caseInsensitive) flags |= std::regex::icase;
+    try {
+      const std::wstring p = codePoints(pattern);
+      last.re = std::wregex(p.begin(), p.end(), flags);
+    } catch (const std::regex_error& e) {
+      if (e.code() == std::regex_constants::error_space)
+        throw Error("2201B", "invalid regular expression: regular expression is too complex (more than " +
+                                 std::to_string(_GLIBCXX_REGEX_STATE_LIMIT) + " states)");
+      throw Error("2201B", "invalid regular expression: " + std::string(e.what()));
+    }
+    last.pattern = std::string(pattern);
+    last.caseInsensitive = caseInsensitive;
+    last.valid = true;
+  }
+  try {
+    const std::wstring text = codePoints(s);
+    return std::regex_search(text.begin(), text.end(), last.re);
+  } catch (const std::regex_error& e) {  // error_complexity / error_stack while matching
+    throw Error(sqlstate::ProgramLimitExceeded, "regular expression match too complex: " + std::string(e.what()));
+  }
+}
+
+}  // namespace hyrax
+
+using namespace hyrax;
+
+int32_t hyrax_rt_regex_match(QueryContext* ctx, uint64_t slo, uint64_t shi, uint64_t plo, uint64_t phi,
+                             int32_t caseInsensitive, int8_t* out) {
+  try {
+    *out = regexMatches(StringRef::fromHalves(slo, shi).view(), StringRef::fromHalves(plo, phi).view(),
+                        caseInsensitive != 0);
+    return 0;
+  } catch (const Error& e) {
+    ctx->setError(e);
+    return 1;
+  } catch (const std::bad_alloc&) {
+    ctx->setError(sqlstate::OutOfMemory, "out of memory compiling a regular expression");
+    return 1;
+  }
+}
