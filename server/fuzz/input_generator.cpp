@@ -112,29 +112,48 @@ std::string binaryValue(Rng& r) {
   }
 }
 
+// The highest $n of a statement: the parameters a Bind of it must supply.
+int parameterCount(const std::string& sql) {
+  int n = 0;
+  for (size_t i = 0; i + 1 < sql.size(); ++i)
+    if (sql[i] == '$' && sql[i + 1] >= '1' && sql[i + 1] <= '9') n = std::max(n, sql[i + 1] - '0');
+  return n;
+}
+
+// What a session's messages so far prepared: a Bind usually names it and supplies its parameter
+// count, so the values' decoding is reached (a random Bind mostly fails earlier).
+struct Prepared {
+  std::string statement, portal;
+  int parameters = -1;  // -1: nothing prepared yet
+};
+
 std::string name(Rng& r) {
   const std::array<const char*, 5> names = {"", "s1", "s2", "nope", "p1"};
   return r.pick(names);
 }
 
-std::string parseMessage(Rng& r) {
+std::string parseMessage(Rng& r, Prepared& p) {
   std::string sql = r.chance(95) ? kStatements[r.below(kStatements.size())] : r.bytes(r.below(20));
   sql.erase(std::remove(sql.begin(), sql.end(), '\0'), sql.end());
-  int n = r.chance(90) ? static_cast<int>(r.below(4)) : r.chance(50) ? -1 : 200;
-  std::string body = cstr(name(r)) + cstr(sql) + int16(n);
-  for (int i = 0; i < std::max(n, 0) && i < 8; ++i) body += int32(r.pick(kOids));
+  int n = r.chance(50) ? parameterCount(sql) : r.chance(80) ? static_cast<int>(r.below(4)) : r.chance(50) ? -1 : 200;
+  p.statement = name(r);
+  p.parameters = parameterCount(sql);
+  std::string body = cstr(p.statement) + cstr(sql) + int16(n);
+  for (int i = 0; i < std::max(n, 0) && i < 8; ++i) body += int32(r.chance(85) ? kOids[r.below(15)] : r.pick(kOids));  // hyrax's first
   return RawClient::message(frontend::Parse, body);
 }
 
-std::string bindMessage(Rng& r) {
-  std::string body = cstr(name(r)) + cstr(name(r));
-  int params = static_cast<int>(r.below(4));
+std::string bindMessage(Rng& r, Prepared& p) {
+  const bool coherent = p.parameters >= 0 && r.chance(85);
+  if (coherent) p.portal = name(r);
+  std::string body = coherent ? cstr(p.portal) + cstr(p.statement) : cstr(name(r)) + cstr(name(r));
+  int params = coherent && r.chance(90) ? p.parameters : static_cast<int>(r.below(4));
   if (r.chance(5)) params = r.chance(50) ? -1 : 0x7FFF;
   const std::array<int, 6> codes = {0, 1, 1, 0, 2, -1};
   int formats = r.chance(30) ? 0 : r.chance(40) ? 1 : r.chance(80) ? std::max(params, 0) : static_cast<int>(r.below(5));
   if (r.chance(2)) formats = -1;
   body += int16(formats);
-  for (int i = 0; i < std::max(formats, 0) && i < 8; ++i) body += int16(r.pick(codes));
+  for (int i = 0; i < std::max(formats, 0) && i < 8; ++i) body += int16(coherent && r.chance(90) ? static_cast<int>(r.below(2)) : r.pick(codes));
   body += int16(params);
   for (int i = 0; i < std::max(params, 0) && i < 8; ++i) {
     if (r.chance(10)) {
@@ -155,17 +174,19 @@ std::string bindMessage(Rng& r) {
   return RawClient::message(frontend::Bind, body);
 }
 
-std::string oneMessage(Rng& r) {
+std::string oneMessage(Rng& r, Prepared& p) {
   const uint64_t w = r.below(100);
-  if (w < 20) return parseMessage(r);
-  if (w < 40) return bindMessage(r);
+  if (w < 20) return parseMessage(r, p);
+  if (w < 40) return bindMessage(r, p);
   if (w < 55) {
     const std::array<int64_t, 6> limits = {0, 1, 2, -1, INT32_MIN, 1000};
-    return RawClient::message(frontend::Execute, cstr(name(r)) + int32(r.pick(limits)));
+    return RawClient::message(frontend::Execute, cstr(r.chance(70) ? p.portal : name(r)) + int32(r.pick(limits)));
   }
   if (w < 70) {
     const std::array<char, 4> what = {'S', 'P', 'P', 'x'};
-    return RawClient::message(w < 65 ? frontend::Describe : frontend::Close, std::string(1, r.pick(what)) + cstr(name(r)));
+    const char c = r.pick(what);
+    return RawClient::message(w < 65 ? frontend::Describe : frontend::Close,
+                              std::string(1, c) + cstr(r.chance(70) ? (c == 'S' ? p.statement : p.portal) : name(r)));
   }
   if (w < 83) return RawClient::message(frontend::Sync, "");
   if (w < 90) return RawClient::query(kStatements[r.below(kStatements.size())]);
@@ -204,8 +225,21 @@ Session grammarSession(Rng& r, bool noEnd, bool withStartup = true) {
     }
     return s;
   }
-  for (uint64_t i = 0, n = 1 + r.below(24); i < n; ++i) {
-    std::string m = oneMessage(r);
+  Prepared prepared;
+  const bool pipelines = r.chance(50);  // Parse, Bind, Describe, Execute, Sync in order, with strays
+  for (uint64_t i = 0, n = pipelines ? 5 * (1 + r.below(4)) : 1 + r.below(24); i < n; ++i) {
+    std::string m;
+    if (pipelines && !r.chance(15)) {
+      switch (i % 5) {
+        case 0: m = parseMessage(r, prepared); break;
+        case 1: m = bindMessage(r, prepared); break;
+        case 2: m = RawClient::message(frontend::Describe, (r.chance(50) ? "S" + cstr(prepared.statement) : "P" + cstr(prepared.portal))); break;
+        case 3: m = RawClient::message(frontend::Execute, cstr(prepared.portal) + int32(r.chance(70) ? 0 : 1)); break;
+        default: m = RawClient::message(frontend::Sync, ""); break;
+      }
+    } else {
+      m = oneMessage(r, prepared);
+    }
     // Terminate and unknown types end the session: kept out of prefixes whose end is checked.
     if (noEnd && (m[0] == frontend::Terminate || m[0] == '\0' || std::strchr("PBEDCSQdcfHF", m[0]) == nullptr)) continue;
     s.starts.push_back(s.bytes.size());
@@ -292,7 +326,11 @@ void mutate(Rng& r, Session& s, const GeneratorConfig& c) {
       case 4: b.insert(at, r.bytes(1 + r.below(8))); break;
       case 5: b.erase(at, 1 + r.below(16)); break;
       case 6: b.insert(at, b.substr(at, 1 + r.below(32))); break;
-      default: b.insert(at, oneMessage(r)); break;  // a whole message where it does not belong
+      default: {  // a whole message where it does not belong
+        Prepared none;
+        b.insert(at, oneMessage(r, none));
+        break;
+      }
     }
   }
 }

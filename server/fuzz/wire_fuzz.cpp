@@ -92,6 +92,7 @@ struct Replies {
   bool fatal = false;       // an ErrorResponse FATAL came (nothing may follow it)
   std::string fatalState;
   std::string problem;      // the first thing wrong with the replies
+  std::map<std::string, uint64_t>* counts = nullptr;  // replies by type, when counted
 
   void parse() {
     while (problem.empty() && parsed < bytes.size()) {
@@ -116,6 +117,7 @@ struct Replies {
     if (fatal) problem = std::string("message '") + m.type + "' after FATAL " + fatalState;
     else if (!std::strchr("RKSvZTDCIENGHdc123tns", m.type) || m.type == '\0')
       problem = std::string("unknown backend message type ") + std::to_string(static_cast<unsigned char>(m.type));
+    if (counts) ++(*counts)[m.type == 'E' ? "E " + m.field('C') : std::string(1, m.type)];
     if (m.type == 'R') authenticated = true;
     // The probes' answer is an error that names them (no statement is compiled for it).
     if (m.type == 'E' && m.body.find(kProbe) != std::string::npos) probeRow = true;
@@ -193,9 +195,10 @@ class Runner {
   }
 
   // "" when the input left the server well, else what went wrong.
-  std::string runInput(const Input& input) {
+  std::string runInput(const Input& input, std::map<std::string, uint64_t>& counts) {
     const int fd = connectUnix(server_.socketPath());
     Replies in;
+    in.counts = &counts;
     std::string problem;
     const auto bound = std::chrono::milliseconds(config_.timeoutMs);
     if (input.framed) {
@@ -267,7 +270,7 @@ RunResult run(const RunConfig& config) {
     gCurrent = index;
     const Input input = generate(config.seed, index, generator);
     const auto inputStart = Clock::now();
-    std::string problem = runner.runInput(input);
+    std::string problem = runner.runInput(input, result.replies);
     if (config.slowMs && Clock::now() - inputStart > std::chrono::milliseconds(config.slowMs))
       log("slow: input " + std::to_string(index) + " (" + input.kind + ") took " +
           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - inputStart).count()) + " ms: " + hex(input.bytes, 64));

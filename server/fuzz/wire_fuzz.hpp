@@ -5,6 +5,7 @@
 // error, the session answering a probe or ending, and a fresh client served, all within bounds.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ struct RunResult {
   double seconds = 0;
   size_t rssStartKb = 0, rssEndKb = 0;  // after the first tenth of the run, and at its end
   std::vector<std::string> failureReports;
+  // How deep the inputs got: replies by message type ("E 22P03": ErrorResponses by SQLSTATE).
+  std::map<std::string, uint64_t> replies;
 };
 
 // Starts a server in this process on a fresh database (Unix socket in a temporary directory), runs

@@ -39,5 +39,8 @@ int main(int argc, char** argv) {
   std::cout << "wirefuzz: seed " << config.seed << ", " << r.inputs << " inputs in " << r.seconds << " s ("
             << static_cast<uint64_t>(r.inputs / std::max(r.seconds, 1e-9)) << " inputs/s), " << r.failures << " failing, RSS "
             << r.rssStartKb / 1024 << " -> " << r.rssEndKb / 1024 << " MiB" << std::endl;
+  std::cout << "replies:";
+  for (auto& [what, n] : r.replies) std::cout << " [" << what << "] " << n;
+  std::cout << std::endl;
   return r.failures ? 1 : 0;
 }
