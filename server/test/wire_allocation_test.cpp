@@ -71,3 +71,19 @@ TEST_CASE("a claimed length over the limit is refused with 08P01 before anything
   CHECK(readInCappedChild(kDefaultMaxMessage, std::string("d") + RawClient::int32(0xFFFFFFFF), false) == Refused08P01);
   CHECK(readInCappedChild(kDefaultMaxMessage, RawClient::int32(0x7FFFFFFF) + RawClient::int32(kProtocolVersion3), true) == Refused08P01);
 }
+
+TEST_CASE("before authentication a message is limited to 65535 bytes, as PostgreSQL's", "[server][wirefuzz]") {
+  // The protocol fuzzer's SASL inputs: a client without a password could claim 64 MiB (the
+  // general limit) in a 5-byte header and have the server allocate it and wait for the body.
+  hyrax::server::test::TestServer server;
+  RawClient c(server.port());  // TCP: SCRAM-SHA-256
+  c.send(RawClient::startupPacket(kProtocolVersion3, {{"user", "tester"}}));
+  auto r = c.next();
+  REQUIRE(r.type == 'R');
+  c.send(std::string("p") + RawClient::int32(kMaxAuthMessage + 5));  // one byte over: no body follows
+  r = c.next();
+  CHECK(r.type == 'E');
+  CHECK(r.field('S') == "FATAL");
+  CHECK(r.field('C') == "08P01");
+  CHECK(c.closedByServer());
+}
