@@ -282,6 +282,37 @@ std::string startupVariant(Rng& r, bool& framed) {
   }
 }
 
+// A SCRAM-SHA-256 login over TCP (roles `fuzz`, none, and `alice`, with a password: the driver
+// creates it) with SASLInitialResponse and SASLResponse messages from their grammar's edges.
+Input saslLogin(Rng& r) {
+  Input in;
+  in.kind = "sasl";
+  in.tcp = true;
+  const std::array<const char*, 3> users = {"fuzz", "alice", ""};
+  in.bytes = RawClient::startupPacket(kProtocolVersion3, {{"user", r.pick(users)}});
+  const std::array<const char*, 12> firsts = {"n,,n=,r=abcdefgh", "n,,n=alice,r=x", "y,,n=,r=abc", "p=tls-server-end-point,,n=,r=a",
+                                              "n,a=bob,n=,r=a",   "n,,",            "n,,r=abc",    "n,,n=,r=a\x01",
+                                              "x,,n=,r=a",        "n,,n=,r=a,m=ext", "n,,n=,r=,", ""};
+  std::string first = r.chance(85) ? r.pick(firsts) : r.bytes(r.below(40));
+  const std::array<const char*, 4> mechanisms = {"SCRAM-SHA-256", "SCRAM-SHA-256-PLUS", "PLAIN", ""};
+  int64_t length = static_cast<int64_t>(first.size());
+  if (r.chance(15)) length = r.chance(50) ? -1 : length + (r.chance(50) ? 1 : -1);
+  in.bytes += RawClient::message(frontend::Password, cstr(r.chance(85) ? "SCRAM-SHA-256" : r.pick(mechanisms)) + int32(length) + first);
+  if (r.chance(80)) {
+    // client-final: the nonce cannot be known in advance, so these fail, each at its own check.
+    const std::array<const char*, 7> finals = {"c=biws,r=abcdefgh,p=dGVzdA==", "c=biws,r=x,p=", "c=eSws,r=abc,p=!!!!", "c=biws",
+                                               "r=a,c=b,p=c",                  ",,,",           "c=biws,r=abcdefgh,x=1,p=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="};
+    in.bytes += RawClient::message(r.chance(90) ? frontend::Password : frontend::Query, r.chance(85) ? r.pick(finals) : r.bytes(r.below(60)));
+  }
+  if (r.chance(20)) {  // cut or flipped
+    const size_t at = r.below(in.bytes.size());
+    if (r.chance(50)) in.bytes.resize(at);
+    else in.bytes[at] = static_cast<char>(in.bytes[at] ^ (1 << r.below(8)));
+  }
+  if (r.chance(10)) in.bytes += std::string("p") + int32(r.chance(50) ? kMaxAuthMessage + 5 : 0x7FFFFFFF);
+  return in;
+}
+
 // Lengths outside the limits: claimed before anything is allocated, refused with FATAL 08P01.
 Input oversized(Rng& r, const GeneratorConfig& c) {
   Input in;
@@ -366,12 +397,14 @@ Input generate(uint64_t seed, uint64_t index, const GeneratorConfig& config) {
     mutate(r, s, config);
     in.bytes = std::move(s.bytes);
     in.kind = "mutated";
-  } else if (w < 92) {
+  } else if (w < 86) {
     bool framed = false;
     in.bytes = startupVariant(r, framed);
     in.kind = "startup";
     if (framed) in.bytes += grammarSession(r, false, false).bytes;
     in.framed = framed;
+  } else if (w < 92) {
+    in = saslLogin(r);
   } else {
     in = oversized(r, config);
   }

@@ -29,6 +29,7 @@ const char* const kSetup[] = {
     "INSERT INTO t VALUES (1, 'one', 1.50, DATE '2024-01-01', TIMESTAMP '2024-01-01 10:00:00', 0.5), "
     "(2, 'two', -2.25, DATE '1999-12-31', TIMESTAMP '1999-12-31 23:59:59', 2.5), (3, NULL, NULL, NULL, NULL, NULL)",
     "CREATE TABLE t2 (a INT, b TEXT)",
+    "CREATE ROLE alice LOGIN PASSWORD 'correct horse'",  // SCRAM with a real verifier (the proofs are wrong)
 };
 constexpr const char* kProbe = "wirefuzz-probe";
 constexpr const char* kFresh = "wirefuzz-fresh";
@@ -63,6 +64,19 @@ size_t rssKb() {
   size_t pages = 0, resident = 0;
   statm >> pages >> resident;
   return resident * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+int connectTcp(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 && errno != EINPROGRESS) {
+    ::close(fd);
+    throw std::runtime_error(std::string("wirefuzz: connect failed: ") + std::strerror(errno));
+  }
+  return fd;  // sends wait for the connection in exchange()'s poll
 }
 
 int connectUnix(const std::string& path) {
@@ -196,7 +210,7 @@ class Runner {
 
   // "" when the input left the server well, else what went wrong.
   std::string runInput(const Input& input, std::map<std::string, uint64_t>& counts) {
-    const int fd = connectUnix(server_.socketPath());
+    const int fd = input.tcp ? connectTcp(server_.port()) : connectUnix(server_.socketPath());
     Replies in;
     in.counts = &counts;
     std::string problem;

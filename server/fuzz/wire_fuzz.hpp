@@ -22,6 +22,7 @@ struct Input {
   // The stream ends in a message whose claimed length is over the limit: the reply must be
   // ErrorResponse FATAL 08P01 and the connection must close.
   bool oversized = false;
+  bool tcp = false;  // sent over loopback TCP, where logins are SCRAM-SHA-256 (the Unix socket trusts)
 };
 
 struct GeneratorConfig {
