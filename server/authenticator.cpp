@@ -12,7 +12,7 @@ constexpr int32_t kSasl = 10, kSaslContinue = 11, kSaslFinal = 12;  // Authentic
 
 // The client's next SASL message ('p'): anything else ends the login.
 Message readSaslMessage(Wire& wire) {
-  Message m = wire.readMessage();
+  Message m = wire.readMessage(kMaxAuthMessage);
   if (m.type != frontend::Password)
     throw FatalError(wirestate::ProtocolViolation, "expected SASL response, got message type " + std::string(1, m.type));
   return m;

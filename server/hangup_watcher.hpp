@@ -26,6 +26,7 @@ class HangupWatcher {
   std::mutex mutex_;
   std::condition_variable changed_;
   bool active_ = false, stop_ = false;
+  int wake_;  // an eventfd the destructor signals: a poll in progress ends at once, not after kPollMs
   std::thread thread_;
 };
 

@@ -15,6 +15,10 @@ inline constexpr int32_t kGssEncRequestCode = 80877104;
 inline constexpr uint32_t kMaxStartupPacket = 10000;
 // Other messages: the default of ServerConfig::maxMessageBytes.
 inline constexpr uint32_t kDefaultMaxMessage = 64u << 20;
+// Messages of an unauthenticated client (SASL's): PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH. With the
+// general limit, each connection of a client without a password could have the server allocate
+// 64 MiB for a 5-byte header.
+inline constexpr uint32_t kMaxAuthMessage = 65535;
 
 // What the backend sends (the first byte of each message).
 namespace backend {

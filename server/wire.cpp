@@ -1,5 +1,7 @@
 #include "server/wire.hpp"
 
+#include <algorithm>
+
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -87,14 +89,15 @@ std::string Wire::readStartupPacket() {
   return body;
 }
 
-Message Wire::readMessage() {
+Message Wire::readMessage(uint32_t maxBytes) {
+  const uint32_t limit = std::min(maxBytes, maxMessage_);
   char header[5];
   readExact(header, 5);
   uint32_t n = readBigEndian32(header + 1);
   // The length counts itself; checked before anything is allocated for the body.
-  if (n < 4 || n - 4 > maxMessage_)
+  if (n < 4 || n - 4 > limit)
     throw FatalError(wirestate::ProtocolViolation, "invalid message length " + std::to_string(n) + " (the limit is " +
-                                                       std::to_string(maxMessage_) + " bytes)");
+                                                       std::to_string(limit) + " bytes)");
   Message m;
   m.type = header[0];
   m.body.resize(n - 4);

@@ -55,7 +55,9 @@ class Wire {
   // The startup packet (its body after the length word); refuses lengths outside 8..10,000.
   std::string readStartupPacket();
   // The next message. Over the size limit: FatalError 08P01, and nothing is allocated for it.
-  Message readMessage();
+  Message readMessage() { return readMessage(maxMessage_); }
+  // The same with a smaller limit (`maxBytes` below the configured one): authentication's messages.
+  Message readMessage(uint32_t maxBytes);
   // Reads after `deadline` fail with FatalError 08P01 (the startup's time limit); a default
   // time_point: no limit.
   void setReadDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
