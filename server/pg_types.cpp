@@ -11,6 +11,7 @@
 #include "engine/types/text_format.hpp"
 #include "engine/types/utf8.hpp"
 #include "engine/util/error.hpp"
+#include "sql/semantic/system_catalog.hpp"
 
 namespace hyrax::pg {
 
@@ -140,26 +141,9 @@ Value numericIn(Reader& in, const SqlType& t) {
 
 }  // namespace
 
-uint32_t typeOid(const SqlType& t) {
-  switch (t.id) {
-    case TypeId::Null: return oid::Unknown;
-    case TypeId::Bool: return oid::Bool;
-    case TypeId::Int16: return oid::Int2;
-    case TypeId::Int32: return oid::Int4;
-    case TypeId::Int64: return oid::Int8;
-    case TypeId::Decimal: return oid::Numeric;
-    case TypeId::Float32: return oid::Float4;
-    case TypeId::Float64: return oid::Float8;
-    case TypeId::Char: return oid::Bpchar;
-    case TypeId::Varchar: return oid::Varchar;
-    case TypeId::Text: return oid::Text;
-    case TypeId::Date: return oid::Date;
-    case TypeId::Timestamp: return oid::Timestamp;
-    case TypeId::Time: return oid::Time;
-    case TypeId::Interval: return oid::Interval;
-  }
-  return oid::Unknown;
-}
+// The OID, length and modifier come from pg_type's one table in sql (system_catalog.hpp), so a
+// RowDescription and pg_catalog never disagree.
+uint32_t typeOid(const SqlType& t) { return static_cast<uint32_t>(sql::pgTypeOid(t)); }
 
 std::optional<SqlType> typeFromOid(uint32_t id) {
   switch (id) {
@@ -183,32 +167,9 @@ std::optional<SqlType> typeFromOid(uint32_t id) {
   throw Error(sqlstate::FeatureNotSupported, "parameters of type OID " + std::to_string(id) + " are not supported");
 }
 
-int16_t typeSize(const SqlType& t) {
-  switch (t.id) {
-    case TypeId::Bool: return 1;
-    case TypeId::Int16: return 2;
-    case TypeId::Int32:
-    case TypeId::Float32:
-    case TypeId::Date: return 4;
-    case TypeId::Int64:
-    case TypeId::Float64:
-    case TypeId::Timestamp:
-    case TypeId::Time: return 8;
-    case TypeId::Interval: return 16;
-    case TypeId::Null: return -2;  // unknown is a C string in PostgreSQL
-    default: return -1;
-  }
-}
+int16_t typeSize(const SqlType& t) { return static_cast<int16_t>(sql::pgType(t.id).length); }
 
-int32_t typeModifier(const SqlType& t) {
-  constexpr int32_t kHeader = 4;  // PostgreSQL's VARHDRSZ, part of every length modifier
-  switch (t.id) {
-    case TypeId::Char:
-    case TypeId::Varchar: return t.length ? static_cast<int32_t>(t.length) + kHeader : -1;
-    case TypeId::Decimal: return (t.precision << 16 | t.scale) + kHeader;
-    default: return -1;
-  }
-}
+int32_t typeModifier(const SqlType& t) { return sql::pgTypeMod(t); }
 
 std::string textOut(const Value& v) {
   switch (v.type().id) {

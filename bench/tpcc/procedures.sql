@@ -25,8 +25,11 @@ DECLARE
   v_total DECIMAL(12,2) := 0;
 BEGIN
   SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w_id;
-  SELECT d_tax, d_next_o_id INTO v_d_tax, v_o_id FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  -- The district's row is updated before it is read: on a server with concurrent sessions
+  -- (PostgreSQL, read committed) the update's row lock orders two New-Orders, so they never read
+  -- the same next order number. hyrax runs them one after another either way.
   UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  SELECT d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
   SELECT c_discount, c_last, c_credit INTO v_discount, v_last, v_credit
     FROM customer WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = p_c_id;
   INSERT INTO orders VALUES (v_o_id, p_d_id, p_w_id, p_c_id, p_entry_d, NULL, p_ol_cnt, p_all_local);
@@ -154,12 +157,15 @@ BEGIN
     SELECT min(no_o_id) INTO v_o_id FROM new_order WHERE no_w_id = p_w_id AND no_d_id = d;
     IF v_o_id IS NOT NULL THEN
       DELETE FROM new_order WHERE no_w_id = p_w_id AND no_d_id = d AND no_o_id = v_o_id;
-      SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = d AND o_id = v_o_id;
-      UPDATE orders SET o_carrier_id = p_carrier_id WHERE o_w_id = p_w_id AND o_d_id = d AND o_id = v_o_id;
-      UPDATE order_line SET ol_delivery_d = p_date WHERE ol_w_id = p_w_id AND ol_d_id = d AND ol_o_id = v_o_id;
-      SELECT sum(ol_amount) INTO v_total FROM order_line WHERE ol_w_id = p_w_id AND ol_d_id = d AND ol_o_id = v_o_id;
-      UPDATE customer SET c_balance = c_balance + v_total, c_delivery_cnt = c_delivery_cnt + 1
-        WHERE c_w_id = p_w_id AND c_d_id = d AND c_id = v_c_id;
+      -- Not found: a concurrent session's Delivery took that order first (PostgreSQL's sessions).
+      IF FOUND THEN
+        SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = d AND o_id = v_o_id;
+        UPDATE orders SET o_carrier_id = p_carrier_id WHERE o_w_id = p_w_id AND o_d_id = d AND o_id = v_o_id;
+        UPDATE order_line SET ol_delivery_d = p_date WHERE ol_w_id = p_w_id AND ol_d_id = d AND ol_o_id = v_o_id;
+        SELECT sum(ol_amount) INTO v_total FROM order_line WHERE ol_w_id = p_w_id AND ol_d_id = d AND ol_o_id = v_o_id;
+        UPDATE customer SET c_balance = c_balance + v_total, c_delivery_cnt = c_delivery_cnt + 1
+          WHERE c_w_id = p_w_id AND c_d_id = d AND c_id = v_c_id;
+      END IF;
     END IF;
   END LOOP;
 END
