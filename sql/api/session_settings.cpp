@@ -159,6 +159,34 @@ const SettingDef kSettings[] = {
      "Cancels a statement that runs longer than this (57014); 0 waits for ever.",
      [] { return std::string("0"); },
      [](const std::string& v, SourcePos pos) { return formatDuration(parseDuration(v, "statement_timeout", pos)); }},
+    // PostgreSQL's settings that drivers set when they connect (pgjdbc: SET application_name,
+    // extra_float_digits; client_encoding by any client), accepted with what hyrax does.
+    {"application_name",
+     "The client's name for itself (as PostgreSQL keeps it: at most 63 bytes, other characters than "
+     "printable ASCII as '?').",
+     [] { return std::string(); },
+     [](const std::string& v, SourcePos) {
+       std::string name = v.substr(0, 63);
+       for (char& c : name)
+         if (c < 32 || c > 126) c = '?';
+       return name;
+     }},
+    {"extra_float_digits",
+     "Accepted for PostgreSQL's clients (-15 to 3); hyrax writes every float in the fewest digits that "
+     "read back exactly, what PostgreSQL writes when this is above 0.",
+     [] { return std::string("1"); },
+     [](const std::string& v, SourcePos pos) {
+       return wholeNumber(v, "extra_float_digits", pos, -15, 3, "A whole number from -15 to 3.");
+     }},
+    {"client_encoding",
+     "The encoding of text between client and server: UTF8, the only one hyrax speaks.",
+     [] { return std::string("UTF8"); },
+     [](const std::string& v, SourcePos pos) {
+       std::string lower = text::lowerAscii(v);
+       if (lower == "utf8" || lower == "utf-8" || lower == "unicode") return std::string("UTF8");
+       throw Error(sqlstate::InvalidParameter, "invalid value for parameter \"client_encoding\": \"" + v + "\"", pos)
+           .withDetail("hyrax speaks UTF8 only.");
+     }},
 };
 
 const SettingDef* findSetting(const std::string& name) {
