@@ -149,6 +149,13 @@ public class JdbcTest {
         check("inserted rows", List.of("10|ten|10.05|2025-06-07|-5|f", "11|null|null|null|null|null"), rows(rs));
       }
 
+      // setTimestamp (sent with a zone offset, which TIMESTAMP ignores as in PostgreSQL).
+      PreparedStatement at = c.prepareStatement("SELECT id FROM items WHERE at = ?");
+      at.setTimestamp(1, Timestamp.valueOf("2024-01-02 03:04:05"));
+      try (ResultSet rs = at.executeQuery()) {
+        check("setTimestamp", List.of("1"), rows(rs));
+      }
+
       // Batches.
       PreparedStatement batch = c.prepareStatement("INSERT INTO items (id, name) VALUES (?, ?)");
       for (int i = 0; i < 20; i++) {
@@ -197,6 +204,15 @@ public class JdbcTest {
       expectError("error inside a transaction", "23505", () -> st.executeUpdate("INSERT INTO items (id) VALUES (20)"));
       expectError("failed transaction refuses statements 25P02", "25P02", () -> st.executeQuery("SELECT 1"));
       c.rollback();
+      // A fetch size inside a transaction: pgjdbc reads through a portal in Executes of 2 rows
+      // (PortalSuspended between them).
+      PreparedStatement fetched = c.prepareStatement("SELECT id FROM items WHERE id > ? ORDER BY id");
+      fetched.setFetchSize(2);
+      fetched.setInt(1, 0);
+      try (ResultSet rs = fetched.executeQuery()) {
+        check("rows fetched 2 at a time", List.of("1", "2", "3", "10", "11", "20"), rows(rs));
+      }
+      c.commit();
       c.setAutoCommit(true);
       try (ResultSet rs = st.executeQuery("SELECT id, name FROM items WHERE id BETWEEN 20 AND 29 ORDER BY id")) {
         check("committed, rolled back", List.of("20|kept"), rows(rs));
