@@ -24,8 +24,11 @@ import threading
 import time
 import traceback
 
-import psycopg
-from psycopg import errors
+try:
+    import psycopg
+    from psycopg import errors
+except ImportError as e:
+    sys.exit(f"psycopg not found ({e}): scripts/setup.sh installs it into .tools/psycopg")
 
 failures = []
 passes = 0
