@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what hyrax needs on Debian 12 (bookworm), only what is missing. Idempotent.
-# (postgresql-client-15: psql, which the server test runs against `hyrax serve`.)
+# (postgresql-client-15: psql, which the server test runs against `hyrax serve`; openjdk-17-jdk and
+# curl: javac/java and the pgjdbc jar for the JDBC test.)
 set -euo pipefail
 packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev postgresql-client-15
           libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip libsqlite3-dev
-          postgresql-15 clang libclang-rt-14-dev libssl-dev)
+          postgresql-15 clang libclang-rt-14-dev libssl-dev openjdk-17-jdk-headless curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -32,4 +33,21 @@ if [ ! -x "$tools/bin/tpchgen-cli" ]; then
     echo "setup: cannot install tpchgen-cli (no wheel for this platform and no cargo)" >&2
     exit 1
   fi
+fi
+
+# The PostgreSQL drivers the server's client tests use (server/test/psycopg_test.py,
+# server/test/JdbcTest.java): psycopg 3 from PyPI, pgjdbc's jar from Maven Central.
+psycopg_version=3.3.9
+if [ ! -f "$tools/psycopg/psycopg-$psycopg_version.dist-info/METADATA" ]; then
+  echo "setup: installing psycopg $psycopg_version into $tools/psycopg"
+  rm -rf "$tools/psycopg"
+  python3 -m pip install -q --disable-pip-version-check --target "$tools/psycopg" "psycopg[binary]==$psycopg_version"
+fi
+pgjdbc_version=42.7.14
+if [ ! -f "$tools/jdbc/postgresql-$pgjdbc_version.jar" ]; then
+  echo "setup: fetching pgjdbc $pgjdbc_version into $tools/jdbc"
+  mkdir -p "$tools/jdbc"
+  curl -fsSL -o "$tools/jdbc/postgresql-$pgjdbc_version.jar.part" \
+    "https://repo1.maven.org/maven2/org/postgresql/postgresql/$pgjdbc_version/postgresql-$pgjdbc_version.jar"
+  mv "$tools/jdbc/postgresql-$pgjdbc_version.jar.part" "$tools/jdbc/postgresql-$pgjdbc_version.jar"
 fi

@@ -1,5 +1,7 @@
 #include "server/copy_streams.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -16,6 +18,29 @@ void sendCopyResponse(Wire& wire, char type, int16_t columns) {
   wire.putInt16(columns);
   for (int16_t i = 0; i < columns; ++i) wire.putInt16(0);
   wire.end();
+}
+
+// The fields of one row of COPY TO's output: delimiters outside quotes (csv) or not escaped by a
+// backslash (text, which writes a delimiter inside a value as \ and the character).
+int16_t fieldCount(std::string_view row, const CopyRowFormat& format) {
+  int64_t fields = 1;
+  bool inQuotes = false, escaped = false;
+  for (char c : row) {
+    if (escaped) {
+      escaped = false;
+    } else if (!format.csv) {
+      if (c == '\\') escaped = true;
+      else if (c == format.delimiter) ++fields;
+    } else if (inQuotes) {
+      if (c == format.escape && format.escape != format.quote) escaped = true;
+      else if (c == format.quote) inQuotes = false;
+    } else if (c == format.quote) {
+      inQuotes = true;
+    } else if (c == format.delimiter) {
+      ++fields;
+    }
+  }
+  return static_cast<int16_t>(std::min<int64_t>(fields, INT16_MAX));
 }
 
 }  // namespace
@@ -44,7 +69,12 @@ void receiveCopyIn(Wire& wire, int16_t columns, Spool& spool) {
 }
 
 void sendCopyOut(Wire& wire, int16_t columns, const CopyRowFormat& format, Spool& spool) {
-  sendCopyResponse(wire, backend::CopyOutResponse, columns);
+  bool announced = false;  // CopyOutResponse waits for the first row (its field count)
+  auto sendRow = [&](std::string_view row) {
+    if (!announced) sendCopyResponse(wire, backend::CopyOutResponse, fieldCount(row, format));
+    announced = true;
+    wire.send(backend::CopyData, row);
+  };
   std::streambuf& in = spool.reader();
   std::string row;  // the row being collected (rows span reads)
   bool inQuotes = false, escaped = false;
@@ -70,17 +100,18 @@ void sendCopyOut(Wire& wire, int16_t columns, const CopyRowFormat& format, Spool
       if (!rowEnds) continue;
       std::string_view piece(chunk + start, static_cast<size_t>(i + 1 - start));
       if (row.empty()) {
-        wire.send(backend::CopyData, piece);
+        sendRow(piece);
       } else {
         row.append(piece);
-        wire.send(backend::CopyData, row);
+        sendRow(row);
         row.clear();
       }
       start = i + 1;
     }
     row.append(chunk + start, static_cast<size_t>(n - start));
   }
-  if (!row.empty()) wire.send(backend::CopyData, row);
+  if (!row.empty()) sendRow(row);
+  if (!announced) sendCopyResponse(wire, backend::CopyOutResponse, columns);
   wire.begin(backend::CopyDone);
   wire.end();
 }

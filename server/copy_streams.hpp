@@ -25,9 +25,12 @@ void receiveCopyIn(Wire& wire, int16_t columns, Spool& spool);
 struct CopyRowFormat {
   bool csv = false;
   char quote = '"', escape = '"';
+  char delimiter = '\t';  // csv's default is ','
 };
 
-// CopyOutResponse, a CopyData message per row, CopyDone.
+// CopyOutResponse, a CopyData message per row, CopyDone. CopyOutResponse's column count is the
+// first row's field count (drivers such as psycopg parse rows by it; COPY (query) TO's columns
+// are known only once it ran); `columns` when there is no row.
 void sendCopyOut(Wire& wire, int16_t columns, const CopyRowFormat& format, Spool& spool);
 
 }  // namespace hyrax::server

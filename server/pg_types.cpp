@@ -185,7 +185,28 @@ std::string textOut(const Value& v) {
   }
 }
 
+namespace {
+
+// A DATE or TIMESTAMP (without time zone) given with a zone offset after its time or after a
+// blank, as pgjdbc sends setDate ("2025-06-07 +00") and setTimestamp ("... 03:04:05.5+02"):
+// PostgreSQL ignores the zone for these types, so does this. A date's own "-07" has no blank
+// before it and stays.
+std::string_view withoutZoneOffset(std::string_view text) {
+  size_t sign = text.find_last_of("+-");
+  if (sign == std::string_view::npos || text.find_first_of(" T") >= sign) return text;
+  std::string_view zone = text.substr(sign + 1);
+  if (zone.empty() || zone.size() > 8 || zone.find_first_not_of("0123456789:") != std::string_view::npos ||
+      zone.front() == ':')
+    return text;
+  std::string_view rest = text.substr(0, sign);
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  return rest;
+}
+
+}  // namespace
+
 Value textIn(std::string_view text, const SqlType& t) {
+  if (t.id == TypeId::Date || t.id == TypeId::Timestamp) text = withoutZoneOffset(text);
   if (t.isString()) {  // as text, blanks kept (parseFieldValue's are a CHAR column's)
     checkString(t.id == TypeId::Char ? text::withoutCharPadding(text) : text, t);
     return Value::string(std::string(t.id == TypeId::Char ? text::withoutCharPadding(text) : text), t.withNullable(false));

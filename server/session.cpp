@@ -35,13 +35,18 @@ CopyUse copyUseOf(const StatementText& st) {
     auto& copy = static_cast<const ast::CopyStmt&>(*stmt);
     if (!copy.stdio) return {};
     CopyUse use{copy.from, !copy.from, static_cast<int16_t>(copy.columns.size()), {}};
-    for (auto& o : copy.options) {
-      if (o.name == "format") use.rows.csv = text::lowerAscii(o.value) == "csv";
-      if (o.name == "quote" && o.value.size() == 1) use.rows.quote = o.value[0];
-      if (o.name == "escape" && o.value.size() == 1) use.rows.escape = o.value[0];
+    auto option = [&](std::string_view name) -> const ast::CopyOption* {
+      auto it = std::find_if(copy.options.begin(), copy.options.end(), [&](auto& o) { return o.name == name; });
+      return it == copy.options.end() ? nullptr : &*it;
+    };
+    if (auto* o = option("format"); o && text::lowerAscii(o->value) == "csv") {
+      use.rows.csv = true;
+      use.rows.delimiter = ',';
     }
-    if (!std::any_of(copy.options.begin(), copy.options.end(), [](auto& o) { return o.name == "escape"; }))
-      use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
+    if (auto* o = option("delimiter"); o && o->value.size() == 1) use.rows.delimiter = o->value[0];
+    if (auto* o = option("quote"); o && o->value.size() == 1) use.rows.quote = o->value[0];
+    if (auto* o = option("escape"); o && o->value.size() == 1) use.rows.escape = o->value[0];
+    else use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
     return use;
   } catch (const Error&) {
     return {};  // execute() reports the syntax error

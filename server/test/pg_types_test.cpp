@@ -73,6 +73,14 @@ TEST_CASE("text format in uses hyrax's parsing and its errors", "[pg_types]") {
   CHECK(pg::textIn("12.345", SqlType::decimal(8, 2)).asInt() == 1235);  // rounded to the scale
   CHECK(pg::textIn("2020-02-29", SqlType::date()).asInt() == text::daysFromCivil(2020, 2, 29));
   CHECK(pg::textIn(" x ", SqlType::text()).asString() == " x ");  // text keeps its blanks
+  // A zone offset on a DATE or TIMESTAMP is ignored, as PostgreSQL does (pgjdbc's setDate and
+  // setTimestamp send one); a date's own "-29" is not an offset.
+  CHECK(pg::textIn("2020-02-29 +00", SqlType::date()).asInt() == text::daysFromCivil(2020, 2, 29));
+  CHECK(pg::textIn("2020-02-29 03:04:05.5+02", SqlType::timestamp()).asInt() ==
+        pg::textIn("2020-02-29 03:04:05.5", SqlType::timestamp()).asInt());
+  CHECK(pg::textIn("2020-02-29 03:04:05-08:30", SqlType::timestamp()).asInt() ==
+        pg::textIn("2020-02-29 03:04:05", SqlType::timestamp()).asInt());
+  CHECK(sqlstateOf([] { pg::textIn("2020-02-29 03:04:05+x", SqlType::timestamp()); }).substr(0, 2) == "22");
   CHECK(pg::textIn("ab  ", SqlType::charN(4)).asString() == "ab");
   CHECK(sqlstateOf([] { pg::textIn("4x", SqlType::int32()); }) == "22P02");
   CHECK(sqlstateOf([] { pg::textIn("99999", SqlType::int16()); }) == "22003");

@@ -7,14 +7,7 @@ set -u
 hyrax="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp=$(mktemp -d)
-server_pid=""
-stop_server() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid"
-    for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2>/dev/null
-  fi
-}
+source "$here/serve_helpers.sh"
 trap 'stop_server; rm -rf "$tmp"' EXIT
 fails=0
 passes=0
@@ -24,17 +17,7 @@ check() {  # name, expected, actual
 }
 command -v psql >/dev/null || { echo "psql not found (scripts/setup.sh installs postgresql-client)"; exit 1; }
 
-"$hyrax" serve --port 0 --socket-dir "$tmp" > "$tmp/server.out" 2>&1 &
-server_pid=$!
-socket=""
-for _ in $(seq 100); do  # at most 10 s
-  socket=$(sed -n 's#^hyrax: listening on \(/.*\)$#\1#p' "$tmp/server.out")
-  [ -n "$socket" ] && break
-  sleep 0.1
-done
-[ -n "$socket" ] || { echo "the server did not start:"; cat "$tmp/server.out"; exit 1; }
-port="${socket##*.}"
-tcp=$(sed -n 's#^hyrax: listening on 127.0.0.1:\([0-9]*\)$#\1#p' "$tmp/server.out")
+start_server "$hyrax" "$tmp" || exit 1
 export PGHOST="$tmp" PGPORT="$port" PGUSER=tester PGDATABASE=hyrax PGCONNECT_TIMEOUT=10
 
 out=$(timeout 60 psql -X -q -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -f - < "$here/psql_script.sql" 2>&1)

@@ -242,6 +242,47 @@ TEST_CASE("COPY FROM STDIN streams CopyData; CopyFail loads nothing; COPY TO STD
 
 namespace {
 
+// CopyOutResponse's column count (after the format byte), which psycopg parses rows by.
+int copyOutColumns(const Reply& r) {
+  REQUIRE(r.type == 'H');
+  REQUIRE(r.body.size() >= 3);
+  return (static_cast<unsigned char>(r.body[1]) << 8) | static_cast<unsigned char>(r.body[2]);
+}
+
+}  // namespace
+
+TEST_CASE("CopyOutResponse counts the columns of a table, a column list or a query", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE w (a INTEGER, b TEXT, c DATE); INSERT INTO w VALUES (1, 'x\ty,z', NULL)"));
+  c.untilReady();
+  auto columnsOf = [&](const std::string& sql) {
+    c.send(RawClient::query(sql));
+    auto r = c.untilReady();
+    return copyOutColumns(r.front());
+  };
+  CHECK(columnsOf("COPY w TO STDOUT") == 3);  // the tab inside b is written \t
+  CHECK(columnsOf("COPY w (b, a) TO STDOUT") == 2);
+  CHECK(columnsOf("COPY (SELECT a, b, c, a + 1 FROM w) TO STDOUT") == 4);
+  CHECK(columnsOf("COPY w TO STDOUT (FORMAT csv)") == 3);  // the comma inside b is quoted
+  CHECK(columnsOf("COPY w TO STDOUT (FORMAT csv, DELIMITER '|')") == 3);
+  CHECK(columnsOf("COPY w TO STDOUT (DELIMITER ',')") == 3);
+  // Without a row the column list's length (0 without one).
+  CHECK(columnsOf("COPY (SELECT a FROM w WHERE a > 10) TO STDOUT") == 0);
+  c.send(RawClient::query("CREATE TABLE e (a INTEGER, b INTEGER)"));
+  c.untilReady();
+  CHECK(columnsOf("COPY e (a, b) TO STDOUT") == 2);
+
+  // Booleans as PostgreSQL's COPY writes them (pgjdbc's and psycopg's readers expect t and f).
+  c.send(RawClient::query("COPY (SELECT TRUE, FALSE) TO STDOUT"));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "HdcCZ");
+  CHECK(r[1].body == "t\tf\n");
+}
+
+namespace {
+
 std::string parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& types) {
   std::string body = name + '\0' + sql + '\0' + RawClient::int16(static_cast<uint16_t>(types.size()));
   for (uint32_t t : types) body += RawClient::int32(t);

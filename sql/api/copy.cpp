@@ -228,6 +228,7 @@ QueryResult copyTo(const ast::CopyStmt& s, const CopyContext& ctx) {
     for (uint32_t c = 0; c < cols.size(); ++c) {
       if (c) *os << format.delimiter;
       if (r.isNull(row, c)) *os << format.null;
+      else if (cols[c].type.id == TypeId::Bool) *os << (r.value(row, c).asBool() ? 't' : 'f');  // as PostgreSQL's COPY
       else writeField(*os, r.text(row, c), format);
     }
     *os << '\n';

@@ -168,9 +168,15 @@ const SettingDef kSettings[] = {
     // PostgreSQL's settings that clients set or read when they connect (psql, pgjdbc, psycopg).
     // Stored and shown; what they would change, hyrax does one way only (said in each).
     {"application_name",
-     "The client's name for this session (stored and shown; nothing else reads it yet).",
+     "The client's name for this session, as PostgreSQL keeps it: at most 63 bytes, characters other than "
+     "printable ASCII as '?' (stored and shown; nothing else reads it yet).",
      [] { return std::string(); },
-     [](const std::string& v, SourcePos) { return v.substr(0, 63); }},
+     [](const std::string& v, SourcePos) {
+       std::string name = v.substr(0, 63);
+       for (char& c : name)
+         if (c < 32 || c > 126) c = '?';
+       return name;
+     }},
     {"extra_float_digits",
      "Accepted for PostgreSQL's clients and ignored: REAL and DOUBLE PRECISION print the shortest text that "
      "reads back as the same value, which is what PostgreSQL prints for 1 or more.",

@@ -1,0 +1,252 @@
+// pgjdbc (PostgreSQL's JDBC driver) against `hyrax serve`, run by jdbc_test.sh: connects over TCP
+// with a password (SCRAM-SHA-256), creates a table, loads it with CopyManager.copyIn and reads it
+// with copyOut, runs PreparedStatements with typed setters and getters (pgjdbc switches to named
+// server-side statements after prepareThreshold executions), batches, update counts, errors'
+// SQLSTATEs, Statement.cancel() from another thread, and transactions with setAutoCommit(false).
+//
+// Usage: java -cp <pgjdbc jar>:<classes> JdbcTest <port> <user> <password>
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.Date;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+public class JdbcTest {
+  static int passes = 0;
+  static List<String> failures = new ArrayList<>();
+
+  static void check(String name, Object expected, Object actual) {
+    if (Objects.equals(expected, actual)) {
+      passes++;
+    } else {
+      failures.add(name);
+      System.out.println("FAILED: " + name + "\n  expected: " + expected + "\n  actual:   " + actual);
+    }
+  }
+
+  interface SqlAction {
+    void run() throws SQLException;
+  }
+
+  // The action must fail with `sqlstate`.
+  static void expectError(String name, String sqlstate, SqlAction action) {
+    try {
+      action.run();
+      check(name + " raised", sqlstate, null);
+    } catch (SQLException e) {
+      check(name, sqlstate, e.getSQLState());
+    }
+  }
+
+  static List<String> rows(ResultSet rs) throws SQLException {
+    List<String> out = new ArrayList<>();
+    int n = rs.getMetaData().getColumnCount();
+    while (rs.next()) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 1; i <= n; i++) b.append(i > 1 ? "|" : "").append(rs.getString(i));
+      out.add(b.toString());
+    }
+    return out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    int port = Integer.parseInt(args[0]);
+    String url = "jdbc:postgresql://127.0.0.1:" + port + "/hyrax";
+    try {
+      run(url, args[1], args[2]);
+    } catch (Exception e) {
+      e.printStackTrace(System.out);
+      failures.add("exception");
+    }
+    System.out.println("pgjdbc test: " + passes + " passed, " + failures.size() + " failed");
+    System.exit(failures.isEmpty() ? 0 : 1);
+  }
+
+  static void run(String url, String user, String password) throws Exception {
+    expectError("wrong password refused (28P01)", "28P01", () -> DriverManager.getConnection(url, user, "wrong").close());
+
+    Properties props = new Properties();
+    props.setProperty("user", user);
+    props.setProperty("password", password);
+    props.setProperty("connectTimeout", "10");
+    try (Connection c = DriverManager.getConnection(url, props)) {
+      check("connected as", user, c.getMetaData().getUserName());
+      Statement st = c.createStatement();
+      check("CREATE TABLE update count", 0,
+            st.executeUpdate("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, price DECIMAL(10, 2), added DATE, "
+                             + "weight DOUBLE PRECISION, big BIGINT, ok BOOLEAN, at TIMESTAMP)"));
+
+      // CopyManager: COPY FROM STDIN and COPY TO STDOUT.
+      CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+      String data = "1\tapple\t1.50\t2024-01-02\t0.25\t10000000000\tt\t2024-01-02 03:04:05\n"
+                    + "2\t\\N\t2.25\t\\N\t\\N\t\\N\tf\t\\N\n"
+                    + "3\ttab\\there\t-3.00\t2023-12-31\t1e+300\t-1\t\\N\t\\N\n";
+      check("copyIn row count", 3L, copy.copyIn("COPY items FROM STDIN", new StringReader(data)));
+      StringWriter out = new StringWriter();
+      check("copyOut row count", 3L, copy.copyOut("COPY (SELECT * FROM items ORDER BY id) TO STDOUT", out));
+      check("copyOut data", data, out.toString());
+      out = new StringWriter();
+      copy.copyOut("COPY items (id, name) TO STDOUT WITH (FORMAT csv)", out);
+      check("copyOut csv", 3, out.toString().split("\n").length);
+
+      // PreparedStatements: typed setters and getters, run past prepareThreshold (5) so pgjdbc
+      // switches from unnamed to named server-side statements.
+      PreparedStatement sel = c.prepareStatement("SELECT id, name, price, added, weight, big, ok, at FROM items WHERE id = ?");
+      for (int round = 0; round < 7; round++) {
+        sel.setInt(1, 1);
+        try (ResultSet rs = sel.executeQuery()) {
+          check("row found, round " + round, true, rs.next());
+          check("getInt, round " + round, 1, rs.getInt("id"));
+          check("getString, round " + round, "apple", rs.getString("name"));
+          check("getBigDecimal, round " + round, new BigDecimal("1.50"), rs.getBigDecimal("price"));
+          check("getDate, round " + round, Date.valueOf("2024-01-02"), rs.getDate("added"));
+          check("getDouble, round " + round, 0.25, rs.getDouble("weight"));
+          check("getLong, round " + round, 10000000000L, rs.getLong("big"));
+          check("getBoolean, round " + round, true, rs.getBoolean("ok"));
+          check("getTimestamp, round " + round, Timestamp.valueOf("2024-01-02 03:04:05"), rs.getTimestamp("at"));
+          check("one row, round " + round, false, rs.next());
+        }
+      }
+      sel.setInt(1, 2);
+      try (ResultSet rs = sel.executeQuery()) {
+        rs.next();
+        check("NULL getString", null, rs.getString("name"));
+        rs.getInt("big");
+        check("NULL wasNull", true, rs.wasNull());
+        check("NULL getDate", null, rs.getDate("added"));
+      }
+
+      PreparedStatement ins = c.prepareStatement("INSERT INTO items (id, name, price, added, big, ok) VALUES (?, ?, ?, ?, ?, ?)");
+      ins.setInt(1, 10);
+      ins.setString(2, "ten");
+      ins.setBigDecimal(3, new BigDecimal("10.05"));
+      ins.setDate(4, Date.valueOf("2025-06-07"));
+      ins.setLong(5, -5L);
+      ins.setBoolean(6, false);
+      check("executeUpdate INSERT count", 1, ins.executeUpdate());
+      ins.setInt(1, 11);
+      ins.setNull(2, Types.VARCHAR);
+      ins.setNull(3, Types.NUMERIC);
+      ins.setNull(4, Types.DATE);
+      ins.setNull(5, Types.BIGINT);
+      ins.setNull(6, Types.BOOLEAN);
+      check("executeUpdate with NULLs", 1, ins.executeUpdate());
+      try (ResultSet rs = st.executeQuery("SELECT id, name, price, added, big, ok FROM items WHERE id >= 10 ORDER BY id")) {
+        check("inserted rows", List.of("10|ten|10.05|2025-06-07|-5|f", "11|null|null|null|null|null"), rows(rs));
+      }
+
+      // setTimestamp (sent with a zone offset, which TIMESTAMP ignores as in PostgreSQL).
+      PreparedStatement at = c.prepareStatement("SELECT id FROM items WHERE at = ?");
+      at.setTimestamp(1, Timestamp.valueOf("2024-01-02 03:04:05"));
+      try (ResultSet rs = at.executeQuery()) {
+        check("setTimestamp", List.of("1"), rows(rs));
+      }
+
+      // Batches.
+      PreparedStatement batch = c.prepareStatement("INSERT INTO items (id, name) VALUES (?, ?)");
+      for (int i = 0; i < 20; i++) {
+        batch.setInt(1, 100 + i);
+        batch.setString(2, "batch " + i);
+        batch.addBatch();
+      }
+      int[] counts = batch.executeBatch();
+      int total = 0;
+      for (int n : counts) total += n;
+      check("executeBatch counts", 20, counts.length);
+      check("executeBatch rows", 20, total);
+      PreparedStatement upd = c.prepareStatement("UPDATE items SET name = ? WHERE id >= ?");
+      upd.setString(1, "updated");
+      upd.setInt(2, 110);
+      check("executeUpdate UPDATE count", 10, upd.executeUpdate());
+      PreparedStatement del = c.prepareStatement("DELETE FROM items WHERE id >= ?");
+      del.setInt(1, 100);
+      check("executeUpdate DELETE count", 20, del.executeUpdate());
+      PreparedStatement cnt = c.prepareStatement("SELECT count(*), sum(price) FROM items WHERE price > ?");
+      cnt.setBigDecimal(1, new BigDecimal("0"));
+      try (ResultSet rs = cnt.executeQuery()) {
+        check("aggregate with a parameter", List.of("3|13.80"), rows(rs));
+      }
+
+      // Errors with their SQLSTATE; the connection goes on (autocommit).
+      expectError("unique violation 23505", "23505", () -> st.executeUpdate("INSERT INTO items (id) VALUES (1)"));
+      expectError("invalid text 22P02", "22P02", () -> st.executeQuery("SELECT CAST('abc' AS INTEGER)"));
+      expectError("missing table 42P01", "42P01", () -> c.prepareStatement("SELECT * FROM nowhere").executeQuery());
+      expectError("division by zero 22012", "22012", () -> {
+        PreparedStatement p = c.prepareStatement("SELECT 1 / ?");
+        p.setInt(1, 0);
+        p.executeQuery();
+      });
+      expectError("syntax error 42601", "42601", () -> st.execute("SELEC 1"));
+      try (ResultSet rs = st.executeQuery("SELECT count(*) FROM items")) {
+        check("connection goes on after errors", List.of("5"), rows(rs));
+      }
+
+      // Transactions.
+      c.setAutoCommit(false);
+      st.executeUpdate("INSERT INTO items (id, name) VALUES (20, 'kept')");
+      c.commit();
+      st.executeUpdate("INSERT INTO items (id, name) VALUES (21, 'dropped')");
+      c.rollback();
+      expectError("error inside a transaction", "23505", () -> st.executeUpdate("INSERT INTO items (id) VALUES (20)"));
+      expectError("failed transaction refuses statements 25P02", "25P02", () -> st.executeQuery("SELECT 1"));
+      c.rollback();
+      // A fetch size inside a transaction: pgjdbc reads through a portal in Executes of 2 rows
+      // (PortalSuspended between them).
+      PreparedStatement fetched = c.prepareStatement("SELECT id FROM items WHERE id > ? ORDER BY id");
+      fetched.setFetchSize(2);
+      fetched.setInt(1, 0);
+      try (ResultSet rs = fetched.executeQuery()) {
+        check("rows fetched 2 at a time", List.of("1", "2", "3", "10", "11", "20"), rows(rs));
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      try (ResultSet rs = st.executeQuery("SELECT id, name FROM items WHERE id BETWEEN 20 AND 29 ORDER BY id")) {
+        check("committed, rolled back", List.of("20|kept"), rows(rs));
+      }
+
+      // Statement.cancel() from another thread on a procedure that loops until canceled.
+      st.execute("CREATE TABLE spun (a INTEGER)");
+      st.execute("CREATE PROCEDURE spin() AS $$ BEGIN LOOP INSERT INTO spun VALUES (0); END LOOP; END $$ LANGUAGE plpgsql");
+      Statement spinning = c.createStatement();
+      // Canceled each second until it ends: pgjdbc sends no CancelRequest before the statement
+      // was sent, and the server drops one that comes before it started (as PostgreSQL).
+      java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread canceler = new Thread(() -> {
+        try {
+          while (!done.get()) {
+            Thread.sleep(1000);
+            if (!done.get()) spinning.cancel();
+          }
+        } catch (Exception e) {
+          e.printStackTrace(System.out);
+        }
+      });
+      canceler.start();
+      long started = System.nanoTime();
+      expectError("cancel 57014", "57014", () -> spinning.execute("CALL spin()"));
+      done.set(true);
+      canceler.join();
+      check("cancel took effect promptly", true, System.nanoTime() - started < 30_000_000_000L);
+      try (ResultSet rs = st.executeQuery("SELECT count(*) FROM spun")) {
+        check("canceled statement left nothing", List.of("0"), rows(rs));
+      }
+      try (ResultSet rs = st.executeQuery("SELECT 1")) {
+        check("connection goes on after cancel", List.of("1"), rows(rs));
+      }
+    }
+  }
+}
