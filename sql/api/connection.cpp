@@ -229,7 +229,7 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
                                                  " in a read-only transaction", stmt.pos);
 }
 
-void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(); }
+void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(db_.catalog().version()); }
 
 // What besides the text a statement cache entry is compiled for (StatementCache's `settings`).
 std::string Connection::cacheSettings() const {

@@ -521,7 +521,8 @@ std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBef
   if (newest_ && newest_->broken()) newest_.reset();
   if (shared && newest_ &&
       ((newest_->epoch() == epoch_ && newest_->forkedAt_ > forkedAfter) ||
-       (newest_->epoch() != epoch_ && newest_->epoch() >= notBefore && newest_->ageMs() <= maxAgeMs)))
+       (newest_->epoch() != epoch_ && newest_->epoch() >= std::max(notBefore, schemaEpoch_) &&
+        newest_->ageMs() <= maxAgeMs)))
     return newest_;
   std::shared_ptr<Snapshot> s = Snapshot::fork(handler_, epoch_);
   if (shared) {

@@ -136,7 +136,18 @@ class SnapshotPool {
   std::shared_ptr<Snapshot> acquire(double maxAgeMs, uint64_t notBefore, bool shared = true,
                                     Snapshot::Clock::time_point forkedAfter = {});
   // On the executor thread, after each statement that may have written: the new write count.
-  uint64_t noteWrite() { return ++epoch_; }
+  // `catalogVersion`: the catalog's version now. A schema change (CREATE, DROP, ALTER) is seen by
+  // every query after it, from any session: no snapshot forked before it is shared again, where
+  // other sessions' data may be up to snapshot_max_age old (a table another session just created
+  // would otherwise not exist for a query that shares an older snapshot).
+  uint64_t noteWrite(uint64_t catalogVersion) {
+    ++epoch_;
+    if (catalogVersion != catalogVersion_) {
+      catalogVersion_ = catalogVersion;
+      schemaEpoch_ = epoch_;
+    }
+    return epoch_;
+  }
   uint64_t epoch() const { return epoch_; }
   // On the executor thread: retires the newest snapshot if no query uses it, something ran on the
   // executor since its fork and it is too old for anyone to share (so that it does not hold
@@ -146,6 +157,7 @@ class SnapshotPool {
  private:
   SnapshotHandler handler_;
   uint64_t epoch_ = 0;
+  uint64_t catalogVersion_ = 0, schemaEpoch_ = 0;  // the write count at the last schema change
   std::shared_ptr<Snapshot> newest_;
   double newestKeepMs_ = 0;
 };
