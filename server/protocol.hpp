@@ -3,6 +3,8 @@
 // (doc/src/sgml/protocol.sgml, "Message Formats"). Names follow that chapter.
 #include <cstdint>
 
+#include "engine/util/error.hpp"
+
 namespace hyrax::server {
 
 // The first word after a startup packet's length.
@@ -63,11 +65,11 @@ inline constexpr char CopyFail = 'f';
 inline constexpr char Password = 'p';  // also SASLInitialResponse and SASLResponse
 }  // namespace frontend
 
-// SQLSTATEs of the protocol layer (engine/util/error.hpp has the SQL ones).
+// SQLSTATEs of the protocol layer (engine/util/error.hpp has the SQL ones, and those both use).
 namespace wirestate {
-inline constexpr const char* ProtocolViolation = "08P01";
+inline constexpr const char* ProtocolViolation = sqlstate::ProtocolViolation;
 inline constexpr const char* ConnectionFailure = "08006";
-inline constexpr const char* InvalidAuthorization = "28000";
+inline constexpr const char* InvalidAuthorization = sqlstate::InvalidAuthorization;
 inline constexpr const char* TooManyConnections = "53300";
 inline constexpr const char* IdleSessionTimeout = "57P05";
 inline constexpr const char* AdminShutdown = "57P01";
