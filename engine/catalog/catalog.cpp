@@ -85,6 +85,8 @@ uint32_t Catalog::defaultOid(const std::string& table, const std::string& column
 
 uint32_t Catalog::routineOid(const std::string& routine) const { return objectOid("routine " + routine); }
 
+uint32_t Catalog::roleOid(const std::string& role) const { return objectOid("role " + role); }
+
 void Catalog::assignOids(const Table& table) {
   objectOid(table.name());
   for (auto& index : table.indexes()) {  // a new table's constraint indexes

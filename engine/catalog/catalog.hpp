@@ -28,6 +28,12 @@ struct SettingDescription {
   bool readOnly = false;
 };
 
+// A role as pg_roles lists it (sql/api/roles registers the list; no password, ever).
+struct RoleDescription {
+  std::string name;
+  bool login = false, hasPassword = false;
+};
+
 class Catalog {
  public:
   // Stored routines by name: fills `out` and returns true when one exists. Set by the database.
@@ -36,6 +42,8 @@ class Catalog {
   std::function<std::vector<std::string>()> routineNames;
   // The session settings there are (pg_settings; their values are each session's). Set by the database.
   std::function<std::vector<SettingDescription>()> settingDescriptions;
+  // The roles made by CREATE ROLE, by name (pg_roles, pg_user). Set by the database.
+  std::function<std::vector<RoleDescription>()> roleList;
 
   // Throws Error 42P07 when the name is taken.
   Table& createTable(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey = {});
@@ -85,6 +93,7 @@ class Catalog {
   uint32_t constraintOid(const std::string& table, const std::string& constraint) const;
   uint32_t defaultOid(const std::string& table, const std::string& column) const;
   uint32_t routineOid(const std::string& routine) const;  // routines have a namespace of their own
+  uint32_t roleOid(const std::string& role) const;        // so have roles (CREATE ROLE assigns it)
   // Gives `table`, its indexes, constraints and column defaults their OIDs now.
   void assignOids(const Table& table);
   static constexpr uint32_t kFirstUserOid = 16384;

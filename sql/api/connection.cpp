@@ -585,7 +585,16 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       return QueryResult({}, {}, "ANALYZE");
     }
     case ast::StmtKind::Reindex: return sql::reindex(catalog, static_cast<const ast::ReindexStmt&>(*stmt));
-    case ast::StmtKind::Role: return db_.roles().apply(undo, static_cast<const ast::RoleStmt&>(*stmt));
+    case ast::StmtKind::Role: {
+      auto& r = static_cast<const ast::RoleStmt&>(*stmt);
+      QueryResult result = db_.roles().apply(undo, r);
+      if (r.op == ast::RoleStmt::Op::Create) catalog.roleOid(r.names[0]);  // its pg_roles OID, here on the executor
+      // pg_roles is made when a statement is bound: a cached one must be bound again after the
+      // change, and after its undoing.
+      catalog.bump();
+      undo.logAction([&catalog] { catalog.bump(); });
+      return result;
+    }
     case ast::StmtKind::Select:
     case ast::StmtKind::Insert:
     case ast::StmtKind::Update:

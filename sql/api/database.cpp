@@ -30,6 +30,11 @@ Database::Database()
   };
   catalog_->routineNames = [this] { return routines_->names(); };
   catalog_->settingDescriptions = [] { return SessionSettings::descriptions(); };
+  catalog_->roleList = [this] {
+    std::vector<RoleDescription> out;
+    for (const sql::Role& r : roles_->list()) out.push_back({r.name, r.login, !r.verifier.empty()});
+    return out;
+  };
 }
 Database::~Database() = default;
 Catalog& Database::catalog() { return *catalog_; }

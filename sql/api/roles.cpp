@@ -1,6 +1,8 @@
 // Roles (roles.hpp).
 #include "sql/api/roles.hpp"
 
+#include <pthread.h>
+
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/scram_verifier.hpp"
 #include "sql/parser/ast.hpp"
@@ -23,28 +25,44 @@ std::string verifierOf(const ast::RoleStmt& r, QueryResult& result) {
 
 }  // namespace
 
+namespace {
+
+// One mutex for every database's roles (logins and role DDL are rare), held across fork() by
+// pthread_atfork: the server's threads look roles up while the executor forks snapshots, and a
+// child that inherited the mutex locked would hang the first query of pg_roles it served.
+std::mutex& rolesMutex() {
+  static std::mutex* m = [] {
+    auto* created = new std::mutex;  // never destroyed: atfork handlers outlive static destruction
+    pthread_atfork([] { rolesMutex().lock(); }, [] { rolesMutex().unlock(); }, [] { rolesMutex().unlock(); });
+    return created;
+  }();
+  return *m;
+}
+
+}  // namespace
+
 std::optional<Role> Roles::find(const std::string& name) const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(rolesMutex());
   auto it = roles_.find(name);
   if (it == roles_.end()) return std::nullopt;
   return it->second;
 }
 
 std::vector<Role> Roles::list() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(rolesMutex());
   std::vector<Role> out;
   for (const auto& [name, role] : roles_) out.push_back(role);
   return out;
 }
 
 void Roles::put(Role role) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(rolesMutex());
   std::string name = role.name;
   roles_[name] = std::move(role);
 }
 
 void Roles::erase(const std::string& name) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(rolesMutex());
   roles_.erase(name);
 }
 

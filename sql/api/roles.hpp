@@ -1,7 +1,7 @@
 #pragma once
 // Roles (CREATE/ALTER/DROP ROLE and USER): a name, whether it may log in, and its password as a
 // SCRAM-SHA-256 verifier (scram_verifier.hpp), never the password itself. The server asks here
-// whom it lets in (find(), from its own threads: a mutex guards the map); the statements change it
+// whom it lets in (find(), from its own threads: a mutex guards the map, held across fork()); the statements change it
 // on the executor thread, inside the session's transaction (a ROLLBACK undoes them). hyrax checks
 // no privileges yet: SUPERUSER and the like are accepted and not kept.
 #include <map>
@@ -40,7 +40,6 @@ class Roles {
   void put(Role role);  // under the mutex
   void erase(const std::string& name);
 
-  mutable std::mutex mutex_;
   std::map<std::string, Role> roles_;
 };
 

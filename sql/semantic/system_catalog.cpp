@@ -295,12 +295,19 @@ std::unique_ptr<Table> pgDatabase() {
   return m.make();
 }
 
-std::unique_ptr<Table> pgRoles(const std::string& name) {
+// The built-in role (the superuser every session is) and those CREATE ROLE made; passwords show
+// as PostgreSQL's pg_roles shows them, never their verifiers. pg_user lists the ones that log in.
+std::unique_ptr<Table> pgRoles(Catalog& catalog, const std::string& name) {
+  std::vector<RoleDescription> created = catalog.roleList ? catalog.roleList() : std::vector<RoleDescription>{};
   if (name == "pg_user") {
     Maker m("pg_catalog.pg_user", {{"usename", 'n'}, {"usesysid", 'o'}, {"usecreatedb", 'b'}, {"usesuper", 'b'}, {"userepl", 'b'},
                         {"usebypassrls", 'b'}, {"passwd", 't'}, {"valuntil", 't'}, {"useconfig", 't'}});
     m.row({str(kRoleName), num(kBootstrapRoleOid), Cell(true), Cell(true), Cell(false), Cell(false), str("********"),
            null, null});
+    for (const RoleDescription& r : created)
+      if (r.login)
+        m.row({str(r.name), num(catalog.roleOid(r.name)), Cell(false), Cell(false), Cell(false), Cell(false),
+               r.hasPassword ? str("********") : null, null, null});
     return m.make();
   }
   Maker m("pg_catalog." + name, {{"oid", 'o'}, {"rolname", 'n'}, {"rolsuper", 'b'}, {"rolinherit", 'b'}, {"rolcreaterole", 'b'},
@@ -308,6 +315,9 @@ std::unique_ptr<Table> pgRoles(const std::string& name) {
                  {"rolpassword", 't'}, {"rolvaliduntil", 't'}, {"rolbypassrls", 'b'}, {"rolconfig", 't'}});
   m.row({num(kBootstrapRoleOid), str(kRoleName), Cell(true), Cell(true), Cell(true), Cell(true), Cell(true), Cell(false),
          num(-1), str("********"), null, Cell(false), null});
+  for (const RoleDescription& r : created)
+    m.row({num(catalog.roleOid(r.name)), str(r.name), Cell(false), Cell(true), Cell(false), Cell(false), Cell(r.login),
+           Cell(false), num(-1), r.hasPassword ? str("********") : null, null, Cell(false), null});
   return m.make();
 }
 
@@ -515,7 +525,7 @@ std::unique_ptr<Table> makeSystemTable(Catalog& catalog, const std::string& sche
     else if (name == "pg_attrdef") t = pgAttrdef(catalog);
     else if (name == "pg_constraint") t = pgConstraint(catalog);
     else if (name == "pg_database") t = pgDatabase();
-    else if (name == "pg_roles" || name == "pg_authid" || name == "pg_user") t = pgRoles(name);
+    else if (name == "pg_roles" || name == "pg_authid" || name == "pg_user") t = pgRoles(catalog, name);
     else if (name == "pg_am") t = pgAm();
     else if (name == "pg_collation") t = pgCollation();
     else if (name == "pg_proc") t = pgProc(catalog);
