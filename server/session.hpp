@@ -68,7 +68,6 @@ class Session {
   bool terminate_ = false;
   bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL
   std::map<std::string, Portal> portals_;  // "" the unnamed one
-  std::map<std::string, std::string> statementTexts_;  // prepared statements' texts, for errors' positions
   std::string errorQuery_;  // the statement text an extended message's error refers to
 };
 

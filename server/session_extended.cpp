@@ -63,7 +63,6 @@ void Session::onParse(const Message& m) {
   for (int16_t i = 0; i < n; ++i) declared.push_back(pg::typeFromOid(static_cast<uint32_t>(r.int32())));
   if (r.remaining()) throw Error(wirestate::ProtocolViolation, "invalid Parse message format");
   connection_->prepareStatement(name, query, declared);
-  statementTexts_[name] = query;
   sendEmpty(wire_, backend::ParseComplete);
 }
 
@@ -75,7 +74,7 @@ void Session::onBind(const Message& m) {
   const std::vector<int16_t> parameterFormats = readFormatCodes(r);
   const int16_t n = r.int16();
   if (n < 0) throw Error(wirestate::ProtocolViolation, "invalid number of parameters");
-  const Connection::StatementDescription d = connection_->describeStatement(portal.statement);
+  const Connection::StatementDescription& d = connection_->describeStatement(portal.statement);
   if (static_cast<size_t>(n) != d.parameters.size())
     throw Error(wirestate::ProtocolViolation, "bind message supplies " + std::to_string(n) + " parameters, but prepared statement \"" +
                                                   portal.statement + "\" requires " + std::to_string(d.parameters.size()));
@@ -116,13 +115,15 @@ Portal& Session::portal(const std::string& name) {
 
 void Session::runPortal(Portal& p) {
   if (p.result) return;
-  auto text = statementTexts_.find(p.statement);
-  if (text != statementTexts_.end()) errorQuery_ = text->second;
   hangupWatcher_->begin();
   try {
     p.result = connection_->executeStatement(p.statement, p.arguments);
   } catch (...) {
     hangupWatcher_->end();
+    try {  // the text the error's position counts in (a Close may have taken the statement away)
+      errorQuery_ = connection_->describeStatement(p.statement).text;
+    } catch (const Error&) {
+    }
     throw;
   }
   hangupWatcher_->end();
@@ -182,10 +183,7 @@ void Session::onClose(const Message& m) {
   MessageReader r(m.body);
   const char what = r.bytes(1)[0];
   const std::string name(r.cstring());
-  if (what == 'S') {
-    connection_->closeStatement(name);
-    statementTexts_.erase(name);
-  }
+  if (what == 'S') connection_->closeStatement(name);
   else if (what == 'P') portals_.erase(name);
   else throw Error(wirestate::ProtocolViolation, "invalid CLOSE message subtype " + std::string(1, what));
   sendEmpty(wire_, backend::CloseComplete);

@@ -171,10 +171,12 @@ class Connection {
     // function called alone): `columns` is then empty even though it may return rows.
     bool columnsKnown = true;
     PhaseTimes times;  // of preparing it: no codegen when the code came from the statement cache
+    std::string text;  // as prepared (error positions count in it)
   };
   StatementDescription prepareStatement(const std::string& name, std::string_view sql,
                                         const std::vector<std::optional<SqlType>>& declaredTypes = {});
-  StatementDescription describeStatement(const std::string& name) const;  // 26000 if there is none
+  // 26000 if there is none; valid until the statement is prepared again or closed.
+  const StatementDescription& describeStatement(const std::string& name) const;
   // Runs it with a value per parameter (a NULL Value for NULL; a value of another type is CAST
   // to the parameter's, 42846 where there is no cast); 08P01 when the count differs. Errors and
   // transaction blocks behave as in execute().

@@ -375,19 +375,23 @@ std::shared_ptr<Procedure> Routines::find(const std::string& name, SourcePos pos
   return it->second;
 }
 
+void Routines::checkCall(const ast::CallStmt& stmt, const ast::CreateFunctionStmt& def) {
+  if (def.procedure == stmt.function)
+    throw Error("42809", stmt.name + " is " + (def.procedure ? "a procedure" : "not a procedure"), stmt.namePos)
+        .withDetail(def.procedure ? "To call a procedure, use CALL." : "To call a function, use SELECT.");
+  if (stmt.args.size() != def.params.size())
+    throw Error(sqlstate::UndefinedFunction, std::string(def.procedure ? "procedure " : "function ") + stmt.name + " takes " +
+                                                 std::to_string(def.params.size()) + " arguments, not " +
+                                                 std::to_string(stmt.args.size()),
+                stmt.namePos);
+}
+
 QueryResult Routines::call(Catalog& catalog, UndoLog& undo, const ast::CallStmt& stmt, const std::atomic<bool>* cancel,
                            PhaseTimes& times) {
   auto t = Clock::now();
   std::shared_ptr<Procedure> p = find(stmt.name, stmt.namePos);
   const auto& def = *p->def;
-  if (def.procedure == stmt.function)
-    throw Error("42809", stmt.name + " is " + (def.procedure ? "a procedure" : "not a procedure"), stmt.namePos)
-        .withDetail(def.procedure ? "To call a procedure, use CALL." : "To call a function, use SELECT.");
-  if (stmt.args.size() != def.params.size())
-    throw Error(sqlstate::UndefinedFunction, std::string(p->what()) + " " + stmt.name + " takes " +
-                                                 std::to_string(def.params.size()) + " arguments, not " +
-                                                 std::to_string(stmt.args.size()),
-                stmt.namePos);
+  checkCall(stmt, def);
   std::vector<SqlType> types;
   for (auto& prm : def.params) types.push_back(prm.type);
   std::vector<Value> args = Binder(catalog).bindConstants(stmt.args, types);

@@ -55,6 +55,8 @@ class Routines {
                   const std::atomic<bool>* cancel);
 
   bool exists(const std::string& name) const { return routines_.count(name) > 0; }
+  // A CALL of a function or SELECT of a procedure (42809), or a wrong number of arguments (42883).
+  static void checkCall(const ast::CallStmt& stmt, const ast::CreateFunctionStmt& def);
   std::vector<std::string> names() const;  // sorted
   // The definition of a routine, or null.
   std::shared_ptr<const ast::CreateFunctionStmt> definition(const std::string& name) const;

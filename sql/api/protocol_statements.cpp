@@ -24,11 +24,11 @@ namespace hyrax {
 
 struct Connection::ProtocolStatement {
   std::string name;
-  std::string text;
   // CALL p($1, ...) or SELECT f($1, ...) with parameters: the routine is called with the bound
   // values (Connection::call), its parameters' types typing the $n. Null for other statements.
   std::unique_ptr<ast::CallStmt> call;
   std::vector<int> callParameter;  // per argument of `call`: the $n it is (0-based), -1 for a constant
+  std::vector<Value> callConstant;  // per argument: a constant's value, bound once at prepare
   ast::StatementPtr statement;                       // the compiled kinds: to compile again after DDL
   std::vector<SqlType> declared;                     // declared types ($n without one: TypeId::Null)
   std::shared_ptr<sql::CompiledStatement> compiled;  // null: run as text by execute()
@@ -109,12 +109,12 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
   if (name.empty()) protocolStatements_.erase(name);  // gone even if its successor fails, as in PostgreSQL
   auto entry = std::make_shared<ProtocolStatement>();
   entry->name = name;
-  entry->text = std::string(sql);
+  const std::string text(sql);
   for (const auto& t : declaredTypes) entry->declared.push_back(t ? t->withNullable(true) : SqlType::null());
   db_.executor().run(this, [&] {
     RoutineCallerScope scope(routineCaller_.get());
     try {
-      ast::StatementPtr stmt = parseStatement(entry->text);
+      ast::StatementPtr stmt = parseStatement(text);
       // As in PostgreSQL, a failed block refuses all but ending it, and an error here fails it.
       if (txn_ == TransactionState::Failed && stmt->kind != ast::StmtKind::Transaction)
         throw Error(sqlstate::InFailedTransaction,
@@ -144,12 +144,12 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
       }
       Catalog& catalog = db_.catalog();
       const bool cache = settings_->statementCache();
-      if (cache) entry->compiled = statementCache_->find(entry->text, SourcePos{1, 1}, key, catalog);
+      if (cache) entry->compiled = statementCache_->find(text, SourcePos{1, 1}, key, catalog);
       if (!entry->compiled) {
         ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
         ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());
         entry->compiled = compileTypingRestAsText(catalog, *stmt, entry->declared, entry->description.times);
-        if (cache) statementCache_->add(entry->text, SourcePos{1, 1}, key, entry->compiled);
+        if (cache) statementCache_->add(text, SourcePos{1, 1}, key, entry->compiled);
       }
       entry->statement = std::move(stmt);
       entry->description.parameters = entry->compiled->plan.parameters;
@@ -159,6 +159,7 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
       throw;
     }
   });
+  entry->description.text = text;
   protocolStatements_[name] = entry;
   return entry->description;
 }
@@ -185,14 +186,19 @@ void Connection::prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::Call
   if (!def)
     throw Error(sqlstate::UndefinedFunction, (call->function ? "function " : "procedure ") + call->name + " does not exist",
                 call->namePos);
-  if (def->procedure == call->function)
-    throw Error("42809", call->name + " is " + (def->procedure ? "a procedure" : "not a procedure"), call->namePos)
-        .withDetail(def->procedure ? "To call a procedure, use CALL." : "To call a function, use SELECT.");
-  if (call->args.size() != def->params.size())
-    throw Error(sqlstate::UndefinedFunction, std::string(def->procedure ? "procedure " : "function ") + call->name + " takes " +
-                                                 std::to_string(def->params.size()) + " arguments, not " +
-                                                 std::to_string(call->args.size()),
-                call->namePos);
+  sql::Routines::checkCall(*call, *def);
+  // The constants' values, once: Execute casts them with the bound parameters.
+  std::vector<ast::ExprPtr> constants;
+  std::vector<SqlType> constantTypes;
+  for (size_t i = 0; i < parameters.size(); ++i)
+    if (parameters[i] < 0) {
+      constants.push_back(std::move(call->args[i]));
+      constantTypes.push_back(def->params[i].type);
+    }
+  std::vector<Value> constantValues = sql::Binder(db_.catalog()).bindConstants(constants, constantTypes);
+  entry.callConstant.assign(parameters.size(), Value());
+  for (size_t i = 0, k = 0; i < parameters.size(); ++i)
+    if (parameters[i] < 0) entry.callConstant[i] = std::move(constantValues[k++]);
   std::vector<SqlType> types;
   for (size_t i = 0; i < parameters.size(); ++i) {
     if (parameters[i] < 0) continue;
@@ -210,7 +216,7 @@ void Connection::prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::Call
   entry.call = std::move(call);
 }
 
-Connection::StatementDescription Connection::describeStatement(const std::string& name) const {
+const Connection::StatementDescription& Connection::describeStatement(const std::string& name) const {
   auto it = protocolStatements_.find(name);
   if (it == protocolStatements_.end())
     throw Error(sqlstate::UndefinedPreparedStatement, "prepared statement \"" + name + "\" does not exist");
@@ -227,27 +233,23 @@ QueryResult Connection::executeStatement(const std::string& name, const std::vec
   if (s->call && !s->callParameter.empty()) {
     const std::vector<SqlType>& types = s->description.parameters;
     if (args.size() != types.size()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), name, types.size()));
-    // Each argument: its bound value, or its constant, as the routine's parameter type.
+    // Each argument: its bound value, or its constant, cast to the routine's parameter type as it
+    // is now (CREATE OR REPLACE may have changed it since the prepare).
     std::shared_ptr<const ast::CreateFunctionStmt> def = db_.routines().definition(s->call->name);
     if (!def) throw Error(sqlstate::UndefinedFunction, "routine " + s->call->name + " does not exist", s->call->namePos);
+    sql::Routines::checkCall(*s->call, *def);
     std::vector<Value> values;
-    sql::Binder binder(db_.catalog());
-    for (size_t i = 0; i < s->call->args.size() && i < def->params.size(); ++i) {
-      const SqlType& want = def->params[i].type;
-      if (s->callParameter[i] >= 0) {
-        values.push_back(binder.castValues({args[static_cast<size_t>(s->callParameter[i])]}, {want})[0]);
-      } else {
-        std::vector<ast::ExprPtr> one;
-        one.push_back(std::move(s->call->args[i]));
-        OnExit back([&] { s->call->args[i] = std::move(one[0]); });
-        values.push_back(binder.bindConstants(one, {want})[0]);
-      }
+    std::vector<SqlType> wanted;
+    for (size_t i = 0; i < s->callParameter.size(); ++i) {
+      values.push_back(s->callParameter[i] >= 0 ? args[static_cast<size_t>(s->callParameter[i])] : s->callConstant[i]);
+      wanted.push_back(def->params[i].type);
     }
+    values = sql::Binder(db_.catalog()).castValues(values, wanted);
     return withStatementTimeout([&] { return call(s->call->name, values); });
   }
   if (!s->compiled) {
     if (!args.empty()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), name, 0));
-    return execute(s->text);
+    return execute(s->description.text);
   }
   return withStatementTimeout([&] {
     QueryResult r;
