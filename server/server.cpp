@@ -3,9 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <system_error>
+
 #include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 
+#include "engine/util/stack_depth.hpp"
 #include "server/session.hpp"
 #include "server/wire.hpp"
 
@@ -69,7 +72,7 @@ Server::~Server() {
   stop();
   // run() joins the sessions; a server that never ran has none.
   for (auto& c : clients_)
-    if (c.thread.joinable()) c.thread.join();
+    if (c.thread) c.thread->join();
   if (!socketPath_.empty()) ::unlink(socketPath_.c_str());
 }
 
@@ -106,13 +109,20 @@ void Server::acceptUnix() {
 void Server::reapFinished() {
   for (auto it = clients_.begin(); it != clients_.end();) {
     if (it->done.load()) {
-      it->thread.join();
+      it->thread->join();
       it = clients_.erase(it);
     } else {
       ++it;
     }
   }
 }
+
+namespace {
+// A session thread's stack: the executor's where address space is plenty (the session then runs
+// its statements itself); on a 32-bit board, where a hundred such stacks would not fit, the
+// default, and its statements go to the executor's thread.
+constexpr size_t kSessionStackBytes = sizeof(void*) >= 8 ? kExecutorStackBytes : size_t{8} << 20;
+}  // namespace
 
 void Server::startSession(Socket socket) {
   std::lock_guard lock(clientsMutex_);
@@ -125,17 +135,22 @@ void Server::startSession(Socket socket) {
   auto wire = std::make_shared<Wire>(std::move(socket), config_.maxMessageBytes);
   Client& client = clients_.emplace_back();
   client.wire = wire;
-  client.thread = std::thread([this, &client, overLimit] {
-    {
-      Session session(db_, *client.wire, registry_, config_, overLimit);
-      session.run();
-    }
-    // Closed here, not when the entry is reaped: the client sees the end at once. Under the
-    // lock, so that stop() never shuts a descriptor number that was closed and reused.
-    std::lock_guard lock(clientsMutex_);
-    client.wire->close();
-    client.done.store(true);
-  });
+  try {
+    client.thread = std::make_unique<LargeStackThread>(kSessionStackBytes, [this, &client, overLimit] {
+      {
+        Session session(db_, *client.wire, registry_, config_, overLimit);
+        session.run();
+      }
+      // Closed here, not when the entry is reaped: the client sees the end at once. Under the
+      // lock, so that stop() never shuts a descriptor number that was closed and reused.
+      std::lock_guard lock(clientsMutex_);
+      client.wire->close();
+      client.done.store(true);
+    });
+  } catch (const std::system_error&) {  // no thread to be had (address space, process limits): hang up
+    wire->close();
+    clients_.pop_back();
+  }
 }
 
 void Server::run() {
@@ -150,7 +165,7 @@ void Server::run() {
     clients.splice(clients.end(), clients_);
   }
   for (auto& c : clients)
-    if (c.thread.joinable()) c.thread.join();
+    if (c.thread) c.thread->join();
 }
 
 void Server::stop() {

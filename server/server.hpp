@@ -1,20 +1,21 @@
 #pragma once
 // The server: accepts clients on loopback TCP and on the Unix socket DIR/.s.PGSQL.<port> (where
 // psql looks with -h DIR), and serves each on a thread of its own (server/session.hpp).
-// Statements of all sessions run one after another on the database's executor thread, so a
-// thread per client that blocks on its socket costs nothing the executor would not anyway.
+// Statements of all sessions run one after another, each session's on its own thread when its
+// turn comes (SerialExecutor), so a thread per client that blocks on its socket costs nothing a
+// serial executor would not anyway, and a statement needs no hand-over to another thread.
 #include <atomic>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 
+#include "engine/util/large_stack_thread.hpp"
 #include "server/server_config.hpp"
 #include "server/session_registry.hpp"
 #include "server/wire.hpp"
@@ -44,7 +45,9 @@ class Server {
  private:
   struct Client {
     std::shared_ptr<Wire> wire;
-    std::thread thread;
+    // With the executor's stack, so the session runs its statements itself (SerialExecutor::run):
+    // no hand-over to the executor's thread and back per statement. Only touched pages are memory.
+    std::unique_ptr<LargeStackThread> thread;
     std::atomic<bool> done{false};
   };
   void acceptTcp();

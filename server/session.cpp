@@ -181,12 +181,14 @@ void Session::sendStartupReply(const StartupParameters& startup) {
 
 void Session::serve() {
   while (!terminate_) {
+    wire_.pollBriefly();
     if (config_.idleSessionTimeoutMs && connection_->transactionState() == Connection::TransactionState::Idle &&
         !wire_.waitReadable(static_cast<int>(config_.idleSessionTimeoutMs)))
       throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
     Message m = wire_.readMessage();
     // After an error in an extended-protocol message everything up to the next Sync is skipped.
     if (skipTillSync_ && m.type != frontend::Sync && m.type != frontend::Terminate) continue;
+    Wire::AtWork atWork;
     (this->*handlerFor(m.type))(m);
   }
 }

@@ -1,12 +1,15 @@
 #pragma once
-// One client's socket, framed as the protocol's messages: a blocking reader that checks each
-// message's claimed length before it allocates, and a buffered writer that builds backend
-// messages in place (no string per field) and sends them when a reply is complete.
+// One client's socket, framed as the protocol's messages: a buffered blocking reader that checks
+// each message's claimed length before it allocates (one read takes a client's whole batch, as
+// Parse/Bind/Describe/Execute/Sync, instead of two system calls per message), and a buffered
+// writer that builds backend messages in place (no string per field) and sends them when a reply
+// is complete.
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/asio/generic/stream_protocol.hpp>
 
@@ -63,6 +66,18 @@ class Wire {
   void setReadDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   // Waits until a message can be read or `ms` milliseconds passed (false then).
   bool waitReadable(int ms);
+  // Between requests: a client that got its reply often sends the next one within microseconds;
+  // catching it by polling for a moment saves the sleep and wake-up of this thread (and keeps the
+  // core from idling, whose wake-up in a VM costs more). Polls only while few sessions do, so
+  // polling never takes the cores the clients and other sessions need.
+  void pollBriefly();
+  // Held while a session handles a request: pollBriefly() polls only while few sessions work.
+  struct AtWork {
+    AtWork();
+    ~AtWork();
+    AtWork(const AtWork&) = delete;
+    AtWork& operator=(const AtWork&) = delete;
+  };
 
   // Builds one backend message in the output buffer: begin(type), put...(), end().
   void begin(char type);
@@ -87,11 +102,15 @@ class Wire {
 
  private:
   void readExact(char* p, size_t n);
+  size_t buffered() const { return inEnd_ - inBegin_; }
+  bool receiveNow();  // what has arrived, into in_, without blocking; false if nothing
   void writeAll(const char* p, size_t n);
 
   Socket socket_;
   uint32_t maxMessage_;
   bool unix_ = false;
+  std::vector<char> in_;  // received, not yet read: in_[inBegin_, inEnd_)
+  size_t inBegin_ = 0, inEnd_ = 0;
   std::string out_;
   size_t messageStart_ = std::string::npos;
   std::chrono::steady_clock::time_point deadline_{};  // where the message being built begins in out_

@@ -3,13 +3,18 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <ctime>
 #include <functional>
+#include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "engine/txn/serial_executor.hpp"
 #include "engine/util/error.hpp"
+#include "engine/util/large_stack_thread.hpp"
+#include "engine/util/stack_depth.hpp"
 
 using namespace hyrax;
 
@@ -96,4 +101,113 @@ TEST_CASE("a session waiting behind a queue of work is not woken by every task t
   // A wake-up per finished task would be about 100 switches; naps and one wake-up are a few.
   CHECK(after.ru_nvcsw - before.ru_nvcsw < 20);
   for (auto& t : tickets) ex.wait(t);  // done already: returns at once
+}
+
+// Sessions on threads with the executor's stack (the server's) run their work themselves when
+// their turn comes, or have it run by the turn's holder: still one piece of work at a time.
+namespace {
+void onLargeStack(const std::function<void()>& body) { LargeStackThread(kExecutorStackBytes, body).join(); }
+}  // namespace
+
+TEST_CASE("a session on a thread with the executor's stack runs its work on its own thread") {
+  SerialExecutor ex;
+  int session = 1;
+  pthread_t ranOn{}, caller{};
+  onLargeStack([&] {
+    caller = pthread_self();
+    ex.run(&session, [&] { ranOn = pthread_self(); });
+  });
+  CHECK(pthread_equal(ranOn, caller));
+  // A thread with a small stack hands its work to the executor's thread.
+  std::thread([&] {
+    caller = pthread_self();
+    ex.run(&session, [&] { ranOn = pthread_self(); });
+  }).join();
+  CHECK_FALSE(pthread_equal(ranOn, caller));
+}
+
+TEST_CASE("work of many sessions, run on their threads and on the executor's, never overlaps and runs once each") {
+  SerialExecutor ex;
+  constexpr int kLarge = 6, kSmall = 2, kRuns = 3000;
+  std::atomic<bool> inside{false};
+  std::atomic<int> overlaps{0};
+  long counter = 0;  // not atomic: the executor's turns are what keeps it right
+  auto session = [&](int id) {
+    for (int k = 0; k < kRuns; ++k)
+      ex.run(&ex + id, [&] {
+        if (inside.exchange(true)) overlaps.fetch_add(1);
+        ++counter;
+        inside.store(false);
+      });
+  };
+  std::vector<std::unique_ptr<LargeStackThread>> large;
+  std::vector<std::thread> small;
+  for (int i = 0; i < kLarge; ++i) large.push_back(std::make_unique<LargeStackThread>(kExecutorStackBytes, [&, i] { session(i); }));
+  for (int i = 0; i < kSmall; ++i) small.emplace_back([&, i] { session(kLarge + i); });
+  for (auto& t : large) t->join();
+  for (auto& t : small) t.join();
+  CHECK(overlaps.load() == 0);
+  CHECK(counter == long{kLarge + kSmall} * kRuns);
+}
+
+TEST_CASE("an error of work that another session's thread ran reaches the session that asked for it") {
+  SerialExecutor ex;
+  int a = 1, b = 2;
+  std::atomic<int> ranB{0};
+  std::atomic<bool> aRunning{false};
+  std::string caught;
+  LargeStackThread first(kExecutorStackBytes, [&] {
+    ex.run(&a, [&] {
+      aRunning = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // b queues behind meanwhile
+    });
+  });
+  while (!aRunning) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  onLargeStack([&] {
+    try {
+      ex.run(&b, [&] {
+        ranB.fetch_add(1);
+        throw Error(sqlstate::DivisionByZero, "b failed");
+      });
+    } catch (const Error& e) {
+      caught = e.sqlstate();
+    }
+  });
+  first.join();
+  CHECK(ranB.load() == 1);
+  CHECK(caught == "22012");
+}
+
+TEST_CASE("a session on its own thread waits for a held executor, and gives up after the lock timeout") {
+  SerialExecutor ex;
+  ex.setLockTimeout(std::chrono::milliseconds(300));
+  int a = 1, b = 2;
+  ex.run(&a, [&] { ex.hold(&a); });
+  bool ran = false;
+  std::string state;
+  double cpu = 0;
+  onLargeStack([&] {
+    double before = processCpuSeconds();
+    try {
+      ex.run(&b, [&] { ran = true; });
+    } catch (const Error& e) {
+      state = e.sqlstate();
+    }
+    cpu = processCpuSeconds() - before;
+  });
+  CHECK(state == "55P03");
+  CHECK_FALSE(ran);
+  CHECK(cpu < 0.1);  // it slept: spinning would use the whole 0.3 s
+  // After the release, the waiting session's work runs.
+  std::atomic<bool> started{false};
+  LargeStackThread waiter(kExecutorStackBytes, [&] {
+    started = true;
+    ex.run(&b, [&] { ran = true; });
+  });
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(ran);
+  ex.run(&a, [&] { ex.release(&a); });
+  waiter.join();
+  CHECK(ran);
 }

@@ -2,10 +2,12 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include "engine/util/error.hpp"
 #include "engine/util/futex.hpp"
+#include "engine/util/on_exit.hpp"
 #include "engine/util/stack_depth.hpp"
 
 namespace hyrax {
@@ -52,6 +54,16 @@ bool spinFor(F ready) {
   }
 }
 
+// The executor whose turn this thread holds, while it runs work: work that runs more work (a
+// procedure's statements, a snapshot's fork) runs it at once. A forked snapshot child keeps it,
+// as it keeps the rest of the forking thread.
+thread_local const SerialExecutor* tInTurn = nullptr;
+
+Error lockTimeoutError(std::chrono::milliseconds timeout) {
+  return Error(sqlstate::LockNotAvailable,
+               "another session's transaction is open; gave up waiting after " + std::to_string(timeout.count()) + " ms");
+}
+
 }  // namespace
 
 SerialExecutor::SerialExecutor() : thread_(kExecutorStackBytes, [this] { loop(); }) {}
@@ -71,11 +83,9 @@ void SerialExecutor::hold(const void* session) {
 }
 
 void SerialExecutor::release(const void* session) {
-  {
-    std::lock_guard lock(mutex_);
-    if (holder_ == session) holder_ = nullptr;
-  }
-  workReady_.notify_all();
+  std::lock_guard lock(mutex_);
+  if (holder_ == session) holder_ = nullptr;
+  if (!busy_) giveNextTurn();  // (from inside work, the turn's end gives it)
 }
 
 SerialExecutor::Ticket::Ticket() = default;
@@ -99,12 +109,141 @@ void SerialExecutor::Ticket::drop() noexcept {
 }
 
 void SerialExecutor::run(const void* session, const std::function<void()>& work) {
-  if (thread_.isCurrent()) {
+  if (tInTurn == this) {
     work();
     return;
   }
+  if (hasExecutorStack()) return runOnCaller(session, work);
   Ticket t = submit(session, work);
   wait(t);
+}
+
+// Runs `work` on this thread, as the executor's thread would: the turn marked, the deep stack
+// given back after.
+void SerialExecutor::execute(const std::function<void()>& work) {
+  const SerialExecutor* was = tInTurn;
+  tInTurn = this;
+  OnExit restore([&] {
+    tInTurn = was;
+    releaseDeepStack();
+  });
+  work();
+}
+
+SerialExecutor::Task* SerialExecutor::firstRunnable() {
+  for (Task* t : queue_)
+    if (runnable(*t)) return t;
+  return nullptr;
+}
+
+void SerialExecutor::wakeWaiter(Task& t, uint32_t state) {
+  // After the exchange the waiter may free the task: only its address is used below (a wake-up
+  // of a reused address is a spurious one, which every waiter tolerates).
+  if (t.state.exchange(state) == kSleeping) futexWakeAll(t.state);
+}
+
+// The turn is free: the first runnable task takes it. A task whose session runs it itself is
+// told so; the executor's thread takes its own tasks (woken if it sleeps).
+void SerialExecutor::giveNextTurn() {
+  Task* next = firstRunnable();
+  if (!next) return;
+  if (!next->onCaller) {
+    workReady_.notify_one();
+    return;
+  }
+  queue_.erase(std::find(queue_.begin(), queue_.end(), next));
+  busy_ = true;
+  next->started = true;
+  wakeWaiter(*next, kTurn);
+}
+
+// Runs `t` (taken from the queue by the turn's holder) on this thread and tells its waiter.
+void SerialExecutor::runQueued(Task& t) {
+  t.startedAt = std::chrono::steady_clock::now();
+  try {
+    execute(*t.work);
+  } catch (...) {
+    t.error = std::current_exception();
+  }
+  finish(t);  // `t` may be gone once this returns (its waiter owns it)
+}
+
+// The holder of the turn, its own work done, runs the work queued behind it before it lets the
+// turn go (flat combining): handing the turn to a waiting session means waking its thread, and
+// on a busy machine that thread waits for a core while the turn stays unused (YCSB, 16 clients
+// on 2 cores: a waiter waited 65 us on average for a turn held 4 us). A few at most, so the
+// holder's own reply is not held up long; then the turn goes to the next in line.
+void SerialExecutor::endTurn() {
+  std::unique_lock lock(mutex_);
+  for (int combined = 0; combined < kCombineAtMost; ++combined) {
+    Task* next = firstRunnable();
+    if (!next) break;
+    queue_.erase(std::find(queue_.begin(), queue_.end(), next));
+    next->started = true;
+    lock.unlock();
+    runQueued(*next);
+    lock.lock();
+  }
+  busy_ = false;
+  giveNextTurn();
+}
+
+void SerialExecutor::runOnCaller(const void* session, const std::function<void()>& work) {
+  Task task;
+  task.session = session;
+  task.work = &work;
+  task.onCaller = true;
+  {
+    std::unique_lock lock(mutex_);
+    // The turn is free and no runnable work asked before: take it. Else queue up behind.
+    if (busy_ || !runnable(task) || firstRunnable()) {
+      queue_.push_back(&task);
+      task.number = submitted_.fetch_add(1, std::memory_order_release) + 1;
+      lock.unlock();
+      // Throws 55P03 after the lock timeout, out of the queue.
+      if (!awaitTurn(task)) {  // the turn's holder ran it
+        if (task.error) std::rethrow_exception(task.error);
+        return;
+      }
+    } else {
+      busy_ = true;
+    }
+  }
+  OnExit ended([&] {
+    if (task.number) finished_.fetch_add(1, std::memory_order_relaxed);
+    endTurn();
+  });
+  execute(work);
+}
+
+// Waits until `task` (queued, onCaller) gets the turn (true) or the turn's holder ran it (false):
+// spinning when it is next, else asleep on the task's word until the lock timeout.
+bool SerialExecutor::awaitTurn(Task& task) {
+  auto given = [&] {
+    const uint32_t s = task.state.load(std::memory_order_acquire);
+    return s == kTurn || s == kDone;
+  };
+  if (task.number <= finished_.load(std::memory_order_relaxed) + 1 && spinFor(given))
+    return task.state.load(std::memory_order_acquire) == kTurn;
+  const auto deadline = std::chrono::steady_clock::now() + lockTimeout_;
+  while (!given()) {
+    if (std::chrono::steady_clock::now() < deadline) {
+      uint32_t expected = kPending;
+      if (task.state.compare_exchange_strong(expected, kSleeping) || expected == kSleeping)
+        futexWait(task.state, kSleeping, deadline);
+      continue;
+    }
+    std::unique_lock lock(mutex_);
+    if (task.started) {  // taken just now: the word says how in a moment
+      lock.unlock();
+      while (!given()) futexWait(task.state, kSleeping, std::chrono::steady_clock::now() + std::chrono::hours(1));
+      break;
+    }
+    queue_.erase(std::find(queue_.begin(), queue_.end(), &task));
+    finished_.fetch_add(1, std::memory_order_relaxed);  // out of the queue for good
+    throw lockTimeoutError(lockTimeout_);
+  }
+  return task.state.load(std::memory_order_acquire) == kTurn;
 }
 
 SerialExecutor::Ticket SerialExecutor::submit(const void* session, const std::function<void()>& work) {
@@ -114,7 +253,7 @@ SerialExecutor::Ticket SerialExecutor::submit(const void* session, const std::fu
   Task& task = *t.task_;
   task.session = session;
   task.work = &work;
-  if (thread_.isCurrent()) {  // work that submits more work: inline
+  if (tInTurn == this) {  // work that submits more work: at once
     try {
       work();
     } catch (...) {
@@ -185,8 +324,7 @@ void SerialExecutor::wait(Ticket& ticket) {
         break;
       }
     lock.unlock();  // the task dies with `owned`, out of the queue
-    throw Error(sqlstate::LockNotAvailable, "another session's transaction is open; gave up waiting after " +
-                                                std::to_string(lockTimeout_.count()) + " ms");
+    throw lockTimeoutError(lockTimeout_);
   }
   finished();
 }
@@ -198,45 +336,36 @@ void SerialExecutor::finish(Task& t) {
     const int64_t was = taskNanos_.load(std::memory_order_relaxed);
     taskNanos_.store(was + (std::min<int64_t>(took, 1'000'000) - was) / 8, std::memory_order_relaxed);
   }
-  // After the exchange the waiter may free the task: only its address is used below (a wake-up
-  // of a reused address is a spurious one, which every waiter tolerates).
-  if (t.state.exchange(kDone) == kSleeping) futexWakeAll(t.state);
+  wakeWaiter(t, kDone);
 }
 
 void SerialExecutor::loop() {
   std::unique_lock lock(mutex_);
   while (true) {
-    Task* next = nullptr;
-    for (auto it = queue_.begin(); it != queue_.end(); ++it)
-      if (runnable(**it)) {
-        next = *it;
-        queue_.erase(it);
-        break;
+    if (!busy_) {
+      if (Task* next = firstRunnable()) {  // (a session's own task too, when it is first)
+        queue_.erase(std::find(queue_.begin(), queue_.end(), next));
+        busy_ = true;
+        next->started = true;
+        lock.unlock();
+        runQueued(*next);
+        lock.lock();
+        busy_ = false;
+        continue;
       }
-    if (!next) {
       if (stopping_) return;
       // A session that just got its result often sends the next statement right away.
       uint64_t seen = submitted_.load(std::memory_order_acquire);
       lock.unlock();
       bool more = spinFor([&] { return submitted_.load(std::memory_order_acquire) != seen; });
       lock.lock();
-      // Sleep unless new work came: a queue of tasks that wait for another session's transaction
-      // block is no reason to stay awake. submit() counts under the mutex and then wakes the
-      // executor, so a count unchanged here means its wake-up is still to come.
-      if (!more && submitted_.load(std::memory_order_relaxed) == seen && !stopping_) workReady_.wait(lock);
-      continue;
+      if (more || submitted_.load(std::memory_order_relaxed) != seen) continue;
     }
-    next->started = true;
-    lock.unlock();
-    next->startedAt = std::chrono::steady_clock::now();
-    try {
-      (*next->work)();
-    } catch (...) {
-      next->error = std::current_exception();
-    }
-    releaseDeepStack();
-    finish(*next);  // `next` may be gone once this returns (its waiter owns it)
-    lock.lock();
+    // Sleep: the turn is a session's, or the queue holds only tasks that wait for another
+    // session's transaction block. Whoever queues work for this thread, or ends a turn with such
+    // work next, does so under the mutex and then wakes it, so no wake-up is lost.
+    if (stopping_ && !busy_) return;
+    workReady_.wait(lock);
   }
 }
 

@@ -23,6 +23,8 @@ constexpr size_t kMinReserve = size_t{1} << 20;
 thread_local uintptr_t tLimit = 0;
 // The deepest frame checkStackDepth() saw since the last releaseDeepStack().
 thread_local uintptr_t tLowest = UINTPTR_MAX;
+// This thread's whole stack, found with tLimit.
+thread_local size_t tStackBytes = 0;
 
 // Stack left resident below the caller's frame by releaseDeepStack(): what ordinary statements use.
 constexpr uintptr_t kKeptBytes = uintptr_t{4} << 20;
@@ -35,6 +37,7 @@ uintptr_t computeLimit() {
     pthread_attr_getstack(&attr, &base, &size);
     pthread_attr_destroy(&attr);
   }
+  tStackBytes = size;
   if (!base || size == 0) return 1;  // unknown: never throw (the thread's own guard page stays)
   const size_t reserve = std::max(kMinReserve, size / 8);
   if (reserve >= size) return reinterpret_cast<uintptr_t>(base) + size;  // a tiny stack: no room at all
@@ -49,6 +52,11 @@ size_t stackDepthLeft() {
   if (!tLimit) tLimit = computeLimit();
   const uintptr_t sp = here();
   return sp > tLimit ? sp - tLimit : 0;
+}
+
+bool hasExecutorStack() {
+  if (!tLimit) tLimit = computeLimit();
+  return tStackBytes >= kExecutorStackBytes / 2;  // (what the thread library reports may leave out its guard)
 }
 
 void checkStackDepth() {

@@ -25,6 +25,11 @@ void checkStackDepth();
 // The bytes this thread may still use before checkStackDepth() throws (for tests and figures).
 size_t stackDepthLeft();
 
+// Whether this thread's stack is as large as the executor's (a LargeStackThread of
+// kExecutorStackBytes): only such a thread runs statements itself (SerialExecutor::run), so a
+// statement never meets a lower depth limit for the thread its session happens to be on.
+bool hasExecutorStack();
+
 // After a statement that went deep (more than a few MiB below the caller's frame, as
 // checkStackDepth() saw it): gives the pages below the caller's frame back to the kernel. Else
 // they stay resident, memory the process keeps, and page-table entries every snapshot fork
