@@ -23,19 +23,21 @@ std::vector<SqlType> outputTypes(const plan::QueryPlan& p) {
 // about as long again unoptimized, so beyond it the optimization pays for itself in one run.
 constexpr double kFullOptimizationMinRows = 50'000;
 
-bool worthFullOptimization(const plan::Operator& op) {
-  if (op.kind == plan::OpKind::TableScan && op.estimatedRows > kFullOptimizationMinRows) return true;
+bool scansMoreThan(const plan::Operator& op, double rows) {
+  if (op.kind == plan::OpKind::TableScan && op.estimatedRows > rows) return true;
   for (auto& c : op.children)
-    if (worthFullOptimization(*c)) return true;
+    if (scansMoreThan(*c, rows)) return true;
   return false;
 }
 
 }  // namespace
 
+bool readsBigTable(const plan::QueryPlan& p) { return scansMoreThan(*p.root, kFullOptimizationMinRows); }
+
 Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, const std::atomic<bool>* cancel,
                         PhaseTimes& times, bool run) {
   Execution ex;
-  opts.fullOptimization = worthFullOptimization(*p.root);
+  opts.fullOptimization = readsBigTable(p);
   const codegen::ExecutionPolicy* policy = ThreadScope<const codegen::ExecutionPolicy>::current();
   if (policy) opts.waitForOptimizedAfter = policy->switchAfterMorsels;
   switch (policy ? policy->tier : codegen::CompileTier::Auto) {

@@ -54,6 +54,10 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
 QueryResult runWithValues(CompiledStatement& s, UndoLog& undo, std::shared_ptr<std::vector<Value>> values,
                           const std::atomic<bool>* cancel, PhaseTimes& times);
 
+// Whether a plan scans a table of more than 50,000 rows (estimated): it then runs long enough
+// that the full LLVM pipeline pays for itself, and a prepared query runs on a snapshot.
+bool readsBigTable(const plan::QueryPlan& p);
+
 // Compiles a plan (the full LLVM pipeline when it reads big tables) and, if `run`, runs it.
 struct Execution {
   std::unique_ptr<codegen::CompiledQuery> compiled;

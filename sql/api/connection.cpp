@@ -94,49 +94,57 @@ QueryResult Connection::execute(std::string_view sql) { return execute(sql, Sour
 
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   return withStatementTimeout([&] {
-    QueryResult r;
-    // A query on a snapshot: the executor picks (or forks) the snapshot and goes on; this thread
-    // hands the query to a worker there and waits for its answer. A worker that found the query
-    // writes (a stored function it called changed a table) answers "run it inline", and the
-    // second round does.
-    bool mayFork = true, retried = false;
-    for (;;) {
-      std::shared_ptr<sql::Snapshot> snapshot;
-      db_.executor().run(this, [&] {
-        RoutineCallerScope scope(routineCaller_.get());
-        SequenceSessionScope sequences(sequences_.get());
-        r = run(sql, origin, mayFork ? &snapshot : nullptr);
-      });
-      if (!snapshot) return r;
-      std::optional<QueryResult> answer;
-      try {
-        try {
-          // now() in a READ ONLY block is the block's start, as on the executor
-          int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
-          std::unique_ptr<sql::SnapshotQuery> query =
-              snapshot->start({std::string(sql), origin, settings_->values(),
-                               snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0, now, snapshotCompiled_});
-          answer = query->finish(cancel_, &snapshotPid_);
-        } catch (const Error&) {
-          // The snapshot process was gone (killed from outside), and the query with it: once
-          // more, on a new snapshot (it only reads). A READ ONLY block's own snapshot cannot be
-          // replaced: the block fails.
-          if (!snapshot->broken() || retried || pinned_) throw;
-          retried = true;
-          continue;
-        }
-      } catch (...) {
-        if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
-        throw;
-      }
-      if (answer) return std::move(*answer);
-      mayFork = false;
-      if (readOnly_ && txn_ != TransactionState::Idle) {
-        txn_ = TransactionState::Failed;
-        throw Error(sqlstate::ReadOnlyTransaction, "cannot execute a function that writes in a read-only transaction");
-      }
-    }
+    return runOrAskSnapshot(
+        [&](std::shared_ptr<sql::Snapshot>* snapshot) {
+          RoutineCallerScope scope(routineCaller_.get());
+          SequenceSessionScope sequences(sequences_.get());
+          return run(sql, origin, snapshot);
+        },
+        sql, origin, nullptr);
   });
+}
+
+// A query on a snapshot: the executor picks (or forks) the snapshot and goes on; this thread
+// hands the query to a worker there and waits for its answer. A worker that found the query
+// writes (a stored function it called changed a table) answers "run it inline", and the second
+// round does.
+QueryResult Connection::runOrAskSnapshot(const std::function<QueryResult(std::shared_ptr<sql::Snapshot>*)>& onExecutor,
+                                         std::string_view sql, SourcePos origin, const std::vector<Value>* parameters) {
+  QueryResult r;
+  bool mayFork = true, retried = false;
+  for (;;) {
+    std::shared_ptr<sql::Snapshot> snapshot;
+    db_.executor().run(this, [&] { r = onExecutor(mayFork ? &snapshot : nullptr); });
+    if (!snapshot) return r;
+    std::optional<QueryResult> answer;
+    try {
+      try {
+        // now() in a READ ONLY block is the block's start, as on the executor
+        int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
+        sql::SnapshotRequest request{std::string(sql), origin, settings_->values(),
+                                     snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0, now, snapshotCompiled_, {}};
+        if (parameters) request.parameters = *parameters;
+        std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(request);
+        answer = query->finish(cancel_, &snapshotPid_);
+      } catch (const Error&) {
+        // The snapshot process was gone (killed from outside), and the query with it: once
+        // more, on a new snapshot (it only reads). A READ ONLY block's own snapshot cannot be
+        // replaced: the block fails.
+        if (!snapshot->broken() || retried || pinned_) throw;
+        retried = true;
+        continue;
+      }
+    } catch (...) {
+      if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
+      throw;
+    }
+    if (answer) return std::move(*answer);
+    mayFork = false;
+    if (readOnly_ && txn_ != TransactionState::Idle) {
+      txn_ = TransactionState::Failed;
+      throw Error(sqlstate::ReadOnlyTransaction, "cannot execute a function that writes in a read-only transaction");
+    }
+  }
 }
 
 QueryResult Connection::withStatementTimeout(const std::function<QueryResult()>& statement) {
@@ -293,13 +301,23 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   const size_t logged = con.undo_->size();
   QueryResult r;
   auto* compiled = reinterpret_cast<sql::CompiledStatement*>(request.compiled);
+  auto parameters = std::make_shared<std::vector<Value>>(request.parameters);
   if (compiled && compiled->catalogVersion == db.catalog().version()) {
-    r = sql::runStatement(*compiled, *con.undo_, {}, &con.cancel_, times);  // the session's code, as compiled
+    // The session's code, as compiled.
+    r = sql::runWithValues(*compiled, *con.undo_, std::move(parameters), &con.cancel_, times);
   } else {
     auto t = Clock::now();
     ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
     times.parse = msSince(t);
-    r = con.dispatch(stmt, times);
+    if (parameters->empty()) {
+      r = con.dispatch(stmt, times);
+    } else {  // a prepared statement's text, compiled here for its parameters' types
+      std::vector<SqlType> types;
+      for (const Value& v : *parameters) types.push_back(v.type().withNullable(true));
+      std::shared_ptr<sql::CompiledStatement> s = sql::compileStatement(db.catalog(), *stmt, types, times);
+      r = sql::runWithValues(*s, *con.undo_, std::move(parameters), &con.cancel_, times);
+      r.keepAlive(s);
+    }
   }
   if (con.undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
   // A sequence function (in a view or a stored function the text did not show): nextval's step
@@ -380,6 +398,24 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
   return sql::runWithValues(*p.compiled, *undo_, std::move(values), &cancel_, times);
 }
 
+// The snapshot a query runs on: the READ ONLY block's own, or the newest fresh enough (or a new
+// fork; see SnapshotPool::acquire). `code` (the session's compiled statement, or null) goes to the
+// worker when the snapshot was forked after it was compiled, so the worker has it at the same
+// address; otherwise the worker compiles the text.
+std::shared_ptr<sql::Snapshot> Connection::pickSnapshot(std::shared_ptr<sql::CompiledStatement> code) {
+  sql::SnapshotPool& snapshots = db_.snapshots();
+  std::shared_ptr<sql::Snapshot> snapshot;
+  if (pinned_) snapshot = pinned_;
+  else if (snapshotHook_) snapshot = snapshots.acquire(0, snapshots.epoch(), false);
+  else
+    snapshot = snapshots.acquire(settings_->snapshotMaxAgeMs(), lastInline_, true,
+                                 code ? code->compiledAt : sql::Snapshot::Clock::time_point{});
+  if (code && code->compiledAt >= snapshot->forkedAt()) code = nullptr;  // not in it: the worker compiles
+  snapshotCompiled_ = reinterpret_cast<uint64_t>(code.get());
+  if (blockOnSnapshot_ && txn_ != TransactionState::Idle) pinned_ = snapshot;
+  return snapshot;
+}
+
 QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot) {
   sql::SnapshotPool& snapshots = db_.snapshots();
   snapshots.sweep();
@@ -410,20 +446,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
     // committed state. One forked earlier serves if it is fresh enough and shows this session's
     // own writes; a session with a test hook gets one of its own (forked while the hook is set).
     // Code this session compiled before the fork runs in the worker as it is.
-    std::shared_ptr<sql::CompiledStatement> code;
-    if (pinned_) {
-      *snapshot = pinned_;
-      code = compiledForSnapshots(*stmt, false);
-    } else if (snapshotHook_) {
-      *snapshot = snapshots.acquire(0, snapshots.epoch(), false);
-    } else {
-      code = compiledForSnapshots(*stmt, true);
-      *snapshot = snapshots.acquire(settings_->snapshotMaxAgeMs(), lastInline_, true,
-                                    code ? code->compiledAt : sql::Snapshot::Clock::time_point{});
-    }
-    if (code && code->compiledAt >= (*snapshot)->forkedAt()) code = nullptr;  // not in it: the worker compiles
-    snapshotCompiled_ = reinterpret_cast<uint64_t>(code.get());
-    if (blockOnSnapshot_ && txn_ != TransactionState::Idle) pinned_ = *snapshot;
+    *snapshot = pickSnapshot(snapshotHook_ ? nullptr : compiledForSnapshots(*stmt, !pinned_));
     return QueryResult();
   }
   if (stmt->kind == ast::StmtKind::Setting) return atomically([&] { return dispatch(stmt, times); });

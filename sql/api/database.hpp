@@ -227,7 +227,14 @@ class Connection {
   QueryResult prepare(ast::PrepareStmt& stmt);
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
   struct ProtocolStatement;  // protocol_statements.cpp
-  QueryResult runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args);
+  // On the executor: runs it, or (given `snapshot`) picks a snapshot for it instead and leaves the
+  // parameters, cast to their types, in `values`.
+  QueryResult runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args, std::shared_ptr<sql::Snapshot>* snapshot,
+                                   std::vector<Value>* values);
+  QueryResult runOrAskSnapshot(const std::function<QueryResult(std::shared_ptr<sql::Snapshot>*)>& onExecutor,
+                               std::string_view sql, SourcePos origin, const std::vector<Value>* parameters);
+  std::shared_ptr<sql::Snapshot> pickSnapshot(std::shared_ptr<sql::CompiledStatement> code);
+  bool protocolStatementOnSnapshot(const ProtocolStatement& s) const;
   void prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::CallStmt> call);
   // Runs `statement` under the session's statement_timeout (57014 "due to statement timeout").
   QueryResult withStatementTimeout(const std::function<QueryResult()>& statement);

@@ -16,6 +16,7 @@
 #include "sql/api/database.hpp"
 #include "sql/api/procedure.hpp"
 #include "sql/api/session_settings.hpp"
+#include "sql/api/snapshot.hpp"
 #include "sql/api/statement_cache.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
@@ -251,19 +252,33 @@ QueryResult Connection::executeStatement(const std::string& name, const std::vec
     if (!args.empty()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), name, 0));
     return execute(s->description.text);
   }
+  std::vector<Value> values;  // cast to the parameters' types: what a snapshot's worker gets
   return withStatementTimeout([&] {
-    QueryResult r;
-    db_.executor().run(this, [&] {
-      RoutineCallerScope scope(routineCaller_.get());
-      SequenceSessionScope sequences(sequences_.get());
-      r = runProtocolStatement(*s, args);
-    });
-    return r;
+    return runOrAskSnapshot(
+        [&](std::shared_ptr<sql::Snapshot>* snapshot) {
+          RoutineCallerScope scope(routineCaller_.get());
+          SequenceSessionScope sequences(sequences_.get());
+          return runProtocolStatement(*s, args, snapshot, &values);
+        },
+        s->description.text, SourcePos{1, 1}, &values);
   });
 }
 
+// A prepared query runs on a snapshot where a query sent as text would, if it reads a big table
+// (sql::readsBigTable): a point query stays on the executor, where it takes microseconds instead
+// of a worker's milliseconds, and sees the newest state; a report does not hold the executor's
+// transactions up. In a READ ONLY block on snapshots every query reads the block's snapshot.
+bool Connection::protocolStatementOnSnapshot(const ProtocolStatement& s) const {
+  if (s.statement->kind != ast::StmtKind::Select) return false;
+  const bool blockOnSnapshot = blockOnSnapshot_ && txn_ != TransactionState::Idle;
+  if (!blockOnSnapshot && !sql::readsBigTable(s.compiled->plan)) return false;  // (before the text is lexed again)
+  return runsOnSnapshot(*s.statement, s.description.text);
+}
+
 // On the executor thread: as run() and executePrepared() do for SQL text.
-QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args) {
+QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args,
+                                             std::shared_ptr<sql::Snapshot>* snapshot, std::vector<Value>* values) {
+  db_.snapshots().sweep();
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
   try {
@@ -290,9 +305,14 @@ QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::ve
     }
     const std::vector<SqlType>& types = s.compiled->plan.parameters;
     if (args.size() != types.size()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), s.name, types.size()));
-    auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).castValues(args, types));
+    *values = sql::Binder(catalog).castValues(args, types);
+    if (snapshot && protocolStatementOnSnapshot(s)) {
+      *snapshot = pickSnapshot(s.compiled);
+      wrote = false;
+      return QueryResult();
+    }
     const size_t logged = undo_->size();
-    QueryResult r = sql::runWithValues(*s.compiled, *undo_, std::move(values), &cancel_, times);
+    QueryResult r = sql::runWithValues(*s.compiled, *undo_, std::make_shared<std::vector<Value>>(std::move(*values)), &cancel_, times);
     wrote = !reads || undo_->size() != logged;
     return r;
   });

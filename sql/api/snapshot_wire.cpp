@@ -70,6 +70,28 @@ SqlType readType(Reader& r) {
   return t;
 }
 
+// A parameter's value: its type, NULL or not, then a string's characters or the value's bytes
+// as a table column holds them.
+void writeValue(Writer& w, const Value& v) {
+  writeType(w, v.type());
+  w.pod(static_cast<uint8_t>(v.isNull()));
+  if (v.isNull()) return;
+  if (v.type().isString()) {
+    w.str(v.asString());
+    return;
+  }
+  const size_t at = w.out.size();
+  w.out.resize(at + v.type().byteWidth());
+  v.encode(v.type(), w.out.data() + at);
+}
+
+Value readValue(Reader& r) {
+  const SqlType t = readType(r);
+  if (r.pod<uint8_t>()) return Value::null(t);
+  if (t.isString()) return Value::string(r.str(), t);
+  return Value::decode(t, r.take(t.byteWidth()));
+}
+
 }  // namespace
 
 std::string encodeResult(const QueryResult& r) {
@@ -231,6 +253,8 @@ std::string encodeRequest(const SnapshotRequest& r) {
   w.pod(r.hookOwner);
   w.pod(r.transactionTime);
   w.pod(r.compiled);
+  w.pod(static_cast<uint32_t>(r.parameters.size()));
+  for (const Value& v : r.parameters) writeValue(w, v);
   w.pod('Z');
   return std::move(w.out);
 }
@@ -251,6 +275,9 @@ SnapshotRequest decodeRequest(const std::string& bytes) {
   r.hookOwner = in.pod<uint64_t>();
   r.transactionTime = in.pod<int64_t>();
   r.compiled = in.pod<uint64_t>();
+  const auto parameters = in.pod<uint32_t>();
+  if (parameters > bytes.size()) throw Reader::malformed();
+  for (uint32_t i = 0; i < parameters; ++i) r.parameters.push_back(readValue(in));
   if (in.pod<char>() != 'Z' || !in.atEnd()) throw Reader::malformed();
   return r;
 }

@@ -21,6 +21,8 @@ struct SnapshotRequest {
   // The session's compiled statement for this text (a CompiledStatement*, as the parent had it
   // before the fork, so the worker's copy is at the same address), or 0: the worker compiles.
   uint64_t compiled = 0;
+  // A prepared statement's parameters, of their types ($1, $2, ...; the extended query protocol).
+  std::vector<Value> parameters;
 };
 std::string encodeRequest(const SnapshotRequest& r);
 SnapshotRequest decodeRequest(const std::string& bytes);  // XX000 when malformed
