@@ -4,6 +4,7 @@
 // first for a warm-up, then for the measured window; per thread a latency histogram and counts,
 // merged at the end. An operation that throws counts as an error, not as a measured operation's
 // failure of the loop: the thread goes on.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +21,10 @@ struct ClientWindow {
   uint64_t ops = 0;     // operations finished inside it
   uint64_t errors = 0;  // operations that threw, warm-up included
   LatencyHistogram latency;
+  // Time in the window during which a thread that only sleeps 10 ms at a time did not run for
+  // over 100 ms: the process was stopped (SIGSTOP from a neighbour's quiet run) or the machine
+  // starved it; the window's figures then measure that, not the engine.
+  double stalledSeconds = 0;
   double opsPerSecond() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
   double quantileMs(double q) const { return latency.quantile(q) / 1000; }
 };
@@ -54,10 +59,15 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
     });
   std::this_thread::sleep_for(std::chrono::duration<double>(warmup));
   phase = 1;
-  const auto start = Clock::now();
-  std::this_thread::sleep_for(std::chrono::duration<double>(duration));
-  phase = 2;
   ClientWindow w;
+  const auto start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration));
+  for (auto last = start; last < end;) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(10), end - last));
+    const auto now = Clock::now();
+    if (now - last > std::chrono::milliseconds(100)) w.stalledSeconds += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+  phase = 2;
   w.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& t : running) t.join();
   for (const PerThread& p : per) {

@@ -50,7 +50,7 @@ using kv::Session;
 struct Point {
   std::string engine, mix;
   int clients = 0;
-  double opsPerSecond = 0, p50Ms = 0, p99Ms = 0;
+  double opsPerSecond = 0, p50Ms = 0, p99Ms = 0, stalledSeconds = 0;
   uint64_t ops = 0, errors = 0, wrong = 0;
 };
 
@@ -123,6 +123,7 @@ Point runPoint(const std::string& engine, const Connect& connect, const Options&
   p.opsPerSecond = window.opsPerSecond();
   p.p50Ms = window.quantileMs(0.5);
   p.p99Ms = window.quantileMs(0.99);
+  p.stalledSeconds = window.stalledSeconds;
   for (const Client& c : clients) {
     if (c.wrong && !p.wrong) std::fprintf(stderr, "%s %s: WRONG ANSWER: %s\n", engine.c_str(), mix.name, c.firstProblem.c_str());
     p.wrong += c.wrong;
@@ -136,9 +137,9 @@ void printJson(const std::vector<Point>& points) {
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     std::printf("%s\n {\"engine\": \"%s\", \"mix\": \"%s\", \"clients\": %d, \"ops_per_s\": %.0f, \"p50_ms\": %.3f, "
-                "\"p99_ms\": %.3f, \"errors\": %llu, \"wrong\": %llu}",
+                "\"p99_ms\": %.3f, \"errors\": %llu, \"wrong\": %llu, \"stalled_s\": %.2f}",
                 i ? "," : "", p.engine.c_str(), p.mix.c_str(), p.clients, p.opsPerSecond, p.p50Ms, p.p99Ms,
-                static_cast<unsigned long long>(p.errors), static_cast<unsigned long long>(p.wrong));
+                static_cast<unsigned long long>(p.errors), static_cast<unsigned long long>(p.wrong), p.stalledSeconds);
   }
   std::printf("\n]\n");
 }
@@ -215,11 +216,20 @@ int runKv(int argc, char** argv) {
       if (std::find(mixList.begin(), mixList.end(), mix.name) == mixList.end()) continue;
       if (engine == "memcached" && !mix.keyValueOnly()) continue;
       for (int n : threads) {
-        points.push_back(runPoint(engine, connect, o, mix, n));
-        const Point& p = points.back();
+        // A point during which the process stood still (a neighbour's quiet run stops it with
+        // SIGSTOP) measured the stop: it is measured again, twice at most.
+        Point p;
+        for (int attempt = 1;; ++attempt) {
+          p = runPoint(engine, connect, o, mix, n);
+          if (p.stalledSeconds <= 0.05 * o.duration || attempt == 3) break;
+          std::fprintf(stderr, "%s %s, %2d clients: the process stood still for %.1f s; measuring again\n", engine.c_str(),
+                       mix.name, n, p.stalledSeconds);
+        }
         if (!json)
-          std::fprintf(stderr, "%s %s, %2d clients: %9.0f ops/s, p99 %.3f ms%s\n", engine.c_str(), mix.name, n,
-                       p.opsPerSecond, p.p99Ms, p.errors || p.wrong ? " (ERRORS or WRONG ANSWERS)" : "");
+          std::fprintf(stderr, "%s %s, %2d clients: %9.0f ops/s, p99 %.3f ms%s%s\n", engine.c_str(), mix.name, n,
+                       p.opsPerSecond, p.p99Ms, p.errors || p.wrong ? " (ERRORS or WRONG ANSWERS)" : "",
+                       p.stalledSeconds > 0.05 * o.duration ? " (STALLED: not valid)" : "");
+        points.push_back(std::move(p));
       }
     }
   };
