@@ -21,9 +21,9 @@ struct ClientWindow {
   uint64_t ops = 0;     // operations finished inside it
   uint64_t errors = 0;  // operations that threw, warm-up included
   LatencyHistogram latency;
-  // Time in the window during which a thread that only sleeps 10 ms at a time did not run for
-  // over 100 ms: the process was stopped (SIGSTOP from a neighbour's quiet run) or the machine
-  // starved it; the window's figures then measure that, not the engine.
+  // Time in the warm-up and the window during which a thread that only sleeps 10 ms at a time
+  // did not run for over 100 ms: the process was stopped (SIGSTOP from a neighbour's quiet run)
+  // or the machine starved it; the window's figures then measure that, not the engine.
   double stalledSeconds = 0;
   double opsPerSecond() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
   double quantileMs(double q) const { return latency.quantile(q) / 1000; }
@@ -57,16 +57,24 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
         }
       }
     });
-  std::this_thread::sleep_for(std::chrono::duration<double>(warmup));
-  phase = 1;
+  // Sleeps `seconds` in steps of 10 ms; the time it stood still in steps of over 100 ms.
+  auto sleepWatching = [](double seconds) {
+    double stalled = 0;
+    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    for (auto last = Clock::now(); last < end;) {
+      std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(10), end - last));
+      const auto now = Clock::now();
+      if (now - last > std::chrono::milliseconds(100)) stalled += std::chrono::duration<double>(now - last).count();
+      last = now;
+    }
+    return stalled;
+  };
   ClientWindow w;
-  const auto start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration));
-  for (auto last = start; last < end;) {
-    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(10), end - last));
-    const auto now = Clock::now();
-    if (now - last > std::chrono::milliseconds(100)) w.stalledSeconds += std::chrono::duration<double>(now - last).count();
-    last = now;
-  }
+  // A stop in the warm-up counts too: sessions waiting through it may time out in the window.
+  w.stalledSeconds = sleepWatching(warmup);
+  phase = 1;
+  const auto start = Clock::now();
+  w.stalledSeconds += sleepWatching(duration);
   phase = 2;
   w.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& t : running) t.join();
