@@ -10,6 +10,7 @@ int runJson(int argc, char** argv);  // bench/json: COPY (FORMAT json) and read_
 int runGroupBy(int argc, char** argv);  // bench/groupby_bench.cpp: GROUP BY from 10 to 10M groups beside PostgreSQL
 int runCopy(int argc, char** argv);  // bench/copy_bench.cpp: COPY FROM at 1..n parsing threads beside PostgreSQL
 int runYcsb(int argc, char** argv);  // bench/ycsb: YCSB A/B/C over the wire, hyrax's server beside PostgreSQL
+int runKv(int argc, char** argv);    // bench/kv: a web cache's get/put/tag-range workload over the wire beside PostgreSQL and memcached
 int runJoinOrder(int argc, char** argv);  // bench/join_order_bench.cpp: join ordering time and plan cost by graph shape and size
 
 }  // namespace hyrax::bench

@@ -28,4 +28,11 @@ inline std::vector<std::string> splitList(const std::string& list) {
   return out;
 }
 
+// A comma-separated list of counts ("1,2,4,8": client threads, streams) as numbers.
+inline std::vector<int> splitCounts(const std::string& list) {
+  std::vector<int> out;
+  for (const std::string& item : splitList(list)) out.push_back(std::stoi(item));
+  return out;
+}
+
 }  // namespace hyrax::bench

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what hyrax needs on Debian 12 (bookworm), only what is missing. Idempotent.
 # (postgresql-client-15: psql, which the server test runs against `hyrax serve`; openjdk-17-jdk and
-# curl: javac/java and the pgjdbc jar for the JDBC test.)
+# curl: javac/java and the pgjdbc jar for the JDBC test; memcached: the peer of `hyrax-bench kv`,
+# which starts its own instance on a free loopback port and stops it, never the system's service.)
 set -euo pipefail
 packages=(build-essential cmake ninja-build ccache pkg-config llvm-19-dev libfmt-dev libboost-dev postgresql-client-15
           libboost-program-options-dev catch2 libpqxx-dev libedit-dev python3-pip libsqlite3-dev
-          postgresql-15 clang libclang-rt-14-dev libssl-dev openjdk-17-jdk-headless curl)
+          postgresql-15 clang libclang-rt-14-dev libssl-dev openjdk-17-jdk-headless curl memcached)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

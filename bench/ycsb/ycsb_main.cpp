@@ -12,7 +12,6 @@
 // starts it (bench/pg_server.hpp). --test (ctest): a small run whose reads must find every row
 // they ask for, with the value last written.
 #include <pqxx/pqxx>
-#include <pqxx/tablewriter>
 
 #include <algorithm>
 #include <atomic>
@@ -32,9 +31,10 @@
 #include <unistd.h>
 
 #include "bench/benchmarks.hpp"
+#include "bench/client_threads.hpp"
+#include "bench/copy_lines.hpp"
 #include "bench/options.hpp"
 #include "bench/pg_server.hpp"
-#include "bench/ycsb/latency_histogram.hpp"
 #include "bench/ycsb/svg_plot.hpp"
 #include "bench/ycsb/zipfian.hpp"
 #include "bench/hyrax_server.hpp"
@@ -86,26 +86,14 @@ void load(const std::string& conninfo, const Options& o) {
     tx.exec("DROP TABLE IF EXISTS usertable");
     tx.exec(schema(o));
   }
-  pqxx::work tx(con);
-  {
-    // COPY's text lines as they are (keys and values need no escaping); libpqxx 6's stream_to
-    // takes only tuples of a fixed size.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    pqxx::tablewriter out(tx, "usertable");
-#pragma GCC diagnostic pop
-    std::string line;
-    for (uint64_t r = 0; r < o.records; ++r) {
-      line = keyOf(r);
-      for (int f = 0; f < o.fields; ++f) {
-        line += '\t';
-        line += fieldValue(r, f, 0, o.fieldLength);
-      }
-      out.write_raw_line(line);
+  copyLines(con, "usertable", o.records, [&](uint64_t r, std::string& line) {
+    line = keyOf(r);
+    for (int f = 0; f < o.fields; ++f) {
+      line += '\t';
+      line += fieldValue(r, f, 0, o.fieldLength);
     }
-    out.complete();
-  }
-  tx.commit();
+    return true;
+  });
   pqxx::nontransaction(con).exec("ANALYZE usertable");
 }
 
@@ -117,73 +105,50 @@ struct Point {
   uint64_t ops = 0, errors = 0, wrongReads = 0;
 };
 
-// One client thread: prepared read and update, Zipfian keys, for the measured window.
+// One client thread's connection, key generator and counts of wrong reads.
 struct Client {
   std::unique_ptr<pqxx::connection> con;
-  LatencyHistogram latency;
-  uint64_t ops = 0, errors = 0, wrongReads = 0;
+  std::unique_ptr<pqxx::nontransaction> tx;  // each statement its own transaction (autocommit)
+  std::unique_ptr<ScrambledZipfian> keys;
+  std::mt19937_64 rng;
+  uint64_t wrongReads = 0;
 };
 
+// Prepared read and update, Zipfian keys, for the measured window.
 Point runPoint(const std::string& engine, const std::string& conninfo, const Options& o, const Workload& w, int threads,
                bool check, std::atomic<uint64_t>& version) {
   std::vector<Client> clients(static_cast<size_t>(threads));
-  for (auto& c : clients) {
+  for (size_t t = 0; t < clients.size(); ++t) {
+    Client& c = clients[t];
     c.con = std::make_unique<pqxx::connection>(conninfo);
     c.con->prepare("read", "SELECT * FROM usertable WHERE ycsb_key = $1");
     for (int f = 0; f < o.fields; ++f)
       c.con->prepare("update" + std::to_string(f),
                      "UPDATE usertable SET field" + std::to_string(f) + " = $1 WHERE ycsb_key = $2");
+    c.tx = std::make_unique<pqxx::nontransaction>(*c.con);
+    c.keys = std::make_unique<ScrambledZipfian>(o.records, 0.99, t * 7919 + 17);
+    c.rng.seed(t + 99);
   }
-  std::atomic<int> phase{0};  // 0 warm-up, 1 measured, 2 stop
-  std::vector<std::thread> running;
-  for (int t = 0; t < threads; ++t)
-    running.emplace_back([&, t] {
-      Client& c = clients[static_cast<size_t>(t)];
-      ScrambledZipfian keys(o.records, 0.99, static_cast<uint64_t>(t) * 7919 + 17);
-      std::mt19937_64 rng(static_cast<uint64_t>(t) + 99);
-      std::uniform_real_distribution<double> coin(0, 1);
-      pqxx::nontransaction tx(*c.con);  // each statement its own transaction (autocommit)
-      while (phase.load(std::memory_order_relaxed) < 2) {
-        const uint64_t record = keys.next();
-        const std::string key = keyOf(record);
-        const bool read = coin(rng) < w.readFraction;
-        const auto start = Clock::now();
-        try {
-          if (read) {
-            pqxx::result r = tx.exec_prepared("read", key);
-            if (r.size() != 1 || r[0][0].as<std::string>() != key) ++c.wrongReads;
-          } else {
-            int field = static_cast<int>(rng() % static_cast<uint64_t>(o.fields));
-            tx.exec_prepared("update" + std::to_string(field),
-                             fieldValue(record, field, version.fetch_add(1) + 1, o.fieldLength), key);
-          }
-        } catch (const std::exception&) {
-          ++c.errors;
-        }
-        if (phase.load(std::memory_order_relaxed) == 1) {
-          c.latency.add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-          ++c.ops;
-        }
-      }
-    });
-  std::this_thread::sleep_for(std::chrono::duration<double>(o.warmup));
-  phase = 1;
-  const auto start = Clock::now();
-  std::this_thread::sleep_for(std::chrono::duration<double>(o.duration));
-  phase = 2;
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (auto& t : running) t.join();
+  const ClientWindow window = runClientThreads(threads, o.warmup, o.duration, [&](int t) {
+    Client& c = clients[static_cast<size_t>(t)];
+    const uint64_t record = c.keys->next();
+    const std::string key = keyOf(record);
+    if (std::uniform_real_distribution<double>(0, 1)(c.rng) < w.readFraction) {
+      pqxx::result r = c.tx->exec_prepared("read", key);
+      if (r.size() != 1 || r[0][0].as<std::string>() != key) ++c.wrongReads;
+    } else {
+      int field = static_cast<int>(c.rng() % static_cast<uint64_t>(o.fields));
+      c.tx->exec_prepared("update" + std::to_string(field),
+                          fieldValue(record, field, version.fetch_add(1) + 1, o.fieldLength), key);
+    }
+  });
   Point p{engine, w.name, threads};
-  LatencyHistogram all;
-  for (auto& c : clients) {
-    p.ops += c.ops;
-    p.errors += c.errors;
-    p.wrongReads += c.wrongReads;
-    all.merge(c.latency);
-  }
-  p.opsPerSecond = static_cast<double>(p.ops) / seconds;
-  p.p50Ms = all.quantile(0.5) / 1000;
-  p.p99Ms = all.quantile(0.99) / 1000;
+  p.ops = window.ops;
+  p.errors = window.errors;
+  for (auto& c : clients) p.wrongReads += c.wrongReads;
+  p.opsPerSecond = window.opsPerSecond();
+  p.p50Ms = window.quantileMs(0.5);
+  p.p99Ms = window.quantileMs(0.99);
   if (check) {  // every record still there, each field as long as written
     pqxx::connection con(conninfo);
     pqxx::nontransaction tx(con);
@@ -192,12 +157,6 @@ Point runPoint(const std::string& engine, const std::string& conninfo, const Opt
       ++p.wrongReads;
   }
   return p;
-}
-
-std::vector<int> parseThreads(const std::string& list) {
-  std::vector<int> out;
-  for (auto& s : splitList(list)) out.push_back(std::stoi(s));
-  return out;
 }
 
 }  // namespace
@@ -218,7 +177,7 @@ int runYcsb(int argc, char** argv) {
   po::variables_map vm;
   if (!parseOptions(desc, argc, argv, vm)) return 0;
   const bool json = vm.count("json") > 0, test = vm.count("test") > 0;
-  const std::vector<int> threads = parseThreads(threadList);
+  const std::vector<int> threads = splitCounts(threadList);
   std::vector<Point> points;
   const fs::path work = fs::temp_directory_path() / ("hyrax-ycsb-" + std::to_string(getpid()));
   fs::create_directories(work);
