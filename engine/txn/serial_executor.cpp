@@ -59,9 +59,11 @@ bool spinFor(F ready) {
 // as it keeps the rest of the forking thread.
 thread_local const SerialExecutor* tInTurn = nullptr;
 
-Error lockTimeoutError(std::chrono::milliseconds timeout) {
-  return Error(sqlstate::LockNotAvailable,
-               "another session's transaction is open; gave up waiting after " + std::to_string(timeout.count()) + " ms");
+// `blocked`: another session's transaction block holds the executor; else the wait was for work
+// queued before (a very long queue, or a process that stood still: the timeout counts wall time).
+Error lockTimeoutError(std::chrono::milliseconds timeout, bool blocked) {
+  return Error(sqlstate::LockNotAvailable, std::string(blocked ? "another session's transaction is open" : "the executor was busy") +
+                                               "; gave up waiting after " + std::to_string(timeout.count()) + " ms");
 }
 
 }  // namespace
@@ -241,7 +243,7 @@ bool SerialExecutor::awaitTurn(Task& task) {
     }
     queue_.erase(std::find(queue_.begin(), queue_.end(), &task));
     finished_.fetch_add(1, std::memory_order_relaxed);  // out of the queue for good
-    throw lockTimeoutError(lockTimeout_);
+    throw lockTimeoutError(lockTimeout_, holder_ && holder_ != task.session);
   }
   return task.state.load(std::memory_order_acquire) == kTurn;
 }
@@ -323,8 +325,9 @@ void SerialExecutor::wait(Ticket& ticket) {
         finished_.fetch_add(1, std::memory_order_relaxed);  // out of the queue for good
         break;
       }
+    const bool blocked = holder_ && holder_ != task.session;
     lock.unlock();  // the task dies with `owned`, out of the queue
-    throw lockTimeoutError(lockTimeout_);
+    throw lockTimeoutError(lockTimeout_, blocked);
   }
   finished();
 }

@@ -60,7 +60,9 @@ QueryResult explainResult(const std::string& text, PhaseTimes times) {
 struct Connection::Prepared {
   ast::StatementPtr statement;
   std::vector<SqlType> declared;
-  std::unique_ptr<sql::CompiledStatement> compiled;
+  std::shared_ptr<sql::CompiledStatement> compiled;
+  std::string text;  // the PREPARE statement, and where it began: what a snapshot worker compiles
+  SourcePos origin;
 };
 
 Connection::Connection(Database& db)
@@ -100,7 +102,7 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
           SequenceSessionScope sequences(sequences_.get());
           return run(sql, origin, snapshot);
         },
-        sql, origin, nullptr);
+        sql, origin);
   });
 }
 
@@ -109,11 +111,13 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
 // writes (a stored function it called changed a table) answers "run it inline", and the second
 // round does.
 QueryResult Connection::runOrAskSnapshot(const std::function<QueryResult(std::shared_ptr<sql::Snapshot>*)>& onExecutor,
-                                         std::string_view sql, SourcePos origin, const std::vector<Value>* parameters) {
+                                         std::string_view sql, SourcePos origin) {
   QueryResult r;
   bool mayFork = true, retried = false;
   for (;;) {
     std::shared_ptr<sql::Snapshot> snapshot;
+    snapshotText_.reset();
+    snapshotParameters_.clear();
     db_.executor().run(this, [&] { r = onExecutor(mayFork ? &snapshot : nullptr); });
     if (!snapshot) return r;
     std::optional<QueryResult> answer;
@@ -121,9 +125,13 @@ QueryResult Connection::runOrAskSnapshot(const std::function<QueryResult(std::sh
       try {
         // now() in a READ ONLY block is the block's start, as on the executor
         int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
-        sql::SnapshotRequest request{std::string(sql), origin, settings_->values(),
-                                     snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0, now, snapshotCompiled_, {}};
-        if (parameters) request.parameters = *parameters;
+        sql::SnapshotRequest request{snapshotText_ ? *snapshotText_ : std::string(sql),
+                                     snapshotText_ ? snapshotOrigin_ : origin,
+                                     settings_->values(),
+                                     snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0,
+                                     now,
+                                     snapshotCompiled_,
+                                     snapshotParameters_};
         std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(request);
         answer = query->finish(cancel_, &snapshotPid_);
       } catch (const Error&) {
@@ -309,7 +317,9 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
     auto t = Clock::now();
     ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
     times.parse = msSince(t);
-    if (parameters->empty()) {
+    const bool prepared = stmt->kind == ast::StmtKind::Prepare;  // EXECUTE's: the statement it prepared
+    if (prepared) stmt = std::move(static_cast<ast::PrepareStmt&>(*stmt).statement);
+    if (!prepared && parameters->empty()) {
       r = con.dispatch(stmt, times);
     } else {  // a prepared statement's text, compiled here for its parameters' types
       std::vector<SqlType> types;
@@ -376,10 +386,36 @@ QueryResult Connection::prepare(ast::PrepareStmt& p) {
   PhaseTimes times;
   entry->compiled = sql::compileStatement(db_.catalog(), *p.statement, p.types, times);
   entry->statement = std::move(p.statement);
+  entry->text = std::string(statementText_);
+  entry->origin = statementOrigin_;
   prepared_[p.name] = std::move(entry);
   QueryResult r({}, {}, "PREPARE");
   r.times = times;
   return r;
+}
+
+// EXECUTE of a prepared SELECT goes where the extended protocol's prepared query would
+// (protocolStatementOnSnapshot): to a snapshot when it reads a big table, and always in a READ
+// ONLY block on snapshots, whose queries all read the block's snapshot. Null: it runs here.
+std::shared_ptr<sql::Snapshot> Connection::executeOnSnapshot(const ast::ExecuteStmt& e) {
+  auto it = prepared_.find(e.name);
+  if (it == prepared_.end() || it->second->statement->kind != ast::StmtKind::Select) return nullptr;
+  Prepared& p = *it->second;
+  const bool blockOnSnapshot = blockOnSnapshot_ && txn_ != TransactionState::Idle;
+  if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot) return nullptr;
+  Catalog& catalog = db_.catalog();
+  if (p.compiled->catalogVersion != catalog.version()) {
+    PhaseTimes times;
+    p.compiled = sql::compileStatement(catalog, *p.statement, p.declared, times);
+  }
+  const auto& types = p.compiled->plan.parameters;
+  if (e.args.size() != types.size()) return nullptr;  // executePrepared says what is wrong
+  if (!blockOnSnapshot && !sql::readsBigTable(p.compiled->plan)) return nullptr;
+  if (p.text.empty() || callsSequenceFunction(p.text)) return nullptr;
+  snapshotParameters_ = sql::Binder(catalog).bindConstants(e.args, types);
+  snapshotText_ = p.text;
+  snapshotOrigin_ = p.origin;
+  return pickSnapshot(p.compiled);
 }
 
 QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& times) {
@@ -441,6 +477,12 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
     throw;
   }
   sequences_->readOnly = readOnly_ && txn_ != TransactionState::Idle;
+  if (snapshot && stmt->kind == ast::StmtKind::Execute) {
+    if (std::shared_ptr<sql::Snapshot> picked = executeOnSnapshot(static_cast<const ast::ExecuteStmt&>(*stmt))) {
+      *snapshot = std::move(picked);
+      return QueryResult();
+    }
+  }
   if (snapshot && runsOnSnapshot(*stmt, sql)) {
     // Between two statements, no block open that writes: a snapshot forked now sees exactly the
     // committed state. One forked earlier serves if it is fresh enough and shows this session's

@@ -227,14 +227,15 @@ class Connection {
   QueryResult prepare(ast::PrepareStmt& stmt);
   QueryResult executePrepared(const ast::ExecuteStmt& stmt, PhaseTimes& times);
   struct ProtocolStatement;  // protocol_statements.cpp
-  // On the executor: runs it, or (given `snapshot`) picks a snapshot for it instead and leaves the
-  // parameters, cast to their types, in `values`.
-  QueryResult runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args, std::shared_ptr<sql::Snapshot>* snapshot,
-                                   std::vector<Value>* values);
+  // On the executor: runs it, or (given `snapshot`) picks a snapshot for it instead.
+  QueryResult runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args, std::shared_ptr<sql::Snapshot>* snapshot);
+  // Runs `onExecutor` in the executor's turn; where it picked a snapshot instead, asks the snapshot
+  // for `sql` (or for snapshotText_ with snapshotParameters_, where the executor's side set them).
   QueryResult runOrAskSnapshot(const std::function<QueryResult(std::shared_ptr<sql::Snapshot>*)>& onExecutor,
-                               std::string_view sql, SourcePos origin, const std::vector<Value>* parameters);
+                               std::string_view sql, SourcePos origin);
   std::shared_ptr<sql::Snapshot> pickSnapshot(std::shared_ptr<sql::CompiledStatement> code);
   bool protocolStatementOnSnapshot(const ProtocolStatement& s) const;
+  std::shared_ptr<sql::Snapshot> executeOnSnapshot(const ast::ExecuteStmt& e);
   void prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::CallStmt> call);
   // Runs `statement` under the session's statement_timeout (57014 "due to statement timeout").
   QueryResult withStatementTimeout(const std::function<QueryResult()>& statement);
@@ -268,6 +269,11 @@ class Connection {
   // forked before that would not show the session its own writes.
   uint64_t lastInline_ = 0;
   uint64_t snapshotCompiled_ = 0;  // run()'s CompiledStatement* for the worker (SnapshotRequest::compiled)
+  // What the worker runs when it is not the text the session sent (EXECUTE's PREPARE), and the
+  // prepared statement's parameter values: set on the executor when it picks a snapshot.
+  std::optional<std::string> snapshotText_;
+  SourcePos snapshotOrigin_;
+  std::vector<Value> snapshotParameters_;
   // BEGIN READ ONLY: no writes; on snapshots (analytics = 'snapshot'), every query of the block runs
   // on the one snapshot its first query took, and the block does not hold the executor.
   bool readOnly_ = false;

@@ -252,15 +252,14 @@ QueryResult Connection::executeStatement(const std::string& name, const std::vec
     if (!args.empty()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), name, 0));
     return execute(s->description.text);
   }
-  std::vector<Value> values;  // cast to the parameters' types: what a snapshot's worker gets
   return withStatementTimeout([&] {
     return runOrAskSnapshot(
         [&](std::shared_ptr<sql::Snapshot>* snapshot) {
           RoutineCallerScope scope(routineCaller_.get());
           SequenceSessionScope sequences(sequences_.get());
-          return runProtocolStatement(*s, args, snapshot, &values);
+          return runProtocolStatement(*s, args, snapshot);
         },
-        s->description.text, SourcePos{1, 1}, &values);
+        s->description.text, SourcePos{1, 1});
   });
 }
 
@@ -277,7 +276,7 @@ bool Connection::protocolStatementOnSnapshot(const ProtocolStatement& s) const {
 
 // On the executor thread: as run() and executePrepared() do for SQL text.
 QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args,
-                                             std::shared_ptr<sql::Snapshot>* snapshot, std::vector<Value>* values) {
+                                             std::shared_ptr<sql::Snapshot>* snapshot) {
   db_.snapshots().sweep();
   if (txn_ == TransactionState::Failed)
     throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block");
@@ -305,14 +304,15 @@ QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::ve
     }
     const std::vector<SqlType>& types = s.compiled->plan.parameters;
     if (args.size() != types.size()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), s.name, types.size()));
-    *values = sql::Binder(catalog).castValues(args, types);
-    if (snapshot && protocolStatementOnSnapshot(s)) {
+    auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).castValues(args, types));
+    if (snapshot && protocolStatementOnSnapshot(s)) {  // the worker gets the values, cast
+      snapshotParameters_ = std::move(*values);
       *snapshot = pickSnapshot(s.compiled);
       wrote = false;
       return QueryResult();
     }
     const size_t logged = undo_->size();
-    QueryResult r = sql::runWithValues(*s.compiled, *undo_, std::make_shared<std::vector<Value>>(std::move(*values)), &cancel_, times);
+    QueryResult r = sql::runWithValues(*s.compiled, *undo_, std::move(values), &cancel_, times);
     wrote = !reads || undo_->size() != logged;
     return r;
   });

@@ -854,3 +854,36 @@ TEST_CASE("a prepared query in a READ ONLY block reads the block's snapshot, com
   CHECK(allText(con.executeStatement("count", {Value::int32(1)})) == "65537\n");
   CHECK(allText(con.executeStatement("point", {Value::int32(100000)})) == "late\n");
 }
+
+TEST_CASE("EXECUTE of a prepared SELECT reads a big table on a snapshot, and a READ ONLY block's snapshot in the block") {
+  Database db;
+  Connection con(db), writer(db);
+  fillBig(con);
+  con.execute("PREPARE report (INTEGER, TEXT) AS SELECT g, count(*), sum(amount) FROM big WHERE g <> $1 AND name LIKE $2 "
+              "GROUP BY g ORDER BY g");
+  QueryResult onSnapshot = con.execute("EXECUTE report (5, 'one%')");
+  CHECK(onSnapshot.ranOn.snapshotAgeMs >= 0);
+  Connection inl(db);
+  inl.execute("SET analytics = 'inline'");
+  inl.execute("PREPARE report (INTEGER, TEXT) AS SELECT g, count(*), sum(amount) FROM big WHERE g <> $1 AND name LIKE $2 "
+              "GROUP BY g ORDER BY g");
+  QueryResult inlineResult = inl.execute("EXECUTE report (5, 'one%')");
+  CHECK(inlineResult.ranOn.snapshotAgeMs < 0);
+  CHECK(inlineResult.rowCount() == 12);
+  checkSame(onSnapshot, inlineResult);
+  con.execute("PREPARE point (INTEGER) AS SELECT name FROM big WHERE id = $1");
+  QueryResult point = con.execute("EXECUTE point (3)");
+  CHECK(point.ranOn.snapshotAgeMs < 0);  // a point query stays on the executor
+  CHECK(allText(point) == "onex\n");
+  // In a READ ONLY block: the block's snapshot, for a statement prepared after it was forked too
+  // (the worker compiles the PREPARE's statement), and for a point query.
+  con.execute("BEGIN READ ONLY");
+  CHECK(allText(con.execute("SELECT count(*) FROM big")) == "65536\n");
+  writer.execute("INSERT INTO big VALUES (100000, 1, 1, 1, 'late', DATE '2024-01-01')");
+  con.execute("PREPARE total (INTEGER) AS SELECT count(*) FROM big WHERE id >= $1");
+  CHECK(allText(con.execute("EXECUTE total (1)")) == "65536\n");
+  CHECK(allText(con.execute("EXECUTE point (100000)")) == "");
+  con.execute("COMMIT");
+  CHECK(allText(con.execute("EXECUTE total (1)")) == "65537\n");
+  CHECK(allText(con.execute("EXECUTE point (100000)")) == "late\n");
+}
