@@ -23,6 +23,7 @@ Value withType(Value v, const SqlType& t) {
     case TypeId::Decimal: return Value::decimal(v.asInt(), t.precision, t.scale);
     case TypeId::Char:
     case TypeId::Varchar:
+    case TypeId::Array:
     case TypeId::Text: return Value::string(v.asString(), t.withNullable(false));
     default: return v;
   }

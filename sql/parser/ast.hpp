@@ -38,10 +38,13 @@ enum class ExprKind : uint8_t {
   Function,   // name(args) / name(DISTINCT args) / count(*) (star)
   Exists,     // EXISTS (subquery)
   Subquery,   // (subquery) as a scalar
-  Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`
+  Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`; over an
+              // array instead of a subquery, args[1] is the array (no subquery)
   Parameter,  // $n of a prepared statement: text holds n
   Default,    // DEFAULT as a value of INSERT ... VALUES: the column's default
   Row,        // (args[0], args[1], ...): a row value, compared element by element
+  Array,      // ARRAY[args...] (subquery empty), or ARRAY(subquery)
+  Subscript,  // args[0][args[1]]
 };
 
 struct Expr {

@@ -94,6 +94,8 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       return bindScan(*t, ref, ref.name);
     }
     case ast::TableRef::Kind::Function:
+      if ((ref.schema.empty() || ref.schema == "pg_catalog") && (ref.name == "unnest" || ref.name == "generate_series"))
+        return bindSetFunction(ref);
       return bindScan(bindTableFunction(ref), ref, ref.name);
     case ast::TableRef::Kind::Subquery:
       if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
@@ -406,6 +408,8 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
         }
       }
     }
+    if (iu->type.isArray())  // PostgreSQL orders arrays element by element; their text would not
+      throw Error(sqlstate::FeatureNotSupported, "ORDER BY an array is not supported", e.pos);
     plan::SortKey k;
     k.expr = Expr::column(iu);
     k.descending = o.descending;

@@ -62,6 +62,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       "pg_get_constraintdef", "pg_get_expr", "obj_description", "col_description", "shobj_description",
       "pg_encoding_to_char", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "regclass",
       "regtype", "regnamespace", "regrole", "regproc", "current_setting", "pg_function_is_visible",
+      "pg_get_statisticsobjdef_columns", "pg_relation_is_publishable",
       "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
@@ -128,6 +129,14 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
   if (n == "obj_description" || n == "col_description" || n == "shobj_description") {
     count(1, 2);  // COMMENT ON does not exist: no object has a description
     return nullOf(SqlType::text());
+  }
+  if (n == "pg_get_statisticsobjdef_columns") {  // CREATE STATISTICS does not exist: no such objects
+    count(1, 1);
+    return nullOf(SqlType::text());
+  }
+  if (n == "pg_relation_is_publishable") {  // a publication would publish the tables; there are none to ask
+    count(1, 1);
+    return nullOf(SqlType::boolean());
   }
   if (n == "pg_encoding_to_char") {
     count(1, 1);

@@ -135,6 +135,22 @@ class SelectBinder {
   plan::OperatorPtr fullJoinReadingBoth(std::unique_ptr<plan::Join> join, const std::vector<const plan::IU*>& pCols,
                                         const std::vector<const plan::IU*>& nCols,
                                         std::vector<const plan::IU*>& outputs, SourcePos pos);
+  // Arrays (array_binder.cpp): ARRAY[...], a[i], x op ANY/ALL (array), the array functions
+  // (nullptr: not one); ARRAY(subquery) is bindSubquery's, through these two: the subquery's plan
+  // under array_agg (the order its ORDER BY asks, which must be its column's), and the value the
+  // expression reads ({} for no rows).
+  plan::ExprPtr bindArray(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindSubscript(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindQuantifiedArray(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindArrayFunction(const ast::Expr& e, Clause clause);
+  struct ArrayOrder {
+    bool sort = false, descending = false, nullsFirst = false;
+  };
+  // unnest(array) and generate_series(start, stop) in FROM: a plan::Expand over one empty row
+  // (its arguments may read an outer query's columns, not this FROM's: 0A000).
+  plan::OperatorPtr bindSetFunction(const ast::TableRef& ref);
+  ArrayOrder arrayOfSubquery(plan::OperatorPtr& sub, std::vector<const plan::IU*>& out, SourcePos pos);
+  plan::ExprPtr arrayResult(plan::ExprPtr value, const ArrayOrder& order, SourcePos pos);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
