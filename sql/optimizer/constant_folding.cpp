@@ -1,5 +1,7 @@
 #include "sql/optimizer/constant_folding.hpp"
 
+#include "engine/types/array_text.hpp"
+
 #include <cmath>
 #include <optional>
 
@@ -55,6 +57,17 @@ int64_t checkRange(int64_t x, TypeId id, SourcePos pos) {
 std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) {
   const SqlType& from = v.type();
   try {
+    if (to.isArray()) {  // from text or another array: each element checked and made canonical
+      text::ArrayElements elements = text::parseArray(v.asString());
+      for (auto& x : elements) {
+        if (!x) continue;
+        std::string canonical, error;
+        const char* state = nullptr;
+        if (!text::canonicalElement(to.element, *x, canonical, error, state)) throw Error(state, error, pos);
+        x = std::move(canonical);
+      }
+      return Value::string(text::formatArray(elements), to.withNullable(false));
+    }
     if (auto r = foldDateTimeCast(v, to)) return r;
     if (from.isString()) {
       const std::string& s = v.asString();
