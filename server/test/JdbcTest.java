@@ -9,6 +9,7 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.Date;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -89,6 +90,21 @@ public class JdbcTest {
       check("CREATE TABLE update count", 0,
             st.executeUpdate("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, price DECIMAL(10, 2), added DATE, "
                              + "weight DOUBLE PRECISION, big BIGINT, ok BOOLEAN, at TIMESTAMP)"));
+
+      // DatabaseMetaData.getTables: its query compares pg_description.classoid with
+      // 'pg_class'::regclass. (getColumns needs row_number() OVER and getPrimaryKeys a composite
+      // type's field, (_pg_expandarray(conkey)).n: not there yet.)
+      DatabaseMetaData md = c.getMetaData();
+      try (ResultSet rs = md.getTables(null, null, "items", new String[] {"TABLE"})) {
+        check("getTables finds the table", true, rs.next());
+        check("getTables: its name", "items", rs.getString("TABLE_NAME"));
+        check("getTables: its schema", "public", rs.getString("TABLE_SCHEM"));
+        check("getTables: its type", "TABLE", rs.getString("TABLE_TYPE"));
+        check("getTables: one table", false, rs.next());
+      }
+      try (ResultSet rs = md.getTables(null, null, "no_such_table", null)) {
+        check("getTables: no other", false, rs.next());
+      }
 
       // CopyManager: COPY FROM STDIN and COPY TO STDOUT.
       CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();

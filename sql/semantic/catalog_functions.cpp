@@ -330,6 +330,14 @@ std::vector<std::pair<std::vector<std::string>, int64_t>> SelectBinder::regObjec
     }
     for (const std::string& v : catalog_.views()) add(v);
     for (auto& sq : catalog_.sequences()) add(sq->name);
+    // pg_catalog's tables by PostgreSQL's fixed OIDs: drivers compare classoid with
+    // 'pg_class'::regclass (pgjdbc's getTables). pg_class itself does not list them.
+    static const std::pair<const char*, int64_t> kSystem[] = {
+        {"pg_am", 2601},         {"pg_attrdef", 2604}, {"pg_attribute", 1249}, {"pg_class", 1259},
+        {"pg_collation", 3456},  {"pg_constraint", 2606}, {"pg_database", 1262}, {"pg_description", 2609},
+        {"pg_index", 2610},      {"pg_inherits", 2611}, {"pg_namespace", 2615}, {"pg_proc", 1255},
+        {"pg_type", 1247}};
+    for (auto& [name, oid] : kSystem) out.push_back({{name, std::string("pg_catalog.") + name}, oid});
   } else if (kind == "regtype") {
     for (const PgType& t : pgTypes()) {
       std::vector<std::string> names{t.sqlName, t.typname};
