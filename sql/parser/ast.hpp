@@ -62,6 +62,12 @@ struct Expr {
   bool hasOperand = false;   // CASE x WHEN ...
   bool hasElse = false;
   SqlType type;              // Cast target, TypedLiteral type
+  // f(...) OVER (PARTITION BY p... ORDER BY o...): the call's own args, then windowPartitions
+  // partition expressions, then the ORDER BY expressions, each with its (descending, nullsFirst
+  // as OrderItem's) in windowOrder.
+  bool window = false;
+  size_t windowArgs = 0, windowPartitions = 0;
+  std::vector<std::pair<bool, int>> windowOrder;
   std::vector<std::unique_ptr<Expr>> args;
   std::unique_ptr<Select> subquery;
 

@@ -427,6 +427,30 @@ ExprPtr Parser::primary() {
       while (accept(","));
     }
     expect(")");
+    if (accept("over")) {  // a window: OVER (PARTITION BY ... ORDER BY ...)
+      f->window = true;
+      f->windowArgs = f->args.size();
+      expect("(");
+      if (accept("partition")) {
+        expect("by");
+        do f->args.push_back(expr()), ++f->windowPartitions;
+        while (accept(","));
+      }
+      if (accept("order")) {
+        expect("by");
+        do {
+          f->args.push_back(expr());
+          bool desc = accept("desc");
+          if (!desc) accept("asc");
+          int nullsFirst = -1;
+          if (accept("nulls")) nullsFirst = accept("first") ? 1 : (expect("last"), 0);
+          f->windowOrder.push_back({desc, nullsFirst});
+        } while (accept(","));
+      }
+      if (is("rows") || is("range") || is("groups"))
+        throw Error(sqlstate::FeatureNotSupported, "window frames are not supported", cur().pos);
+      expect(")");
+    }
     return f;
   }
   auto c = std::make_unique<Expr>(ExprKind::Column, pos);

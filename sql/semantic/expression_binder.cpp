@@ -382,6 +382,7 @@ ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
 }
 
 ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
+  if (e.window) return bindWindow(e, clause);
   if (isAggregateName(e.name)) {
     if (!aggregate_ || clause == Clause::AggregateArg) {
       if (clause == Clause::AggregateArg)
