@@ -113,6 +113,7 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       r->function = x.function;
       for (auto& a : x.args) r->args.push_back(copy(a, map));
       r->iu = mapped(x.iu, map);
+      if (x.ordinality) r->ordinality = mapped(x.ordinality, map);
       return r;
     }
     case OpKind::Map: {

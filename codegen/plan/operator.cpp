@@ -27,6 +27,7 @@ std::vector<const IU*> IndexJoin::produced() const {
 std::vector<const IU*> Expand::produced() const {
   auto r = child()->produced();
   r.push_back(iu);
+  if (ordinality) r.push_back(ordinality);
   return r;
 }
 

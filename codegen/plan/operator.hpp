@@ -111,6 +111,7 @@ struct Expand : Operator {
   enum class Function : uint8_t { Unnest, GenerateSeries } function = Function::Unnest;
   std::vector<ExprPtr> args;
   const IU* iu = nullptr;  // the value
+  const IU* ordinality = nullptr;  // unnest: the element's place, 1, 2 ... (INTEGER), when asked for
   Expand() : Operator(OpKind::Expand) {}
   std::vector<const IU*> produced() const override;
 };

@@ -65,6 +65,12 @@ void ExpandTranslator::consume(Translator&) {
       SqlValue v = q_.expr.cast(text, x.iu->type);
       v.type.nullable = true;
       q_.values[x.iu] = v;
+      if (x.ordinality) {
+        SqlValue n;
+        n.type = x.ordinality->type;
+        n.v = b.CreateTrunc(b.CreateAdd(k, cg_.c64(1)), cg_.i32());
+        q_.values[x.ordinality] = n;
+      }
       emit();
     });
   };

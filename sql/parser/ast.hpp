@@ -45,6 +45,7 @@ enum class ExprKind : uint8_t {
   Row,        // (args[0], args[1], ...): a row value, compared element by element
   Array,      // ARRAY[args...] (subquery empty), or ARRAY(subquery)
   Subscript,  // args[0][args[1]]
+  FieldSelect,  // (args[0]).name: a field of a composite value
 };
 
 struct Expr {

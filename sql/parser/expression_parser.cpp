@@ -195,9 +195,17 @@ ExprPtr Parser::unary() {
   }
   ExprPtr e = primary();
   ChainGuard chain(*this);
-  while (is("::") || is("collate") || is("[")) {
+  while (is("::") || is("collate") || is("[") ||
+         (is(".") && (ahead(1).kind == TokenKind::Identifier || ahead(1).kind == TokenKind::QuotedIdentifier))) {
     chain.step();
     SourcePos p = cur().pos;
+    if (accept(".")) {  // (composite).field
+      auto f = std::make_unique<Expr>(ExprKind::FieldSelect, p);
+      f->args.push_back(std::move(e));
+      f->name = identifier();
+      e = std::move(f);
+      continue;
+    }
     if (accept("[")) {  // a[i]; slices a[i:j] are not supported
       auto s = std::make_unique<Expr>(ExprKind::Subscript, p);
       s->args.push_back(std::move(e));

@@ -2,6 +2,7 @@
 // array functions. Values are canonical text (engine/types/array_text.hpp); every operation is a
 // runtime call (plan::ScalarFunc's array functions), so generated code needs no new types.
 #include "engine/types/array_text.hpp"
+#include "sql/parser/ast_equality.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -112,6 +113,67 @@ plan::OperatorPtr SelectBinder::bindSetFunction(const ast::TableRef& ref) {
   return x;
 }
 
+const ast::Expr* setReturningCall(const ast::Expr& e) {
+  const ast::Expr* c = e.kind == ast::ExprKind::FieldSelect ? e.args[0].get() : &e;
+  if (c->kind != ast::ExprKind::Function || c->window) return nullptr;
+  if (c->name == "unnest" && (c->table.empty() || c->table == "pg_catalog")) return c;
+  if (c->name == "_pg_expandarray" && (c->table.empty() || c->table == "information_schema")) return c;
+  return nullptr;
+}
+
+void SelectBinder::expandSelectList(const ast::Select& s, plan::OperatorPtr& op) {
+  selectSrf_ = nullptr;
+  for (auto& item : s.items) {
+    const ast::Expr* c = setReturningCall(*item.expr);
+    if (!c) continue;
+    if (selectSrf_ && !ast::sameAst(*selectSrf_, *c))
+      throw Error(sqlstate::FeatureNotSupported, "several different set-returning functions in a select list are not supported",
+                  c->pos);
+    selectSrf_ = c;
+  }
+  if (!selectSrf_) return;
+  const ast::Expr& c = *selectSrf_;
+  if (aggregate_) throw Error(sqlstate::FeatureNotSupported, c.name + "() in the select list of an aggregating query is not supported", c.pos);
+  if (c.args.size() != 1 || c.star || c.distinct)
+    throw Error(sqlstate::UndefinedFunction, "function " + c.name + " takes one array", c.pos);
+  auto x = std::make_unique<plan::Expand>();
+  x->args.push_back(bindExpr(*c.args[0], Clause::Select));
+  if (!x->args[0]->type.isArray())
+    throw Error(sqlstate::UndefinedFunction, "function " + c.name + "(" + x->args[0]->type.name() + ") does not exist", c.pos);
+  x->iu = plan_.ius.make(x->args[0]->type.elementType(), c.name);
+  x->ordinality = plan_.ius.make(SqlType::int32(false), "n");
+  selectSrfValue_ = x->iu;
+  selectSrfOrdinal_ = x->ordinality;
+  x->children.push_back(std::move(op));
+  op = std::move(x);
+}
+
+ExprPtr SelectBinder::bindSetReturningCall(const ast::Expr& e) {
+  if (!setReturningCall(e)) return nullptr;
+  if (!selectSrf_ || !ast::sameAst(*selectSrf_, e))
+    throw Error(sqlstate::FeatureNotSupported, e.name + "() is supported only in FROM or as a select item", e.pos);
+  if (e.name == "unnest") return Expr::column(selectSrfValue_, e.pos);
+  throw Error(sqlstate::FeatureNotSupported, "a composite value is supported only as a select item or as (...).field", e.pos);
+}
+
+ExprPtr SelectBinder::bindFieldSelect(const ast::Expr& e, Clause) {
+  const ast::Expr& of = *e.args[0];
+  if (of.kind == ast::ExprKind::Function && of.name == "_pg_expandarray" && setReturningCall(of)) {
+    if (!selectSrf_ || !ast::sameAst(*selectSrf_, of))
+      throw Error(sqlstate::FeatureNotSupported, "_pg_expandarray() is supported only in the select list", e.pos);
+    if (e.name == "x") return Expr::column(selectSrfValue_, e.pos);
+    if (e.name == "n") return Expr::column(selectSrfOrdinal_, e.pos);
+    throw Error(sqlstate::UndefinedColumn, "column \"" + e.name + "\" not found in data type record", e.pos);
+  }
+  if (of.kind == ast::ExprKind::Column) {  // a composite item of a derived table: its field's column
+    ast::Expr field(ast::ExprKind::Column, e.pos);
+    field.table = of.table;
+    field.name = of.name + "." + e.name;
+    return bindColumn(field);
+  }
+  throw Error(sqlstate::FeatureNotSupported, "field selection (...).field is supported only of _pg_expandarray() here", e.pos);
+}
+
 SelectBinder::ArrayOrder SelectBinder::arrayOfSubquery(plan::OperatorPtr& sub, std::vector<const plan::IU*>& out,
                                                        SourcePos pos) {
   if (out.size() != 1) throw Error(sqlstate::SyntaxError, "subquery must return only one column", pos);
@@ -200,8 +262,7 @@ ExprPtr SelectBinder::bindQuantifiedArray(const ast::Expr& e, Clause clause) {
 
 ExprPtr SelectBinder::bindArrayFunction(const ast::Expr& e, Clause clause) {
   const std::string& n = e.name;
-  if (n == "unnest" || n == "generate_series")
-    throw Error(sqlstate::FeatureNotSupported, n + "() is supported only in FROM", e.pos);
+  if (n == "generate_series") throw Error(sqlstate::FeatureNotSupported, n + "() is supported only in FROM", e.pos);
   if (n != "array_to_string" && n != "array_length" && n != "cardinality" && n != "array_upper" && n != "array_lower" &&
       n != "array_append" && n != "array_prepend" && n != "array_cat" && n != "array_ndims")
     return nullptr;

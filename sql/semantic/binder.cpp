@@ -339,6 +339,7 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
 
   // ---- select list (and ORDER BY): their subqueries join onto `op` ----
   input_ = &op;
+  expandSelectList(s, op);
   auto map = std::make_unique<plan::Map>();
   std::vector<const plan::IU*> out;
   std::vector<const ast::Expr*> sourceExprs;
@@ -379,6 +380,13 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
       if (!any && !item.expr->table.empty())
         throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + item.expr->table + "\"", item.pos);
       if (!any) throw Error(sqlstate::SyntaxError, "SELECT * with no tables specified is not valid", item.pos);
+      continue;
+    }
+    if (selectSrf_ && item.expr->kind == ast::ExprKind::Function && item.expr->name == "_pg_expandarray") {
+      // A composite item: its fields as two columns (bindFieldSelect reads them by these names).
+      const std::string name = item.alias.empty() ? "_pg_expandarray" : item.alias;
+      addOutput(Expr::column(selectSrfValue_, item.pos), name + ".x", nullptr);
+      addOutput(Expr::column(selectSrfOrdinal_, item.pos), name + ".n", nullptr);
       continue;
     }
     addOutput(bindExpr(*item.expr, Clause::Select), item.alias.empty() ? defaultColumnName(*item.expr) : item.alias,

@@ -383,6 +383,7 @@ ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
 
 ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
   if (e.window) return bindWindow(e, clause);
+  if (ExprPtr srf = bindSetReturningCall(e)) return srf;
   if (isAggregateName(e.name)) {
     if (!aggregate_ || clause == Clause::AggregateArg) {
       if (clause == Clause::AggregateArg)
@@ -569,6 +570,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::Function: return bindFunction(e, clause);
     case ast::ExprKind::Array: return bindArray(e, clause);
     case ast::ExprKind::Subscript: return bindSubscript(e, clause);
+    case ast::ExprKind::FieldSelect: return bindFieldSelect(e, clause);
     case ast::ExprKind::Quantified:
       if (!e.subquery) return bindQuantifiedArray(e, clause);
       return bindSubquery(e, clause);
