@@ -562,6 +562,8 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::Cast: {
       // x::regclass::text and its kin: the object's name (catalog_functions.cpp).
       const ast::Expr& arg = *e.args[0];
+      if (arg.kind == ast::ExprKind::Array && !arg.subquery && arg.args.empty() && e.type.isArray())  // ARRAY[]::int[]
+        return Expr::constant(Value::string("{}", e.type.withNullable(false)), e.pos);
       if (e.type.isString() && arg.kind == ast::ExprKind::Function && arg.table.empty() && arg.args.size() == 1 &&
           (arg.name == "regclass" || arg.name == "regtype" || arg.name == "regnamespace" || arg.name == "regrole"))
         return makeCast(bindRegObject(arg.name, bindExpr(*arg.args[0], clause), true, arg.pos), e.type, e.pos);
