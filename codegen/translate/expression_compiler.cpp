@@ -132,10 +132,7 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
         cg_.checkStatus(cg_.call("hyrax_rt_setval", {cg_.queryContext(), handle, args[0].v, b_.CreateZExt(args[1].v, cg_.i32())}));
         b_.CreateStore(args[0].v, out);
       };
-      if (null)
-        cg_.If(b_.CreateNot(null), body);
-      else
-        body();
+      unlessNull(null, body);
       r.v = b_.CreateLoad(cg_.i64(), out);
       r.null = null;
       return r;
@@ -358,14 +355,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
   r.null = null;
   // Runtime calls see only non-NULL arguments: the result of a NULL row is thrown away anyway.
   auto s = [&](size_t i) { return safeString(args[i]); };
-  auto stringResult = [&](const std::function<void(llvm::Value*)>& callWithOut) {
-    auto* out = cg_.localStringOut("str");
-    if (null)
-      cg_.If(b_.CreateNot(null), [&] { callWithOut(out); });
-    else
-      callWithOut(out);
-    cg_.loadStringOut(out, r);
-  };
+  auto stringResult = [&](const std::function<void(llvm::Value*)>& callWithOut) { this->stringResult(null, r, callWithOut); };
   switch (e.func) {
     case plan::ScalarFunc::Substring:
       stringResult([&](llvm::Value* out) {
@@ -447,10 +437,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       auto* out = cg_.local(cg_.f64(), "sqrt");
       b_.CreateStore(llvm::ConstantFP::get(cg_.f64(), 0.0), out);
       auto body = [&] { cg_.checkStatus(cg_.call("hyrax_rt_sqrt", {cg_.queryContext(), args[0].v, out})); };
-      if (null)
-        cg_.If(b_.CreateNot(null), body);
-      else
-        body();
+      unlessNull(null, body);
       r.v = b_.CreateLoad(cg_.f64(), out);
       break;
     }
@@ -464,10 +451,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
         cg_.checkStatus(cg_.call("hyrax_rt_regex_match", {cg_.queryContext(), lo, hi, plo, phi,
                                                           cg_.c32(e.func == plan::ScalarFunc::RegexMatchInsensitive), out}));
       };
-      if (null)
-        cg_.If(b_.CreateNot(null), body);
-      else
-        body();
+      unlessNull(null, body);
       r.v = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), out), cg_.c8(0));
       break;
     }
@@ -493,6 +477,19 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
   return r;
 }
 
+void ExprCompiler::unlessNull(llvm::Value* null, const std::function<void()>& body) {
+  if (null)
+    cg_.If(b_.CreateNot(null), body);
+  else
+    body();
+}
+
+void ExprCompiler::stringResult(llvm::Value* null, SqlValue& r, const std::function<void(llvm::Value*)>& fill) {
+  auto* out = cg_.localStringOut("str");
+  unlessNull(null, [&] { fill(out); });
+  cg_.loadStringOut(out, r);
+}
+
 // Arrays: each function states its own NULL rule (plan::ScalarFunc's comments).
 SqlValue ExprCompiler::arrayCall(const plan::Expr& e) {
   std::vector<SqlValue> args;
@@ -506,12 +503,7 @@ SqlValue ExprCompiler::arrayCall(const plan::Expr& e) {
   r.type = e.type;
   // Runs `body` (which fills `out`) unless `skip`; the result is NULL when skipped.
   auto stringResult = [&](llvm::Value* skip, const std::function<void(llvm::Value*)>& body) {
-    auto* out = cg_.localStringOut("array");
-    if (skip)
-      cg_.If(b_.CreateNot(skip), [&] { body(out); });
-    else
-      body(out);
-    cg_.loadStringOut(out, r);
+    this->stringResult(skip, r, body);
     r.null = skip;
   };
   auto anyOf = [&](std::initializer_list<size_t> which) -> llvm::Value* {
@@ -580,8 +572,7 @@ SqlValue ExprCompiler::arrayCall(const plan::Expr& e) {
         auto [alo, ahi] = safeString(args[0]);
         cg_.checkStatus(cg_.call("hyrax_rt_array_count", {cg_.queryContext(), alo, ahi, count}));
       };
-      if (skip) cg_.If(b_.CreateNot(skip), body);
-      else body();
+      unlessNull(skip, body);
       r.v = b_.CreateLoad(cg_.i32(), count);
       r.null = skip;
       break;
@@ -598,8 +589,7 @@ SqlValue ExprCompiler::arrayCall(const plan::Expr& e) {
                              int32_t{e.negated} << 16;
         cg_.checkStatus(cg_.call("hyrax_rt_array_any", {cg_.queryContext(), alo, ahi, xlo, xhi, cg_.c32(mode), out}));
       };
-      if (skip) cg_.If(b_.CreateNot(skip), body);
-      else body();
+      unlessNull(skip, body);
       llvm::Value* v = b_.CreateLoad(cg_.i8(), out);
       r.v = b_.CreateICmpEQ(v, cg_.c8(1));
       r.null = b_.CreateICmpEQ(v, cg_.c8(2));

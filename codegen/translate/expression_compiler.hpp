@@ -100,6 +100,10 @@ class ExprCompiler {
   // 22008 unless `days` (of a value that is not NULL) is a date in 0001-01-01 .. 9999-12-31.
   void checkDateRange(llvm::Value* days, llvm::Value* null);
   llvm::Value* orNull(llvm::Value* a, llvm::Value* b);
+  // Runs `body` unless `null` (nullptr: always).
+  void unlessNull(llvm::Value* null, const std::function<void()>& body);
+  // A string result a runtime call writes into its out-parameter (`fill` gets it), made unless `null`.
+  void stringResult(llvm::Value* null, SqlValue& r, const std::function<void(llvm::Value*)>& fill);
 
   CodeGen& cg_;
   llvm::IRBuilder<>& b_;
