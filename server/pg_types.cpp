@@ -220,6 +220,7 @@ std::string binaryOut(const Value& v) {
   std::string out;
   const SqlType& t = v.type();
   switch (t.id) {
+    case TypeId::Array: throw Error(sqlstate::FeatureNotSupported, "arrays in the binary format are not supported");
     case TypeId::Null: break;
     case TypeId::Bool: out.push_back(v.asBool() ? 1 : 0); break;
     case TypeId::Int16: put<int16_t>(out, static_cast<int16_t>(v.asInt())); break;
@@ -250,6 +251,7 @@ Value binaryIn(std::string_view bytes, const SqlType& type) {
   Reader in(bytes, t);
   Value v;
   switch (t.id) {
+    case TypeId::Array: throw Error(sqlstate::FeatureNotSupported, "arrays in the binary format are not supported");
     case TypeId::Null: in.malformed();
     case TypeId::Bool: v = Value::boolean(in.get<uint8_t>() != 0); break;
     case TypeId::Int16: v = Value::int16(in.get<int16_t>()); break;

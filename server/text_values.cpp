@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "engine/types/array_text.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/value.hpp"
 
@@ -30,6 +31,12 @@ void appendTextValue(std::string& out, const ResultChunk& chunk, uint64_t row, u
     case TypeId::Int16: appendInteger(out, chunk.get<int16_t>(row, col)); return;
     case TypeId::Int32: appendInteger(out, chunk.get<int32_t>(row, col)); return;
     case TypeId::Int64: appendInteger(out, chunk.get<int64_t>(row, col)); return;
+    case TypeId::Array: {  // held as its text
+      std::string_view s = static_cast<const StringRef*>(p)->view();
+      if (text::isVectorType(type)) out.append(text::vectorText(s));
+      else out.append(s);
+      return;
+    }
     case TypeId::Varchar:
     case TypeId::Text: out.append(static_cast<const StringRef*>(p)->view()); return;
     case TypeId::Char: {

@@ -25,6 +25,7 @@ llvm::Type* CodeGen::payloadType(const SqlType& t) {
     case TypeId::Float64: return f64();
     case TypeId::Char:
     case TypeId::Varchar:
+    case TypeId::Array:
     case TypeId::Text: return i64();
   }
   return i64();

@@ -107,6 +107,15 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       r->predicate = copy(static_cast<const Filter&>(op).predicate, map);
       return r;
     }
+    case OpKind::Expand: {
+      auto& x = static_cast<const Expand&>(op);
+      auto r = std::make_unique<Expand>();
+      r->function = x.function;
+      for (auto& a : x.args) r->args.push_back(copy(a, map));
+      r->iu = mapped(x.iu, map);
+      if (x.ordinality) r->ordinality = mapped(x.ordinality, map);
+      return r;
+    }
     case OpKind::Map: {
       auto r = std::make_unique<Map>();
       for (auto& c : static_cast<const Map&>(op).computed) r->computed.push_back({mapped(c.iu, map), copy(c.expr, map)});

@@ -142,7 +142,7 @@ void print(const Expr& e, std::string& out) {
     case ExprKind::Constant:
       if (e.value.isNull()) {
         out += "NULL";
-      } else if (e.type.isString()) {
+      } else if (e.type.isVarBytes()) {
         out += '\'' + e.value.toString() + '\'';
       } else if (e.type.isDateTime() || e.type.id == TypeId::Interval) {
         out += e.type.name() + " '" + e.value.toString() + '\'';
@@ -255,6 +255,14 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::RegexMatch: return "regex_match";
     case ScalarFunc::RegexMatchInsensitive: return "regex_match_insensitive";
     case ScalarFunc::CurrentSetting: return "current_setting";
+    case ScalarFunc::ArrayAppend: return "array_append";
+    case ScalarFunc::ArrayPrepend: return "array_prepend";
+    case ScalarFunc::ArrayCat: return "array_cat";
+    case ScalarFunc::ArrayToString: return "array_to_string";
+    case ScalarFunc::ArrayElement: return "array_element";
+    case ScalarFunc::Cardinality: return "cardinality";
+    case ScalarFunc::ArrayAny: return "array_any";
+    case ScalarFunc::ArraySort: return "array_sort";
   }
   return "?";
 }

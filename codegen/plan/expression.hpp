@@ -70,7 +70,19 @@ enum class ScalarFunc : uint8_t {
   RegexMatchInsensitive,  // (s, pattern) -> BOOLEAN: s ~* pattern
   CurrentSetting,  // (name, missing_ok BOOLEAN constant) -> TEXT: the session's setting when the query runs;
                    // NULL for an unknown name when missing_ok (so the result is nullable then)
+  // Arrays (engine/runtime/array_functions.cpp); their NULL rules are their own, not "NULL when
+  // any argument is":
+  ArrayAppend,  // (array, element TEXT): a NULL array is {}, a NULL element is added; never NULL
+  ArrayPrepend, // (element TEXT, array): the same at the front
+  ArrayCat,     // (array, array): a NULL side is {}; NULL when both are
+  ArrayToString,  // (array, separator [, null string]): NULL elements left out without a null string
+  ArrayElement, // (array, index BIGINT) -> TEXT: 1-based, NULL out of range
+  Cardinality,  // (array) -> INTEGER
+  ArrayAny,     // (x TEXT, array) -> BOOLEAN: x `cmp` ANY (array), or ALL when `negated`; the
+                // array's element type says how elements compare (integers by value, text by bytes)
+  ArraySort,    // (array): its elements in order, descending when `negated`, NULLs first when `hasElse`
 };
+inline bool isArrayFunc(ScalarFunc f) { return f >= ScalarFunc::ArrayAppend; }
 const char* toString(ScalarFunc f);
 
 using DateField = DateTimeField;  // EXTRACT's field (engine/types/datetime_fields.hpp)

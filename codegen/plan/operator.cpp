@@ -24,6 +24,13 @@ std::vector<const IU*> IndexJoin::produced() const {
   return r;
 }
 
+std::vector<const IU*> Expand::produced() const {
+  auto r = child()->produced();
+  r.push_back(iu);
+  if (ordinality) r.push_back(ordinality);
+  return r;
+}
+
 std::vector<const IU*> Map::produced() const {
   auto r = child()->produced();
   for (auto& c : computed) r.push_back(c.iu);
@@ -101,6 +108,7 @@ const char* toString(AggFunc f) {
     case AggFunc::Avg: return "avg";
     case AggFunc::Min: return "min";
     case AggFunc::Max: return "max";
+    case AggFunc::ArrayAgg: return "array_agg";
   }
   return "?";
 }
@@ -119,6 +127,7 @@ SqlType aggregateResultType(AggFunc f, const SqlType& arg) {
       return SqlType::float64(true);
     case AggFunc::Min:
     case AggFunc::Max: return arg.withNullable(true);
+    case AggFunc::ArrayAgg: return SqlType::array(arg.isInteger() ? arg.id : TypeId::Text, 0, true);
   }
   return arg;
 }
@@ -143,6 +152,9 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
     case OpKind::Filter: visit(static_cast<Filter&>(op).predicate); break;
     case OpKind::Map:
       for (auto& c : static_cast<Map&>(op).computed) visit(c.expr);
+      break;
+    case OpKind::Expand:
+      for (auto& a : static_cast<Expand&>(op).args) visit(a);
       break;
     case OpKind::Join:
     case OpKind::HashJoin: {
@@ -226,6 +238,13 @@ std::string describe(const Operator& op) {
     case OpKind::Values:
       return fmt::format("Values ({} rows)", static_cast<const Values&>(op).rows.size());
     case OpKind::Filter: return "Filter " + toString(*static_cast<const Filter&>(op).predicate);
+    case OpKind::Expand: {
+      auto& x = static_cast<const Expand&>(op);
+      std::string r = "Expand " + x.iu->name + ":=" +
+                      (x.function == Expand::Function::Unnest ? "unnest(" : "generate_series(");
+      for (size_t i = 0; i < x.args.size(); ++i) r += (i ? ", " : "") + toString(*x.args[i]);
+      return r + ")";
+    }
     case OpKind::Map: {
       std::string r = "Map";
       for (auto& c : static_cast<const Map&>(op).computed) r += " " + c.iu->name + ":=" + toString(*c.expr);

@@ -19,7 +19,7 @@ class RowWriter;
 
 namespace hyrax::plan {
 
-enum class OpKind : uint8_t { TableScan, Values, Filter, Map, Join, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll };
+enum class OpKind : uint8_t { TableScan, Values, Filter, Map, Join, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll, Expand };
 
 struct Operator {
   OpKind kind;
@@ -99,6 +99,20 @@ struct Map : Operator {
   };
   std::vector<Computed> computed;
   Map() : Operator(OpKind::Map) {}
+  std::vector<const IU*> produced() const override;
+};
+
+// One row per value of a set-returning function of each input row, the input row's IUs kept:
+// unnest(array) (one row per element, in order; none for NULL or {}) or generate_series(start,
+// stop) (BIGINT start..stop by 1). A table function in FROM is an Expand over one empty row; one
+// whose arguments read an outer query's columns gets the correlation domain as its input from
+// the dependent join, as a Map would (so `ARRAY(SELECT f(x) FROM unnest(t.a) x)` needs nothing more).
+struct Expand : Operator {
+  enum class Function : uint8_t { Unnest, GenerateSeries } function = Function::Unnest;
+  std::vector<ExprPtr> args;
+  const IU* iu = nullptr;  // the value
+  const IU* ordinality = nullptr;  // unnest: the element's place, 1, 2 ... (INTEGER), when asked for
+  Expand() : Operator(OpKind::Expand) {}
   std::vector<const IU*> produced() const override;
 };
 
@@ -191,12 +205,13 @@ struct IndexJoin : Operator {
   std::vector<const IU*> produced() const override;
 };
 
-enum class AggFunc : uint8_t { CountStar, Count, Sum, Avg, Min, Max };
+enum class AggFunc : uint8_t { CountStar, Count, Sum, Avg, Min, Max, ArrayAgg };
 const char* toString(AggFunc f);
 // The result type of an aggregate over `arg` (the binder and the code generator both use it):
 // count -> BIGINT NOT NULL; sum(integer) -> BIGINT, sum(DECIMAL(p,s)) -> DECIMAL(18,s), sum(float)
 // -> DOUBLE; avg(integer) -> DECIMAL(18,6), avg(DECIMAL(p,s)) -> DECIMAL(18,max(s,6)), avg(float)
-// -> DOUBLE; min/max -> the argument's type. All but count are NULL on empty input.
+// -> DOUBLE; min/max -> the argument's type; array_agg -> an array of the argument's type (its
+// elements in input order, NULLs kept). All but count are NULL on empty input.
 SqlType aggregateResultType(AggFunc f, const SqlType& arg);
 
 // Hash aggregation (also DISTINCT: groups without aggregates). Without group keys it yields

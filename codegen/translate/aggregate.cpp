@@ -43,9 +43,13 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
     } else if (agg.func == AggFunc::Min || agg.func == AggFunc::Max) {
       s.valueType = agg.arg->type.withNullable(false);
       s.value = table_.addField(s.valueType);
+    } else if (agg.func == AggFunc::ArrayAgg) {
+      s.valueType = agg.iu->type.withNullable(false);  // the array so far (its text in the query's arena)
+      s.value = table_.addField(s.valueType);
     }
-    // count(*) and aggregates over NOT NULL arguments count every row: one counter serves them all.
-    s.sharedCount = agg.func == AggFunc::CountStar || !agg.arg->type.nullable;
+    // count(*), array_agg (which keeps NULLs) and aggregates over NOT NULL arguments count every
+    // row: one counter serves them all.
+    s.sharedCount = agg.func == AggFunc::CountStar || agg.func == AggFunc::ArrayAgg || !agg.arg->type.nullable;
     if (s.sharedCount && !rowCount_) rowCount_ = table_.addField(SqlType::int64(false));
     s.count = s.sharedCount ? *rowCount_ : table_.addField(SqlType::int64(false));
     states_.push_back(s);
@@ -169,6 +173,22 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
     llvm::Value* countAddr = table_.fieldAddress(group, (s.count));
     llvm::Value* count = b.CreateLoad(cg_.i64(), countAddr);
     SqlValue v = q_.expr.compile(*agg.arg);
+    if (agg.func == AggFunc::ArrayAgg) {  // every row, NULLs too, in input order
+      llvm::Value* addr = table_.fieldAddress(group, s.value);
+      SqlValue cur = cg_.loadValue(addr, s.valueType);
+      cur.null = b.CreateICmpEQ(count, cg_.c64(1));  // the first row: no array yet (count is one ahead)
+      SqlValue element = q_.expr.cast(v, SqlType::text());
+      auto [elo, ehi] = q_.expr.safeString(element);
+      auto* out = cg_.localStringOut("array_agg");
+      llvm::Value* elementNull = element.null ? element.null : (v.type.isNull() ? cg_.cTrue() : cg_.cFalse());
+      llvm::Value* flags = b.CreateOr(b.CreateZExt(cur.null, cg_.i32()), b.CreateShl(b.CreateZExt(elementNull, cg_.i32()), 1));
+      cg_.checkStatus(cg_.call("hyrax_rt_array_append", {cg_.queryContext(), cur.v, cur.hi, elo, ehi, flags, out}));
+      SqlValue next;
+      next.type = s.valueType;
+      cg_.loadStringOut(out, next);
+      cg_.storeValue(addr, next);
+      continue;
+    }
     auto update = [&] {
       // Counted already when shared (updated above, so `count` is one ahead: compare with 1).
       if (!s.sharedCount) b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
@@ -324,7 +344,16 @@ void AggregateTranslator::mergeGroup(llvm::Value* entry) {
       SqlValue cur = cg_.loadValue(addr, s.valueType);
       SqlValue in = cg_.loadValue(table_.fieldAddress(entry, s.value), s.valueType);
       cur.null = in.null = nullptr;
-      if (f == AggFunc::Sum || f == AggFunc::Avg) {
+      if (f == AggFunc::ArrayAgg) {  // a thread's elements after the others' (no order is promised here)
+        auto* out = cg_.localStringOut("array_agg");
+        cg_.If(b.CreateICmpEQ(mine[k], cg_.c64(0)), [&] { cg_.storeValue(addr, in); }, [&] {
+          cg_.checkStatus(cg_.call("hyrax_rt_array_cat", {cg_.queryContext(), cur.v, cur.hi, in.v, in.hi, out}));
+          SqlValue both;
+          both.type = s.valueType;
+          cg_.loadStringOut(out, both);
+          cg_.storeValue(addr, both);
+        });
+      } else if (f == AggFunc::Sum || f == AggFunc::Avg) {
         if (s.valueType.isFloat()) {
           cur.v = b.CreateFAdd(cur.v, in.v);
         } else {

@@ -40,6 +40,28 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   };
   auto notNull = [&](llvm::Value* c) { return null ? b_.CreateAnd(c, b_.CreateNot(null)) : c; };
 
+  // ---- arrays: their canonical text (engine/types/array_text.hpp) ----
+  if (to.isArray() && from.isArray() && from.element == to.element) {  // int2vector -> int2[]: the same text
+    r.v = in.v;
+    r.hi = in.hi;
+    return r;
+  }
+  if (to.isArray()) {  // from text, or from an array of other elements: parsed, checked, made canonical
+    auto [lo, hi] = safeString(in);
+    auto* out = cg_.localStringOut("array_in");
+    guarded([&] {
+      cg_.checkStatus(cg_.call("hyrax_rt_array_in", {cg_.queryContext(), lo, hi, cg_.c32(static_cast<int32_t>(to.element)), out}));
+    });
+    cg_.loadStringOut(out, r);
+    return r;
+  }
+  if (from.isArray() && to.isString()) {  // its text
+    r.v = in.v;
+    r.hi = in.hi;
+    tooLongIf(notNull(b_.CreateICmpUGT(b_.CreateTrunc(r.v, cg_.i32()), cg_.c32(to.length ? to.length : UINT32_MAX))), to);
+    return r;
+  }
+
   // ---- to text ----
   if (to.isString()) {
     if (from.isString()) {

@@ -36,7 +36,7 @@ llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& 
     llvm::Value* r = cg_.call("hyrax_rt_interval_cmp", {a.v, a.hi, c.v, c.hi});
     return b_.CreateICmp(intPredicate(op, true), r, cg_.c32(0));
   }
-  if (!a.type.isString()) return b_.CreateICmp(intPredicate(op, a.type.id != TypeId::Bool), a.v, c.v);
+  if (!a.type.isVarBytes()) return b_.CreateICmp(intPredicate(op, a.type.id != TypeId::Bool), a.v, c.v);
 
   if (op == CmpOp::Eq || op == CmpOp::Ne) {
     // Length and prefix are the low half: if they differ, the strings differ. Short strings are
@@ -65,7 +65,7 @@ llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& 
 
 llvm::Value* ExprCompiler::compare3(const SqlValue& a, const SqlValue& c) {
   llvm::Value *lt, *gt;
-  if (a.type.isString()) {
+  if (a.type.isVarBytes()) {
     llvm::Value* r = cg_.call("hyrax_rt_str_cmp", {a.v, a.hi, c.v, c.hi});
     lt = b_.CreateICmpSLT(r, cg_.c32(0));
     gt = b_.CreateICmpSGT(r, cg_.c32(0));
@@ -79,7 +79,7 @@ llvm::Value* ExprCompiler::compare3(const SqlValue& a, const SqlValue& c) {
 llvm::Value* ExprCompiler::hash(const SqlValue& v) {
   llvm::Value* x;
   if (v.type.id == TypeId::Interval) return cg_.call("hyrax_rt_interval_hash", {v.v, v.hi});
-  if (v.type.isString()) {
+  if (v.type.isVarBytes()) {
     // Short strings inline (hashShortString's steps), long ones through the runtime.
     auto shortHash = [&] {
       auto k = [&](uint64_t c) { return cg_.c64(static_cast<int64_t>(c)); };

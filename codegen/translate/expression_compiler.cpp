@@ -65,6 +65,7 @@ SqlValue ExprCompiler::constant(const Value& val) {
     case TypeId::Float64: r.v = llvm::ConstantFP::get(cg_.f64(), val.asDouble()); break;
     case TypeId::Char:
     case TypeId::Varchar:
+    case TypeId::Array:
     case TypeId::Text: {
       const std::string& s = val.asString();
       const char* data = s.data();
@@ -131,10 +132,7 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
         cg_.checkStatus(cg_.call("hyrax_rt_setval", {cg_.queryContext(), handle, args[0].v, b_.CreateZExt(args[1].v, cg_.i32())}));
         b_.CreateStore(args[0].v, out);
       };
-      if (null)
-        cg_.If(b_.CreateNot(null), body);
-      else
-        body();
+      unlessNull(null, body);
       r.v = b_.CreateLoad(cg_.i64(), out);
       r.null = null;
       return r;
@@ -327,7 +325,7 @@ SqlValue ExprCompiler::compareExpr(const plan::Expr& e) {
     r.type.nullable = true;
     return r;
   }
-  if (a.type.isString() && (a.null || c.null)) {
+  if (a.type.isVarBytes() && (a.null || c.null)) {
     auto [alo, ahi] = safeString(a);
     auto [clo, chi] = safeString(c);
     SqlValue sa = a, sc = c;
@@ -345,6 +343,7 @@ SqlValue ExprCompiler::compareExpr(const plan::Expr& e) {
 namespace hyrax::codegen {
 
 SqlValue ExprCompiler::call(const plan::Expr& e) {
+  if (plan::isArrayFunc(e.func)) return arrayCall(e);
   std::vector<SqlValue> args;
   llvm::Value* null = nullptr;
   for (auto& a : e.args) {
@@ -356,14 +355,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
   r.null = null;
   // Runtime calls see only non-NULL arguments: the result of a NULL row is thrown away anyway.
   auto s = [&](size_t i) { return safeString(args[i]); };
-  auto stringResult = [&](const std::function<void(llvm::Value*)>& callWithOut) {
-    auto* out = cg_.localStringOut("str");
-    if (null)
-      cg_.If(b_.CreateNot(null), [&] { callWithOut(out); });
-    else
-      callWithOut(out);
-    cg_.loadStringOut(out, r);
-  };
+  auto stringResult = [&](const std::function<void(llvm::Value*)>& callWithOut) { this->stringResult(null, r, callWithOut); };
   switch (e.func) {
     case plan::ScalarFunc::Substring:
       stringResult([&](llvm::Value* out) {
@@ -445,10 +437,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       auto* out = cg_.local(cg_.f64(), "sqrt");
       b_.CreateStore(llvm::ConstantFP::get(cg_.f64(), 0.0), out);
       auto body = [&] { cg_.checkStatus(cg_.call("hyrax_rt_sqrt", {cg_.queryContext(), args[0].v, out})); };
-      if (null)
-        cg_.If(b_.CreateNot(null), body);
-      else
-        body();
+      unlessNull(null, body);
       r.v = b_.CreateLoad(cg_.f64(), out);
       break;
     }
@@ -462,10 +451,7 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
         cg_.checkStatus(cg_.call("hyrax_rt_regex_match", {cg_.queryContext(), lo, hi, plo, phi,
                                                           cg_.c32(e.func == plan::ScalarFunc::RegexMatchInsensitive), out}));
       };
-      if (null)
-        cg_.If(b_.CreateNot(null), body);
-      else
-        body();
+      unlessNull(null, body);
       r.v = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), out), cg_.c8(0));
       break;
     }
@@ -487,6 +473,137 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       r.v = cg_.call("hyrax_rt_position", {nlo, nhi, lo, hi});
       break;
     }
+  }
+  return r;
+}
+
+void ExprCompiler::unlessNull(llvm::Value* null, const std::function<void()>& body) {
+  if (null)
+    cg_.If(b_.CreateNot(null), body);
+  else
+    body();
+}
+
+void ExprCompiler::stringResult(llvm::Value* null, SqlValue& r, const std::function<void(llvm::Value*)>& fill) {
+  auto* out = cg_.localStringOut("str");
+  unlessNull(null, [&] { fill(out); });
+  cg_.loadStringOut(out, r);
+}
+
+// Arrays: each function states its own NULL rule (plan::ScalarFunc's comments).
+SqlValue ExprCompiler::arrayCall(const plan::Expr& e) {
+  std::vector<SqlValue> args;
+  for (auto& a : e.args) args.push_back(compile(*a));
+  auto isNull = [&](size_t i) -> llvm::Value* {
+    if (args[i].type.isNull()) return cg_.cTrue();
+    return args[i].null ? args[i].null : cg_.cFalse();
+  };
+  auto flag = [&](llvm::Value* v) { return b_.CreateZExt(v, cg_.i32()); };
+  SqlValue r;
+  r.type = e.type;
+  // Runs `body` (which fills `out`) unless `skip`; the result is NULL when skipped.
+  auto stringResult = [&](llvm::Value* skip, const std::function<void(llvm::Value*)>& body) {
+    this->stringResult(skip, r, body);
+    r.null = skip;
+  };
+  auto anyOf = [&](std::initializer_list<size_t> which) -> llvm::Value* {
+    llvm::Value* n = nullptr;
+    for (size_t i : which) n = orNull(n, args[i].type.isNull() ? cg_.cTrue() : args[i].null);
+    return n;
+  };
+  switch (e.func) {
+    case plan::ScalarFunc::ArrayAppend:
+    case plan::ScalarFunc::ArrayPrepend: {
+      const bool prepend = e.func == plan::ScalarFunc::ArrayPrepend;
+      const size_t arr = prepend ? 1 : 0, elem = prepend ? 0 : 1;
+      stringResult(nullptr, [&](llvm::Value* out) {
+        auto [alo, ahi] = safeString(args[arr]);
+        auto [elo, ehi] = safeString(args[elem]);
+        llvm::Value* flags = b_.CreateOr(flag(isNull(arr)), b_.CreateShl(flag(isNull(elem)), 1));
+        if (prepend) flags = b_.CreateOr(flags, cg_.c32(kPrepend));
+        cg_.checkStatus(cg_.call("hyrax_rt_array_append", {cg_.queryContext(), alo, ahi, elo, ehi, flags, out}));
+      });
+      break;
+    }
+    case plan::ScalarFunc::ArrayCat: {
+      // A NULL side is taken as {} (the canonical empty array's halves), so only both NULL is NULL.
+      SqlValue empty = constant(Value::string("{}", e.type.withNullable(false)));
+      auto side = [&](size_t i) -> std::pair<llvm::Value*, llvm::Value*> {
+        if (args[i].type.isNull()) return {empty.v, empty.hi};
+        if (!args[i].null) return {args[i].v, args[i].hi};
+        return {b_.CreateSelect(args[i].null, empty.v, args[i].v), b_.CreateSelect(args[i].null, empty.hi, args[i].hi)};
+      };
+      llvm::Value* bothNull = b_.CreateAnd(isNull(0), isNull(1));
+      stringResult(bothNull, [&](llvm::Value* out) {
+        auto [alo, ahi] = side(0);
+        auto [blo, bhi] = side(1);
+        cg_.checkStatus(cg_.call("hyrax_rt_array_cat", {cg_.queryContext(), alo, ahi, blo, bhi, out}));
+      });
+      break;
+    }
+    case plan::ScalarFunc::ArrayToString:
+      stringResult(anyOf({0, 1}), [&](llvm::Value* out) {
+        auto [alo, ahi] = safeString(args[0]);
+        auto [slo, shi] = safeString(args[1]);
+        llvm::Value *nlo = cg_.c64(static_cast<int64_t>(kNoString)), *nhi = cg_.c64(0);
+        if (args.size() > 2) {  // a NULL null string is none
+          auto [lo, hi] = safeString(args[2]);
+          nlo = b_.CreateSelect(isNull(2), nlo, lo);
+          nhi = hi;
+        }
+        cg_.checkStatus(cg_.call("hyrax_rt_array_to_string", {cg_.queryContext(), alo, ahi, slo, shi, nlo, nhi, out}));
+      });
+      break;
+    case plan::ScalarFunc::ArrayElement: {
+      auto* elementNull = cg_.local(cg_.i8(), "element_null");
+      b_.CreateStore(cg_.c8(1), elementNull);
+      stringResult(anyOf({0, 1}), [&](llvm::Value* out) {
+        auto [alo, ahi] = safeString(args[0]);
+        cg_.checkStatus(cg_.call("hyrax_rt_array_element", {cg_.queryContext(), alo, ahi, args[1].v, out, elementNull}));
+      });
+      r.null = b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), elementNull), cg_.c8(0));
+      break;
+    }
+    case plan::ScalarFunc::Cardinality: {
+      auto* count = cg_.local(cg_.i32(), "cardinality");
+      b_.CreateStore(cg_.c32(0), count);
+      llvm::Value* skip = anyOf({0});
+      auto body = [&] {
+        auto [alo, ahi] = safeString(args[0]);
+        cg_.checkStatus(cg_.call("hyrax_rt_array_count", {cg_.queryContext(), alo, ahi, count}));
+      };
+      unlessNull(skip, body);
+      r.v = b_.CreateLoad(cg_.i32(), count);
+      r.null = skip;
+      break;
+    }
+    case plan::ScalarFunc::ArrayAny: {
+      // 0 false, 1 true, 2 NULL; a NULL x or array is NULL.
+      auto* out = cg_.local(cg_.i8(), "any");
+      b_.CreateStore(cg_.c8(2), out);
+      llvm::Value* skip = anyOf({0, 1});
+      auto body = [&] {
+        auto [xlo, xhi] = safeString(args[0]);
+        auto [alo, ahi] = safeString(args[1]);
+        const int32_t mode = static_cast<int32_t>(e.args[1]->type.element) | static_cast<int32_t>(e.cmp) << 8 |
+                             int32_t{e.negated} << 16;
+        cg_.checkStatus(cg_.call("hyrax_rt_array_any", {cg_.queryContext(), alo, ahi, xlo, xhi, cg_.c32(mode), out}));
+      };
+      unlessNull(skip, body);
+      llvm::Value* v = b_.CreateLoad(cg_.i8(), out);
+      r.v = b_.CreateICmpEQ(v, cg_.c8(1));
+      r.null = b_.CreateICmpEQ(v, cg_.c8(2));
+      break;
+    }
+    case plan::ScalarFunc::ArraySort:
+      stringResult(anyOf({0}), [&](llvm::Value* out) {
+        auto [alo, ahi] = safeString(args[0]);
+        cg_.checkStatus(cg_.call("hyrax_rt_array_sort", {cg_.queryContext(), alo, ahi,
+                                                         cg_.c32(static_cast<int32_t>(e.args[0]->type.element)),
+                                                         cg_.c32(e.negated), cg_.c32(e.hasElse), out}));
+      });
+      break;
+    default: throw Error(sqlstate::InternalError, "not an array function");
   }
   return r;
 }

@@ -80,6 +80,8 @@ class ExprCompiler {
   SqlValue constant(const Value& v);
   // OR of the NULL flags (nullptr when none can be NULL).
   llvm::Value* anyNull(std::initializer_list<const SqlValue*> vs);
+  // String (or array) halves with NULLs replaced by the empty string, safe to hand to the runtime.
+  std::pair<llvm::Value*, llvm::Value*> safeString(const SqlValue& v);
 
  private:
   SqlValue arith(const plan::Expr& e);
@@ -92,13 +94,16 @@ class ExprCompiler {
   SqlValue like(const plan::Expr& e);
   SqlValue concat(const plan::Expr& e);
   SqlValue call(const plan::Expr& e);  // plan::ScalarFunc, in the runtime
+  SqlValue arrayCall(const plan::Expr& e);  // the array functions (plan::isArrayFunc)
   // Integer op with overflow check (Add/Sub/Mul); raises 22003 unless `null`.
   llvm::Value* checkedOp(plan::ArithOp op, llvm::Value* a, llvm::Value* b, llvm::Value* null);
   // 22008 unless `days` (of a value that is not NULL) is a date in 0001-01-01 .. 9999-12-31.
   void checkDateRange(llvm::Value* days, llvm::Value* null);
-  // String halves with NULLs replaced by the empty string, safe to hand to the runtime.
-  std::pair<llvm::Value*, llvm::Value*> safeString(const SqlValue& v);
   llvm::Value* orNull(llvm::Value* a, llvm::Value* b);
+  // Runs `body` unless `null` (nullptr: always).
+  void unlessNull(llvm::Value* null, const std::function<void()>& body);
+  // A string result a runtime call writes into its out-parameter (`fill` gets it), made unless `null`.
+  void stringResult(llvm::Value* null, SqlValue& r, const std::function<void(llvm::Value*)>& fill);
 
   CodeGen& cg_;
   llvm::IRBuilder<>& b_;

@@ -19,6 +19,67 @@ void MapTranslator::consume(Translator&) {
   emit();
 }
 
+void ExpandTranslator::consume(Translator&) {
+  auto& x = static_cast<const plan::Expand&>(op_);
+  auto& b = cg_.b;
+  std::vector<SqlValue> args;
+  llvm::Value* null = nullptr;  // a NULL argument: no rows
+  for (auto& a : x.args) {
+    args.push_back(q_.expr.compile(*a));
+    if (args.back().type.isNull()) null = cg_.cTrue();
+    else if (args.back().null) null = null ? b.CreateOr(null, args.back().null) : args.back().null;
+  }
+  auto rows = [&] {
+    if (x.function == plan::Expand::Function::GenerateSeries) {
+      SqlValue start = q_.expr.cast(args[0], SqlType::int64(false)), stop = q_.expr.cast(args[1], SqlType::int64(false));
+      cg_.If(b.CreateICmpSLE(start.v, stop.v), [&] {
+        llvm::Value* count = b.CreateAdd(b.CreateSub(stop.v, start.v), cg_.c64(1));
+        cg_.ForRange(cg_.c64(0), count, [&](llvm::Value* k) {
+          cg_.cancelPoint();
+          SqlValue v;
+          v.type = x.iu->type;
+          v.v = b.CreateAdd(start.v, k);
+          if (v.type.id == TypeId::Int32) v.v = b.CreateTrunc(v.v, cg_.i32());
+          q_.values[x.iu] = v;
+          emit();
+        });
+      });
+      return;
+    }
+    auto [lo, hi] = q_.expr.safeString(args[0]);
+    auto* count = cg_.local(cg_.i32(), "elements");
+    b.CreateStore(cg_.c32(0), count);
+    cg_.checkStatus(cg_.call("hyrax_rt_array_count", {cg_.queryContext(), lo, hi, count}));
+    llvm::Value* n = b.CreateZExt(b.CreateLoad(cg_.i32(), count), cg_.i64());
+    cg_.ForRange(cg_.c64(0), n, [&](llvm::Value* k) {
+      cg_.cancelPoint();
+      auto* out = cg_.localStringOut("element");
+      auto* isNull = cg_.local(cg_.i8(), "element_null");
+      b.CreateStore(cg_.c8(1), isNull);
+      cg_.checkStatus(cg_.call("hyrax_rt_array_element",
+                               {cg_.queryContext(), lo, hi, b.CreateAdd(k, cg_.c64(1)), out, isNull}));
+      SqlValue text;
+      text.type = SqlType::text(true);
+      cg_.loadStringOut(out, text);
+      text.null = b.CreateICmpNE(b.CreateLoad(cg_.i8(), isNull), cg_.c8(0));
+      SqlValue v = q_.expr.cast(text, x.iu->type);
+      v.type.nullable = true;
+      q_.values[x.iu] = v;
+      if (x.ordinality) {
+        SqlValue n;
+        n.type = x.ordinality->type;
+        n.v = b.CreateTrunc(b.CreateAdd(k, cg_.c64(1)), cg_.i32());
+        q_.values[x.ordinality] = n;
+      }
+      emit();
+    });
+  };
+  if (null)
+    cg_.If(b.CreateNot(null), rows);
+  else
+    rows();
+}
+
 void UnionAllTranslator::consume(Translator& from) {
   auto& u = static_cast<const plan::UnionAll&>(op_);
   size_t c = 0;

@@ -58,6 +58,14 @@ class MapTranslator : public Translator {
   void consume(Translator& from) override;
 };
 
+// A set-returning function of each row (plan::Expand): a loop around the parent's code.
+class ExpandTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override { children[0]->produce(); }
+  void consume(Translator& from) override;
+};
+
 // UNION ALL: each child's pipeline continues into the parent with its values as the outputs.
 class UnionAllTranslator : public Translator {
  public:

@@ -25,7 +25,7 @@ void ResultSinkTranslator::consumeInto() {
     SqlValue v = q_.values.at(iu);
     v.type = iu->type;
     cg.storeSlot(cg.parameterSlots(), into_[i], v);
-    if (iu->type.isString()) {
+    if (iu->type.isVarBytes()) {
       // A long string's characters live in its table's heap, a cache miss away; the statement
       // that uses the variable (often an INSERT copying it) comes later, so start loading now.
       llvm::Value* isLong = b.CreateICmpUGT(b.CreateTrunc(v.v, cg.i32()), cg.c32(StringRef::kInlineMax));

@@ -141,7 +141,7 @@ TableScanTranslator::KeyPart TableScanTranslator::keyPart(const plan::Expr& e, c
                          b.CreateSelect(k.above, llvm::ConstantInt::get(wide, hi, true), x));
       k.v.v = b.CreateTrunc(x, cg_.payloadType(t));
     }
-  } else if (!t.isString() && !vt.sameAs(t)) {
+  } else if (!t.isVarBytes() && !vt.sameAs(t)) {
     k.v = q_.expr.cast(k.v, t);  // same representation (DATE, DECIMAL of one scale): no change
   }
   k.v.type = t.withNullable(vt.nullable);

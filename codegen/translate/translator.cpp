@@ -91,6 +91,7 @@ std::unique_ptr<Translator> QueryTranslator::make(const plan::Operator& op) {
     case plan::OpKind::Values: return std::make_unique<ValuesTranslator>(op, *this);
     case plan::OpKind::Filter: return std::make_unique<FilterTranslator>(op, *this);
     case plan::OpKind::Map: return std::make_unique<MapTranslator>(op, *this);
+    case plan::OpKind::Expand: return std::make_unique<ExpandTranslator>(op, *this);
     case plan::OpKind::HashJoin: return std::make_unique<HashJoinTranslator>(op, *this);
     case plan::OpKind::IndexJoin: return std::make_unique<IndexJoinTranslator>(op, *this);
     case plan::OpKind::Aggregate: return std::make_unique<AggregateTranslator>(op, *this);

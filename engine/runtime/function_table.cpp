@@ -89,6 +89,14 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_decimal_div),
     HYRAX_FN(hyrax_rt_decimal_rescale),
     HYRAX_FN(hyrax_rt_double_to_int),
+    HYRAX_FN(hyrax_rt_array_in),
+    HYRAX_FN(hyrax_rt_array_append),
+    HYRAX_FN(hyrax_rt_array_cat),
+    HYRAX_FN(hyrax_rt_array_to_string),
+    HYRAX_FN(hyrax_rt_array_element),
+    HYRAX_FN(hyrax_rt_array_count),
+    HYRAX_FN(hyrax_rt_array_any),
+    HYRAX_FN(hyrax_rt_array_sort),
 };
 #undef HYRAX_FN
 #undef HYRAX_SESSION_FN

@@ -195,6 +195,34 @@ int32_t hyrax_rt_cast_str_to_decimal(hyrax::QueryContext* ctx, uint64_t lo, uint
 int32_t hyrax_rt_cast_str_to_double(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, double* out);
 int32_t hyrax_rt_cast_str_to_date(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t* out);
 int32_t hyrax_rt_cast_str_to_bool(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int8_t* out);
+// Arrays (array_functions.cpp; an array is its canonical text, engine/types/array_text.hpp). Each
+// returns 0, or 1 with the error set; results are in the query's arena. elementType is a
+// hyrax::TypeId; cmp is plan::CmpOp's order (= <> < <= > >=).
+// text -> array of elementType, made canonical (22P02, 22003; 0A000 for more than one dimension).
+int32_t hyrax_rt_array_in(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t elementType, uint64_t* out);
+// array_append / array_prepend: the element's canonical text (or NULL) added at the end or the front;
+// a NULL array is taken as empty. flags: kArrayNull | kElementNull | kPrepend.
+enum : int32_t { kArrayNull = 1, kElementNull = 2, kPrepend = 4 };
+int32_t hyrax_rt_array_append(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t elo, uint64_t ehi,
+                              int32_t flags, uint64_t* out);
+// a || b of two non-NULL arrays.
+int32_t hyrax_rt_array_cat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out);
+// array_to_string(a, separator [, null string]): NULL elements left out when nlo is kNoString.
+inline constexpr uint64_t kNoString = ~uint64_t{0};  // no StringRef's low half (its length is below 2^30)
+int32_t hyrax_rt_array_to_string(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t slo, uint64_t shi,
+                                 uint64_t nlo, uint64_t nhi, uint64_t* out);
+// a[index] (1-based) as text; *isNull 1 out of range or for a NULL element.
+int32_t hyrax_rt_array_element(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, int64_t index, uint64_t* out,
+                               int8_t* isNull);
+// cardinality(a).
+int32_t hyrax_rt_array_count(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, int32_t* out);
+// x cmp ANY (a) or x cmp ALL (a), x as the element's canonical text; mode = elementType | cmp << 8
+// | all << 16. *out 0 false, 1 true, 2 NULL (three-valued over NULL elements).
+int32_t hyrax_rt_array_any(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t xlo, uint64_t xhi, int32_t mode,
+                           int8_t* out);
+// The elements sorted (ARRAY(SELECT x ... ORDER BY x)): integers by value, text by bytes.
+int32_t hyrax_rt_array_sort(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, int32_t elementType, int32_t descending,
+                            int32_t nullsFirst, uint64_t* out);
 // Values to text (typeId is hyrax::TypeId; `bits` holds the integral payload or the double's bits).
 int32_t hyrax_rt_cast_to_str(hyrax::QueryContext* ctx, int32_t typeId, int32_t scale, int64_t bits, uint64_t* out);
 

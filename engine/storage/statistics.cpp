@@ -115,7 +115,7 @@ void ColumnStatisticsBuilder::add(const void* value, bool isNull) {
   }
   const char* p = static_cast<const char*>(value);
   uint64_t h;
-  if (type_.isString()) {
+  if (type_.isVarBytes()) {
     StringRef sr;
     std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
     h = hashBytes(sr.data(), sr.len);

@@ -54,7 +54,7 @@ Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint3
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
       heap_(std::make_unique<StringHeap>()) {
   for (auto& c : columns_) {
-    layout_.push_back({chunkBytes_, 0, c.type.byteWidth(), c.type.isString(), c.type.nullable});
+    layout_.push_back({chunkBytes_, 0, c.type.byteWidth(), c.type.isVarBytes(), c.type.nullable});
     chunkBytes_ += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;
   }
   for (Layout& l : layout_)

@@ -1,5 +1,6 @@
 #include "engine/types/value.hpp"
 
+#include "engine/types/array_text.hpp"
 #include "engine/types/interval.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/text_format.hpp"
@@ -12,7 +13,7 @@ namespace hyrax {
 double Value::toDouble() const {
   if (type_.isFloat()) return f_;
   if (type_.id == TypeId::Decimal) return static_cast<double>(i_) / static_cast<double>(text::pow10(type_.scale));
-  if (type_.isString()) return 0;
+  if (type_.isVarBytes()) return 0;
   return static_cast<double>(i_);
 }
 
@@ -32,6 +33,7 @@ std::string Value::toString() const {
     case TypeId::Time: return text::formatTime(i_);
     case TypeId::Interval: return text::formatInterval(text::Interval::fromWords(i_, hi_));
     case TypeId::Char:
+    case TypeId::Array: return text::isVectorType(type_) ? text::vectorText(s_) : s_;  // its canonical text
     case TypeId::Varchar:
     case TypeId::Text: return s_;
   }
@@ -59,6 +61,7 @@ void Value::encode(const SqlType& t, void* dst) const {
     case TypeId::Float64: store(asDouble()); break;
     case TypeId::Char:
     case TypeId::Varchar:
+    case TypeId::Array:
     case TypeId::Text: store(StringRef::make(asString())); break;
   }
 }
@@ -86,6 +89,7 @@ Value Value::decode(const SqlType& t, const void* p) {
     }
     case TypeId::Char:
     case TypeId::Varchar:
+    case TypeId::Array:
     case TypeId::Text: {
       StringRef s;
       std::memcpy(static_cast<void*>(&s), p, sizeof(s));

@@ -9,6 +9,7 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.Date;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -89,6 +90,49 @@ public class JdbcTest {
       check("CREATE TABLE update count", 0,
             st.executeUpdate("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, price DECIMAL(10, 2), added DATE, "
                              + "weight DOUBLE PRECISION, big BIGINT, ok BOOLEAN, at TIMESTAMP)"));
+
+      // DatabaseMetaData: getTables compares pg_description.classoid with 'pg_class'::regclass,
+      // getColumns numbers the columns with row_number() OVER (PARTITION BY ... ORDER BY ...),
+      // getPrimaryKeys expands pg_constraint.conkey (an int2[]) with _pg_expandarray.
+      DatabaseMetaData md = c.getMetaData();
+      try (ResultSet rs = md.getTables(null, null, "items", new String[] {"TABLE"})) {
+        check("getTables finds the table", true, rs.next());
+        check("getTables: its name", "items", rs.getString("TABLE_NAME"));
+        check("getTables: its schema", "public", rs.getString("TABLE_SCHEM"));
+        check("getTables: its type", "TABLE", rs.getString("TABLE_TYPE"));
+        check("getTables: one table", false, rs.next());
+      }
+      try (ResultSet rs = md.getTables(null, null, "no_such_table", null)) {
+        check("getTables: no other", false, rs.next());
+      }
+      String[][] columns = {{"id", "int4", "NO"}, {"name", "text", "YES"}, {"price", "numeric", "YES"}, {"added", "date", "YES"},
+                            {"weight", "float8", "YES"}, {"big", "int8", "YES"}, {"ok", "bool", "YES"}, {"at", "timestamp", "YES"}};
+      try (ResultSet rs = md.getColumns(null, null, "items", null)) {
+        for (int i = 0; i < columns.length; ++i) {
+          check("getColumns: column " + (i + 1), true, rs.next());
+          check("getColumns: name of " + (i + 1), columns[i][0], rs.getString("COLUMN_NAME"));
+          check("getColumns: type of " + columns[i][0], columns[i][1], rs.getString("TYPE_NAME"));
+          check("getColumns: nullable " + columns[i][0], columns[i][2], rs.getString("IS_NULLABLE"));
+          check("getColumns: position of " + columns[i][0], i + 1, rs.getInt("ORDINAL_POSITION"));
+        }
+        check("getColumns: no more", false, rs.next());
+      }
+      try (ResultSet rs = md.getColumns(null, null, "items", "price")) {
+        check("getColumns of one column", true, rs.next());
+        check("getColumns: DECIMAL(10,2)'s size", 10, rs.getInt("COLUMN_SIZE"));
+        check("getColumns: its scale", 2, rs.getInt("DECIMAL_DIGITS"));
+      }
+      st.execute("CREATE TABLE pairs (a INTEGER, b TEXT, c INTEGER, PRIMARY KEY (c, a))");
+      try (ResultSet rs = md.getPrimaryKeys(null, null, "pairs")) {
+        check("getPrimaryKeys: first", true, rs.next());
+        check("getPrimaryKeys: first column", "c", rs.getString("COLUMN_NAME"));
+        check("getPrimaryKeys: its place", 1, rs.getInt("KEY_SEQ"));
+        check("getPrimaryKeys: the key's name", "pairs_pkey", rs.getString("PK_NAME"));
+        check("getPrimaryKeys: second", true, rs.next());
+        check("getPrimaryKeys: second column", "a", rs.getString("COLUMN_NAME"));
+        check("getPrimaryKeys: its place", 2, rs.getInt("KEY_SEQ"));
+        check("getPrimaryKeys: two columns", false, rs.next());
+      }
 
       // CopyManager: COPY FROM STDIN and COPY TO STDOUT.
       CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();

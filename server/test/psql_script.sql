@@ -39,3 +39,11 @@ COMMIT;
 -- several statements in one Query message: a failure stops the rest
 SELECT 'first' AS a \; SELECT 1 / 0 \; SELECT 'never' AS c;
 SELECT 'after' AS d;
+-- psql's meta-commands whose catalog queries use arrays (ARRAY(...), = ANY, array_to_string,
+-- unnest): a table's columns, types, NOT NULL, defaults and indexes; databases; roles.
+CREATE TABLE described (id INTEGER PRIMARY KEY, name VARCHAR(20) NOT NULL DEFAULT 'none', price DECIMAL(8,2), added DATE);
+CREATE INDEX described_name ON described (name);
+\d described
+\d+ described
+\l
+\du

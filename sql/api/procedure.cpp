@@ -509,7 +509,7 @@ void SessionRoutines::call(QueryContext& ctx, RoutineHandle& routine, const Valu
     return;
   }
   Value v = r.value(0, 0);
-  if (def.returns.isString()) {  // the characters move into the query's arena, which outlives the row
+  if (def.returns.isVarBytes()) {  // the characters move into the query's arena, which outlives the row
     StringRef ref = ctx.arena().copy(v.asString());
     std::memcpy(out->bytes(), static_cast<const void*>(&ref), sizeof ref);
   } else {

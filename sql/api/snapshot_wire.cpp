@@ -56,17 +56,23 @@ void writeType(Writer& w, const SqlType& t) {
   w.pod(t.scale);
   w.pod(t.length);
   w.pod(static_cast<uint8_t>(t.nullable));
+  w.pod(static_cast<uint8_t>(t.element));
+  w.pod(t.arrayOid);
 }
 
 SqlType readType(Reader& r) {
   SqlType t;
   auto id = r.pod<uint8_t>();
-  if (id > static_cast<uint8_t>(TypeId::Interval)) throw Reader::malformed();
+  if (id > static_cast<uint8_t>(TypeId::Array)) throw Reader::malformed();
   t.id = static_cast<TypeId>(id);
   t.precision = r.pod<uint8_t>();
   t.scale = r.pod<uint8_t>();
   t.length = r.pod<uint32_t>();
   t.nullable = r.pod<uint8_t>() != 0;
+  auto element = r.pod<uint8_t>();
+  if (element > static_cast<uint8_t>(TypeId::Interval)) throw Reader::malformed();
+  t.element = static_cast<TypeId>(element);
+  t.arrayOid = r.pod<uint16_t>();
   return t;
 }
 
@@ -76,7 +82,7 @@ void writeValue(Writer& w, const Value& v) {
   writeType(w, v.type());
   w.pod(static_cast<uint8_t>(v.isNull()));
   if (v.isNull()) return;
-  if (v.type().isString()) {
+  if (v.type().isVarBytes()) {  // strings, and arrays as their text
     w.str(v.asString());
     return;
   }
@@ -88,7 +94,7 @@ void writeValue(Writer& w, const Value& v) {
 Value readValue(Reader& r) {
   const SqlType t = readType(r);
   if (r.pod<uint8_t>()) return Value::null(t);
-  if (t.isString()) return Value::string(r.str(), t);
+  if (t.isVarBytes()) return Value::string(r.str(), t);
   return Value::decode(t, r.take(t.byteWidth()));
 }
 
@@ -132,7 +138,7 @@ std::string encodeResult(const QueryResult& r) {
       w.out.append(reinterpret_cast<const char*>(nulls), rows);
       const size_t at = w.out.size();
       w.out.append(static_cast<const char*>(v.columns[c]), rows * type.byteWidth());
-      if (!type.isString()) continue;
+      if (!type.isVarBytes()) continue;
       // The long strings' characters follow the column's values; each reference holds its
       // string's offset there instead of a pointer; a NULL's is empty.
       const auto* refs = static_cast<const StringRef*>(v.columns[c]);
@@ -217,7 +223,7 @@ QueryResult decodeAnswer(std::shared_ptr<const std::string> bytes) {
       const size_t width = types[c].byteWidth();
       const char* values = in.take(rows * width);
       std::memcpy(v.columns[c], values, rows * width);
-      if (!types[c].isString()) continue;
+      if (!types[c].isVarBytes()) continue;
       const auto heapSize = in.pod<uint64_t>();
       const char* heap = in.take(heapSize);  // stays where it is: `bytes` lives as long as the result
       auto* refs = static_cast<StringRef*>(v.columns[c]);

@@ -305,6 +305,7 @@ void CardinalityModel::estimate(Operator& op) {
       break;
     case OpKind::Map:
     case OpKind::Sort: op.estimatedRows = op.child()->estimatedRows; break;
+    case OpKind::Expand: op.estimatedRows = op.child()->estimatedRows * 10; break;  // no statistics of arrays' lengths
     case OpKind::Join: {
       auto& j = static_cast<Join&>(op);
       double l = op.child(0)->estimatedRows, r = op.child(1)->estimatedRows;

@@ -1,5 +1,7 @@
 #include "sql/optimizer/constant_folding.hpp"
 
+#include "engine/types/array_text.hpp"
+
 #include <cmath>
 #include <optional>
 
@@ -23,6 +25,7 @@ Value withType(Value v, const SqlType& t) {
     case TypeId::Decimal: return Value::decimal(v.asInt(), t.precision, t.scale);
     case TypeId::Char:
     case TypeId::Varchar:
+    case TypeId::Array:
     case TypeId::Text: return Value::string(v.asString(), t.withNullable(false));
     default: return v;
   }
@@ -54,6 +57,17 @@ int64_t checkRange(int64_t x, TypeId id, SourcePos pos) {
 std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) {
   const SqlType& from = v.type();
   try {
+    if (to.isArray()) {  // from text or another array: each element checked and made canonical
+      text::ArrayElements elements = text::parseArray(v.asString());
+      for (auto& x : elements) {
+        if (!x) continue;
+        std::string canonical, error;
+        const char* state = nullptr;
+        if (!text::canonicalElement(to.element, *x, canonical, error, state)) throw Error(state, error, pos);
+        x = std::move(canonical);
+      }
+      return Value::string(text::formatArray(elements), to.withNullable(false));
+    }
     if (auto r = foldDateTimeCast(v, to)) return r;
     if (from.isString()) {
       const std::string& s = v.asString();

@@ -38,10 +38,14 @@ enum class ExprKind : uint8_t {
   Function,   // name(args) / name(DISTINCT args) / count(*) (star)
   Exists,     // EXISTS (subquery)
   Subquery,   // (subquery) as a scalar
-  Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`
+  Quantified, // args[0] op ANY|SOME|ALL (subquery): op in `op`, "any" or "all" in `unit`; over an
+              // array instead of a subquery, args[1] is the array (no subquery)
   Parameter,  // $n of a prepared statement: text holds n
   Default,    // DEFAULT as a value of INSERT ... VALUES: the column's default
   Row,        // (args[0], args[1], ...): a row value, compared element by element
+  Array,      // ARRAY[args...] (subquery empty), or ARRAY(subquery)
+  Subscript,  // args[0][args[1]]
+  FieldSelect,  // (args[0]).name: a field of a composite value
 };
 
 struct Expr {
@@ -59,6 +63,12 @@ struct Expr {
   bool hasOperand = false;   // CASE x WHEN ...
   bool hasElse = false;
   SqlType type;              // Cast target, TypedLiteral type
+  // f(...) OVER (PARTITION BY p... ORDER BY o...): the call's own args, then windowPartitions
+  // partition expressions, then the ORDER BY expressions, each with its (descending, nullsFirst
+  // as OrderItem's) in windowOrder.
+  bool window = false;
+  size_t windowArgs = 0, windowPartitions = 0;
+  std::vector<std::pair<bool, int>> windowOrder;
   std::vector<std::unique_ptr<Expr>> args;
   std::unique_ptr<Select> subquery;
 

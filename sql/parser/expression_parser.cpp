@@ -82,7 +82,16 @@ ExprPtr Parser::comparison() {
     }
     if (op) {
       std::string sym = std::string(op) == "!=" ? "<>" : op;
-      if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && atQuery(2)) {
+      if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && !atQuery(2)) {  // op ANY (array)
+        auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
+        q->op = sym;
+        q->unit = is("all") ? "all" : "any";
+        i_ += 2;
+        q->args.push_back(std::move(e));
+        q->args.push_back(expr());
+        expect(")");
+        e = std::move(q);
+      } else if ((is("any") || is("some") || is("all")) && ahead(1).is("(") && atQuery(2)) {
         auto q = std::make_unique<Expr>(ExprKind::Quantified, p);
         q->op = sym;
         q->unit = is("all") ? "all" : "any";
@@ -186,9 +195,26 @@ ExprPtr Parser::unary() {
   }
   ExprPtr e = primary();
   ChainGuard chain(*this);
-  while (is("::") || is("collate")) {
+  while (is("::") || is("collate") || is("[") ||
+         (is(".") && (ahead(1).kind == TokenKind::Identifier || ahead(1).kind == TokenKind::QuotedIdentifier))) {
     chain.step();
     SourcePos p = cur().pos;
+    if (accept(".")) {  // (composite).field
+      auto f = std::make_unique<Expr>(ExprKind::FieldSelect, p);
+      f->args.push_back(std::move(e));
+      f->name = identifier();
+      e = std::move(f);
+      continue;
+    }
+    if (accept("[")) {  // a[i]; slices a[i:j] are not supported
+      auto s = std::make_unique<Expr>(ExprKind::Subscript, p);
+      s->args.push_back(std::move(e));
+      s->args.push_back(expr());
+      if (is(":")) throw Error(sqlstate::FeatureNotSupported, "array slices a[i:j] are not supported", cur().pos);
+      expect("]");
+      e = std::move(s);
+      continue;
+    }
     if (accept("collate")) {
       // x COLLATE name: hyrax compares strings by their bytes, which is collation "C"; the names
       // that mean that here ("default" is the database's, which is C) are accepted and change
@@ -213,7 +239,7 @@ ExprPtr Parser::unary() {
       continue;
     }
     auto c = std::make_unique<Expr>(ExprKind::Cast, p);
-    c->type = typeName();
+    c->type = typeName(true);
     c->args.push_back(std::move(e));
     e = std::move(c);
   }
@@ -292,12 +318,30 @@ ExprPtr Parser::primary() {
       return e;
     }
     if (accept("case")) return caseExpr(pos);
+    if (is("array") && (ahead(1).is("[") || ahead(1).is("("))) {  // ARRAY[a, b, ...], ARRAY(subquery)
+      ++i_;
+      auto e = std::make_unique<Expr>(ExprKind::Array, pos);
+      if (accept("(")) {
+        if (!atQuery()) syntaxError();
+        e->subquery = select();
+        expect(")");
+        return e;
+      }
+      expect("[");
+      if (is("[")) throw Error(sqlstate::FeatureNotSupported, "multidimensional arrays are not supported", cur().pos);
+      if (!is("]")) {
+        do e->args.push_back(expr());
+        while (accept(","));
+      }
+      expect("]");
+      return e;
+    }
     if (is("cast") && ahead(1).is("(")) {
       i_ += 2;
       auto e = std::make_unique<Expr>(ExprKind::Cast, pos);
       e->args.push_back(expr());
       expect("as");
-      e->type = typeName();
+      e->type = typeName(true);
       expect(")");
       return e;
     }
@@ -391,6 +435,30 @@ ExprPtr Parser::primary() {
       while (accept(","));
     }
     expect(")");
+    if (accept("over")) {  // a window: OVER (PARTITION BY ... ORDER BY ...)
+      f->window = true;
+      f->windowArgs = f->args.size();
+      expect("(");
+      if (accept("partition")) {
+        expect("by");
+        do f->args.push_back(expr()), ++f->windowPartitions;
+        while (accept(","));
+      }
+      if (accept("order")) {
+        expect("by");
+        do {
+          f->args.push_back(expr());
+          bool desc = accept("desc");
+          if (!desc) accept("asc");
+          int nullsFirst = -1;
+          if (accept("nulls")) nullsFirst = accept("first") ? 1 : (expect("last"), 0);
+          f->windowOrder.push_back({desc, nullsFirst});
+        } while (accept(","));
+      }
+      if (is("rows") || is("range") || is("groups"))
+        throw Error(sqlstate::FeatureNotSupported, "window frames are not supported", cur().pos);
+      expect(")");
+    }
     return f;
   }
   auto c = std::make_unique<Expr>(ExprKind::Column, pos);

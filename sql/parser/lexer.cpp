@@ -97,9 +97,57 @@ class Lexer {
     return t;
   }
 
+  // The body of E'...' after the E: backslash escapes as PostgreSQL's (\n \t \r \b \f, octal
+  // \ooo, hex \xHH, any other character itself), '' a quote.
+  std::string escapedString(SourcePos start) {
+    std::string t;
+    step();
+    while (true) {
+      if (i_ >= s_.size()) fail("unterminated quoted string", start);
+      char c = peek();
+      if (c == '\'') {
+        if (peek(1) != '\'') break;
+        step(2);
+        t += '\'';
+        continue;
+      }
+      if (c != '\\') {
+        t += c;
+        step();
+        continue;
+      }
+      step();
+      if (i_ >= s_.size()) fail("unterminated quoted string", start);
+      char e = peek();
+      step();
+      auto digit = [&](int base) {
+        char d = peek();
+        int v = d >= '0' && d <= '9' ? d - '0' : base == 16 && std::isxdigit(static_cast<unsigned char>(d)) ? std::tolower(d) - 'a' + 10 : -1;
+        return v < base ? v : -1;
+      };
+      if (e >= '0' && e <= '7') {
+        int v = e - '0';
+        for (int k = 0; k < 2 && digit(8) >= 0; ++k) v = v * 8 + digit(8), step();
+        t += static_cast<char>(v);
+      } else if (e == 'x' && digit(16) >= 0) {
+        int v = 0;
+        for (int k = 0; k < 2 && digit(16) >= 0; ++k) v = v * 16 + digit(16), step();
+        t += static_cast<char>(v);
+      } else {
+        t += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
+      }
+    }
+    step();
+    return t;
+  }
+
   Token next() {
     SourcePos start = pos_;
     char c = peek();
+    if ((c == 'e' || c == 'E') && peek(1) == '\'') {
+      step();
+      return {TokenKind::String, escapedString(start), start};
+    }
     if (identStart(c)) {
       std::string t;
       while (i_ < s_.size() && identChar(peek())) {
@@ -160,7 +208,7 @@ class Lexer {
         return {TokenKind::Operator, op, start};
       }
     }
-    if (std::string_view("+-*/%=<>(),.;~").find(c) != std::string_view::npos) {
+    if (std::string_view("+-*/%=<>(),.;~[]:").find(c) != std::string_view::npos) {
       step();
       return {TokenKind::Operator, std::string(1, c), start};
     }

@@ -279,8 +279,34 @@ StatementPtr Parser::explain(SourcePos pos) {
   return e;
 }
 
-SqlType Parser::typeName() {
+SqlType Parser::typeName(bool array) {
   SourcePos pos = cur().pos;
+  // T[] (T[n]: the size is not checked, as in PostgreSQL): arrays of integers and text; and
+  // pg_catalog's vector types. One dimension only.
+  auto asArray = [&](SqlType t, uint16_t oid) {
+    if (!array) throw Error(sqlstate::FeatureNotSupported, "arrays are supported only in expressions, not as the type of a column or a routine's value", pos);
+    if (!t.isInteger() && !t.isString())
+      throw Error(sqlstate::FeatureNotSupported, "arrays of " + t.name() + " are not supported", pos);
+    if (is("[") && ahead(1).is("[")) throw Error(sqlstate::FeatureNotSupported, "multidimensional arrays are not supported", pos);
+    return SqlType::array(t.isInteger() ? t.id : TypeId::Text, oid);
+  };
+  if (is("pg_catalog") && ahead(1).is(".")) i_ += 2;
+  if (accept("int2vector")) return asArray(SqlType::int16(), 22);
+  if (accept("oidvector")) return asArray(SqlType::int64(), 30);
+  const bool oid = is("oid"), name = is("name"), quotedChar = cur().kind == TokenKind::QuotedIdentifier && cur().text == "char";
+  if (quotedChar) ++i_;
+  SqlType t = quotedChar ? SqlType::text() : scalarTypeName(pos);
+  if (!is("[")) return t;
+  ++i_;
+  if (cur().kind == TokenKind::Integer) ++i_;
+  expect("]");
+  uint16_t arrayOid = oid ? 1028 : name ? 1003 : quotedChar ? 1002 : t.id == TypeId::Varchar ? 1015 : 0;
+  SqlType r = asArray(t, arrayOid);
+  if (is("[")) throw Error(sqlstate::FeatureNotSupported, "multidimensional arrays are not supported", pos);
+  return r;
+}
+
+SqlType Parser::scalarTypeName(SourcePos pos) {
   auto param = [&](uint32_t& out) {
     expect("(");
     out = unsignedNumber();

@@ -104,7 +104,9 @@ class Parser {
   StatementPtr setting(SourcePos pos);  // SET, RESET, SHOW
   void transactionModes(TransactionStmt& t);  // BEGIN's ISOLATION LEVEL, READ ONLY, ...
   StatementPtr explain(SourcePos pos);
-  SqlType typeName();
+  // A type's name; `array` allows T[] (casts), else an array type is 0A000 (columns, routines).
+  SqlType typeName(bool array = false);
+  SqlType scalarTypeName(SourcePos pos);
   StatementPtr createTable(SourcePos pos);
   StatementPtr createSequence(SourcePos pos);  // after CREATE SEQUENCE (sequence_parser.cpp)
   // After CREATE, ALTER or DROP, at ROLE or USER (role_parser.cpp).

@@ -94,6 +94,8 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       return bindScan(*t, ref, ref.name);
     }
     case ast::TableRef::Kind::Function:
+      if ((ref.schema.empty() || ref.schema == "pg_catalog") && (ref.name == "unnest" || ref.name == "generate_series"))
+        return bindSetFunction(ref);
       return bindScan(bindTableFunction(ref), ref, ref.name);
     case ast::TableRef::Kind::Subquery:
       if (ref.alias.empty()) throw Error(sqlstate::SyntaxError, "subquery in FROM must have an alias", ref.pos);
@@ -337,6 +339,7 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
 
   // ---- select list (and ORDER BY): their subqueries join onto `op` ----
   input_ = &op;
+  expandSelectList(s, op);
   auto map = std::make_unique<plan::Map>();
   std::vector<const plan::IU*> out;
   std::vector<const ast::Expr*> sourceExprs;
@@ -379,6 +382,13 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
       if (!any) throw Error(sqlstate::SyntaxError, "SELECT * with no tables specified is not valid", item.pos);
       continue;
     }
+    if (selectSrf_ && item.expr->kind == ast::ExprKind::Function && item.expr->name == "_pg_expandarray") {
+      // A composite item: its fields as two columns (bindFieldSelect reads them by these names).
+      const std::string name = item.alias.empty() ? "_pg_expandarray" : item.alias;
+      addOutput(Expr::column(selectSrfValue_, item.pos), name + ".x", nullptr);
+      addOutput(Expr::column(selectSrfOrdinal_, item.pos), name + ".n", nullptr);
+      continue;
+    }
     addOutput(bindExpr(*item.expr, Clause::Select), item.alias.empty() ? defaultColumnName(*item.expr) : item.alias,
               item.expr.get());
   }
@@ -406,6 +416,8 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
         }
       }
     }
+    if (iu->type.isArray())  // PostgreSQL orders arrays element by element; their text would not
+      throw Error(sqlstate::FeatureNotSupported, "ORDER BY an array is not supported", e.pos);
     plan::SortKey k;
     k.expr = Expr::column(iu);
     k.descending = o.descending;

@@ -62,6 +62,7 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
       "pg_get_constraintdef", "pg_get_expr", "obj_description", "col_description", "shobj_description",
       "pg_encoding_to_char", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "regclass",
       "regtype", "regnamespace", "regrole", "regproc", "current_setting", "pg_function_is_visible",
+      "pg_get_statisticsobjdef_columns", "pg_relation_is_publishable",
       "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
@@ -128,6 +129,14 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
   if (n == "obj_description" || n == "col_description" || n == "shobj_description") {
     count(1, 2);  // COMMENT ON does not exist: no object has a description
     return nullOf(SqlType::text());
+  }
+  if (n == "pg_get_statisticsobjdef_columns") {  // CREATE STATISTICS does not exist: no such objects
+    count(1, 1);
+    return nullOf(SqlType::text());
+  }
+  if (n == "pg_relation_is_publishable") {  // a publication would publish the tables; there are none to ask
+    count(1, 1);
+    return nullOf(SqlType::boolean());
   }
   if (n == "pg_encoding_to_char") {
     count(1, 1);
@@ -321,6 +330,14 @@ std::vector<std::pair<std::vector<std::string>, int64_t>> SelectBinder::regObjec
     }
     for (const std::string& v : catalog_.views()) add(v);
     for (auto& sq : catalog_.sequences()) add(sq->name);
+    // pg_catalog's tables by PostgreSQL's fixed OIDs: drivers compare classoid with
+    // 'pg_class'::regclass (pgjdbc's getTables). pg_class itself does not list them.
+    static const std::pair<const char*, int64_t> kSystem[] = {
+        {"pg_am", 2601},         {"pg_attrdef", 2604}, {"pg_attribute", 1249}, {"pg_class", 1259},
+        {"pg_collation", 3456},  {"pg_constraint", 2606}, {"pg_database", 1262}, {"pg_description", 2609},
+        {"pg_index", 2610},      {"pg_inherits", 2611}, {"pg_namespace", 2615}, {"pg_proc", 1255},
+        {"pg_type", 1247}};
+    for (auto& [name, oid] : kSystem) out.push_back({{name, std::string("pg_catalog.") + name}, oid});
   } else if (kind == "regtype") {
     for (const PgType& t : pgTypes()) {
       std::vector<std::string> names{t.sqlName, t.typname};

@@ -47,6 +47,11 @@ class Unnester {
         for (auto& c : static_cast<Map&>(*op).computed) substituteIUs(c.expr, d);
         return op;
       }
+      case OpKind::Expand: {  // unnest(outer.a) in FROM: one expansion per outer value
+        op->children[0] = unnest(std::move(op->children[0]), d);
+        for (auto& a : static_cast<plan::Expand&>(*op).args) substituteIUs(a, d);
+        return op;
+      }
       case OpKind::Join: return unnestJoin(std::move(op), d);
       case OpKind::Aggregate: return unnestAggregate(std::move(op), d);
       case OpKind::Sort: {

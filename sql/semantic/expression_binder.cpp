@@ -19,7 +19,7 @@ using plan::ExprKind;
 using plan::ExprPtr;
 
 bool isAggregateName(const std::string& n) {
-  return n == "count" || n == "sum" || n == "avg" || n == "min" || n == "max";
+  return n == "count" || n == "sum" || n == "avg" || n == "min" || n == "max" || n == "array_agg" || n == "string_agg";
 }
 
 bool containsAggregate(const ast::Expr& e) {
@@ -114,10 +114,19 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   if (e.distinct && e.star) throw Error(sqlstate::SyntaxError, "count(DISTINCT *) is not valid", e.pos);
   plan::AggFunc func;
   ExprPtr arg;
+  // string_agg(x, separator) is array_to_string(array_agg(x), separator): both leave NULLs out.
+  const bool stringAgg = e.name == "string_agg";
+  ExprPtr separator;
+  if (stringAgg) {
+    if (e.args.size() != 2 || e.star) throw Error(sqlstate::UndefinedFunction, "function string_agg takes two arguments", e.pos);
+    if (e.args[1]->kind != ast::ExprKind::String)
+      throw Error(sqlstate::FeatureNotSupported, "string_agg's separator must be a string literal here", e.args[1]->pos);
+    separator = Expr::constant(Value::string(e.args[1]->text), e.args[1]->pos);
+  }
   if (e.name == "count" && e.star) {
     func = plan::AggFunc::CountStar;
   } else {
-    if (e.star || e.args.size() != 1)
+    if (e.star || e.args.size() != (stringAgg ? 2u : 1u))
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + " takes exactly one argument", e.pos);
     plan::Aggregate* saved = aggregate_;
     plan::OperatorPtr* savedInput = input_;
@@ -130,21 +139,37 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
            : e.name == "sum" ? plan::AggFunc::Sum
            : e.name == "avg" ? plan::AggFunc::Avg
            : e.name == "min" ? plan::AggFunc::Min
-                             : plan::AggFunc::Max;
+           : e.name == "max" ? plan::AggFunc::Max
+                             : plan::AggFunc::ArrayAgg;
     if (arg->type.isNull()) arg = castTo(std::move(arg), func == plan::AggFunc::Count ? SqlType::int32() : SqlType::int32());
     if ((func == plan::AggFunc::Sum || func == plan::AggFunc::Avg) && !arg->type.isNumeric())
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + arg->type.name() + ") does not exist", e.pos);
+    if (func == plan::AggFunc::ArrayAgg) {
+      if (e.distinct) throw Error(sqlstate::FeatureNotSupported, e.name + "(DISTINCT x) is not supported", e.pos);
+      if (stringAgg && !arg->type.isString() && !arg->type.isNull())
+        throw Error(sqlstate::UndefinedFunction, "function string_agg(" + arg->type.name() + ", text) does not exist", e.pos);
+      arg = castTo(std::move(arg), SqlType::array(arrayElementOf(arg->type, e.pos)).elementType());
+    }
+    if ((func == plan::AggFunc::Min || func == plan::AggFunc::Max) && arg->type.isArray())
+      throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "(" + arg->type.name() + ") is not supported", e.pos);
     if ((func == plan::AggFunc::Min || func == plan::AggFunc::Max) && arg->type.id == TypeId::Bool)
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(BOOLEAN) does not exist", e.pos);
   }
+  auto result = [&](const plan::IU* iu) -> ExprPtr {
+    if (!stringAgg) return Expr::column(iu, e.pos);
+    std::vector<ExprPtr> args;
+    args.push_back(Expr::column(iu, e.pos));
+    args.push_back(std::move(separator));
+    return makeArrayCall(plan::ScalarFunc::ArrayToString, SqlType::text(true), std::move(args), e.pos);
+  };
   // The same aggregate twice is computed once.
   for (auto& a : aggregate_->aggregates)
     if (a.func == func && a.distinct == e.distinct && ((!a.arg && !arg) || (a.arg && arg && plan::sameExpr(*a.arg, *arg))))
-      return Expr::column(a.iu, e.pos);
+      return result(a.iu);
   SqlType t = plan::aggregateResultType(func, arg ? arg->type : SqlType::int64());
   const plan::IU* iu = plan_.ius.make(t, e.name);
   aggregate_->aggregates.push_back({func, std::move(arg), iu, e.distinct});
-  return Expr::column(iu, e.pos);
+  return result(iu);
 }
 
 SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
@@ -357,6 +382,8 @@ ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
 }
 
 ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
+  if (e.window) return bindWindow(e, clause);
+  if (ExprPtr srf = bindSetReturningCall(e)) return srf;
   if (isAggregateName(e.name)) {
     if (!aggregate_ || clause == Clause::AggregateArg) {
       if (clause == Clause::AggregateArg)
@@ -395,6 +422,7 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
   if (!e.table.empty() && e.table != "pg_catalog" && e.table != "public")
     throw Error(sqlstate::InvalidSchemaName, "schema \"" + e.table + "\" does not exist", e.pos);
   if (e.table != "public") {
+    if (ExprPtr f = bindArrayFunction(e, clause)) return f;
     if (ExprPtr f = bindScalarFunction(e, clause)) return f;
     if (ExprPtr f = bindSequenceFunction(e, clause)) return f;
     if (ExprPtr f = bindCatalogFunction(e, clause)) return f;
@@ -534,16 +562,23 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
     case ast::ExprKind::Cast: {
       // x::regclass::text and its kin: the object's name (catalog_functions.cpp).
       const ast::Expr& arg = *e.args[0];
+      if (arg.kind == ast::ExprKind::Array && !arg.subquery && arg.args.empty() && e.type.isArray())  // ARRAY[]::int[]
+        return Expr::constant(Value::string("{}", e.type.withNullable(false)), e.pos);
       if (e.type.isString() && arg.kind == ast::ExprKind::Function && arg.table.empty() && arg.args.size() == 1 &&
           (arg.name == "regclass" || arg.name == "regtype" || arg.name == "regnamespace" || arg.name == "regrole"))
         return makeCast(bindRegObject(arg.name, bindExpr(*arg.args[0], clause), true, arg.pos), e.type, e.pos);
       return makeCast(sub(0), e.type, e.pos);
     }
     case ast::ExprKind::Function: return bindFunction(e, clause);
+    case ast::ExprKind::Array: return bindArray(e, clause);
+    case ast::ExprKind::Subscript: return bindSubscript(e, clause);
+    case ast::ExprKind::FieldSelect: return bindFieldSelect(e, clause);
+    case ast::ExprKind::Quantified:
+      if (!e.subquery) return bindQuantifiedArray(e, clause);
+      return bindSubquery(e, clause);
     case ast::ExprKind::InSelect:
     case ast::ExprKind::Exists:
-    case ast::ExprKind::Subquery:
-    case ast::ExprKind::Quantified: return bindSubquery(e, clause);
+    case ast::ExprKind::Subquery: return bindSubquery(e, clause);
   }
   throw Error(sqlstate::InternalError, "unknown expression", e.pos);
 }

@@ -135,6 +135,33 @@ class SelectBinder {
   plan::OperatorPtr fullJoinReadingBoth(std::unique_ptr<plan::Join> join, const std::vector<const plan::IU*>& pCols,
                                         const std::vector<const plan::IU*>& nCols,
                                         std::vector<const plan::IU*>& outputs, SourcePos pos);
+  // Arrays (array_binder.cpp): ARRAY[...], a[i], x op ANY/ALL (array), the array functions
+  // (nullptr: not one); ARRAY(subquery) is bindSubquery's, through these two: the subquery's plan
+  // under array_agg (the order its ORDER BY asks, which must be its column's), and the value the
+  // expression reads ({} for no rows).
+  plan::ExprPtr bindArray(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindSubscript(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindQuantifiedArray(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindArrayFunction(const ast::Expr& e, Clause clause);
+  struct ArrayOrder {
+    bool sort = false, descending = false, nullsFirst = false;
+  };
+  // unnest(array) and generate_series(start, stop) in FROM: a plan::Expand over one empty row
+  // (its arguments may read an outer query's columns, not this FROM's: 0A000).
+  plan::OperatorPtr bindSetFunction(const ast::TableRef& ref);
+  // Set-returning calls in the select list, unnest(a) and information_schema._pg_expandarray(a)
+  // (its fields (...).x and (...).n; as a whole item, two columns "item.x" and "item.n" that
+  // (alias.item).x reads): one plan::Expand under the select list; the same call written several
+  // times is that one (PostgreSQL runs them in lockstep); different ones are 0A000.
+  void expandSelectList(const ast::Select& s, plan::OperatorPtr& op);
+  plan::ExprPtr bindSetReturningCall(const ast::Expr& e);  // nullptr: not one
+  plan::ExprPtr bindFieldSelect(const ast::Expr& e, Clause clause);
+  ArrayOrder arrayOfSubquery(plan::OperatorPtr& sub, std::vector<const plan::IU*>& out, SourcePos pos);
+  plan::ExprPtr arrayResult(plan::ExprPtr value, const ArrayOrder& order, SourcePos pos);
+  // row_number() OVER (PARTITION BY ... ORDER BY ...) in a select list without aggregation
+  // (window_binder.cpp): a Sort by the partition and order keys under the select list, whose
+  // rank in its partition is the row's number less one. Other window functions are 0A000.
+  plan::ExprPtr bindWindow(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
@@ -190,7 +217,14 @@ class SelectBinder {
   // Not reset when binding starts over: aggregate calls of subqueries that are this SELECT's.
   std::set<const ast::Expr*> outerAggregates_;
   bool binding_ = false;  // in bind(), which starts over on a RetryBinding for this SELECT
+  // The select list's set-returning call (expandSelectList) and its Expand's value and ordinality.
+  const ast::Expr* selectSrf_ = nullptr;
+  const plan::IU* selectSrfValue_ = nullptr;
+  const plan::IU* selectSrfOrdinal_ = nullptr;
 };
+
+// unnest(a) or [information_schema.]_pg_expandarray(a), also under (...).field; else nullptr.
+const ast::Expr* setReturningCall(const ast::Expr& e);
 
 bool isAggregateName(const std::string& name);
 // (a1, a2 ...) op (b1, b2 ...) of bound values (as many on each side): = every pair equal, <>

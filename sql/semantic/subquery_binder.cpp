@@ -393,14 +393,21 @@ void SelectBinder::computedInside(OperatorPtr& sub, std::vector<const IU*>& out)
   sub = std::move(m);
 }
 
-ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vector<ExprPtr>* columns) {
+ExprPtr SelectBinder::bindSubquery(const ast::Expr& arrayOrSubquery, Clause clause, std::vector<ExprPtr>* columns) {
+  // ARRAY(subquery) is the scalar subquery of array_agg over it (arrayOfSubquery), unnested as one.
+  const bool array = arrayOrSubquery.kind == ast::ExprKind::Array;
+  ast::Expr scalar(ast::ExprKind::Subquery, arrayOrSubquery.pos);
+  const ast::Expr& e = array ? scalar : arrayOrSubquery;
+  const ast::Select& query = *arrayOrSubquery.subquery;
   if (probing_) throw Error(sqlstate::FeatureNotSupported, "subquery while matching GROUP BY", e.pos);
   if (clause == Clause::Check) throw Error(sqlstate::FeatureNotSupported, "cannot use subquery in check constraint", e.pos);
   if (!input_ && !outerJoinInputs_[0])
     throw Error(sqlstate::FeatureNotSupported, std::string("subqueries in ") + clauseName(clause) + " are not supported yet",
                 e.pos);
   std::vector<const IU*> out;
-  OperatorPtr sub = bindNested(*e.subquery, out);
+  OperatorPtr sub = bindNested(query, out);
+  std::optional<ArrayOrder> order;
+  if (array) order = arrayOfSubquery(sub, out, arrayOrSubquery.pos);
   if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);  // order does not matter here
   const bool exists = e.kind == ast::ExprKind::Exists;
   if (exists && sub->kind == OpKind::Limit) {
@@ -418,14 +425,14 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
     if (out.size() != e.args[0]->args.size())
       throw Error(sqlstate::SyntaxError,
                   std::string("subquery has too ") + (out.size() > e.args[0]->args.size() ? "many" : "few") + " columns",
-                  e.subquery->pos);
+                  query.pos);
     computedInside(sub, out);
     for (auto& a : e.args[0]->args) rowXs.push_back(bindExpr(*a, clause));
   } else if (columns) {
     // (a, b) = (SELECT x, y ...): a scalar subquery of several columns, each read from the join.
     computedInside(sub, out);
   } else if (!exists && out.size() != 1) {
-    throw Error(sqlstate::SyntaxError, "subquery must return only one column", e.subquery->pos);
+    throw Error(sqlstate::SyntaxError, "subquery must return only one column", query.pos);
   }
   // The left operand of IN / ANY / ALL, bound first: subqueries in it join onto the input too.
   ExprPtr x = !exists && !row && e.kind != ast::ExprKind::Subquery ? bindExpr(*e.args[0], clause) : nullptr;
@@ -527,6 +534,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& e, Clause clause, std::vecto
   u.join->children.push_back(std::move(*input));
   u.join->children.push_back(std::move(sub));
   *input = std::move(u.join);
+  if (array) return arrayResult(std::move(u.result), *order, arrayOrSubquery.pos);
   return columns ? nullptr : std::move(u.result);
 }
 

@@ -24,11 +24,18 @@ constexpr std::monostate null{};
 class Maker {
  public:
   // Column types by letter: o OID (BIGINT), n name / t text / c "char" (TEXT), b BOOLEAN,
-  // i INTEGER, s SMALLINT, f REAL, ts TIMESTAMP is not needed (NULL-only columns use t).
+  // i INTEGER, s SMALLINT, f REAL, ts TIMESTAMP is not needed (NULL-only columns use t); arrays
+  // (a cell is the array's text, "{1,2}"): v int2vector, V oidvector, O oid[], T text[], N
+  // name[], C "char"[], A aclitem[], S int2[].
   Maker(std::string name, std::vector<std::pair<const char*, char>> columns) : name_(std::move(name)) {
     for (auto& [n, k] : columns) {
       SqlType t = k == 'o' ? SqlType::int64() : k == 'b' ? SqlType::boolean() : k == 'i' ? SqlType::int32()
-                : k == 's' ? SqlType::int16() : k == 'f' ? SqlType::float32() : SqlType::text();
+                : k == 's' ? SqlType::int16() : k == 'f' ? SqlType::float32()
+                : k == 'v' ? SqlType::array(TypeId::Int16, 22) : k == 'V' ? SqlType::array(TypeId::Int64, 30)
+                : k == 'O' ? SqlType::array(TypeId::Int64, 1028) : k == 'T' ? SqlType::array(TypeId::Text, 1009)
+                : k == 'N' ? SqlType::array(TypeId::Text, 1003) : k == 'C' ? SqlType::array(TypeId::Text, 1002)
+                : k == 'A' ? SqlType::array(TypeId::Text, 1034) : k == 'S' ? SqlType::array(TypeId::Int16, 1005)
+                           : SqlType::text();
       defs_.push_back({n, t});
     }
   }
@@ -39,7 +46,7 @@ class Maker {
       const SqlType& t = defs_[i].type;
       const Cell& c = cells[i];
       if (std::holds_alternative<std::monostate>(c)) values.push_back(Value::null(t));
-      else if (auto* s = std::get_if<std::string>(&c)) values.push_back(Value::string(*s));
+      else if (auto* s = std::get_if<std::string>(&c)) values.push_back(Value::string(*s, t.isArray() ? t.withNullable(false) : SqlType::text(false)));
       else if (auto* b = std::get_if<bool>(&c)) values.push_back(Value::boolean(*b));
       else if (auto* d = std::get_if<double>(&c)) values.push_back(Value::float32(static_cast<float>(*d)));
       else {
@@ -90,6 +97,23 @@ std::string defaultText(const ColumnDef& c) {
   return quoted + (c.type.id == TypeId::Char ? "bpchar" : pgType(c.type.id).sqlName);
 }
 
+std::string zeros(size_t n) {
+  std::string s;
+  for (size_t k = 0; k < n; ++k) s += k ? ",0" : "0";
+  return s;
+}
+
+// pg_index.indcollation (the default collation for string keys, else 0) and indclass (the
+// operator class: PostgreSQL's default btree or hash one of the key's type; 0 here, there being
+// no pg_opclass).
+std::string indexCollations(const Table& t, const Index& i) {
+  std::string s;
+  for (size_t k = 0; k < i.columns().size(); ++k)
+    s += std::string(k ? "," : "") + (t.columns()[i.columns()[k]].type.isString() ? std::to_string(kDefaultCollationOid) : "0");
+  return "{" + s + "}";
+}
+std::string indexClasses(const Table&, const Index& i) { return "{" + zeros(i.columns().size()) + "}"; }
+
 std::string columnList(const Table& t, const std::vector<uint32_t>& cols, const char* sep, bool attnums) {
   std::string s;
   for (size_t k = 0; k < cols.size(); ++k)
@@ -137,7 +161,7 @@ std::unique_ptr<Table> pgClass(Catalog& catalog) {
                        {"relnatts", 's'}, {"relchecks", 's'}, {"relhasrules", 'b'}, {"relhastriggers", 'b'},
                        {"relhassubclass", 'b'}, {"relrowsecurity", 'b'}, {"relforcerowsecurity", 'b'},
                        {"relispopulated", 'b'}, {"relreplident", 'c'}, {"relispartition", 'b'}, {"relrewrite", 'o'},
-                       {"relacl", 't'}, {"reloptions", 't'}, {"relpartbound", 't'}});
+                       {"relacl", 'A'}, {"reloptions", 'T'}, {"relpartbound", 't'}});
   auto rel = [&](const std::string& name, int64_t am, double tuples, bool hasIndex, const char* kind, int64_t natts,
                  int64_t checks) {
     m.row({num(catalog.objectOid(name)), str(name), num(kPublicNamespaceOid), num(0), num(0), num(kBootstrapRoleOid),
@@ -164,7 +188,7 @@ std::unique_ptr<Table> pgAttribute(Catalog& catalog) {
                            {"attalign", 'c'}, {"attstorage", 'c'}, {"attcompression", 'c'}, {"attnotnull", 'b'},
                            {"atthasdef", 'b'}, {"atthasmissing", 'b'}, {"attidentity", 'c'}, {"attgenerated", 'c'},
                            {"attisdropped", 'b'}, {"attislocal", 'b'}, {"attinhcount", 'i'}, {"attcollation", 'o'},
-                           {"attacl", 't'}, {"attoptions", 't'}});
+                           {"attacl", 'A'}, {"attoptions", 'T'}});
   auto attribute = [&](int64_t relid, const ColumnDef& c, int64_t attnum) {
     const int64_t len = pgType(c.type.id).length;
     const bool varlena = len < 0;
@@ -224,6 +248,27 @@ std::unique_ptr<Table> pgTypeTable() {
            str(varlena ? (n == "numeric" ? "m" : "x") : "p"), Cell(false), num(0), num(-1), num(0),
            num(isStringType(t.id) ? kDefaultCollationOid : 0), null});
   }
+  // Element types of pg_catalog's arrays that hyrax keeps as BIGINT or TEXT, and the array types.
+  auto base = [&](int64_t oid, const char* name, int64_t len, const char* category, int64_t arrayOid, bool collatable) {
+    m.row({num(oid), str(name), num(kPgCatalogNamespaceOid), num(kBootstrapRoleOid), num(len), Cell(len > 0 && len <= 8),
+           str("b"), str(category), Cell(false), Cell(true), str(","), num(0), num(0), num(arrayOid),
+           str(std::string(name) + "in"), str(std::string(name) + "out"), str(std::string(name) + "recv"),
+           str(std::string(name) + "send"), str(alignOf(len)), str(len < 0 ? "x" : "p"), Cell(false), num(0), num(-1),
+           num(0), num(collatable ? 950 : 0), null});
+  };
+  base(26, "oid", 4, "N", 1028, false);
+  base(19, "name", 64, "S", 1003, true);
+  base(18, "char", 1, "Z", 1002, false);
+  base(1033, "aclitem", 12, "U", 1034, false);
+  for (auto& a : pgArrayTypes()) {
+    const bool vector = a.oid == 22 || a.oid == 30;
+    m.row({num(a.oid), str(a.typname), num(kPgCatalogNamespaceOid), num(kBootstrapRoleOid), num(-1), Cell(false), str("b"),
+           str("A"), Cell(false), Cell(true), str(","), num(0), num(a.element), num(vector ? 0 : 0),
+           str(vector ? std::string(a.typname) + "in" : "array_in"), str(vector ? std::string(a.typname) + "out" : "array_out"),
+           str(vector ? std::string(a.typname) + "recv" : "array_recv"), str(vector ? std::string(a.typname) + "send" : "array_send"),
+           str(a.element == 20 ? "d" : "i"), str("x"), Cell(false), num(0), num(-1), num(0),
+           num(a.element == 25 || a.element == 1043 ? kDefaultCollationOid : a.element == 19 ? 950 : 0), null});
+  }
   return m.make();
 }
 
@@ -232,13 +277,15 @@ std::unique_ptr<Table> pgIndex(Catalog& catalog) {
                        {"indisunique", 'b'}, {"indnullsnotdistinct", 'b'}, {"indisprimary", 'b'},
                        {"indisexclusion", 'b'}, {"indimmediate", 'b'}, {"indisclustered", 'b'}, {"indisvalid", 'b'},
                        {"indcheckxmin", 'b'}, {"indisready", 'b'}, {"indislive", 'b'}, {"indisreplident", 'b'},
-                       {"indkey", 't'}, {"indexprs", 't'}, {"indpred", 't'}});
+                       {"indkey", 'v'}, {"indcollation", 'V'}, {"indclass", 'V'}, {"indoption", 'v'},
+                       {"indexprs", 't'}, {"indpred", 't'}});
   for (const Table* t : catalog.tables())
     for (auto& i : t->indexes()) {
       auto n = static_cast<int64_t>(i->columns().size());
       m.row({num(catalog.objectOid(i->name())), num(catalog.objectOid(t->name())), num(n), num(n), Cell(i->unique()),
              Cell(false), Cell(isPrimaryKeyIndex(*t, *i)), Cell(false), Cell(true), Cell(false), Cell(true),
-             Cell(false), Cell(true), Cell(true), Cell(false), str(columnList(*t, i->columns(), " ", true)), null,
+             Cell(false), Cell(true), Cell(true), Cell(false), str("{" + columnList(*t, i->columns(), ",", true) + "}"),
+             str(indexCollations(*t, *i)), str(indexClasses(*t, *i)), str("{" + zeros(i->columns().size()) + "}"), null,
              null});
     }
   return m.make();
@@ -260,18 +307,17 @@ std::unique_ptr<Table> pgAttrdef(Catalog& catalog) {
 
 std::unique_ptr<Table> pgConstraint(Catalog& catalog) {
   // Primary keys (p), unique indexes made by UNIQUE constraints or CREATE UNIQUE INDEX (u: hyrax
-  // keeps no difference), CHECK (c) and foreign keys (f). conkey is an array in PostgreSQL: the
-  // attnums as text here, "{1,2}".
+  // keeps no difference), CHECK (c) and foreign keys (f); conkey and confkey are int2[].
   Maker m("pg_catalog.pg_constraint", {{"oid", 'o'}, {"conname", 'n'}, {"connamespace", 'o'}, {"contype", 'c'},
                             {"condeferrable", 'b'}, {"condeferred", 'b'}, {"convalidated", 'b'}, {"conrelid", 'o'},
                             {"contypid", 'o'}, {"conindid", 'o'}, {"conparentid", 'o'}, {"confrelid", 'o'},
-                            {"conislocal", 'b'}, {"coninhcount", 'i'}, {"connoinherit", 'b'}, {"conkey", 't'},
-                            {"confkey", 't'}, {"consrc", 't'}});
+                            {"conislocal", 'b'}, {"coninhcount", 'i'}, {"connoinherit", 'b'}, {"conkey", 'S'},
+                            {"confkey", 'S'}, {"consrc", 't'}});
   auto add = [&](const Table& t, const std::string& name, const char* type, int64_t index, int64_t frel,
                  const std::string& key, Cell fkey, Cell src) {
     m.row({num(catalog.constraintOid(t.name(), name)), str(name), num(kPublicNamespaceOid),
            str(type), Cell(false), Cell(false), Cell(true), num(catalog.objectOid(t.name())), num(0), num(index), num(0),
-           num(frel), Cell(true), num(0), Cell(false), str(key), std::move(fkey), std::move(src)});
+           num(frel), Cell(true), num(0), Cell(false), key.empty() ? Cell(null) : str(key), std::move(fkey), std::move(src)});
   };
   for (const Table* t : catalog.tables()) {
     for (auto& i : t->indexes())
@@ -289,7 +335,7 @@ std::unique_ptr<Table> pgConstraint(Catalog& catalog) {
 std::unique_ptr<Table> pgDatabase() {
   Maker m("pg_catalog.pg_database", {{"oid", 'o'}, {"datname", 'n'}, {"datdba", 'o'}, {"encoding", 'i'}, {"datlocprovider", 'c'},
                           {"datistemplate", 'b'}, {"datallowconn", 'b'}, {"datconnlimit", 'i'}, {"dattablespace", 'o'},
-                          {"datcollate", 't'}, {"datctype", 't'}, {"daticulocale", 't'}, {"datacl", 't'}});
+                          {"datcollate", 't'}, {"datctype", 't'}, {"daticulocale", 't'}, {"datacl", 'A'}});
   m.row({num(kDatabaseOid), str(kDatabaseName), num(kBootstrapRoleOid), num(6), str("c"), Cell(false), Cell(true),
          num(-1), num(1663), str("C"), str("C"), null, null});
   return m.make();
@@ -301,7 +347,7 @@ std::unique_ptr<Table> pgRoles(Catalog& catalog, const std::string& name) {
   std::vector<RoleDescription> created = catalog.roleList ? catalog.roleList() : std::vector<RoleDescription>{};
   if (name == "pg_user") {
     Maker m("pg_catalog.pg_user", {{"usename", 'n'}, {"usesysid", 'o'}, {"usecreatedb", 'b'}, {"usesuper", 'b'}, {"userepl", 'b'},
-                        {"usebypassrls", 'b'}, {"passwd", 't'}, {"valuntil", 't'}, {"useconfig", 't'}});
+                        {"usebypassrls", 'b'}, {"passwd", 't'}, {"valuntil", 't'}, {"useconfig", 'T'}});
     m.row({str(kRoleName), num(kBootstrapRoleOid), Cell(true), Cell(true), Cell(false), Cell(false), str("********"),
            null, null});
     for (const RoleDescription& r : created)
@@ -312,7 +358,7 @@ std::unique_ptr<Table> pgRoles(Catalog& catalog, const std::string& name) {
   }
   Maker m("pg_catalog." + name, {{"oid", 'o'}, {"rolname", 'n'}, {"rolsuper", 'b'}, {"rolinherit", 'b'}, {"rolcreaterole", 'b'},
                  {"rolcreatedb", 'b'}, {"rolcanlogin", 'b'}, {"rolreplication", 'b'}, {"rolconnlimit", 'i'},
-                 {"rolpassword", 't'}, {"rolvaliduntil", 't'}, {"rolbypassrls", 'b'}, {"rolconfig", 't'}});
+                 {"rolpassword", 't'}, {"rolvaliduntil", 't'}, {"rolbypassrls", 'b'}, {"rolconfig", 'T'}});
   m.row({num(kBootstrapRoleOid), str(kRoleName), Cell(true), Cell(true), Cell(true), Cell(true), Cell(true), Cell(false),
          num(-1), str("********"), null, Cell(false), null});
   for (const RoleDescription& r : created)
@@ -348,20 +394,20 @@ std::unique_ptr<Table> pgProc(Catalog& catalog) {
   Maker m("pg_catalog.pg_proc", {{"oid", 'o'}, {"proname", 'n'}, {"pronamespace", 'o'}, {"proowner", 'o'},
                                  {"prokind", 'c'}, {"prosecdef", 'b'}, {"proisstrict", 'b'}, {"proretset", 'b'},
                                  {"provolatile", 'c'}, {"pronargs", 's'}, {"pronargdefaults", 's'},
-                                 {"prorettype", 'o'}, {"proargtypes", 't'}, {"proargnames", 't'}, {"prosrc", 't'}});
+                                 {"prorettype", 'o'}, {"proargtypes", 'V'}, {"proargnames", 'T'}, {"prosrc", 't'}});
   if (!catalog.routineNames || !catalog.findRoutine) return m.make();
   for (const std::string& name : catalog.routineNames()) {
     RoutineSignature sig;
     if (!catalog.findRoutine(name, sig)) continue;
     std::string types, names;
     for (size_t i = 0; i < sig.params.size(); ++i) {
-      types += (i ? " " : "") + std::to_string(pgTypeOid(sig.params[i]));
+      types += (i ? "," : "") + std::to_string(pgTypeOid(sig.params[i]));
       names += (i ? "," : "") + sig.paramNames[i];
     }
     m.row({num(catalog.routineOid(name)), str(name), num(kPublicNamespaceOid), num(kBootstrapRoleOid),
            str(sig.procedure ? "p" : "f"), Cell(false), Cell(false), Cell(false), str("v"),
            num(static_cast<int64_t>(sig.params.size())), num(0),
-           num(sig.result.isNull() ? kVoidTypeOid : pgTypeOid(sig.result)), str(types),
+           num(sig.result.isNull() ? kVoidTypeOid : pgTypeOid(sig.result)), str("{" + types + "}"),
            names.empty() ? Cell(null) : str("{" + names + "}"), null});
   }
   return m.make();
@@ -381,6 +427,23 @@ std::unique_ptr<Table> emptyTable(const std::string& name) {
     return Maker("pg_catalog." + name, {{"objoid", 'o'}, {"classoid", 'o'}, {"objsubid", 'i'}, {"description", 't'}}).make();
   if (name == "pg_inherits")
     return Maker("pg_catalog." + name, {{"inhrelid", 'o'}, {"inhparent", 'o'}, {"inhseqno", 'i'}, {"inhdetachpending", 'b'}}).make();
+  // What psql's \d and \du ask about and hyrax does not have: role membership, row security
+  // policies, extended statistics, publications.
+  if (name == "pg_auth_members")
+    return Maker("pg_catalog." + name, {{"oid", 'o'}, {"roleid", 'o'}, {"member", 'o'}, {"grantor", 'o'}, {"admin_option", 'b'}}).make();
+  if (name == "pg_policy")
+    return Maker("pg_catalog." + name, {{"oid", 'o'}, {"polname", 'n'}, {"polrelid", 'o'}, {"polcmd", 'c'}, {"polpermissive", 'b'},
+                                        {"polroles", 'O'}, {"polqual", 't'}, {"polwithcheck", 't'}}).make();
+  if (name == "pg_statistic_ext")
+    return Maker("pg_catalog." + name, {{"oid", 'o'}, {"stxrelid", 'o'}, {"stxname", 'n'}, {"stxnamespace", 'o'}, {"stxowner", 'o'},
+                                        {"stxstattarget", 'i'}, {"stxkeys", 'v'}, {"stxkind", 'C'}, {"stxexprs", 't'}}).make();
+  if (name == "pg_publication")
+    return Maker("pg_catalog." + name, {{"oid", 'o'}, {"pubname", 'n'}, {"pubowner", 'o'}, {"puballtables", 'b'}, {"pubinsert", 'b'},
+                                        {"pubupdate", 'b'}, {"pubdelete", 'b'}, {"pubtruncate", 'b'}, {"pubviaroot", 'b'}}).make();
+  if (name == "pg_publication_namespace")
+    return Maker("pg_catalog." + name, {{"oid", 'o'}, {"pnpubid", 'o'}, {"pnnspid", 'o'}}).make();
+  if (name == "pg_publication_rel")
+    return Maker("pg_catalog." + name, {{"oid", 'o'}, {"prpubid", 'o'}, {"prrelid", 'o'}, {"prqual", 't'}, {"prattrs", 'v'}}).make();
   return nullptr;
 }
 
@@ -493,14 +556,25 @@ const std::vector<PgType>& pgTypes() {
   return kTypes;
 }
 
+const std::vector<PgArrayType>& pgArrayTypes() {
+  static const std::vector<PgArrayType> kArrays = {
+      {22, "int2vector", 21}, {30, "oidvector", 26}, {1002, "_char", 18},  {1003, "_name", 19},
+      {1005, "_int2", 21},    {1007, "_int4", 23},   {1009, "_text", 25},  {1015, "_varchar", 1043},
+      {1016, "_int8", 20},    {1028, "_oid", 26},    {1034, "_aclitem", 1033},
+  };
+  return kArrays;
+}
+
 const PgType& pgType(TypeId id) {
   static const PgType unknown{TypeId::Null, 705, "unknown", "unknown", {}, -2, "X", 0};
+  static const PgType array{TypeId::Array, 0, "anyarray", "ARRAY", {}, -1, "A", 0};  // the OID is the SqlType's
+  if (id == TypeId::Array) return array;
   for (auto& t : pgTypes())
     if (t.id == id) return t;
   return unknown;  // an untyped NULL
 }
 
-int64_t pgTypeOid(const SqlType& t) { return pgType(t.id).oid; }
+int64_t pgTypeOid(const SqlType& t) { return t.isArray() ? t.arrayOid : pgType(t.id).oid; }
 
 bool isPrimaryKeyIndex(const Table& t, const Index& i) {
   return !t.primaryKey().empty() && i.unique() && i.columns() == t.primaryKey();

@@ -50,6 +50,15 @@ struct PgType {
   int64_t arrayOid;
 };
 const std::vector<PgType>& pgTypes();
+// The array types pg_catalog's columns and array expressions have (SqlType::arrayOid), with
+// their elements' OIDs; and the element types that are no hyrax type of their own (oid, name,
+// "char", aclitem: BIGINT and TEXT here), listed in pg_type for typelem.
+struct PgArrayType {
+  int64_t oid;
+  const char* typname;
+  int64_t element;
+};
+const std::vector<PgArrayType>& pgArrayTypes();
 const PgType& pgType(TypeId id);  // "unknown" (705) for the type of an untyped NULL
 
 // PostgreSQL's type OID and typmod for a hyrax type (INTEGER 23, VARCHAR(n) 1043 with n + 4, ...).

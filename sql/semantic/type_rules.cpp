@@ -70,6 +70,10 @@ std::optional<SqlType> commonType(const SqlType& a, const SqlType& b) {
     if (a.id == TypeId::Text || b.id == TypeId::Text) return SqlType::text(nullable);
     return SqlType::varchar(std::max(a.length, b.length), nullable);
   }
+  if (a.isArray() || b.isArray()) {  // arrays of one element type (int2vector meets int2[] as int2[])
+    if (!a.isArray() || !b.isArray() || a.element != b.element) return std::nullopt;
+    return a.sameAs(b) ? a.withNullable(nullable) : SqlType::array(a.element, 0, nullable);
+  }
   if (a.id == TypeId::Bool && b.id == TypeId::Bool) return SqlType::boolean(nullable);
   if (a.id == TypeId::Date && b.id == TypeId::Date) return SqlType::date(nullable);
   // A DATE beside a TIMESTAMP is its midnight, as in PostgreSQL.
@@ -101,6 +105,7 @@ ExprPtr castTo(ExprPtr e, const SqlType& to) {
 
 bool castable(const SqlType& from, const SqlType& to) {
   if (from.isNull() || from.sameAs(to) || from.isString() || to.isString()) return true;
+  if (from.isArray() || to.isArray()) return from.isArray() && to.isArray();  // elements checked when it runs
   bool fromNum = from.isNumeric() || from.id == TypeId::Bool;
   bool toNum = to.isNumeric() || to.id == TypeId::Bool;
   if (fromNum && toNum) return !(from.isFloat() && to.id == TypeId::Bool);
@@ -110,6 +115,8 @@ bool castable(const SqlType& from, const SqlType& to) {
 }
 
 ExprPtr makeCast(ExprPtr a, const SqlType& to, SourcePos pos) {
+  if (a->type.isArray() && (a->type.arrayOid == 22 || a->type.arrayOid == 30) && to.isString())
+    throw Error(sqlstate::FeatureNotSupported, "int2vector and oidvector as text are not supported", pos);
   if (!castable(a->type, to))
     throw Error("42846", "cannot cast type " + a->type.name() + " to " + to.name(), pos);
   if (a->type.sameAs(to)) return a;
@@ -200,6 +207,8 @@ ExprPtr makeCompare(plan::CmpOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
   auto common = commonType(a->type, b->type);
   if (!common) noOperator(plan::toString(op), a->type, b->type, pos);
   SqlType c = common->isNull() ? SqlType::int32() : *common;
+  if (c.isArray() && op != plan::CmpOp::Eq && op != plan::CmpOp::Ne)  // PostgreSQL orders element by element
+    throw Error(sqlstate::FeatureNotSupported, std::string("operator ") + plan::toString(op) + " on arrays is not supported", pos);
   if (!(a->type.isString() && b->type.isString())) {
     a = castTo(std::move(a), c);
     b = castTo(std::move(b), c);
@@ -249,6 +258,7 @@ ExprPtr makeNegate(ExprPtr a, SourcePos pos) {
 }
 
 ExprPtr makeConcat(ExprPtr a, ExprPtr b, SourcePos pos) {
+  if (ExprPtr r = makeArrayConcat(a, b, pos)) return r;
   bool nullable = a->type.nullable || b->type.nullable || a->type.isNull() || b->type.isNull();
   auto e = std::make_unique<Expr>(ExprKind::Concat, SqlType::text(nullable), pos);
   e->args.push_back(castTo(std::move(a), SqlType::text()));
@@ -387,6 +397,58 @@ ExprPtr makeCase(std::vector<ExprPtr> args, bool hasElse, SourcePos pos) {
   e->hasElse = hasElse;
   e->args = std::move(args);
   return e;
+}
+
+// ---- arrays ----
+
+TypeId arrayElementOf(const SqlType& t, SourcePos pos) {
+  if (t.isInteger()) return t.id;
+  if (t.isString()) return TypeId::Text;
+  if (t.isArray()) throw Error(sqlstate::FeatureNotSupported, "multidimensional arrays are not supported", pos);
+  throw Error(sqlstate::FeatureNotSupported, "arrays of " + t.name() + " are not supported", pos);
+}
+
+ExprPtr makeArrayCall(plan::ScalarFunc f, SqlType type, std::vector<ExprPtr> args, SourcePos pos) {
+  auto e = std::make_unique<Expr>(ExprKind::Call, type, pos);
+  e->func = f;
+  e->args = std::move(args);
+  return e;
+}
+
+ExprPtr makeArrayConcat(ExprPtr& a, ExprPtr& b, SourcePos pos) {
+  if (!a->type.isArray() && !b->type.isArray()) return nullptr;
+  // A quoted literal or NULL beside an array is an array of its type (as PostgreSQL reads it).
+  for (ExprPtr* x : {&a, &b}) {
+    const SqlType& other = (x == &a ? b : a)->type;
+    if (other.isArray() && ((*x)->type.isNull() || isStringLiteral(**x))) *x = makeCast(std::move(*x), other, pos);
+  }
+  const bool both = a->type.isArray() && b->type.isArray();
+  if (both) {
+    if (a->type.element != b->type.element) noOperator("||", a->type, b->type, pos);
+    const SqlType t = SqlType::array(a->type.element, 0, a->type.nullable && b->type.nullable);
+    std::vector<ExprPtr> args;
+    args.push_back(castTo(std::move(a), t));
+    args.push_back(castTo(std::move(b), t));
+    return makeArrayCall(plan::ScalarFunc::ArrayCat, t, std::move(args), pos);
+  }
+  const bool append = a->type.isArray();
+  ExprPtr& arr = append ? a : b;
+  ExprPtr& element = append ? b : a;
+  const SqlType t = SqlType::array(arr->type.element, 0, false);
+  const SqlType et = t.elementType();
+  if (!element->type.isNull() && !(element->type.isInteger() && et.isInteger()) && !(element->type.isString() && et.isString()))
+    noOperator("||", a->type, b->type, pos);
+  std::vector<ExprPtr> args;
+  ExprPtr asText = castTo(castTo(std::move(element), et), SqlType::text());
+  ExprPtr array = castTo(std::move(arr), t);
+  if (append) {
+    args.push_back(std::move(array));
+    args.push_back(std::move(asText));
+  } else {
+    args.push_back(std::move(asText));
+    args.push_back(std::move(array));
+  }
+  return makeArrayCall(append ? plan::ScalarFunc::ArrayAppend : plan::ScalarFunc::ArrayPrepend, t, std::move(args), pos);
 }
 
 }  // namespace hyrax::sql

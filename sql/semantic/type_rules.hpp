@@ -40,6 +40,15 @@ plan::ExprPtr makeCast(plan::ExprPtr a, const SqlType& to, SourcePos pos);
 // is one, else the expression or 42883. The operands are moved from only when it applies.
 plan::ExprPtr makeDateTimeArith(plan::ArithOp op, plan::ExprPtr& a, plan::ExprPtr& b, SourcePos pos);
 
+// Arrays (array_rules in type_rules.cpp). The element type of an array of `t`'s values (SMALLINT,
+// INTEGER, BIGINT; any string type: TEXT), 0A000 for others. An array value of elements `element`
+// (text cast to an array's type, or `{}`); an untyped NULL as that type.
+TypeId arrayElementOf(const SqlType& t, SourcePos pos);
+plan::ExprPtr makeArrayCall(plan::ScalarFunc f, SqlType type, std::vector<plan::ExprPtr> args, SourcePos pos);
+// a || b where either is an array: array || array (a string literal read as the other's array
+// type), array || element, element || array; nullptr when neither is an array.
+plan::ExprPtr makeArrayConcat(plan::ExprPtr& a, plan::ExprPtr& b, SourcePos pos);
+
 // A condition (WHERE, ON, HAVING, CASE WHEN) must be boolean: 42804 otherwise.
 void requireBoolean(const plan::Expr& e, const char* clause);
 
