@@ -26,7 +26,7 @@ double processCpuSeconds() {
 }
 }  // namespace
 
-TEST_CASE("work of another session waits for a held executor and runs after its release") {
+TEST_CASE("work of another session waits for a held executor and runs after its release", "[executor]") {
   SerialExecutor ex;
   int a = 1, b = 2;  // two sessions
   ex.run(&a, [&] { ex.hold(&a); });
@@ -41,7 +41,7 @@ TEST_CASE("work of another session waits for a held executor and runs after its 
   CHECK(ran);
 }
 
-TEST_CASE("a session gives up after the lock timeout with 55P03, its work not run") {
+TEST_CASE("a session gives up after the lock timeout with 55P03, its work not run", "[executor]") {
   SerialExecutor ex;
   ex.setLockTimeout(std::chrono::milliseconds(100));
   int a = 1, b = 2;
@@ -58,7 +58,7 @@ TEST_CASE("a session gives up after the lock timeout with 55P03, its work not ru
   CHECK_FALSE(ran);
 }
 
-TEST_CASE("an executor whose queue holds only waiting work sleeps instead of spinning") {
+TEST_CASE("an executor whose queue holds only waiting work sleeps instead of spinning", "[executor]") {
   SerialExecutor ex;
   ex.setLockTimeout(std::chrono::seconds(30));
   int a = 1, b = 2;
@@ -74,7 +74,7 @@ TEST_CASE("an executor whose queue holds only waiting work sleeps instead of spi
   CHECK(used < 0.1);
 }
 
-TEST_CASE("a session waiting behind a queue of work is not woken by every task that finishes") {
+TEST_CASE("a session waiting behind a queue of work is not woken by every task that finishes", "[executor]") {
   // A driver with many calls under way (TPC-C terminals) waits for its last one: it naps and
   // then sleeps until its own task is done, instead of being woken (or spinning) at each task
   // before it, which took microseconds of the executor's time per task in a VM.
@@ -109,7 +109,7 @@ namespace {
 void onLargeStack(const std::function<void()>& body) { LargeStackThread(kExecutorStackBytes, body).join(); }
 }  // namespace
 
-TEST_CASE("a session on a thread with the executor's stack runs its work on its own thread") {
+TEST_CASE("a session on a thread with the executor's stack runs its work on its own thread", "[executor]") {
   SerialExecutor ex;
   int session = 1;
   pthread_t ranOn{}, caller{};
@@ -126,7 +126,7 @@ TEST_CASE("a session on a thread with the executor's stack runs its work on its 
   CHECK_FALSE(pthread_equal(ranOn, caller));
 }
 
-TEST_CASE("work of many sessions, run on their threads and on the executor's, never overlaps and runs once each") {
+TEST_CASE("work of many sessions, run on their threads and on the executor's, never overlaps and runs once each", "[executor]") {
   SerialExecutor ex;
   constexpr int kLarge = 6, kSmall = 2, kRuns = 3000;
   std::atomic<bool> inside{false};
@@ -150,7 +150,7 @@ TEST_CASE("work of many sessions, run on their threads and on the executor's, ne
   CHECK(counter == long{kLarge + kSmall} * kRuns);
 }
 
-TEST_CASE("an error of work that another session's thread ran reaches the session that asked for it") {
+TEST_CASE("an error of work that another session's thread ran reaches the session that asked for it", "[executor]") {
   SerialExecutor ex;
   int a = 1, b = 2;
   std::atomic<int> ranB{0};
@@ -178,7 +178,7 @@ TEST_CASE("an error of work that another session's thread ran reaches the sessio
   CHECK(caught == "22012");
 }
 
-TEST_CASE("a session on its own thread waits for a held executor, and gives up after the lock timeout") {
+TEST_CASE("a session on its own thread waits for a held executor, and gives up after the lock timeout", "[executor]") {
   SerialExecutor ex;
   ex.setLockTimeout(std::chrono::milliseconds(300));
   int a = 1, b = 2;
