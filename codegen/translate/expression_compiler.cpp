@@ -578,16 +578,20 @@ SqlValue ExprCompiler::arrayCall(const plan::Expr& e) {
       break;
     }
     case plan::ScalarFunc::ArrayAny: {
-      // 0 false, 1 true, 2 NULL; a NULL x or array is NULL.
+      // 0 false, 1 true, 2 NULL; a NULL array is NULL. A NULL x is NULL too, but over an empty
+      // array ANY is false and ALL true, as in PostgreSQL: the runtime decides (mode bit 17).
       auto* out = cg_.local(cg_.i8(), "any");
       b_.CreateStore(cg_.c8(2), out);
-      llvm::Value* skip = anyOf({0, 1});
+      llvm::Value* skip = anyOf({1});
+      llvm::Value* xNull = anyOf({0});
       auto body = [&] {
         auto [xlo, xhi] = safeString(args[0]);
         auto [alo, ahi] = safeString(args[1]);
         const int32_t mode = static_cast<int32_t>(e.args[1]->type.element) | static_cast<int32_t>(e.cmp) << 8 |
                              int32_t{e.negated} << 16;
-        cg_.checkStatus(cg_.call("hyrax_rt_array_any", {cg_.queryContext(), alo, ahi, xlo, xhi, cg_.c32(mode), out}));
+        llvm::Value* modeValue = cg_.c32(mode);
+        if (xNull) modeValue = b_.CreateOr(modeValue, b_.CreateShl(b_.CreateZExt(xNull, cg_.i32()), 17));
+        cg_.checkStatus(cg_.call("hyrax_rt_array_any", {cg_.queryContext(), alo, ahi, xlo, xhi, modeValue, out}));
       };
       unlessNull(skip, body);
       llvm::Value* v = b_.CreateLoad(cg_.i8(), out);

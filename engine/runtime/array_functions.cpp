@@ -141,10 +141,14 @@ int32_t hyrax_rt_array_count(QueryContext* ctx, uint64_t alo, uint64_t ahi, int3
 
 int32_t hyrax_rt_array_any(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t xlo, uint64_t xhi, int32_t mode,
                            int8_t* out) {
-  const int32_t elementType = mode & 0xFF, cmp = (mode >> 8) & 0xFF, all = (mode >> 16) & 1;
+  const int32_t elementType = mode & 0xFF, cmp = (mode >> 8) & 0xFF, all = (mode >> 16) & 1, xNull = (mode >> 17) & 1;
   return guarded(ctx, int32_t{1}, [&]() -> int32_t {
     text::ArrayElements e;
     if (!elementsOf(ctx, alo, ahi, e)) return 1;
+    if (xNull) {  // NULL against every element: NULL, unless there is none (ANY false, ALL true)
+      *out = e.empty() ? static_cast<int8_t>(all) : 2;
+      return 0;
+    }
     StringRef x = StringRef::fromHalves(xlo, xhi);
     // SQL's three values over the elements: ANY is true on a true one, else NULL on a NULL one;
     // ALL is false on a false one, else NULL on a NULL one; an empty array: ANY false, ALL true.
