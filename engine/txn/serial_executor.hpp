@@ -98,6 +98,7 @@ class SerialExecutor {
   void endTurn();
   void runQueued(Task& t);
   static constexpr int kCombineAtMost = 8;
+  static constexpr int kCombineMicros = 200;
   void giveNextTurn();  // under mutex_, no turn taken
   Task* firstRunnable();
   void finish(Task& t);
