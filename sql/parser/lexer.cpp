@@ -208,7 +208,7 @@ class Lexer {
         return {TokenKind::Operator, op, start};
       }
     }
-    if (std::string_view("+-*/%=<>(),.;~[]:").find(c) != std::string_view::npos) {
+    if (std::string_view("+-*/%=<>(),.;~[]:&").find(c) != std::string_view::npos) {
       step();
       return {TokenKind::Operator, std::string(1, c), start};
     }
