@@ -134,6 +134,18 @@ public class JdbcTest {
         check("getPrimaryKeys: its place", 2, rs.getInt("KEY_SEQ"));
         check("getPrimaryKeys: two columns", false, rs.next());
       }
+      // Arrays: text at first, PostgreSQL's binary array format once pgjdbc prepares the statement
+      // (its fifth run): the same values either way.
+      try (PreparedStatement ps = c.prepareStatement("SELECT ARRAY[1, NULL, 3], ARRAY['a', 'b c', NULL], '{}'::int[]")) {
+        for (int run = 1; run <= 7; ++run) {
+          try (ResultSet rs = ps.executeQuery()) {
+            check("array row, run " + run, true, rs.next());
+            check("int[] elements, run " + run, "[1, null, 3]", java.util.Arrays.toString((Object[]) rs.getArray(1).getArray()));
+            check("text[] elements, run " + run, "[a, b c, null]", java.util.Arrays.toString((Object[]) rs.getArray(2).getArray()));
+            check("empty array, run " + run, 0, ((Object[]) rs.getArray(3).getArray()).length);
+          }
+        }
+      }
       st.execute("CREATE INDEX pairs_b ON pairs (b)");
       try (ResultSet rs = md.getIndexInfo(null, null, "pairs", false, false)) {  // unique first, then by name
         String[][] expected = {{"pairs_pkey", "c", "false", "1"}, {"pairs_pkey", "a", "false", "2"}, {"pairs_b", "b", "true", "1"}};
