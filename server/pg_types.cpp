@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/load/table_loader.hpp"
+#include "engine/types/array_text.hpp"
 #include "engine/types/interval.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/types/text_format.hpp"
@@ -216,11 +217,55 @@ Value textIn(std::string_view text, const SqlType& t) {
   return Value::decode(t.withNullable(false), slot);
 }
 
+namespace {
+
+// array_send's format: dimensions (1, or 0 when empty), a NULL flag, the element type's OID, per
+// dimension its length and lower bound (int2vector and oidvector: 0), then each element as its
+// length (-1: NULL) and its own binary form.
+std::string arrayBinaryOut(const Value& v) {
+  const SqlType& t = v.type();
+  int64_t elementOid = 0;
+  for (auto& a : sql::pgArrayTypes())
+    if (a.oid == t.arrayOid) elementOid = a.element;
+  if (elementOid == 0 || elementOid == 1033)  // aclitem has no binary form in PostgreSQL either
+    throw Error(sqlstate::FeatureNotSupported, "type " + std::to_string(t.arrayOid) + " has no binary format here");
+  const text::ArrayElements elements = text::parseArray(v.asString());
+  std::string out;
+  put<int32_t>(out, elements.empty() ? 0 : 1);
+  bool nulls = false;
+  for (auto& e : elements) nulls = nulls || !e;
+  put<int32_t>(out, nulls ? 1 : 0);
+  put<uint32_t>(out, static_cast<uint32_t>(elementOid));
+  if (!elements.empty()) {
+    put<int32_t>(out, static_cast<int32_t>(elements.size()));
+    put<int32_t>(out, text::isVectorType(t) ? 0 : 1);
+  }
+  for (auto& e : elements) {
+    if (!e) {
+      put<int32_t>(out, -1);
+      continue;
+    }
+    std::string element;
+    switch (elementOid) {
+      case 21: put<int16_t>(element, static_cast<int16_t>(std::stoll(*e))); break;
+      case 23: put<int32_t>(element, static_cast<int32_t>(std::stoll(*e))); break;
+      case 20: put<int64_t>(element, std::stoll(*e)); break;
+      case 26: put<uint32_t>(element, static_cast<uint32_t>(std::stoll(*e))); break;
+      default: element = *e;  // text, varchar, name, "char": their bytes
+    }
+    put<int32_t>(out, static_cast<int32_t>(element.size()));
+    out += element;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string binaryOut(const Value& v) {
   std::string out;
   const SqlType& t = v.type();
   switch (t.id) {
-    case TypeId::Array: throw Error(sqlstate::FeatureNotSupported, "arrays in the binary format are not supported");
+    case TypeId::Array: return arrayBinaryOut(v);
     case TypeId::Null: break;
     case TypeId::Bool: out.push_back(v.asBool() ? 1 : 0); break;
     case TypeId::Int16: put<int16_t>(out, static_cast<int16_t>(v.asInt())); break;

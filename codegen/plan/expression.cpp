@@ -68,6 +68,7 @@ const char* toString(ArithOp op) {
     case ArithOp::Mul: return "*";
     case ArithOp::Div: return "/";
     case ArithOp::Mod: return "%";
+    case ArithOp::BitAnd: return "&";
   }
   return "?";
 }

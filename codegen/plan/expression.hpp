@@ -87,7 +87,7 @@ const char* toString(ScalarFunc f);
 
 using DateField = DateTimeField;  // EXTRACT's field (engine/types/datetime_fields.hpp)
 
-enum class ArithOp : uint8_t { Add, Sub, Mul, Div, Mod };
+enum class ArithOp : uint8_t { Add, Sub, Mul, Div, Mod, BitAnd };  // BitAnd: integers only
 enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
 struct Expr {

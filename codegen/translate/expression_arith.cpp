@@ -79,6 +79,7 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
                     HYRAX_ERR_DIVISION_BY_ZERO);
         r.v = b_.CreateFRem(a.v, c.v);
         break;
+      case ArithOp::BitAnd: throw Error(sqlstate::InternalError, "& of floating point values");
     }
     return r;
   }
@@ -101,6 +102,7 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
   }
 
   switch (e.arith) {
+    case ArithOp::BitAnd: r.v = b_.CreateAnd(a.v, c.v); break;
     case ArithOp::Add:
     case ArithOp::Sub:
     case ArithOp::Mul:

@@ -467,6 +467,14 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       if (missingOk) r.null = orNull(r.null, b_.CreateICmpNE(b_.CreateLoad(cg_.i8(), missing), cg_.c8(0)));
       break;
     }
+    case plan::ScalarFunc::ArrayAppend:
+    case plan::ScalarFunc::ArrayPrepend:
+    case plan::ScalarFunc::ArrayCat:
+    case plan::ScalarFunc::ArrayToString:
+    case plan::ScalarFunc::ArrayElement:
+    case plan::ScalarFunc::Cardinality:
+    case plan::ScalarFunc::ArrayAny:
+    case plan::ScalarFunc::ArraySort: break;  // arrayCall's, above
     case plan::ScalarFunc::Position: {
       auto [nlo, nhi] = s(0);
       auto [lo, hi] = s(1);

@@ -93,7 +93,8 @@ public class JdbcTest {
 
       // DatabaseMetaData: getTables compares pg_description.classoid with 'pg_class'::regclass,
       // getColumns numbers the columns with row_number() OVER (PARTITION BY ... ORDER BY ...),
-      // getPrimaryKeys expands pg_constraint.conkey (an int2[]) with _pg_expandarray.
+      // getPrimaryKeys and getIndexInfo expand conkey (int2[]) and indkey (int2vector) with
+      // _pg_expandarray, getIndexInfo also reads indoption[n - 1] & 1.
       DatabaseMetaData md = c.getMetaData();
       try (ResultSet rs = md.getTables(null, null, "items", new String[] {"TABLE"})) {
         check("getTables finds the table", true, rs.next());
@@ -132,6 +133,31 @@ public class JdbcTest {
         check("getPrimaryKeys: second column", "a", rs.getString("COLUMN_NAME"));
         check("getPrimaryKeys: its place", 2, rs.getInt("KEY_SEQ"));
         check("getPrimaryKeys: two columns", false, rs.next());
+      }
+      // Arrays: text at first, PostgreSQL's binary array format once pgjdbc prepares the statement
+      // (its fifth run): the same values either way.
+      try (PreparedStatement ps = c.prepareStatement("SELECT ARRAY[1, NULL, 3], ARRAY['a', 'b c', NULL], '{}'::int[]")) {
+        for (int run = 1; run <= 7; ++run) {
+          try (ResultSet rs = ps.executeQuery()) {
+            check("array row, run " + run, true, rs.next());
+            check("int[] elements, run " + run, "[1, null, 3]", java.util.Arrays.toString((Object[]) rs.getArray(1).getArray()));
+            check("text[] elements, run " + run, "[a, b c, null]", java.util.Arrays.toString((Object[]) rs.getArray(2).getArray()));
+            check("empty array, run " + run, 0, ((Object[]) rs.getArray(3).getArray()).length);
+          }
+        }
+      }
+      st.execute("CREATE INDEX pairs_b ON pairs (b)");
+      try (ResultSet rs = md.getIndexInfo(null, null, "pairs", false, false)) {  // unique first, then by name
+        String[][] expected = {{"pairs_pkey", "c", "false", "1"}, {"pairs_pkey", "a", "false", "2"}, {"pairs_b", "b", "true", "1"}};
+        for (String[] x : expected) {
+          check("getIndexInfo: a row for " + x[0] + "." + x[1], true, rs.next());
+          check("getIndexInfo: index", x[0], rs.getString("INDEX_NAME"));
+          check("getIndexInfo: column", x[1], rs.getString("COLUMN_NAME"));
+          check("getIndexInfo: non-unique", Boolean.parseBoolean(x[2]), rs.getBoolean("NON_UNIQUE"));
+          check("getIndexInfo: position", Integer.parseInt(x[3]), rs.getInt("ORDINAL_POSITION"));
+          check("getIndexInfo: ascending", "A", rs.getString("ASC_OR_DESC"));
+        }
+        check("getIndexInfo: no more", false, rs.next());
       }
 
       // CopyManager: COPY FROM STDIN and COPY TO STDOUT.

@@ -151,6 +151,7 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
         if (y == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
         r = std::fmod(x, y);
         break;
+      case plan::ArithOp::BitAnd: return std::nullopt;  // the binder allows integers only
     }
     return t.id == TypeId::Float64 ? Value::float64(r) : Value::float32(static_cast<float>(r));
   }
@@ -178,6 +179,7 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
       if (y == 0) throw Error(sqlstate::DivisionByZero, "division by zero", e.pos);
       r = y == -1 ? 0 : x % y;
       break;
+    case plan::ArithOp::BitAnd: r = x & y; break;
   }
   if (t.id != TypeId::Decimal) checkRange(r, t.id, e.pos);
   return integral(t.id, r, t);

@@ -155,12 +155,13 @@ ExprPtr Parser::comparison() {
   }
 }
 
-ExprPtr Parser::concatExpr() {
+ExprPtr Parser::concatExpr() {  // || and & (PostgreSQL's other operators: one level, left to right)
   ExprPtr e = additive();
-  while (is("||")) {
+  while (is("||") || is("&")) {
     SourcePos p = cur().pos;
+    const char* op = is("&") ? "&" : "||";
     ++i_;
-    e = binary("||", std::move(e), additive(), p);
+    e = binary(op, std::move(e), additive(), p);
   }
   return e;
 }

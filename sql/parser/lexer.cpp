@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "engine/types/utf8.hpp"
+
 namespace hyrax::sqlparse {
 
 void advance(SourcePos& pos, std::string_view text) {
@@ -138,6 +140,11 @@ class Lexer {
       }
     }
     step();
+    // Escapes can make bytes the statement's text could not hold: UTF-8 only, no NUL (22021).
+    if (size_t at = invalidUtf8At(t); at != std::string::npos)
+      throw Error(sqlstate::CharacterNotInRepertoire, invalidUtf8Message(t, at), start);
+    if (t.find('\0') != std::string::npos)
+      throw Error(sqlstate::CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0x00", start);
     return t;
   }
 
@@ -208,7 +215,7 @@ class Lexer {
         return {TokenKind::Operator, op, start};
       }
     }
-    if (std::string_view("+-*/%=<>(),.;~[]:").find(c) != std::string_view::npos) {
+    if (std::string_view("+-*/%=<>(),.;~[]:&").find(c) != std::string_view::npos) {
       step();
       return {TokenKind::Operator, std::string(1, c), start};
     }

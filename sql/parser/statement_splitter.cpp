@@ -49,8 +49,15 @@ std::vector<StatementText> splitStatements(std::string_view s) {
   while (i < s.size()) {
     char c = s[i];
     if (c == '\'' || c == '"') {
+      // E'...': a backslash escapes the next character (a quote too), as the lexer reads it.
+      auto identChar = [](char x) { return std::isalnum(static_cast<unsigned char>(x)) || x == '_' || (x & 0x80); };
+      const bool escapes = c == '\'' && i > 0 && (s[i - 1] == 'E' || s[i - 1] == 'e') && (i == 1 || !identChar(s[i - 2]));
       step(1);
       while (i < s.size()) {
+        if (escapes && s[i] == '\\') {
+          step(i + 1 < s.size() ? 2 : 1);
+          continue;
+        }
         if (s[i] == c) {
           if (i + 1 < s.size() && s[i + 1] == c) {
             step(2);

@@ -109,7 +109,10 @@ plan::OperatorPtr SelectBinder::bindSetFunction(const ast::TableRef& ref) {
   auto one = std::make_unique<plan::Values>();
   one->rows.emplace_back();
   x->children.push_back(std::move(one));
-  scope_.push_back(ScopeEntry{alias, {{column, x->iu}}});
+  ScopeEntry entry;
+  entry.alias = alias;
+  entry.columns.push_back({column, x->iu});
+  scope_.push_back(std::move(entry));
   return x;
 }
 
@@ -252,7 +255,8 @@ ExprPtr SelectBinder::bindQuantifiedArray(const ast::Expr& e, Clause clause) {
     throw Error(sqlstate::UndefinedFunction,
                 "operator does not exist: " + x->type.name() + " " + e.op + " " + element.name(), e.pos);
   std::vector<ExprPtr> args;
-  args.push_back(castTo(castTo(std::move(x), element), SqlType::text()));
+  // Integers compare by value in the runtime: x as BIGINT's text, so no narrowing cast can fail.
+  args.push_back(castTo(castTo(std::move(x), element.isInteger() ? SqlType::int64() : element), SqlType::text()));
   args.push_back(std::move(a));
   ExprPtr r = makeArrayCall(ScalarFunc::ArrayAny, SqlType::boolean(true), std::move(args), e.pos);
   r->cmp = *op;

@@ -274,25 +274,39 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
     count(1, index ? 3 : 2);
     oid(0);
     int64_t column = 0;
+    ExprPtr columnExpr;  // a column number known only when the query runs (pgjdbc's getIndexInfo)
     if (index && args.size() >= 2) {
       ExprPtr c = foldConstants(std::move(args[1]));
-      if (c->kind != ExprKind::Constant || !c->type.isInteger() || c->value.isNull())
-        throw Error(sqlstate::FeatureNotSupported, "pg_get_indexdef takes its column number as an integer constant", e.args[1]->pos);
-      column = c->value.asInt();
+      if (!c->type.isInteger() && !c->type.isNull())
+        throw Error(sqlstate::DatatypeMismatch, "pg_get_indexdef takes its column number as an integer", e.args[1]->pos);
+      if (c->kind == ExprKind::Constant && c->value.isNull()) return nullOf(SqlType::text());
+      if (c->kind == ExprKind::Constant) column = c->value.asInt();
+      else columnExpr = castTo(std::move(c), SqlType::int64());
     }
     std::vector<std::pair<Value, ExprPtr>> arms;
     for (const Table* t : catalog_.tables()) {
       const std::string table = "public." + quoteIdent(t->name());
       if (index) {
         for (auto& i : t->indexes()) {
-          std::string def;
-          if (column == 0)
-            def = std::string("CREATE ") + (i->unique() ? "UNIQUE " : "") + "INDEX " + quoteIdent(i->name()) + " ON " + table +
-                  " USING " + (dynamic_cast<const ArtIndex*>(i.get()) ? "btree" : "hash") + " (" +
-                  columnNames(*t, i->columns()) + ")";
-          else if (column > 0 && static_cast<size_t>(column) <= i->columns().size())
-            def = quoteIdent(t->columns()[i->columns()[column - 1]].name);
-          arms.emplace_back(Value::int64(catalog_.objectOid(i->name())), def.empty() ? text("") : text(def));
+          auto definition = [&](int64_t col) {
+            if (col == 0)
+              return std::string("CREATE ") + (i->unique() ? "UNIQUE " : "") + "INDEX " + quoteIdent(i->name()) + " ON " +
+                     table + " USING " + (dynamic_cast<const ArtIndex*>(i.get()) ? "btree" : "hash") + " (" +
+                     columnNames(*t, i->columns()) + ")";
+            if (col > 0 && static_cast<size_t>(col) <= i->columns().size())
+              return quoteIdent(t->columns()[i->columns()[col - 1]].name);
+            return std::string();
+          };
+          ExprPtr def;
+          if (columnExpr) {  // CASE column WHEN 0 THEN the index WHEN 1 THEN its first column ... ELSE '' END
+            std::vector<std::pair<Value, ExprPtr>> columns;
+            for (int64_t col = 0; col <= static_cast<int64_t>(i->columns().size()); ++col)
+              columns.emplace_back(Value::int64(col), text(definition(col)));
+            def = lookup(columnExpr, std::move(columns), text(""), e.pos);
+          } else {
+            def = text(definition(column));
+          }
+          arms.emplace_back(Value::int64(catalog_.objectOid(i->name())), std::move(def));
         }
         continue;
       }

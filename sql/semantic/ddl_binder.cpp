@@ -40,6 +40,8 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
   for (auto& c : stmt.columns) {
     if (!seen.insert(c.name).second)
       throw Error(sqlstate::DuplicateColumn, "column \"" + c.name + "\" specified more than once", c.pos);
+    if (c.type.isArray())  // CREATE TABLE AS of an array value; the parser refuses T[] columns
+      throw Error(sqlstate::FeatureNotSupported, "arrays are supported only in expressions, not as the type of a column", c.pos);
     def.columns.push_back({c.name, c.type});
   }
   auto columnIndexes = [&](const ast::TableConstraint& k) {

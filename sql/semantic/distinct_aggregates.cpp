@@ -143,6 +143,9 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
       case plan::AggFunc::Sum:
       case plan::AggFunc::Min:
       case plan::AggFunc::Max: combined.push_back({a.func, Expr::column(partial(a.func, a.arg)), a.iu}); break;
+      case plan::AggFunc::ArrayAgg:  // its partial arrays would need an aggregate that concatenates
+        throw Error(sqlstate::FeatureNotSupported, "array_agg or string_agg beside an aggregate of DISTINCT values is not supported",
+                    a.arg ? a.arg->pos : SourcePos{});
       case plan::AggFunc::Avg: {
         const plan::IU* sum = partial(plan::AggFunc::Sum, a.arg);
         const plan::IU* count = partial(plan::AggFunc::Count, a.arg);

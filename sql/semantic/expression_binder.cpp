@@ -506,7 +506,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
         return makeRegexMatch(std::move(a), std::move(b), op.back() == '*', op[0] == '!', e.pos);
       static const std::pair<const char*, plan::ArithOp> arith[] = {{"+", plan::ArithOp::Add}, {"-", plan::ArithOp::Sub},
                                                                     {"*", plan::ArithOp::Mul}, {"/", plan::ArithOp::Div},
-                                                                    {"%", plan::ArithOp::Mod}};
+                                                                    {"%", plan::ArithOp::Mod}, {"&", plan::ArithOp::BitAnd}};
       for (auto& [sym, aop] : arith)
         if (op == sym) return makeArith(aop, std::move(a), std::move(b), e.pos);
       if (auto cop = comparisonOperator(op)) return makeCompare(*cop, std::move(a), std::move(b), e.pos);

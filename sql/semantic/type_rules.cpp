@@ -163,6 +163,7 @@ ExprPtr makeArith(plan::ArithOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
   }
   auto common = commonType(a->type, b->type);
   if (!common || !common->isNumeric()) noOperator(sym, a->type, b->type, pos);
+  if (op == plan::ArithOp::BitAnd && !common->isInteger()) noOperator(sym, a->type, b->type, pos);
   SqlType c = *common;
   if (c.id == TypeId::Decimal && (op == plan::ArithOp::Mul || op == plan::ArithOp::Div)) {
     // Operands keep their own scales; integers become DECIMAL(p,0).
