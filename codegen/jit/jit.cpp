@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <new>
+#include <shared_mutex>
+
+#include <pthread.h>
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -32,12 +36,39 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include "codegen/jit/background.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax::jit {
 
 namespace {
+
+// LLVM and fork(). A forked child keeps only the thread that forked, and every lock another
+// thread held at that moment stays locked in the child for good. LLVM has process-wide locks
+// (its symbol table, managed statics, pass registry), and LLVM is used outside the executor's
+// turn: the background compile thread, and any thread that drops the last reference to compiled
+// code (a server session closing a statement or ending). A snapshot forked while one of them was
+// inside LLVM hung in its first compile (found by kv_smoke under load: the worker waited on a
+// mutex whose owner was a session thread of the parent that had since ended). So all LLVM work
+// holds this lock shared, and fork() takes it exclusively: no thread is inside LLVM at a fork.
+// Shared holders may nest (a failed compile destroys its module): glibc's rwlock prefers readers.
+alignas(std::shared_mutex) unsigned char guardStorage[sizeof(std::shared_mutex)];
+std::shared_mutex& llvmGuard() {
+  static std::shared_mutex* guard = [] {
+    auto* created = new (guardStorage) std::shared_mutex();
+    pthread_atfork(
+        [] {
+          drainBackground();  // its job holds the lock shared until done
+          reinterpret_cast<std::shared_mutex*>(guardStorage)->lock();
+        },
+        [] { reinterpret_cast<std::shared_mutex*>(guardStorage)->unlock(); },
+        // The child's copy is held by a thread of the parent's: a fresh one (never destroyed).
+        [] { new (guardStorage) std::shared_mutex(); });
+    return created;
+  }();
+  return *guard;
+}
 
 std::mutex resolverMutex;
 SymbolResolver resolver;
@@ -260,7 +291,9 @@ std::string emitAssembly(llvm::Module& m, const std::string& triple) {
 }
 
 CompiledModule::~CompiledModule() {
+  std::shared_lock inLlvm(llvmGuard());
   engine_.reset();  // before the context that owns the module's types
+  context_.reset();
 }
 
 void* CompiledModule::function(const std::string& name) const {
@@ -271,6 +304,7 @@ void* CompiledModule::function(const std::string& name) const {
 
 std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxArg, std::unique_ptr<llvm::Module> mArg,
                                         OptLevel level, CompileTimes* times, const CompileOptions& options) {
+  std::shared_lock inLlvm(llvmGuard());
   // Locals, so that on an error the module dies before its context (parameter destruction order
   // is up to the compiler).
   std::unique_ptr<llvm::LLVMContext> ctx = std::move(ctxArg);
