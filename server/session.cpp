@@ -147,6 +147,7 @@ bool Session::startup() {
     Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : scram;
     auth.authenticate(wire_, params);
     connection_ = std::make_unique<Connection>(db_);
+    connection_->setSessionUser(params.get("user"));  // current_user, session_authorization
     wire_.setReadDeadline({});
     key_ = registry_.add(*connection_);
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
@@ -170,8 +171,8 @@ void Session::sendStartupReply(const StartupParameters& startup) {
   sendParameterStatus(wire_, "standard_conforming_strings", "on");
   sendParameterStatus(wire_, "TimeZone", "UTC");
   sendParameterStatus(wire_, "application_name", startup.get("application_name"));
-  sendParameterStatus(wire_, "session_authorization", startup.get("user"));
-  sendParameterStatus(wire_, "is_superuser", "on");
+  sendParameterStatus(wire_, "session_authorization", connection_->setting("session_authorization").value_or(""));
+  sendParameterStatus(wire_, "is_superuser", connection_->setting("is_superuser").value_or(""));
   wire_.begin(backend::BackendKeyData);
   wire_.putInt32(key_.pid);
   wire_.putInt32(key_.secret);

@@ -32,6 +32,7 @@
 #include "sql/parser/lexer.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
+#include "sql/semantic/system_catalog.hpp"
 
 namespace hyrax {
 
@@ -83,6 +84,17 @@ Connection::~Connection() {
   } catch (...) {  // a destructor does not throw; the executor is released either way
   }
 }
+
+void Connection::setSessionUser(const std::string& role) {
+  settings_->setInitial("session_authorization", role, false);
+  settings_->setInitial("is_superuser", role == sql::kRoleName ? "on" : "off", false);  // as pg_roles' rolsuper
+}
+
+bool Connection::setStartupSetting(const std::string& name, const std::string& value) {
+  return settings_->setInitial(name, value, true);
+}
+
+std::optional<std::string> Connection::setting(const std::string& name) const { return settings_->settingValue(name); }
 
 std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
   std::vector<QueryResult> results;

@@ -9,6 +9,7 @@
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/api/text_result.hpp"
+#include "sql/semantic/system_catalog.hpp"
 #include "engine/util/machine_cores.hpp"
 
 namespace hyrax {
@@ -244,6 +245,21 @@ const SettingDef kSettings[] = {
      [] { return std::string("serializable"); },
      [](const std::string&, SourcePos pos) -> std::string { readOnly("transaction_isolation", pos); },
      true},
+    // The role: what the client logged in as (the server sets it at login), what current_user,
+    // session_user and current_role return.
+    {"session_authorization",
+     "The role the session logged in as (the server's client's user; hyrax in the shell): current_user, "
+     "session_user and current_role (read only: SET SESSION AUTHORIZATION is not supported).",
+     [] { return std::string(sql::kRoleName); },
+     [](const std::string&, SourcePos pos) -> std::string {
+       throw Error(sqlstate::FeatureNotSupported, "SET SESSION AUTHORIZATION is not supported", pos);
+     },
+     true},
+    {"is_superuser",
+     "on for the built-in role hyrax, as pg_roles says (read only; hyrax checks no privileges yet).",
+     [] { return std::string("on"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("is_superuser", pos); },
+     true},
 };
 
 const SettingDef* findSetting(const std::string& name) {
@@ -308,6 +324,21 @@ void SessionSettings::restore(const std::vector<std::pair<std::string, std::stri
   refresh();
 }
 
+bool SessionSettings::setInitial(const std::string& name, const std::string& value, bool checked) {
+  const SettingDef* s = findSetting(text::lowerAscii(name));
+  if (!s) return false;
+  std::string v = checked ? s->normalize(value, {}) : value;
+  initial_[s->name] = v;
+  values_[s->name] = std::move(v);
+  refresh();
+  return true;
+}
+
+std::string SessionSettings::resetValue(const char* name) const {
+  auto it = initial_.find(name);
+  return it != initial_.end() ? it->second : findSetting(name)->defaultValue();
+}
+
 void SessionSettings::assign(const std::string& name, std::string value, UndoLog& undo) {
   std::string& slot = values_.at(name);
   if (slot == value) return;
@@ -324,15 +355,17 @@ QueryResult SessionSettings::apply(const ast::SettingStmt& stmt, UndoLog& undo) 
   switch (stmt.op) {
     case Op::Set: {
       const SettingDef& s = setting(stmt.name, stmt.namePos);
-      assign(s.name, stmt.toDefault ? s.defaultValue() : s.normalize(stmt.value, stmt.valuePos), undo);
+      assign(s.name, stmt.toDefault ? resetValue(s.name) : s.normalize(stmt.value, stmt.valuePos), undo);
       return QueryResult({}, {}, "SET");
     }
     case Op::Reset:
       if (stmt.name.empty()) {
-        for (const SettingDef& s : kSettings) assign(s.name, s.defaultValue(), undo);
+        // Read-only settings keep their values (the session's role too, as PostgreSQL's RESET ALL).
+        for (const SettingDef& s : kSettings)
+          if (!s.readOnly) assign(s.name, resetValue(s.name), undo);
       } else {
         const SettingDef& s = setting(stmt.name, stmt.namePos);
-        assign(s.name, s.defaultValue(), undo);
+        assign(s.name, resetValue(s.name), undo);
       }
       return QueryResult({}, {}, "RESET");
     case Op::Show:

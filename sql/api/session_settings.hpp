@@ -41,6 +41,12 @@ class SessionSettings : public SessionValues {
   int analyticsNice() const { return analyticsNice_; }  // a snapshot worker's nice(1) value
   bool analyticsIdle() const { return analyticsIdle_; }  // ... and SCHED_IDLE besides
 
+  // A setting's value for this session from its start, which RESET and SET ... TO DEFAULT return
+  // to (the server's login: the role, the startup packet's settings, as PostgreSQL takes them).
+  // `checked`: the value is normalized as SET does it (22023 if bad); unchecked for read-only
+  // ones. False when there is no setting of that name (any case).
+  bool setInitial(const std::string& name, const std::string& value, bool checked);
+
   // Every setting's text, and setting them back (a snapshot worker takes its session's this way).
   std::vector<std::pair<std::string, std::string>> values() const;
   void restore(const std::vector<std::pair<std::string, std::string>>& values);
@@ -48,7 +54,9 @@ class SessionSettings : public SessionValues {
  private:
   void assign(const std::string& name, std::string value, UndoLog& undo);
   void refresh();  // the typed values from the texts
+  std::string resetValue(const char* name) const;  // setInitial's value, else the default
   std::map<std::string, std::string> values_;  // name -> normalized text
+  std::map<std::string, std::string> initial_;  // setInitial's values
   MemoryLimit memoryLimit_{0};
   codegen::ExecutionPolicy executionPolicy_;
   bool statementCache_ = true;
