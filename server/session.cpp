@@ -72,6 +72,42 @@ void sendParameterStatus(Wire& wire, std::string_view name, std::string_view val
   wire.end();
 }
 
+// The settings PostgreSQL 15 reports (GUC_REPORT): at startup, then whenever one's value differs
+// from what the client was last told, just before ReadyForQuery (as PostgreSQL 14 and later do:
+// a SET rolled back before then, or a SET LOCAL that ended, sends nothing, or the old value
+// again). Names as PostgreSQL spells them, beside the session setting's.
+struct ReportedSetting {
+  const char* wireName;
+  const char* setting;
+};
+constexpr ReportedSetting kReported[] = {
+    {"application_name", "application_name"},
+    {"client_encoding", "client_encoding"},
+    {"DateStyle", "datestyle"},
+    {"default_transaction_read_only", "default_transaction_read_only"},
+    {"in_hot_standby", "in_hot_standby"},
+    {"integer_datetimes", "integer_datetimes"},
+    {"IntervalStyle", "intervalstyle"},
+    {"is_superuser", "is_superuser"},
+    {"server_encoding", "server_encoding"},
+    {"server_version", "server_version"},
+    {"session_authorization", "session_authorization"},
+    {"standard_conforming_strings", "standard_conforming_strings"},
+    {"TimeZone", "timezone"},
+};
+
+// What a setting is reported as. server_version: libpq derives server_version_num from its
+// leading number, and psql chooses its catalog queries by it; the rest says who answers.
+std::string reportedValue(const Connection& c, const ReportedSetting& r) {
+  std::string v = c.setting(r.setting).value_or("");
+  return std::string_view(r.setting) == "server_version" ? v + " (hyrax)" : v;
+}
+
+// The startup packet's parameters that are no settings (user, database, ...).
+bool isConnectionParameter(const std::string& name) {
+  return name == "user" || name == "database" || name == "options" || name == "replication" || name.rfind("_pq_.", 0) == 0;
+}
+
 }  // namespace
 
 Session::Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit)
@@ -148,31 +184,30 @@ bool Session::startup() {
     auth.authenticate(wire_, params);
     connection_ = std::make_unique<Connection>(db_);
     connection_->setSessionUser(params.get("user"));  // current_user, session_authorization
+    // The settings it gives (application_name, DateStyle, TimeZone, ...) are the session's from
+    // the start, and RESET's. A name hyrax has no setting of, or a value it refuses, leaves the
+    // setting as it was (PostgreSQL refuses the login): the ParameterStatus that follows tells the
+    // client what it got.
+    for (auto& [name, value] : params.values) {
+      if (isConnectionParameter(name)) continue;
+      try {
+        connection_->setStartupSetting(name, value);
+      } catch (const Error&) {
+      }
+    }
     wire_.setReadDeadline({});
     key_ = registry_.add(*connection_);
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
-    sendStartupReply(params);
+    sendStartupReply();
     return true;
   }
 }
 
-void Session::sendStartupReply(const StartupParameters& startup) {
+void Session::sendStartupReply() {
   wire_.begin(backend::Authentication);
   wire_.putInt32(0);  // AuthenticationOk
   wire_.end();
-  // What libpq and JDBC read at startup (server_version: libpq derives server_version_num from
-  // its leading number, and psql chooses its catalog queries by it).
-  sendParameterStatus(wire_, "server_version", "15.0 (hyrax)");
-  sendParameterStatus(wire_, "server_encoding", "UTF8");
-  sendParameterStatus(wire_, "client_encoding", "UTF8");
-  sendParameterStatus(wire_, "DateStyle", "ISO, MDY");
-  sendParameterStatus(wire_, "IntervalStyle", "postgres");
-  sendParameterStatus(wire_, "integer_datetimes", "on");
-  sendParameterStatus(wire_, "standard_conforming_strings", "on");
-  sendParameterStatus(wire_, "TimeZone", "UTC");
-  sendParameterStatus(wire_, "application_name", startup.get("application_name"));
-  sendParameterStatus(wire_, "session_authorization", connection_->setting("session_authorization").value_or(""));
-  sendParameterStatus(wire_, "is_superuser", connection_->setting("is_superuser").value_or(""));
+  reportSettings();
   wire_.begin(backend::BackendKeyData);
   wire_.putInt32(key_.pid);
   wire_.putInt32(key_.secret);
@@ -301,7 +336,7 @@ bool Session::runStatement(std::string_view query, const StatementText& st) {
     sendError(wire_, *failure, Severity::Error, query);
     return false;
   }
-  for (auto& n : result.notices) sendNotice(wire_, n.severity, n.message);
+  for (auto& n : result.notices) sendNotice(wire_, n);
   if (copy.out) sendCopyOut(wire_, copy.columns, copy.rows, *spool);
   sendResult(result);
   return true;
@@ -317,12 +352,26 @@ void Session::sendResult(const QueryResult& result) {
   wire_.end();
 }
 
+void Session::reportSettings() {
+  if (reported_.size() == std::size(kReported) && reportedChanges_ == connection_->settingsChanges()) return;
+  reportedChanges_ = connection_->settingsChanges();
+  const bool startup = reported_.empty();  // every one, even an empty application_name
+  reported_.resize(std::size(kReported));
+  for (size_t i = 0; i < std::size(kReported); ++i) {
+    std::string value = reportedValue(*connection_, kReported[i]);
+    if (!startup && value == reported_[i]) continue;
+    sendParameterStatus(wire_, kReported[i].wireName, value);
+    reported_[i] = std::move(value);
+  }
+}
+
 void Session::sendReadyForQuery() {
   // Portals live until their transaction ends: with no block open, the statement or the batch up
   // to Sync was one (PostgreSQL's implicit transaction).
   if (connection_ && connection_->transactionState() == Connection::TransactionState::Idle) portals_.clear();
   char status = 'I';
   if (connection_) {
+    reportSettings();
     switch (connection_->transactionState()) {
       case Connection::TransactionState::Idle: status = 'I'; break;
       case Connection::TransactionState::InBlock: status = 'T'; break;

@@ -30,7 +30,9 @@ class Session {
 
  private:
   bool startup();  // false: the connection ends (a CancelRequest, or nothing more to do)
-  void sendStartupReply(const StartupParameters& startup);
+  void sendStartupReply();
+  // ParameterStatus for each reported setting whose value the client has not been told.
+  void reportSettings();
   void serve();
   using Handler = void (Session::*)(const Message&);
   static Handler handlerFor(char type);
@@ -69,6 +71,8 @@ class Session {
   bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL
   std::map<std::string, Portal> portals_;  // "" the unnamed one
   std::string errorQuery_;  // the statement text an extended message's error refers to
+  std::vector<std::string> reported_;  // the values of the reported settings the client was told
+  uint64_t reportedChanges_ = 0;       // Connection::settingsChanges() when they were
 };
 
 }  // namespace hyrax::server

@@ -128,7 +128,7 @@ void Session::runPortal(Portal& p) {
   }
   hangupWatcher_->end();
   if (p.result->hasRows()) p.formats = columnFormats(p.formats, p.result->columns().size());
-  for (auto& notice : p.result->notices) sendNotice(wire_, notice.severity, notice.message);
+  for (auto& notice : p.result->notices) sendNotice(wire_, notice);
 }
 
 void Session::onDescribe(const Message& m) {

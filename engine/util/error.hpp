@@ -82,6 +82,14 @@ struct SourcePos {
   bool known() const { return line != 0; }
 };
 
+// A message a statement raised without failing (PostgreSQL's NoticeResponse): WARNING "there is
+// no transaction in progress", a procedure's RAISE NOTICE ...
+struct Notice {
+  std::string severity;  // WARNING, NOTICE, INFO, LOG, DEBUG
+  std::string message;
+  std::string sqlstate = {};  // empty: 01000 for a WARNING, 00000 for the others
+};
+
 class Error : public std::runtime_error {
  public:
   Error(std::string sqlstate, std::string message, SourcePos pos = {})

@@ -60,9 +60,7 @@ TEST_CASE("startup: SSLRequest and GSSENCRequest are answered N, then the sessio
   CHECK(types.find('K') != std::string::npos);         // BackendKeyData
   CHECK(types.back() == 'Z');
   CHECK(replies.back().body == "I");
-  std::map<std::string, std::string> params;
-  for (auto& r : replies)
-    if (r.type == 'S') params[r.body.substr(0, r.body.find('\0'))] = r.body.substr(r.body.find('\0') + 1, r.body.size() - r.body.find('\0') - 2);
+  std::map<std::string, std::string> params = parameterStatus(replies);
   CHECK(params["server_encoding"] == "UTF8");
   CHECK(params["client_encoding"] == "UTF8");
   CHECK(params["integer_datetimes"] == "on");
@@ -281,30 +279,6 @@ TEST_CASE("CopyOutResponse counts the columns of a table, a column list or a que
   CHECK(r[1].body == "t\tf\n");
 }
 
-namespace {
-
-std::string parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& types) {
-  std::string body = name + '\0' + sql + '\0' + RawClient::int16(static_cast<uint16_t>(types.size()));
-  for (uint32_t t : types) body += RawClient::int32(t);
-  return RawClient::message('P', body);
-}
-
-// Bind with text parameters (nullopt: NULL) and one result format code for every column.
-std::string bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& args,
-                 int16_t resultFormat) {
-  std::string body = portal + '\0' + statement + '\0' + RawClient::int16(0) + RawClient::int16(static_cast<uint16_t>(args.size()));
-  for (auto& a : args) body += a ? RawClient::int32(static_cast<uint32_t>(a->size())) + *a : RawClient::int32(0xFFFFFFFF);
-  return RawClient::message('B', body + RawClient::int16(1) + RawClient::int16(static_cast<uint16_t>(resultFormat)));
-}
-
-std::string execute(const std::string& portal, uint32_t limit) {
-  return RawClient::message('E', portal + '\0' + RawClient::int32(limit));
-}
-
-std::string describe(char what, const std::string& name) { return RawClient::message('D', std::string(1, what) + name + '\0'); }
-std::string syncMessage() { return RawClient::message('S', ""); }
-
-}  // namespace
 
 TEST_CASE("extended query: Parse, Describe, Bind, Execute with a row limit, binary results, Close", "[server]") {
   TestServer server;

@@ -1,10 +1,12 @@
 // What a session knows of its client, as PostgreSQL 15 answers it: the role it logged in as
-// (current_user and friends).
+// (current_user and friends), the settings it reports (ParameterStatus).
 #include <catch2/catch.hpp>
 #include <libpq-fe.h>
 #include <pqxx/pqxx>
 
+#include <map>
 #include <memory>
+#include <vector>
 
 #include "server/test/test_server.hpp"
 
@@ -80,4 +82,79 @@ TEST_CASE("session: current_user is the role the client logged in as", "[server]
     CHECK(e.sqlstate() == "0A000");
   }
   CHECK(a.exec("SELECT current_user")[0][0].as<std::string>() == "alice");
+}
+
+namespace {
+
+// The ParameterStatus values among a Query's replies and the replies' types.
+struct Answer {
+  std::string types;
+  std::map<std::string, std::string> reported;
+};
+Answer ask(RawClient& c, const std::string& sql) {
+  c.send(RawClient::query(sql));
+  auto r = c.untilReady();
+  return {RawClient::types(r), parameterStatus(r)};
+}
+
+}  // namespace
+
+TEST_CASE("session: the settings PostgreSQL reports, at startup and when they change", "[server][session]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.send(RawClient::startupPacket(3 << 16, {{"user", "tester"}, {"database", "hyrax"}, {"application_name", "raw"},
+                                            {"DateStyle", "ISO"}, {"TimeZone", "Europe/Berlin"}, {"no_such_setting", "1"}}));
+  std::map<std::string, std::string> start = parameterStatus(c.untilReady());
+  // PostgreSQL 15's reported settings, every one.
+  std::vector<std::string> names;
+  for (auto& [name, value] : start) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"DateStyle", "IntervalStyle", "TimeZone", "application_name", "client_encoding",
+                                          "default_transaction_read_only", "in_hot_standby", "integer_datetimes",
+                                          "is_superuser", "server_encoding", "server_version", "session_authorization",
+                                          "standard_conforming_strings"});
+  CHECK(start["application_name"] == "raw");
+  CHECK(start["DateStyle"] == "ISO, MDY");  // the startup packet's, as SET normalizes it
+  CHECK(start["TimeZone"] == "Europe/Berlin");
+  CHECK(start["session_authorization"] == "tester");
+  // The startup packet's settings are the session's (and RESET's).
+  c.send(RawClient::query("SHOW application_name; SHOW timezone"));
+  auto shown = c.untilReady();
+  REQUIRE(RawClient::types(shown) == "TDCTDCZ");
+
+  Answer a = ask(c, "SET application_name = 'x'");
+  CHECK(a.types == "CSZ");  // ParameterStatus just before ReadyForQuery, as PostgreSQL 14+
+  CHECK(a.reported == std::map<std::string, std::string>{{"application_name", "x"}});
+  CHECK(ask(c, "SET application_name = 'x'").types == "CZ");  // no change, no message
+  // Set and rolled back before ReadyForQuery: the client's value never changed.
+  CHECK(ask(c, "BEGIN; SET application_name = 'y'; ROLLBACK").types == "CCCZ");
+  a = ask(c, "BEGIN; SET application_name = 'y'");
+  CHECK(a.types == "CCSZ");
+  CHECK(a.reported["application_name"] == "y");
+  a = ask(c, "ROLLBACK");  // the old value again
+  CHECK(a.types == "CSZ");
+  CHECK(a.reported["application_name"] == "x");
+  // SET LOCAL: until the block ends; a plain SET after it in the block stays.
+  CHECK(ask(c, "BEGIN; SET LOCAL application_name = 'loc'").reported["application_name"] == "loc");
+  CHECK(ask(c, "COMMIT").reported["application_name"] == "x");
+  CHECK(ask(c, "BEGIN; SET LOCAL application_name = 'l'; SET application_name = 's'; COMMIT").reported["application_name"] == "s");
+  CHECK(ask(c, "BEGIN; SET LOCAL application_name = 'l'; COMMIT").types == "CCCZ");
+  // Outside a block SET LOCAL warns and lasts no longer than its statement.
+  c.send(RawClient::query("SET LOCAL application_name = 'gone'"));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "NCZ");
+  CHECK(r[0].field('C') == "25P01");
+  CHECK(r[0].field('S') == "WARNING");
+  // RESET returns to the startup packet's value; other reported settings likewise.
+  CHECK(ask(c, "RESET application_name").reported == std::map<std::string, std::string>{{"application_name", "raw"}});
+  a = ask(c, "SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, DMY'");
+  CHECK(a.reported == std::map<std::string, std::string>{{"DateStyle", "ISO, DMY"}, {"TimeZone", "UTC"}});
+  a = ask(c, "RESET ALL");
+  CHECK(a.reported == std::map<std::string, std::string>{{"DateStyle", "ISO, MDY"}, {"TimeZone", "Europe/Berlin"}});
+  // A failed SET changes nothing.
+  CHECK(ask(c, "SET client_encoding = 'LATIN1'").types == "EZ");
+  // Extended protocol: reported at Sync, before ReadyForQuery.
+  c.send(parse("", "SET application_name = 'ext'", {}) + bind("", "", {}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12CSZ");
+  CHECK(parameterStatus(r)["application_name"] == "ext");
 }

@@ -96,6 +96,8 @@ bool Connection::setStartupSetting(const std::string& name, const std::string& v
 
 std::optional<std::string> Connection::setting(const std::string& name) const { return settings_->settingValue(name); }
 
+uint64_t Connection::settingsChanges() const { return settings_->changes(); }
+
 std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
   std::vector<QueryResult> results;
   for (auto& st : splitStatements(sql)) results.push_back(execute(st.text, SourcePos{st.line, st.column}));
@@ -323,6 +325,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
 void Connection::endTransaction(bool commit) {
   if (commit) undo_->commit();
   else undo_->rollbackTo(0);
+  settings_->endTransaction(commit);
   txn_ = TransactionState::Idle;
   if (!blockOnSnapshot_) db_.executor().release(this);
   readOnly_ = blockOnSnapshot_ = false;
@@ -336,7 +339,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
     case Op::Begin:
       r = QueryResult({}, {}, "BEGIN");
       if (txn_ != TransactionState::Idle) {
-        r.notices.push_back({"WARNING", "there is already a transaction in progress"});
+        r.notices.push_back({"WARNING", "there is already a transaction in progress", "25001"});
         return r;
       }
       txn_ = TransactionState::InBlock;
@@ -353,7 +356,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
       // COMMIT of a failed block rolls it back, and says so in its tag, as PostgreSQL does.
       r = QueryResult({}, {}, commit || (t.op == Op::Commit && txn_ == TransactionState::Idle) ? "COMMIT" : "ROLLBACK");
       if (txn_ == TransactionState::Idle) {
-        r.notices.push_back({"WARNING", "there is no transaction in progress"});
+        r.notices.push_back({"WARNING", "there is no transaction in progress", "25P01"});
         return r;
       }
       endTransaction(commit);
@@ -463,10 +466,14 @@ QueryResult Connection::atomically(const std::function<QueryResult()>& statement
   if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {
     QueryResult r = statement();
-    if (txn_ == TransactionState::Idle) undo_->commit();
+    if (txn_ == TransactionState::Idle) {
+      undo_->commit();
+      settings_->endTransaction(true);
+    }
     return r;
   } catch (...) {
     undo_->rollbackTo(savepoint);
+    if (txn_ == TransactionState::Idle) settings_->endTransaction(false);
     if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
     try {
       throw;
@@ -627,7 +634,8 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     }
     case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));
     case ast::StmtKind::Execute: return executePrepared(static_cast<const ast::ExecuteStmt&>(*stmt), times);
-    case ast::StmtKind::Setting: return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo);
+    case ast::StmtKind::Setting:
+      return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo, txn_ != TransactionState::Idle);
     case ast::StmtKind::Deallocate: {
       auto& d = static_cast<const ast::DeallocateStmt&>(*stmt);
       if (d.name.empty()) prepared_.clear();

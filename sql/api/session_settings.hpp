@@ -26,7 +26,14 @@ class SessionSettings : public SessionValues {
   std::optional<std::string> settingValue(const std::string& name) const override;
   // Every setting: name, description, default, read-only (pg_settings, through the catalog).
   static std::vector<SettingDescription> descriptions();
-  QueryResult apply(const ast::SettingStmt& stmt, UndoLog& undo);
+  // `inBlock`: a transaction block is open (SET LOCAL outside one warns, as PostgreSQL does).
+  QueryResult apply(const ast::SettingStmt& stmt, UndoLog& undo, bool inBlock);
+  // The session's transaction ended (each statement outside a block is one): SET LOCAL's values
+  // end with it.
+  void endTransaction(bool commit);
+  // Moves whenever a value may have changed (the server reports PostgreSQL's reported settings
+  // only after it moved).
+  uint64_t changes() const { return changes_; }
 
   // The memory one statement may use (installed for the statements the session runs).
   const MemoryLimit& memoryLimit() const { return memoryLimit_; }
@@ -52,11 +59,13 @@ class SessionSettings : public SessionValues {
   void restore(const std::vector<std::pair<std::string, std::string>>& values);
 
  private:
-  void assign(const std::string& name, std::string value, UndoLog& undo);
+  void assign(const std::string& name, std::string value, UndoLog& undo, bool local = false);
   void refresh();  // the typed values from the texts
   std::string resetValue(const char* name) const;  // setInitial's value, else the default
   std::map<std::string, std::string> values_;  // name -> normalized text
   std::map<std::string, std::string> initial_;  // setInitial's values
+  std::map<std::string, std::string> locals_;   // SET LOCAL's settings in this transaction: their values before it
+  uint64_t changes_ = 0;
   MemoryLimit memoryLimit_{0};
   codegen::ExecutionPolicy executionPolicy_;
   bool statementCache_ = true;
