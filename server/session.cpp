@@ -333,6 +333,7 @@ bool Session::runStatement(std::string_view query, const StatementText& st) {
     failure = Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
                                                         " columns is more than the protocol can send (32767)");
   if (failure) {
+    for (auto& n : failure->notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
     sendError(wire_, *failure, Severity::Error, query);
     return false;
   }

@@ -44,6 +44,7 @@ void Session::onExtended(const Message& m) {
   } catch (const FatalError&) {
     throw;
   } catch (const Error& e) {
+    for (auto& n : e.notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
     sendError(wire_, e, Severity::Error, errorQuery_);
     skipTillSync_ = true;
   } catch (const std::bad_alloc&) {

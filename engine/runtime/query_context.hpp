@@ -66,9 +66,9 @@ class QueryContext {
 
   // Error state set by runtime functions; generated code returns a non-zero status after it.
   void setError(const char* sqlstate, std::string message);
-  void setError(const Error& e);  // keeps its DETAIL too
+  void setError(const Error& e);  // keeps its DETAIL and notices too
   bool failed() const { return !errorState_.empty(); }
-  Error error() const { return Error(errorState_, errorMessage_).withDetail(errorDetail_); }
+  Error error() const { return Error(errorState_, errorMessage_).withDetail(errorDetail_).withNoticesBefore(errorNotices_); }
   void clearError();  // a procedure's EXCEPTION handler caught it
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
@@ -142,6 +142,7 @@ class QueryContext {
   void resetSlow();
 
   std::string errorState_, errorMessage_, errorDetail_;
+  std::vector<Notice> errorNotices_;  // raised before the error (a stored function's)
   UndoLog* undo_ = nullptr;
   uint64_t rowsWritten_ = 0;
   int64_t transactionTime_;

@@ -3,7 +3,9 @@
 // text it happened (line:column, 1-based; 0 when the error has no source position).
 #include <cstdint>
 #include <stdexcept>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace hyrax {
 
@@ -107,12 +109,23 @@ class Error : public std::runtime_error {
   void setPosIfUnknown(SourcePos p) {
     if (!pos_.known()) pos_ = p;
   }
+  // The notices the statement raised before it failed (a routine's RAISE NOTICE ...): the client
+  // gets them before the error, as PostgreSQL sends them. Those raised earlier go first.
+  const std::vector<Notice>& notices() const { return notices_; }
+  Error& withNoticesBefore(std::vector<Notice> earlier) {
+    if (earlier.empty()) return *this;
+    earlier.insert(earlier.end(), std::make_move_iterator(notices_.begin()), std::make_move_iterator(notices_.end()));
+    notices_ = std::move(earlier);
+    return *this;
+  }
+  std::vector<Notice> takeNotices() { return std::move(notices_); }
 
  private:
   std::string sqlstate_;
   std::string message_;
   SourcePos pos_;
   std::string detail_;
+  std::vector<Notice> notices_;
 };
 
 }  // namespace hyrax

@@ -158,3 +158,50 @@ TEST_CASE("session: the settings PostgreSQL reports, at startup and when they ch
   REQUIRE(RawClient::types(r) == "12CSZ");
   CHECK(parameterStatus(r)["application_name"] == "ext");
 }
+
+TEST_CASE("session: the notices a statement raised before it failed come before its error", "[server][session]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query(
+      "CREATE TABLE t (a INTEGER);"
+      "CREATE PROCEDURE fails(n INTEGER) AS $$ DECLARE x INTEGER; BEGIN RAISE NOTICE 'n1 %', n; RAISE WARNING 'w1'; "
+      "x := 1 / n; END $$ LANGUAGE plpgsql;"
+      "CREATE PROCEDURE outer_fails() AS $$ BEGIN RAISE NOTICE 'outer'; CALL fails(0); END $$ LANGUAGE plpgsql;"
+      "CREATE PROCEDURE caught() AS $$ DECLARE x INTEGER; BEGIN BEGIN RAISE NOTICE 'inner'; x := 1 / 0; "
+      "EXCEPTION WHEN division_by_zero THEN RAISE NOTICE 'caught'; END; RAISE EXCEPTION 'boom'; END $$ LANGUAGE plpgsql;"
+      "CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RAISE NOTICE 'f %', n; RETURN 10 / n; END $$ LANGUAGE plpgsql;"
+      "INSERT INTO t VALUES (0)"));
+  REQUIRE(RawClient::types(c.untilReady()) == "CCCCCCZ");
+  auto messages = [](const std::vector<Reply>& r) {
+    std::vector<std::string> m;
+    for (auto& x : r)
+      if (x.type == 'N' || x.type == 'E') m.push_back(std::string(1, x.type) + " " + x.field('C') + " " + x.field('M'));
+    return m;
+  };
+  c.send(RawClient::query("CALL fails(0)"));
+  auto r = c.untilReady();
+  CHECK(RawClient::types(r) == "NNEZ");
+  CHECK(messages(r) == std::vector<std::string>{"N 00000 n1 0", "N 01000 w1", "E 22012 division by zero"});
+  // A nested call's, after the caller's; one of a block whose handler caught the error, too.
+  c.send(RawClient::query("CALL outer_fails()"));
+  CHECK(messages(c.untilReady()) == std::vector<std::string>{"N 00000 outer", "N 00000 n1 0", "N 01000 w1", "E 22012 division by zero"});
+  c.send(RawClient::query("CALL caught()"));
+  CHECK(messages(c.untilReady()) == std::vector<std::string>{"N 00000 inner", "N 00000 caught", "E P0001 boom"});
+  // A function a query calls per row, inline and on a snapshot.
+  for (const char* analytics : {"inline", "snapshot"}) {
+    c.send(RawClient::query(std::string("SET analytics = '") + analytics + "'"));
+    c.untilReady();
+    c.send(RawClient::query("SELECT f(a) FROM t"));
+    CHECK(messages(c.untilReady()) == std::vector<std::string>{"N 00000 f 0", "E 22012 division by zero"});
+  }
+  // Through the extended protocol the same.
+  c.send(parse("", "CALL fails(0)", {}) + bind("", "", {}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  CHECK(RawClient::types(r) == "12NNEZ");
+  // In a block: the block fails, the notices still came.
+  c.send(RawClient::query("BEGIN; CALL fails(0)"));
+  r = c.untilReady();
+  CHECK(RawClient::types(r) == "CNNEZ");
+  CHECK(r.back().body == "E");
+}

@@ -70,9 +70,14 @@ class Call final : public ProgramHost {
     handled_.assign(p_.tries.size(), std::nullopt);
     ProgramHostScope scope(this);  // the body asks step() and catchError() below for what it leaves to C++
     if (p_.body(ctx_.get(), nullptr, 0, 0) != 0) {
-      if (error_) std::rethrow_exception(error_);
-      if (ctx_->failed()) throw ctx_->error();
-      throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
+      try {
+        if (error_) std::rethrow_exception(error_);
+        if (ctx_->failed()) throw ctx_->error();
+        throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
+      } catch (Error& e) {
+        e.withNoticesBefore(std::move(notices_));  // the client gets them before the error
+        throw;
+      }
     }
   }
 
@@ -125,6 +130,8 @@ class Call final : public ProgramHost {
           if (c == "others" || c == state || (c.size() == 2 && state.compare(0, 2, c) == 0)) {
             setText(t.sqlstateSlot, state);
             setText(t.sqlerrmSlot, e->message());
+            // What the failed part raised before the error was raised all the same.
+            for (Notice& n : e->takeNotices()) notices_.push_back(std::move(n));
             handled_[block] = std::move(e);
             error_ = nullptr;
             ctx_->clearError();
