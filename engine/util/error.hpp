@@ -56,6 +56,7 @@ inline constexpr const char* UndefinedObject = "42704";
 inline constexpr const char* DuplicateAlias = "42712";
 inline constexpr const char* CannotCoerce = "42846";
 inline constexpr const char* InvalidRowCount = "2201W";
+inline constexpr const char* InvalidOffsetCount = "2201X";
 inline constexpr const char* OutOfMemory = "53200";
 inline constexpr const char* InvalidParameter = "22023";
 inline constexpr const char* InvalidFunctionDefinition = "42P13";
