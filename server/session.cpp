@@ -18,41 +18,6 @@ namespace hyrax::server {
 
 namespace {
 
-// What a statement does with the client's copy streams: COPY FROM STDIN reads them, COPY TO
-// STDOUT writes them (and must announce itself even when it writes no row).
-struct CopyUse {
-  bool in = false, out = false;
-  int16_t columns = 0;  // the column list's length; 0 when the statement lists none
-  CopyRowFormat rows;
-};
-
-CopyUse copyUseOf(const StatementText& st) {
-  try {
-    auto tokens = sqlparse::tokenize(st.text);
-    if (tokens.empty() || !tokens[0].is("copy")) return {};
-    auto stmt = parseStatement(st.text);
-    if (stmt->kind != ast::StmtKind::Copy) return {};
-    auto& copy = static_cast<const ast::CopyStmt&>(*stmt);
-    if (!copy.stdio) return {};
-    CopyUse use{copy.from, !copy.from, static_cast<int16_t>(copy.columns.size()), {}};
-    auto option = [&](std::string_view name) -> const ast::CopyOption* {
-      auto it = std::find_if(copy.options.begin(), copy.options.end(), [&](auto& o) { return o.name == name; });
-      return it == copy.options.end() ? nullptr : &*it;
-    };
-    if (auto* o = option("format"); o && text::lowerAscii(o->value) == "csv") {
-      use.rows.csv = true;
-      use.rows.delimiter = ',';
-    }
-    if (auto* o = option("delimiter"); o && o->value.size() == 1) use.rows.delimiter = o->value[0];
-    if (auto* o = option("quote"); o && o->value.size() == 1) use.rows.quote = o->value[0];
-    if (auto* o = option("escape"); o && o->value.size() == 1) use.rows.escape = o->value[0];
-    else use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
-    return use;
-  } catch (const Error&) {
-    return {};  // execute() reports the syntax error
-  }
-}
-
 // The startup packet's parameters: name/value pairs of NUL-terminated strings, then one NUL.
 StartupParameters readParameters(MessageReader& r) {
   StartupParameters p;
@@ -290,57 +255,58 @@ void Session::onQuery(const Message& m) {
 }
 
 bool Session::runStatement(std::string_view query, const StatementText& st) {
-  CopyUse copy = copyUseOf(st);
+  try {
+    QueryResult result = runWithCopy(copyUseOf(st.text), [&] { return connection_->execute(st.text, SourcePos{st.line, st.column}); });
+    sendResult(result);
+    return true;
+  } catch (const FatalError&) {
+    throw;
+  } catch (const Error& failure) {
+    for (auto& n : failure.notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
+    sendError(wire_, failure, Severity::Error, query);
+    return false;
+  }
+}
+
+QueryResult Session::runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run) {
   // COPY's data passes through spools (copy_streams.hpp says why): FROM STDIN's is received
-  // before the statement runs, TO STDOUT's sent after.
+  // before the statement runs (CopyFail, or the client leaving copy mode, is the statement's
+  // error and it does not run), TO STDOUT's sent after.
   std::optional<Spool> spool;
   std::optional<std::istream> in;
   std::optional<std::ostream> out;
-  std::optional<Error> failure;
   if (copy.in) {
     spool.emplace();
-    try {
-      receiveCopyIn(wire_, copy.columns, *spool);
-    } catch (const FatalError&) {
-      throw;
-    } catch (const Error& e) {
-      failure = e;  // CopyFail, or the client left copy mode: the statement does not run
-    }
-    if (!failure) in.emplace(&spool->reader());
+    receiveCopyIn(wire_, copy.columns, *spool);
+    in.emplace(&spool->reader());
   } else if (copy.out) {
     spool.emplace();
     out.emplace(&*spool);
     out->exceptions(std::ios::badbit);  // a full disk fails the statement instead of truncating it
   }
   QueryResult result;
-  if (!failure) {
-    connection_->setCopyStreams(in ? &*in : nullptr, out ? &*out : nullptr);
-    hangupWatcher_->begin();
-    try {
-      result = connection_->execute(st.text, SourcePos{st.line, st.column});
-    } catch (const Error& e) {
-      failure = e;
-    } catch (const std::bad_alloc&) {
-      failure = Error(sqlstate::OutOfMemory, "out of memory");
-    } catch (const std::exception& e) {
-      failure = Error(sqlstate::InternalError, e.what());
-    }
-    hangupWatcher_->end();
-    connection_->setCopyStreams(nullptr, nullptr);
+  std::optional<Error> failure;
+  connection_->setCopyStreams(in ? &*in : nullptr, out ? &*out : nullptr);
+  hangupWatcher_->begin();
+  try {
+    result = run();
+  } catch (const Error& e) {
+    failure = e;
+  } catch (const std::bad_alloc&) {
+    failure = Error(sqlstate::OutOfMemory, "out of memory");
+  } catch (const std::exception& e) {
+    failure = Error(sqlstate::InternalError, e.what());
   }
+  hangupWatcher_->end();
+  connection_->setCopyStreams(nullptr, nullptr);
+  if (failure) throw *failure;
   // RowDescription and DataRow count columns in 16 bits.
-  if (!failure && result.columns().size() > static_cast<size_t>(INT16_MAX))
-    failure = Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
-                                                        " columns is more than the protocol can send (32767)");
-  if (failure) {
-    for (auto& n : failure->notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
-    sendError(wire_, *failure, Severity::Error, query);
-    return false;
-  }
+  if (result.columns().size() > static_cast<size_t>(INT16_MAX))
+    throw Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
+                                                    " columns is more than the protocol can send (32767)");
   for (auto& n : result.notices) sendNotice(wire_, n);
   if (copy.out) sendCopyOut(wire_, copy.columns, copy.rows, *spool);
-  sendResult(result);
-  return true;
+  return result;
 }
 
 void Session::sendResult(const QueryResult& result) {

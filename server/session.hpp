@@ -3,6 +3,7 @@
 // 3.0, authentication, the parameters a driver expects), then a message loop that hands each
 // message to the function for its type. Statements run through the session's Connection, on
 // the database's executor thread; this thread blocks meanwhile.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +57,9 @@ class Session {
 
   // One statement of a Query; false when it failed (the rest of the Query is skipped).
   bool runStatement(std::string_view query, const StatementText& statement);
+  // Runs a statement with the client's copy streams as `copy` says (receiving COPY FROM STDIN's
+  // data first, sending COPY TO STDOUT's after), then sends its notices; throws its Error.
+  QueryResult runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run);
   void sendResult(const QueryResult& result);
   void sendReadyForQuery();
 
