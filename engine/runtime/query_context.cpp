@@ -72,6 +72,7 @@ void QueryContext::resetSlow() {
 
 void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
   resetSlow();
+  notices_.clear();
   resultTypes_ = &ownTypes_;
   arena_.clear();
   cancel_ = cancel;

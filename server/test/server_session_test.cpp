@@ -205,3 +205,32 @@ TEST_CASE("session: the notices a statement raised before it failed come before 
   CHECK(RawClient::types(r) == "CNNEZ");
   CHECK(r.back().body == "E");
 }
+
+TEST_CASE("session: a function a query calls per row sends its notices, as PostgreSQL", "[server][session]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query(
+      "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2), (0);"
+      "CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RAISE NOTICE 'f %', n; RETURN 10 / n; END $$ LANGUAGE plpgsql"));
+  REQUIRE(RawClient::types(c.untilReady()) == "CCCZ");
+  auto notices = [](const std::vector<Reply>& r) {
+    std::string s;
+    for (auto& x : r)
+      if (x.type == 'N' || x.type == 'E') s += std::string(1, x.type) + ":" + x.field('M') + ";";
+    return s;
+  };
+  for (const char* analytics : {"inline", "snapshot"}) {
+    c.send(RawClient::query(std::string("SET analytics = '") + analytics + "'"));
+    c.untilReady();
+    c.send(RawClient::query("SELECT f(a) FROM t WHERE a > 0 ORDER BY a"));
+    auto r = c.untilReady();
+    // (PostgreSQL interleaves them with the rows, as it computes each; here they all come first:
+    // the rows are computed before any is sent.)
+    CHECK(RawClient::types(r) == "NNTDDCZ");
+    CHECK(notices(r) == "N:f 1;N:f 2;");
+    // The calls that went well before one failed: their notices, then the failed one's, then the error.
+    c.send(RawClient::query("SELECT f(a) FROM t"));
+    CHECK(notices(c.untilReady()) == "N:f 1;N:f 2;N:f 0;E:division by zero;");
+  }
+}

@@ -75,7 +75,11 @@ class Call final : public ProgramHost {
         if (ctx_->failed()) throw ctx_->error();
         throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
       } catch (Error& e) {
-        e.withNoticesBefore(std::move(notices_));  // the client gets them before the error
+        // The client gets them before the error: the body's, then those of the functions the
+        // failed statement called before it failed.
+        for (auto& n : ctx_->notices()) notices_.push_back(std::move(n));
+        ctx_->notices().clear();
+        e.withNoticesBefore(std::move(notices_));
         throw;
       }
     }
@@ -225,6 +229,8 @@ class Call final : public ProgramHost {
     ctx_->reset(p_.resultTypes[i]);
     if (st.plan.foundSlot >= 0) setBool(p_.foundSlot, false);
     st.compiled->run(*ctx_);
+    for (auto& n : ctx_->notices()) notices_.push_back(std::move(n));  // of functions the statement called
+    ctx_->notices().clear();
     if (st.plan.foundSlot >= 0 && !isTrue(p_.foundSlot))
       for (uint32_t s : st.plan.into) slot(s).null = 1;  // SELECT INTO found no row: NULL
     applyWrite(i);
@@ -510,6 +516,7 @@ void SessionRoutines::call(QueryContext& ctx, RoutineHandle& routine, const Valu
     NestedCall nested;
     r = routines_.run(catalog_, undo_, p, values, cancel_);
   }
+  for (auto& n : r.notices) ctx.notices().push_back(std::move(n));  // the calling statement's now
   *out = ValueSlot{};
   if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def.returns.isNull()) {
     out->null = 1;
