@@ -91,6 +91,14 @@ struct Answer {
   std::string types;
   std::map<std::string, std::string> reported;
 };
+// The NoticeResponses and ErrorResponses among replies: "N 00000 message", "E 22012 message".
+std::vector<std::string> messages(const std::vector<Reply>& replies) {
+  std::vector<std::string> m;
+  for (auto& x : replies)
+    if (x.type == 'N' || x.type == 'E') m.push_back(std::string(1, x.type) + " " + x.field('C') + " " + x.field('M'));
+  return m;
+}
+
 Answer ask(RawClient& c, const std::string& sql) {
   c.send(RawClient::query(sql));
   auto r = c.untilReady();
@@ -173,12 +181,6 @@ TEST_CASE("session: the notices a statement raised before it failed come before 
       "CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RAISE NOTICE 'f %', n; RETURN 10 / n; END $$ LANGUAGE plpgsql;"
       "INSERT INTO t VALUES (0)"));
   REQUIRE(RawClient::types(c.untilReady()) == "CCCCCCZ");
-  auto messages = [](const std::vector<Reply>& r) {
-    std::vector<std::string> m;
-    for (auto& x : r)
-      if (x.type == 'N' || x.type == 'E') m.push_back(std::string(1, x.type) + " " + x.field('C') + " " + x.field('M'));
-    return m;
-  };
   c.send(RawClient::query("CALL fails(0)"));
   auto r = c.untilReady();
   CHECK(RawClient::types(r) == "NNEZ");
@@ -214,12 +216,6 @@ TEST_CASE("session: a function a query calls per row sends its notices, as Postg
       "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2), (0);"
       "CREATE FUNCTION f(n INTEGER) RETURNS INTEGER AS $$ BEGIN RAISE NOTICE 'f %', n; RETURN 10 / n; END $$ LANGUAGE plpgsql"));
   REQUIRE(RawClient::types(c.untilReady()) == "CCCZ");
-  auto notices = [](const std::vector<Reply>& r) {
-    std::string s;
-    for (auto& x : r)
-      if (x.type == 'N' || x.type == 'E') s += std::string(1, x.type) + ":" + x.field('M') + ";";
-    return s;
-  };
   for (const char* analytics : {"inline", "snapshot"}) {
     c.send(RawClient::query(std::string("SET analytics = '") + analytics + "'"));
     c.untilReady();
@@ -228,9 +224,10 @@ TEST_CASE("session: a function a query calls per row sends its notices, as Postg
     // (PostgreSQL interleaves them with the rows, as it computes each; here they all come first:
     // the rows are computed before any is sent.)
     CHECK(RawClient::types(r) == "NNTDDCZ");
-    CHECK(notices(r) == "N:f 1;N:f 2;");
+    CHECK(messages(r) == std::vector<std::string>{"N 00000 f 1", "N 00000 f 2"});
     // The calls that went well before one failed: their notices, then the failed one's, then the error.
     c.send(RawClient::query("SELECT f(a) FROM t"));
-    CHECK(notices(c.untilReady()) == "N:f 1;N:f 2;N:f 0;E:division by zero;");
+    CHECK(messages(c.untilReady()) ==
+          std::vector<std::string>{"N 00000 f 1", "N 00000 f 2", "N 00000 f 0", "E 22012 division by zero"});
   }
 }
