@@ -1,6 +1,7 @@
 #include "server/copy_streams.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -49,6 +50,10 @@ int16_t fieldCount(std::string_view row, const CopyRowFormat& format) {
 }  // namespace
 
 CopyUse copyUseOf(const std::string& text) {
+  // Every Bind asks: a statement that starts with a letter other than c is none, untokenized.
+  size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string::npos) return {};
+  if (std::isalpha(static_cast<unsigned char>(text[i])) && (text[i] | 0x20) != 'c') return {};
   try {
     auto tokens = sqlparse::tokenize(text);
     if (tokens.empty() || !tokens[0].is("copy")) return {};
