@@ -1,11 +1,15 @@
 #include "server/copy_streams.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
+#include "engine/types/text_format.hpp"
 #include "server/protocol.hpp"
+#include "sql/parser/lexer.hpp"
+#include "sql/parser/parser.hpp"
 
 namespace hyrax::server {
 
@@ -44,6 +48,37 @@ int16_t fieldCount(std::string_view row, const CopyRowFormat& format) {
 }
 
 }  // namespace
+
+CopyUse copyUseOf(const std::string& text) {
+  // Every Bind asks: a statement that starts with a letter other than c is none, untokenized.
+  size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string::npos) return {};
+  if (std::isalpha(static_cast<unsigned char>(text[i])) && (text[i] | 0x20) != 'c') return {};
+  try {
+    auto tokens = sqlparse::tokenize(text);
+    if (tokens.empty() || !tokens[0].is("copy")) return {};
+    auto stmt = parseStatement(text);
+    if (stmt->kind != ast::StmtKind::Copy) return {};
+    auto& copy = static_cast<const ast::CopyStmt&>(*stmt);
+    if (!copy.stdio) return {};
+    CopyUse use{copy.from, !copy.from, static_cast<int16_t>(copy.columns.size()), {}};
+    auto option = [&](std::string_view name) -> const ast::CopyOption* {
+      auto it = std::find_if(copy.options.begin(), copy.options.end(), [&](auto& o) { return o.name == name; });
+      return it == copy.options.end() ? nullptr : &*it;
+    };
+    if (auto* o = option("format"); o && text::lowerAscii(o->value) == "csv") {
+      use.rows.csv = true;
+      use.rows.delimiter = ',';
+    }
+    if (auto* o = option("delimiter"); o && o->value.size() == 1) use.rows.delimiter = o->value[0];
+    if (auto* o = option("quote"); o && o->value.size() == 1) use.rows.quote = o->value[0];
+    if (auto* o = option("escape"); o && o->value.size() == 1) use.rows.escape = o->value[0];
+    else use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
+    return use;
+  } catch (const Error&) {
+    return {};  // execute() reports the syntax error
+  }
+}
 
 void receiveCopyIn(Wire& wire, int16_t columns, Spool& spool) {
   sendCopyResponse(wire, backend::CopyInResponse, columns);

@@ -10,6 +10,7 @@
 // spool, sendCopyOut() sends it after, as one CopyData message per row (libpq clients such as
 // libpqxx's stream_from read a message as a row).
 #include <cstdint>
+#include <string>
 
 #include "server/spool.hpp"
 #include "server/wire.hpp"
@@ -27,6 +28,16 @@ struct CopyRowFormat {
   char quote = '"', escape = '"';
   char delimiter = '\t';  // csv's default is ','
 };
+
+// What a statement does with the client's copy streams: COPY FROM STDIN reads them, COPY TO
+// STDOUT writes them (and must announce itself even when it writes no row).
+struct CopyUse {
+  bool in = false, out = false;
+  int16_t columns = 0;  // the column list's length; 0 when the statement lists none
+  CopyRowFormat rows;
+};
+// Nothing for another statement, or one that does not parse (running it reports why).
+CopyUse copyUseOf(const std::string& text);
 
 // CopyOutResponse, a CopyData message per row, CopyDone. CopyOutResponse's column count is the
 // first row's field count (drivers such as psycopg parse rows by it; COPY (query) TO's columns

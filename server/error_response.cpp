@@ -47,12 +47,13 @@ void sendError(Wire& wire, const Error& error, Severity severity, std::string_vi
   wire.end();
 }
 
-void sendNotice(Wire& wire, std::string_view severity, std::string_view message) {
+void sendNotice(Wire& wire, const Notice& notice) {
   wire.begin(backend::NoticeResponse);
-  putField(wire, 'S', severity);
-  putField(wire, 'V', severity);
-  putField(wire, 'C', severity == "WARNING" ? "01000" : "00000");  // warning, successful completion
-  putField(wire, 'M', message);
+  putField(wire, 'S', notice.severity);
+  putField(wire, 'V', notice.severity);
+  if (!notice.sqlstate.empty()) putField(wire, 'C', notice.sqlstate);
+  else putField(wire, 'C', notice.severity == "WARNING" ? "01000" : "00000");  // warning, successful completion
+  putField(wire, 'M', notice.message);
   wire.buffer().push_back('\0');
   wire.end();
 }

@@ -13,8 +13,7 @@ enum class Severity { Error, Fatal };
 
 // `query` is the Query message's text the error's line:column refers to (empty: no position).
 void sendError(Wire& wire, const Error& error, Severity severity, std::string_view query = {});
-// WARNING, NOTICE, INFO, LOG or DEBUG, as QueryResult::Notice has it.
-void sendNotice(Wire& wire, std::string_view severity, std::string_view message);
+void sendNotice(Wire& wire, const Notice& notice);
 
 // The 1-based character (not byte) position of line:column in `text`, as the P field counts;
 // 0 when the position is unknown or outside the text.

@@ -18,41 +18,6 @@ namespace hyrax::server {
 
 namespace {
 
-// What a statement does with the client's copy streams: COPY FROM STDIN reads them, COPY TO
-// STDOUT writes them (and must announce itself even when it writes no row).
-struct CopyUse {
-  bool in = false, out = false;
-  int16_t columns = 0;  // the column list's length; 0 when the statement lists none
-  CopyRowFormat rows;
-};
-
-CopyUse copyUseOf(const StatementText& st) {
-  try {
-    auto tokens = sqlparse::tokenize(st.text);
-    if (tokens.empty() || !tokens[0].is("copy")) return {};
-    auto stmt = parseStatement(st.text);
-    if (stmt->kind != ast::StmtKind::Copy) return {};
-    auto& copy = static_cast<const ast::CopyStmt&>(*stmt);
-    if (!copy.stdio) return {};
-    CopyUse use{copy.from, !copy.from, static_cast<int16_t>(copy.columns.size()), {}};
-    auto option = [&](std::string_view name) -> const ast::CopyOption* {
-      auto it = std::find_if(copy.options.begin(), copy.options.end(), [&](auto& o) { return o.name == name; });
-      return it == copy.options.end() ? nullptr : &*it;
-    };
-    if (auto* o = option("format"); o && text::lowerAscii(o->value) == "csv") {
-      use.rows.csv = true;
-      use.rows.delimiter = ',';
-    }
-    if (auto* o = option("delimiter"); o && o->value.size() == 1) use.rows.delimiter = o->value[0];
-    if (auto* o = option("quote"); o && o->value.size() == 1) use.rows.quote = o->value[0];
-    if (auto* o = option("escape"); o && o->value.size() == 1) use.rows.escape = o->value[0];
-    else use.rows.escape = use.rows.quote;  // csv's escape defaults to its quote
-    return use;
-  } catch (const Error&) {
-    return {};  // execute() reports the syntax error
-  }
-}
-
 // The startup packet's parameters: name/value pairs of NUL-terminated strings, then one NUL.
 StartupParameters readParameters(MessageReader& r) {
   StartupParameters p;
@@ -70,6 +35,42 @@ void sendParameterStatus(Wire& wire, std::string_view name, std::string_view val
   wire.putCString(name);
   wire.putCString(value);
   wire.end();
+}
+
+// The settings PostgreSQL 15 reports (GUC_REPORT): at startup, then whenever one's value differs
+// from what the client was last told, just before ReadyForQuery (as PostgreSQL 14 and later do:
+// a SET rolled back before then, or a SET LOCAL that ended, sends nothing, or the old value
+// again). Names as PostgreSQL spells them, beside the session setting's.
+struct ReportedSetting {
+  const char* wireName;
+  const char* setting;
+};
+constexpr ReportedSetting kReported[] = {
+    {"application_name", "application_name"},
+    {"client_encoding", "client_encoding"},
+    {"DateStyle", "datestyle"},
+    {"default_transaction_read_only", "default_transaction_read_only"},
+    {"in_hot_standby", "in_hot_standby"},
+    {"integer_datetimes", "integer_datetimes"},
+    {"IntervalStyle", "intervalstyle"},
+    {"is_superuser", "is_superuser"},
+    {"server_encoding", "server_encoding"},
+    {"server_version", "server_version"},
+    {"session_authorization", "session_authorization"},
+    {"standard_conforming_strings", "standard_conforming_strings"},
+    {"TimeZone", "timezone"},
+};
+
+// What a setting is reported as. server_version: libpq derives server_version_num from its
+// leading number, and psql chooses its catalog queries by it; the rest says who answers.
+std::string reportedValue(const Connection& c, const ReportedSetting& r) {
+  std::string v = c.setting(r.setting).value_or("");
+  return std::string_view(r.setting) == "server_version" ? v + " (hyrax)" : v;
+}
+
+// The startup packet's parameters that are no settings (user, database, ...).
+bool isConnectionParameter(const std::string& name) {
+  return name == "user" || name == "database" || name == "options" || name == "replication" || name.rfind("_pq_.", 0) == 0;
 }
 
 }  // namespace
@@ -147,31 +148,31 @@ bool Session::startup() {
     Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : scram;
     auth.authenticate(wire_, params);
     connection_ = std::make_unique<Connection>(db_);
+    connection_->setSessionUser(params.get("user"));  // current_user, session_authorization
+    // The settings it gives (application_name, DateStyle, TimeZone, ...) are the session's from
+    // the start, and RESET's. A name hyrax has no setting of, or a value it refuses, leaves the
+    // setting as it was (PostgreSQL refuses the login): the ParameterStatus that follows tells the
+    // client what it got.
+    for (auto& [name, value] : params.values) {
+      if (isConnectionParameter(name)) continue;
+      try {
+        connection_->setStartupSetting(name, value);
+      } catch (const Error&) {
+      }
+    }
     wire_.setReadDeadline({});
     key_ = registry_.add(*connection_);
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
-    sendStartupReply(params);
+    sendStartupReply();
     return true;
   }
 }
 
-void Session::sendStartupReply(const StartupParameters& startup) {
+void Session::sendStartupReply() {
   wire_.begin(backend::Authentication);
   wire_.putInt32(0);  // AuthenticationOk
   wire_.end();
-  // What libpq and JDBC read at startup (server_version: libpq derives server_version_num from
-  // its leading number, and psql chooses its catalog queries by it).
-  sendParameterStatus(wire_, "server_version", "15.0 (hyrax)");
-  sendParameterStatus(wire_, "server_encoding", "UTF8");
-  sendParameterStatus(wire_, "client_encoding", "UTF8");
-  sendParameterStatus(wire_, "DateStyle", "ISO, MDY");
-  sendParameterStatus(wire_, "IntervalStyle", "postgres");
-  sendParameterStatus(wire_, "integer_datetimes", "on");
-  sendParameterStatus(wire_, "standard_conforming_strings", "on");
-  sendParameterStatus(wire_, "TimeZone", "UTC");
-  sendParameterStatus(wire_, "application_name", startup.get("application_name"));
-  sendParameterStatus(wire_, "session_authorization", startup.get("user"));
-  sendParameterStatus(wire_, "is_superuser", "on");
+  reportSettings();
   wire_.begin(backend::BackendKeyData);
   wire_.putInt32(key_.pid);
   wire_.putInt32(key_.secret);
@@ -254,56 +255,58 @@ void Session::onQuery(const Message& m) {
 }
 
 bool Session::runStatement(std::string_view query, const StatementText& st) {
-  CopyUse copy = copyUseOf(st);
+  try {
+    QueryResult result = runWithCopy(copyUseOf(st.text), [&] { return connection_->execute(st.text, SourcePos{st.line, st.column}); });
+    sendResult(result);
+    return true;
+  } catch (const FatalError&) {
+    throw;
+  } catch (const Error& failure) {
+    for (auto& n : failure.notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
+    sendError(wire_, failure, Severity::Error, query);
+    return false;
+  }
+}
+
+QueryResult Session::runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run) {
   // COPY's data passes through spools (copy_streams.hpp says why): FROM STDIN's is received
-  // before the statement runs, TO STDOUT's sent after.
+  // before the statement runs (CopyFail, or the client leaving copy mode, is the statement's
+  // error and it does not run), TO STDOUT's sent after.
   std::optional<Spool> spool;
   std::optional<std::istream> in;
   std::optional<std::ostream> out;
-  std::optional<Error> failure;
   if (copy.in) {
     spool.emplace();
-    try {
-      receiveCopyIn(wire_, copy.columns, *spool);
-    } catch (const FatalError&) {
-      throw;
-    } catch (const Error& e) {
-      failure = e;  // CopyFail, or the client left copy mode: the statement does not run
-    }
-    if (!failure) in.emplace(&spool->reader());
+    receiveCopyIn(wire_, copy.columns, *spool);
+    in.emplace(&spool->reader());
   } else if (copy.out) {
     spool.emplace();
     out.emplace(&*spool);
     out->exceptions(std::ios::badbit);  // a full disk fails the statement instead of truncating it
   }
   QueryResult result;
-  if (!failure) {
-    connection_->setCopyStreams(in ? &*in : nullptr, out ? &*out : nullptr);
-    hangupWatcher_->begin();
-    try {
-      result = connection_->execute(st.text, SourcePos{st.line, st.column});
-    } catch (const Error& e) {
-      failure = e;
-    } catch (const std::bad_alloc&) {
-      failure = Error(sqlstate::OutOfMemory, "out of memory");
-    } catch (const std::exception& e) {
-      failure = Error(sqlstate::InternalError, e.what());
-    }
-    hangupWatcher_->end();
-    connection_->setCopyStreams(nullptr, nullptr);
+  std::optional<Error> failure;
+  connection_->setCopyStreams(in ? &*in : nullptr, out ? &*out : nullptr);
+  hangupWatcher_->begin();
+  try {
+    result = run();
+  } catch (const Error& e) {
+    failure = e;
+  } catch (const std::bad_alloc&) {
+    failure = Error(sqlstate::OutOfMemory, "out of memory");
+  } catch (const std::exception& e) {
+    failure = Error(sqlstate::InternalError, e.what());
   }
+  hangupWatcher_->end();
+  connection_->setCopyStreams(nullptr, nullptr);
+  if (failure) throw *failure;
   // RowDescription and DataRow count columns in 16 bits.
-  if (!failure && result.columns().size() > static_cast<size_t>(INT16_MAX))
-    failure = Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
-                                                        " columns is more than the protocol can send (32767)");
-  if (failure) {
-    sendError(wire_, *failure, Severity::Error, query);
-    return false;
-  }
-  for (auto& n : result.notices) sendNotice(wire_, n.severity, n.message);
+  if (result.columns().size() > static_cast<size_t>(INT16_MAX))
+    throw Error(sqlstate::ProgramLimitExceeded, "a result of " + std::to_string(result.columns().size()) +
+                                                    " columns is more than the protocol can send (32767)");
+  for (auto& n : result.notices) sendNotice(wire_, n);
   if (copy.out) sendCopyOut(wire_, copy.columns, copy.rows, *spool);
-  sendResult(result);
-  return true;
+  return result;
 }
 
 void Session::sendResult(const QueryResult& result) {
@@ -316,12 +319,26 @@ void Session::sendResult(const QueryResult& result) {
   wire_.end();
 }
 
+void Session::reportSettings() {
+  if (reported_.size() == std::size(kReported) && reportedChanges_ == connection_->settingsChanges()) return;
+  reportedChanges_ = connection_->settingsChanges();
+  const bool startup = reported_.empty();  // every one, even an empty application_name
+  reported_.resize(std::size(kReported));
+  for (size_t i = 0; i < std::size(kReported); ++i) {
+    std::string value = reportedValue(*connection_, kReported[i]);
+    if (!startup && value == reported_[i]) continue;
+    sendParameterStatus(wire_, kReported[i].wireName, value);
+    reported_[i] = std::move(value);
+  }
+}
+
 void Session::sendReadyForQuery() {
   // Portals live until their transaction ends: with no block open, the statement or the batch up
   // to Sync was one (PostgreSQL's implicit transaction).
   if (connection_ && connection_->transactionState() == Connection::TransactionState::Idle) portals_.clear();
   char status = 'I';
   if (connection_) {
+    reportSettings();
     switch (connection_->transactionState()) {
       case Connection::TransactionState::Idle: status = 'I'; break;
       case Connection::TransactionState::InBlock: status = 'T'; break;

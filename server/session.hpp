@@ -3,6 +3,7 @@
 // 3.0, authentication, the parameters a driver expects), then a message loop that hands each
 // message to the function for its type. Statements run through the session's Connection, on
 // the database's executor thread; this thread blocks meanwhile.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,7 +31,9 @@ class Session {
 
  private:
   bool startup();  // false: the connection ends (a CancelRequest, or nothing more to do)
-  void sendStartupReply(const StartupParameters& startup);
+  void sendStartupReply();
+  // ParameterStatus for each reported setting whose value the client has not been told.
+  void reportSettings();
   void serve();
   using Handler = void (Session::*)(const Message&);
   static Handler handlerFor(char type);
@@ -54,6 +57,9 @@ class Session {
 
   // One statement of a Query; false when it failed (the rest of the Query is skipped).
   bool runStatement(std::string_view query, const StatementText& statement);
+  // Runs a statement with the client's copy streams as `copy` says (receiving COPY FROM STDIN's
+  // data first, sending COPY TO STDOUT's after), then sends its notices; throws its Error.
+  QueryResult runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run);
   void sendResult(const QueryResult& result);
   void sendReadyForQuery();
 
@@ -69,6 +75,8 @@ class Session {
   bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL
   std::map<std::string, Portal> portals_;  // "" the unnamed one
   std::string errorQuery_;  // the statement text an extended message's error refers to
+  std::vector<std::string> reported_;  // the values of the reported settings the client was told
+  uint64_t reportedChanges_ = 0;       // Connection::settingsChanges() when they were
 };
 
 }  // namespace hyrax::server

@@ -5,6 +5,7 @@
 // PostgreSQL does.
 #include <optional>
 
+#include "server/copy_streams.hpp"
 #include "server/data_rows.hpp"
 #include "server/error_response.hpp"
 #include "server/pg_types.hpp"
@@ -44,6 +45,7 @@ void Session::onExtended(const Message& m) {
   } catch (const FatalError&) {
     throw;
   } catch (const Error& e) {
+    for (auto& n : e.notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
     sendError(wire_, e, Severity::Error, errorQuery_);
     skipTillSync_ = true;
   } catch (const std::bad_alloc&) {
@@ -75,6 +77,7 @@ void Session::onBind(const Message& m) {
   const int16_t n = r.int16();
   if (n < 0) throw Error(wirestate::ProtocolViolation, "invalid number of parameters");
   const Connection::StatementDescription& d = connection_->describeStatement(portal.statement);
+  portal.copy = copyUseOf(d.text);
   if (static_cast<size_t>(n) != d.parameters.size())
     throw Error(wirestate::ProtocolViolation, "bind message supplies " + std::to_string(n) + " parameters, but prepared statement \"" +
                                                   portal.statement + "\" requires " + std::to_string(d.parameters.size()));
@@ -115,20 +118,19 @@ Portal& Session::portal(const std::string& name) {
 
 void Session::runPortal(Portal& p) {
   if (p.result) return;
-  hangupWatcher_->begin();
   try {
-    p.result = connection_->executeStatement(p.statement, p.arguments);
-  } catch (...) {
-    hangupWatcher_->end();
+    // A COPY's CopyInResponse or CopyOutResponse and data come here, at Execute, as PostgreSQL's.
+    p.result = runWithCopy(p.copy, [&] { return connection_->executeStatement(p.statement, p.arguments); });
+  } catch (const FatalError&) {
+    throw;
+  } catch (const Error&) {
     try {  // the text the error's position counts in (a Close may have taken the statement away)
       errorQuery_ = connection_->describeStatement(p.statement).text;
     } catch (const Error&) {
     }
     throw;
   }
-  hangupWatcher_->end();
   if (p.result->hasRows()) p.formats = columnFormats(p.formats, p.result->columns().size());
-  for (auto& notice : p.result->notices) sendNotice(wire_, notice.severity, notice.message);
 }
 
 void Session::onDescribe(const Message& m) {
@@ -151,7 +153,8 @@ void Session::onDescribe(const Message& m) {
   if (what != 'P') throw Error(wirestate::ProtocolViolation, "invalid DESCRIBE message subtype " + std::string(1, what));
   Portal& p = portal(name);
   const Connection::StatementDescription d = connection_->describeStatement(p.statement);
-  if (!d.columnsKnown) runPortal(p);  // its rows come at Execute, as ever
+  // Its rows come at Execute, as ever; a COPY's data too (NoData here, as PostgreSQL).
+  if (!d.columnsKnown && !p.copy.in && !p.copy.out) runPortal(p);
   const std::vector<ResultColumn>& columns = p.result ? p.result->columns() : d.columns;
   if (columns.empty()) sendEmpty(wire_, backend::NoData);
   else sendRowDescription(wire_, columns, columnFormats(p.formats, columns.size()));

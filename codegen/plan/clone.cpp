@@ -151,6 +151,8 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       auto r = std::make_unique<Limit>();
       r->limit = l.limit;
       r->offset = l.offset;
+      r->limitExpr = copy(l.limitExpr, map);
+      r->offsetExpr = copy(l.offsetExpr, map);
       return r;
     }
     case OpKind::UnionAll: {

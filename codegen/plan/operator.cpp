@@ -178,6 +178,9 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
       for (auto& k : static_cast<Sort&>(op).keys) visit(k.expr);
       break;
     case OpKind::Limit:
+      visit(static_cast<Limit&>(op).limitExpr);
+      visit(static_cast<Limit&>(op).offsetExpr);
+      break;
     case OpKind::UnionAll: break;
   }
 }
@@ -299,7 +302,9 @@ std::string describe(const Operator& op) {
       auto& l = static_cast<const Limit&>(op);
       std::string r = "Limit";
       if (l.limit != UINT64_MAX) r += fmt::format(" {}", l.limit);
+      if (l.limitExpr) r += " " + toString(*l.limitExpr);
       if (l.offset) r += fmt::format(" offset {}", l.offset);
+      if (l.offsetExpr) r += " offset " + toString(*l.offsetExpr);
       return r;
     }
   }

@@ -262,6 +262,11 @@ struct Sort : Operator {
 struct Limit : Operator {
   uint64_t limit = UINT64_MAX;  // UINT64_MAX = no limit
   uint64_t offset = 0;
+  // LIMIT $1 / OFFSET $2 of a prepared statement: BIGINT expressions of its parameters, evaluated
+  // when the query runs (NULL: no limit, no offset; negative: 2201W, 2201X), in place of the
+  // constants above (which then stay "none": the rewrites that use a limit leave these alone).
+  ExprPtr limitExpr, offsetExpr;
+  bool runTimeCount() const { return limitExpr || offsetExpr; }
   Limit() : Operator(OpKind::Limit) {}
   std::vector<const IU*> produced() const override { return child()->produced(); }
 };

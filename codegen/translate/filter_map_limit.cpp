@@ -1,5 +1,6 @@
 // Operators that stay inside a pipeline: Filter, Map, Limit and UnionAll.
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/runtime.hpp"
 
 namespace hyrax::codegen {
 
@@ -93,10 +94,38 @@ void UnionAllTranslator::consume(Translator& from) {
 }
 
 void LimitTranslator::produce() {
+  auto& l = static_cast<const plan::Limit&>(op_);
   slot_ = q_.newStateSlot();
-  q_.atInit([this] {
-    llvm::Value* buf = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(8)}));
-    cg_.b.CreateStore(cg_.checkNotNull(cg_.call("hyrax_rt_buf_append", {cg_.queryContext(), buf})), cg_.stateSlot(slot_));
+  q_.atInit([this, &l] {
+    auto& b = cg_.b;
+    // The row counter; with LIMIT/OFFSET of parameters also the offset and where to stop, worked
+    // out once here from the parameters' values.
+    const bool runTime = l.runTimeCount();
+    llvm::Value* buf = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(runTime ? 24 : 8)}));
+    llvm::Value* row = cg_.checkNotNull(cg_.call("hyrax_rt_buf_append", {cg_.queryContext(), buf}));
+    b.CreateStore(row, cg_.stateSlot(slot_));
+    if (!runTime) return;
+    // A count's value: NULL is `none`; a negative one is the statement's error.
+    auto count = [&](const plan::ExprPtr& e, uint64_t constant, uint64_t none, int32_t negative) -> llvm::Value* {
+      if (!e) return cg_.c64(constant);
+      SqlValue v = q_.expr.compile(*e);
+      llvm::Value* x = v.v;
+      llvm::Value* below = b.CreateICmpSLT(x, cg_.c64(0));
+      if (v.null) {
+        below = b.CreateAnd(b.CreateNot(v.null), below);
+        x = b.CreateSelect(v.null, cg_.c64(none), x);
+      }
+      cg_.raiseIf(below, negative);
+      return x;
+    };
+    llvm::Value* offset = count(l.offsetExpr, l.offset, 0, HYRAX_ERR_NEGATIVE_OFFSET);
+    llvm::Value* limit = count(l.limitExpr, l.limit, UINT64_MAX, HYRAX_ERR_NEGATIVE_LIMIT);
+    // offset + limit, or "never" when there is no limit or the sum passes 2^64 - 1.
+    llvm::Value* sum = b.CreateAdd(offset, limit);
+    llvm::Value* stop = b.CreateSelect(b.CreateICmpULT(sum, offset), cg_.c64(UINT64_MAX), sum);
+    stop = b.CreateSelect(b.CreateICmpEQ(limit, cg_.c64(UINT64_MAX)), cg_.c64(UINT64_MAX), stop);
+    b.CreateStore(offset, b.CreateConstGEP1_64(cg_.i64(), row, 1));
+    b.CreateStore(stop, b.CreateConstGEP1_64(cg_.i64(), row, 2));
   });
   children[0]->produce();
 }
@@ -107,6 +136,14 @@ void LimitTranslator::consume(Translator&) {
   auto& b = cg_.b;
   llvm::Value* counter = cg_.loadPtr(cg_.stateSlot(slot_));
   llvm::Value* n = b.CreateLoad(cg_.i64(), counter);
+  if (l.runTimeCount()) {
+    llvm::Value* offset = b.CreateLoad(cg_.i64(), b.CreateConstGEP1_64(cg_.i64(), counter, 1));
+    llvm::Value* stop = b.CreateLoad(cg_.i64(), b.CreateConstGEP1_64(cg_.i64(), counter, 2));
+    cg_.If(b.CreateICmpUGE(n, stop), [&] { cg_.returnEarly(); });
+    b.CreateStore(b.CreateAdd(n, cg_.c64(1)), counter);
+    cg_.If(b.CreateICmpUGE(n, offset), [&] { emit(); });
+    return;
+  }
   uint64_t stop = l.limit == UINT64_MAX ? UINT64_MAX : l.offset + l.limit;
   if (stop != UINT64_MAX) cg_.If(b.CreateICmpUGE(n, cg_.c64(stop)), [&] { cg_.returnEarly(); });
   b.CreateStore(b.CreateAdd(n, cg_.c64(1)), counter);

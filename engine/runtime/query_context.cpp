@@ -72,6 +72,7 @@ void QueryContext::resetSlow() {
 
 void QueryContext::resetForCall(const std::atomic<bool>* cancel) {
   resetSlow();
+  notices_.clear();
   resultTypes_ = &ownTypes_;
   arena_.clear();
   cancel_ = cancel;
@@ -98,6 +99,7 @@ void QueryContext::clearError() {
   errorState_.clear();
   errorMessage_.clear();
   errorDetail_.clear();
+  errorNotices_.clear();
 }
 
 void QueryContext::setError(const char* sqlstate, std::string message) {
@@ -111,6 +113,7 @@ void QueryContext::setError(const Error& e) {
   if (failed()) return;
   setError(e.sqlstate().c_str(), e.message());
   errorDetail_ = e.detail();
+  errorNotices_ = e.notices();
 }
 
 HashTable* QueryContext::newHashTable(uint32_t entrySize, uint64_t expectedEntries) {

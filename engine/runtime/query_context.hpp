@@ -66,10 +66,13 @@ class QueryContext {
 
   // Error state set by runtime functions; generated code returns a non-zero status after it.
   void setError(const char* sqlstate, std::string message);
-  void setError(const Error& e);  // keeps its DETAIL too
+  void setError(const Error& e);  // keeps its DETAIL and notices too
   bool failed() const { return !errorState_.empty(); }
-  Error error() const { return Error(errorState_, errorMessage_).withDetail(errorDetail_); }
+  Error error() const { return Error(errorState_, errorMessage_).withDetail(errorDetail_).withNoticesBefore(errorNotices_); }
   void clearError();  // a procedure's EXCEPTION handler caught it
+  // What the stored functions the query called raised (RAISE NOTICE ...), in order: the session
+  // hands them to the client with the result, or before the error.
+  std::vector<Notice>& notices() { return notices_; }
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
   // Makes the context ready for the next statement of a stored procedure: error, hash tables, row
@@ -142,6 +145,8 @@ class QueryContext {
   void resetSlow();
 
   std::string errorState_, errorMessage_, errorDetail_;
+  std::vector<Notice> errorNotices_;  // raised before the error (a stored function's)
+  std::vector<Notice> notices_;
   UndoLog* undo_ = nullptr;
   uint64_t rowsWritten_ = 0;
   int64_t transactionTime_;

@@ -36,6 +36,8 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_LENGTH_TOO_LARGE = 10,  // 54000 a string function asked for more than 1 GB
   HYRAX_ERR_BAD_CHARACTER = 11,     // 54000 chr() of 0, a surrogate or past U+10FFFF
   HYRAX_ERR_FIELD_ZERO = 12,        // 22023 split_part's field position 0
+  HYRAX_ERR_NEGATIVE_LIMIT = 13,    // 2201W LIMIT $1 of a negative value
+  HYRAX_ERR_NEGATIVE_OFFSET = 14,   // 2201X OFFSET $1 likewise
 };
 
 extern "C" {

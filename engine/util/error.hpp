@@ -3,7 +3,9 @@
 // text it happened (line:column, 1-based; 0 when the error has no source position).
 #include <cstdint>
 #include <stdexcept>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace hyrax {
 
@@ -54,6 +56,7 @@ inline constexpr const char* UndefinedObject = "42704";
 inline constexpr const char* DuplicateAlias = "42712";
 inline constexpr const char* CannotCoerce = "42846";
 inline constexpr const char* InvalidRowCount = "2201W";
+inline constexpr const char* InvalidOffsetCount = "2201X";
 inline constexpr const char* OutOfMemory = "53200";
 inline constexpr const char* InvalidParameter = "22023";
 inline constexpr const char* InvalidFunctionDefinition = "42P13";
@@ -82,6 +85,14 @@ struct SourcePos {
   bool known() const { return line != 0; }
 };
 
+// A message a statement raised without failing (PostgreSQL's NoticeResponse): WARNING "there is
+// no transaction in progress", a procedure's RAISE NOTICE ...
+struct Notice {
+  std::string severity;  // WARNING, NOTICE, INFO, LOG, DEBUG
+  std::string message;
+  std::string sqlstate = {};  // empty: 01000 for a WARNING, 00000 for the others
+};
+
 class Error : public std::runtime_error {
  public:
   Error(std::string sqlstate, std::string message, SourcePos pos = {})
@@ -99,12 +110,23 @@ class Error : public std::runtime_error {
   void setPosIfUnknown(SourcePos p) {
     if (!pos_.known()) pos_ = p;
   }
+  // The notices the statement raised before it failed (a routine's RAISE NOTICE ...): the client
+  // gets them before the error, as PostgreSQL sends them. Those raised earlier go first.
+  const std::vector<Notice>& notices() const { return notices_; }
+  Error& withNoticesBefore(std::vector<Notice> earlier) {
+    if (earlier.empty()) return *this;
+    earlier.insert(earlier.end(), std::make_move_iterator(notices_.begin()), std::make_move_iterator(notices_.end()));
+    notices_ = std::move(earlier);
+    return *this;
+  }
+  std::vector<Notice> takeNotices() { return std::move(notices_); }
 
  private:
   std::string sqlstate_;
   std::string message_;
   SourcePos pos_;
   std::string detail_;
+  std::vector<Notice> notices_;
 };
 
 }  // namespace hyrax

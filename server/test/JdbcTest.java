@@ -172,6 +172,25 @@ public class JdbcTest {
       out = new StringWriter();
       copy.copyOut("COPY items (id, name) TO STDOUT WITH (FORMAT csv)", out);
       check("copyOut csv", 3, out.toString().split("\n").length);
+      // COPY as a plain statement goes through the extended protocol: the server answers
+      // CopyInResponse at Execute, pgjdbc refuses it (CopyFail) and the session goes on.
+      try (Statement s2 = c.createStatement()) {
+        s2.execute("COPY items FROM STDIN");
+        check("COPY as a statement refused", true, false);
+      } catch (SQLException e) {
+        check("COPY as a statement: pgjdbc's refusal", true, e.getMessage().contains("CopyManager"));
+      }
+      try (Statement s2 = c.createStatement(); ResultSet rs = s2.executeQuery("SELECT count(*) FROM items")) {
+        check("session goes on after a refused COPY", List.of("3"), rows(rs));
+      }
+      // LIMIT ? OFFSET ?: BIGINT parameters.
+      try (PreparedStatement lim = c.prepareStatement("SELECT id FROM items ORDER BY id LIMIT ? OFFSET ?")) {
+        lim.setLong(1, 2);
+        lim.setInt(2, 1);
+        try (ResultSet rs = lim.executeQuery()) {
+          check("LIMIT ? OFFSET ?", List.of("2", "3"), rows(rs));
+        }
+      }
 
       // PreparedStatements: typed setters and getters, run past prepareThreshold (5) so pgjdbc
       // switches from unnamed to named server-side statements.

@@ -133,6 +133,50 @@ def run_checks(tmp, port):
               sorted(bytes(b) for b in copy))
     conn.commit()
 
+    # COPY through the extended protocol, as libpq's PQsendQueryParams sends it (Parse, Bind,
+    # Describe, Execute, Sync): CopyInResponse / CopyOutResponse at Execute.
+    raw = psycopg.pq.PGconn.connect(
+        f"host=127.0.0.1 port={port} user=pyuser password='py s3cret' dbname=hyrax".encode())
+    check("raw libpq connected", psycopg.pq.ConnStatus.OK, raw.status)
+    raw.exec_(b"CREATE TABLE copied (a INTEGER, b TEXT)")
+    raw.send_query_params(b"COPY copied FROM STDIN", None)
+    res = raw.get_result()
+    check("extended COPY FROM: CopyInResponse", psycopg.pq.ExecStatus.COPY_IN, res.status)
+    raw.put_copy_data(b"1\tone\n2\ttwo\n")
+    raw.put_copy_end()
+    res = raw.get_result()
+    check("extended COPY FROM: loaded", (psycopg.pq.ExecStatus.COMMAND_OK, b"COPY 2"), (res.status, res.command_status))
+    check("extended COPY FROM: done", None, raw.get_result())
+    raw.send_query_params(b"COPY copied TO STDOUT", None)
+    res = raw.get_result()
+    check("extended COPY TO: CopyOutResponse", psycopg.pq.ExecStatus.COPY_OUT, res.status)
+    data = []
+    while True:
+        n, chunk = raw.get_copy_data(0)
+        if n < 0:
+            break
+        data.append(bytes(chunk))
+    check("extended COPY TO: rows", [b"1\tone\n", b"2\ttwo\n"], data)
+    res = raw.get_result()
+    check("extended COPY TO: done", (psycopg.pq.ExecStatus.COMMAND_OK, b"COPY 2"), (res.status, res.command_status))
+    raw.finish()
+
+    # The session is the role's; a changed reported setting reaches the driver (ParameterStatus);
+    # the notices of a statement that failed arrive before its error.
+    check("current_user", [("pyuser", "pyuser")], conn.execute("SELECT current_user, session_user").fetchall())
+    conn.execute("SET application_name = 'py app'")
+    check("reported application_name", "py app", conn.info.parameter_status("application_name"))
+    conn.rollback()
+    check("rolled-back SET reported back", "", conn.info.parameter_status("application_name"))
+    conn.autocommit = True
+    notices = []
+    conn.add_notice_handler(lambda d: notices.append(d.message_primary))
+    conn.execute("CREATE PROCEDURE noisy() AS $$ DECLARE x INTEGER; BEGIN RAISE NOTICE 'before'; x := 1 / 0; END $$ "
+                 "LANGUAGE plpgsql")
+    expect_error("noisy procedure", "22012", errors.DivisionByZero, conn, "CALL noisy()")
+    check("notice before the error", ["before"], notices)
+    conn.autocommit = False
+
     # Parameters bound server-side (Parse/Bind/Execute), text and binary.
     check("parameter int", [("apple",)], cur.execute("SELECT name FROM items WHERE id = %s", (1,)).fetchall())
     check("parameter NULL", [(None,)],

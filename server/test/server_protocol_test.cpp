@@ -60,9 +60,7 @@ TEST_CASE("startup: SSLRequest and GSSENCRequest are answered N, then the sessio
   CHECK(types.find('K') != std::string::npos);         // BackendKeyData
   CHECK(types.back() == 'Z');
   CHECK(replies.back().body == "I");
-  std::map<std::string, std::string> params;
-  for (auto& r : replies)
-    if (r.type == 'S') params[r.body.substr(0, r.body.find('\0'))] = r.body.substr(r.body.find('\0') + 1, r.body.size() - r.body.find('\0') - 2);
+  std::map<std::string, std::string> params = parameterStatus(replies);
   CHECK(params["server_encoding"] == "UTF8");
   CHECK(params["client_encoding"] == "UTF8");
   CHECK(params["integer_datetimes"] == "on");
@@ -280,31 +278,6 @@ TEST_CASE("CopyOutResponse counts the columns of a table, a column list or a que
   REQUIRE(RawClient::types(r) == "HdcCZ");
   CHECK(r[1].body == "t\tf\n");
 }
-
-namespace {
-
-std::string parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& types) {
-  std::string body = name + '\0' + sql + '\0' + RawClient::int16(static_cast<uint16_t>(types.size()));
-  for (uint32_t t : types) body += RawClient::int32(t);
-  return RawClient::message('P', body);
-}
-
-// Bind with text parameters (nullopt: NULL) and one result format code for every column.
-std::string bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& args,
-                 int16_t resultFormat) {
-  std::string body = portal + '\0' + statement + '\0' + RawClient::int16(0) + RawClient::int16(static_cast<uint16_t>(args.size()));
-  for (auto& a : args) body += a ? RawClient::int32(static_cast<uint32_t>(a->size())) + *a : RawClient::int32(0xFFFFFFFF);
-  return RawClient::message('B', body + RawClient::int16(1) + RawClient::int16(static_cast<uint16_t>(resultFormat)));
-}
-
-std::string execute(const std::string& portal, uint32_t limit) {
-  return RawClient::message('E', portal + '\0' + RawClient::int32(limit));
-}
-
-std::string describe(char what, const std::string& name) { return RawClient::message('D', std::string(1, what) + name + '\0'); }
-std::string syncMessage() { return RawClient::message('S', ""); }
-
-}  // namespace
 
 TEST_CASE("extended query: Parse, Describe, Bind, Execute with a row limit, binary results, Close", "[server]") {
   TestServer server;
@@ -626,4 +599,85 @@ TEST_CASE("a newer protocol minor version or _pq_ options: NegotiateProtocolVers
   REQUIRE(RawClient::types(r).substr(0, 2) == "vR");
   CHECK(r[0].body == RawClient::int32(3 << 16) + RawClient::int32(1) + "_pq_.something" + '\0');
   CHECK(r.back().type == 'Z');
+}
+
+TEST_CASE("extended query: LIMIT $1 OFFSET $2 are BIGINT parameters, as in PostgreSQL", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2), (3), (4), (5)"));
+  c.untilReady();
+  c.send(parse("l", "SELECT a FROM t ORDER BY a LIMIT $1 OFFSET $2", {}) + describe('S', "l") + syncMessage());
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "1tTZ");
+  CHECK(r[1].body == RawClient::int16(2) + RawClient::int32(20) + RawClient::int32(20));  // int8, int8
+  auto rows = [&](std::optional<std::string> limit, std::optional<std::string> offset) {
+    c.send(bind("", "l", {limit, offset}, 0) + execute("", 0) + syncMessage());
+    std::string got;
+    for (auto& m : c.untilReady()) {
+      if (m.type == 'D') got += *cell(m, 0);
+      if (m.type == 'E') got += "E" + m.field('C');
+    }
+    return got;
+  };
+  CHECK(rows("2", "1") == "23");
+  CHECK(rows(std::nullopt, "3") == "45");  // NULL: no limit
+  CHECK(rows("2", std::nullopt) == "12");  // NULL: no offset
+  CHECK(rows("0", "0").empty());
+  CHECK(rows("9223372036854775807", "4") == "5");
+  CHECK(rows("-1", "0") == "E2201W");
+  CHECK(rows("1", "-1") == "E2201X");
+  CHECK(rows("1.5", "0") == "E22P02");
+  // Declared int4: converted; declared text: refused at Parse, as PostgreSQL (42804).
+  c.send(parse("", "SELECT a FROM t ORDER BY a LIMIT $1", {23}) + bind("", "", {std::string("2")}, 0) + execute("", 0) + syncMessage());
+  CHECK(RawClient::types(c.untilReady()) == "12DDCZ");
+  c.send(parse("", "SELECT a FROM t ORDER BY a LIMIT $1", {25}) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "42804");
+}
+
+TEST_CASE("extended query: COPY through Parse/Bind/Execute answers at Execute, as PostgreSQL", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (a INTEGER, b TEXT)"));
+  c.untilReady();
+  // FROM STDIN: Describe of the portal is NoData; Execute answers CopyInResponse. The Sync sent
+  // with it is ignored in copy mode (as PostgreSQL), so libpq's Sync after CopyDone ends it.
+  c.send(parse("", "COPY t FROM STDIN", {}) + describe('S', "") + bind("", "", {}, 0) + describe('P', "") + execute("", 0) +
+         syncMessage());
+  std::string types;
+  for (int i = 0; i < 6; ++i) types += c.next().type;
+  CHECK(types == "1tn2nG");
+  c.send(RawClient::message('d', "1\tx\n2\ty\n") + RawClient::message('c', "") + syncMessage());
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "CZ");
+  CHECK(r[0].body == std::string("COPY 2\0", 7));
+  // TO STDOUT: every row whatever Execute's row limit, then CommandComplete.
+  c.send(parse("", "COPY t TO STDOUT", {}) + bind("", "", {}, 0) + execute("", 1) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12HddcCZ");
+  CHECK(r[3].body == "1\tx\n");
+  CHECK(r[4].body == "2\ty\n");
+  CHECK(r[6].body == std::string("COPY 2\0", 7));
+  // CopyFail: the statement's error (57014), nothing loaded; the session goes on.
+  c.send(parse("", "COPY t FROM STDIN", {}) + bind("", "", {}, 0) + execute("", 0) + syncMessage());
+  types.clear();
+  for (int i = 0; i < 3; ++i) types += c.next().type;
+  CHECK(types == "12G");
+  c.send(RawClient::message('f', std::string("no thanks\0", 10)) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "57014");
+  // Bad data: the statement's error after CopyDone.
+  c.send(parse("", "COPY t FROM STDIN", {}) + bind("", "", {}, 0) + execute("", 0) + syncMessage());
+  for (int i = 0; i < 3; ++i) c.next();
+  c.send(RawClient::message('d', "zz\tz\n") + RawClient::message('c', "") + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "22P02");
+  c.send(RawClient::query("SELECT count(*) FROM t"));
+  r = c.untilReady();
+  CHECK(cell(r[1], 0) == "2");
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -165,5 +166,38 @@ class RawClient {
  private:
   int fd_ = -1;
 };
+
+// Extended-protocol messages.
+inline std::string parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& types) {
+  std::string body = name + '\0' + sql + '\0' + RawClient::int16(static_cast<uint16_t>(types.size()));
+  for (uint32_t t : types) body += RawClient::int32(t);
+  return RawClient::message('P', body);
+}
+
+// Bind with text parameters (nullopt: NULL) and one result format code for every column.
+inline std::string bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& args,
+                        int16_t resultFormat) {
+  std::string body = portal + '\0' + statement + '\0' + RawClient::int16(0) + RawClient::int16(static_cast<uint16_t>(args.size()));
+  for (auto& a : args) body += a ? RawClient::int32(static_cast<uint32_t>(a->size())) + *a : RawClient::int32(0xFFFFFFFF);
+  return RawClient::message('B', body + RawClient::int16(1) + RawClient::int16(static_cast<uint16_t>(resultFormat)));
+}
+
+inline std::string execute(const std::string& portal, uint32_t limit) {
+  return RawClient::message('E', portal + '\0' + RawClient::int32(limit));
+}
+
+inline std::string describe(char what, const std::string& name) { return RawClient::message('D', std::string(1, what) + name + '\0'); }
+inline std::string syncMessage() { return RawClient::message('S', ""); }
+
+// The ParameterStatus messages among replies: name -> value.
+inline std::map<std::string, std::string> parameterStatus(const std::vector<Reply>& replies) {
+  std::map<std::string, std::string> params;
+  for (auto& r : replies)
+    if (r.type == 'S') {
+      size_t nul = r.body.find('\0');
+      params[r.body.substr(0, nul)] = r.body.substr(nul + 1, r.body.size() - nul - 2);
+    }
+  return params;
+}
 
 }  // namespace hyrax::server::test

@@ -129,7 +129,12 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
     if (!parameters.empty()) ctx->parameters() = parameters;
     ctx->setUndo(&undo);
     if (undo.transactionTime()) ctx->setTransactionTime(undo.transactionTime());
-    s.compiled->run(*ctx);
+    try {
+      s.compiled->run(*ctx);
+    } catch (Error& e) {
+      e.withNoticesBefore(std::move(ctx->notices()));  // raised by the calls that went well before
+      throw;
+    }
     chunks = ctx->takeResults();
   } else {
     chunks = constantRows(s.plan);
@@ -167,6 +172,7 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
   }
   times.execute = msSince(t);
   r.times = times;
+  if (ctx) r.notices = std::move(ctx->notices());  // the stored functions' it called
   return r;
 }
 

@@ -32,6 +32,7 @@
 #include "sql/parser/lexer.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
+#include "sql/semantic/system_catalog.hpp"
 
 namespace hyrax {
 
@@ -85,6 +86,19 @@ Connection::~Connection() {
   } catch (...) {  // a destructor does not throw; the executor is released either way
   }
 }
+
+void Connection::setSessionUser(const std::string& role) {
+  settings_->setInitial("session_authorization", role, false);
+  settings_->setInitial("is_superuser", role == sql::kRoleName ? "on" : "off", false);  // as pg_roles' rolsuper
+}
+
+bool Connection::setStartupSetting(const std::string& name, const std::string& value) {
+  return settings_->setInitial(name, value, true);
+}
+
+std::optional<std::string> Connection::setting(const std::string& name) const { return settings_->settingValue(name); }
+
+uint64_t Connection::settingsChanges() const { return settings_->changes(); }
 
 std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
   std::vector<QueryResult> results;
@@ -339,6 +353,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
 void Connection::endTransaction(bool commit) {
   if (commit) undo_->commit();
   else undo_->rollbackTo(0);
+  settings_->endTransaction(commit);
   txn_ = TransactionState::Idle;
   if (!blockOnSnapshot_) db_.executor().release(this);
   readOnly_ = blockOnSnapshot_ = false;
@@ -352,7 +367,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
     case Op::Begin:
       r = QueryResult({}, {}, "BEGIN");
       if (txn_ != TransactionState::Idle) {
-        r.notices.push_back({"WARNING", "there is already a transaction in progress"});
+        r.notices.push_back({"WARNING", "there is already a transaction in progress", "25001"});
         return r;
       }
       txn_ = TransactionState::InBlock;
@@ -369,7 +384,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
       // COMMIT of a failed block rolls it back, and says so in its tag, as PostgreSQL does.
       r = QueryResult({}, {}, commit || (t.op == Op::Commit && txn_ == TransactionState::Idle) ? "COMMIT" : "ROLLBACK");
       if (txn_ == TransactionState::Idle) {
-        r.notices.push_back({"WARNING", "there is no transaction in progress"});
+        r.notices.push_back({"WARNING", "there is no transaction in progress", "25P01"});
         return r;
       }
       endTransaction(commit);
@@ -516,10 +531,14 @@ QueryResult Connection::atomically(const std::function<QueryResult()>& statement
   if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
   try {
     QueryResult r = statement();
-    if (txn_ == TransactionState::Idle) undo_->commit();
+    if (txn_ == TransactionState::Idle) {
+      undo_->commit();
+      settings_->endTransaction(true);
+    }
     return r;
   } catch (...) {
     undo_->rollbackTo(savepoint);
+    if (txn_ == TransactionState::Idle) settings_->endTransaction(false);
     if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
     try {
       throw;
@@ -680,7 +699,8 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     }
     case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));
     case ast::StmtKind::Execute: return executePrepared(static_cast<const ast::ExecuteStmt&>(*stmt), times);
-    case ast::StmtKind::Setting: return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo);
+    case ast::StmtKind::Setting:
+      return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo, txn_ != TransactionState::Idle);
     case ast::StmtKind::Deallocate: {
       auto& d = static_cast<const ast::DeallocateStmt&>(*stmt);
       if (d.name.empty()) prepared_.clear();

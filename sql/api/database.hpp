@@ -108,12 +108,8 @@ class QueryResult {
     int snapshotPid = 0;
   } ranOn;
 
-  // Messages the statement raised without failing: WARNING "there is no transaction in
-  // progress", a procedure's RAISE NOTICE ...
-  struct Notice {
-    std::string severity;  // WARNING, NOTICE, INFO, LOG, DEBUG
-    std::string message;
-  };
+  // Messages the statement raised without failing (engine/util/error.hpp).
+  using Notice = hyrax::Notice;
   std::vector<Notice> notices;
 
   // Result strings may point into memory the query owned (its arena); the result keeps it alive.
@@ -182,6 +178,17 @@ class Connection {
   // transaction blocks behave as in execute().
   QueryResult executeStatement(const std::string& name, const std::vector<Value>& args);
   void closeStatement(const std::string& name);  // no error if there is none (as Close in PostgreSQL)
+
+  // The server's login (sql/api/session_settings.cpp): the role the client logged in as
+  // (current_user, session_user, session_authorization; "hyrax" unless set), and a setting the
+  // startup packet gave (application_name, DateStyle, ...), which RESET then returns to, as in
+  // PostgreSQL: false when no setting has that name, 22023 for a value SET would refuse.
+  void setSessionUser(const std::string& role);
+  bool setStartupSetting(const std::string& name, const std::string& value);
+  // A setting's value as SHOW gives it; nullopt for a name that is none (lower case).
+  std::optional<std::string> setting(const std::string& name) const;
+  // Moves whenever a setting may have changed (SET, RESET, a rollback, a SET LOCAL's end).
+  uint64_t settingsChanges() const;
 
   // Cancels the statement running on this connection (safe from a signal handler / other thread).
   void cancel() { cancel_.store(true); }

@@ -70,9 +70,18 @@ class Call final : public ProgramHost {
     handled_.assign(p_.tries.size(), std::nullopt);
     ProgramHostScope scope(this);  // the body asks step() and catchError() below for what it leaves to C++
     if (p_.body(ctx_.get(), nullptr, 0, 0) != 0) {
-      if (error_) std::rethrow_exception(error_);
-      if (ctx_->failed()) throw ctx_->error();
-      throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
+      try {
+        if (error_) std::rethrow_exception(error_);
+        if (ctx_->failed()) throw ctx_->error();
+        throw Error(sqlstate::InternalError, std::string("the ") + p_.what() + "'s compiled body failed without an error");
+      } catch (Error& e) {
+        // The client gets them before the error: the body's, then those of the functions the
+        // failed statement called before it failed.
+        for (auto& n : ctx_->notices()) notices_.push_back(std::move(n));
+        ctx_->notices().clear();
+        e.withNoticesBefore(std::move(notices_));
+        throw;
+      }
     }
   }
 
@@ -125,6 +134,8 @@ class Call final : public ProgramHost {
           if (c == "others" || c == state || (c.size() == 2 && state.compare(0, 2, c) == 0)) {
             setText(t.sqlstateSlot, state);
             setText(t.sqlerrmSlot, e->message());
+            // What the failed part raised before the error was raised all the same.
+            for (Notice& n : e->takeNotices()) notices_.push_back(std::move(n));
             handled_[block] = std::move(e);
             error_ = nullptr;
             ctx_->clearError();
@@ -218,6 +229,8 @@ class Call final : public ProgramHost {
     ctx_->reset(p_.resultTypes[i]);
     if (st.plan.foundSlot >= 0) setBool(p_.foundSlot, false);
     st.compiled->run(*ctx_);
+    for (auto& n : ctx_->notices()) notices_.push_back(std::move(n));  // of functions the statement called
+    ctx_->notices().clear();
     if (st.plan.foundSlot >= 0 && !isTrue(p_.foundSlot))
       for (uint32_t s : st.plan.into) slot(s).null = 1;  // SELECT INTO found no row: NULL
     applyWrite(i);
@@ -503,6 +516,7 @@ void SessionRoutines::call(QueryContext& ctx, RoutineHandle& routine, const Valu
     NestedCall nested;
     r = routines_.run(catalog_, undo_, p, values, cancel_);
   }
+  for (auto& n : r.notices) ctx.notices().push_back(std::move(n));  // the calling statement's now
   *out = ValueSlot{};
   if (r.rowCount() == 0 || r.columns().empty() || r.isNull(0, 0) || def.returns.isNull()) {
     out->null = 1;

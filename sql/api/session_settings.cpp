@@ -9,6 +9,7 @@
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/api/text_result.hpp"
+#include "sql/semantic/system_catalog.hpp"
 #include "engine/util/machine_cores.hpp"
 
 namespace hyrax {
@@ -234,6 +235,24 @@ const SettingDef kSettings[] = {
      [] { return std::string("15.0"); },
      [](const std::string&, SourcePos pos) -> std::string { readOnly("server_version", pos); },
      true},
+    {"intervalstyle",
+     "How intervals print: postgres only (1 year 2 mons 3 days 04:05:06).",
+     [] { return std::string("postgres"); },
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "IntervalStyle", pos, {"postgres"}); }},
+    {"default_transaction_read_only",
+     "off only: a transaction is READ ONLY when BEGIN READ ONLY says so.",
+     [] { return std::string("off"); },
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "default_transaction_read_only", pos, {"off"}); }},
+    {"integer_datetimes",
+     "on: dates and times are kept as whole numbers (read only).",
+     [] { return std::string("on"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("integer_datetimes", pos); },
+     true},
+    {"in_hot_standby",
+     "off: hyrax is no standby server (read only).",
+     [] { return std::string("off"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("in_hot_standby", pos); },
+     true},
     {"server_encoding",
      "The encoding of stored text (read only).",
      [] { return std::string("UTF8"); },
@@ -243,6 +262,21 @@ const SettingDef kSettings[] = {
      "serializable: transactions run one after another on the executor (read only).",
      [] { return std::string("serializable"); },
      [](const std::string&, SourcePos pos) -> std::string { readOnly("transaction_isolation", pos); },
+     true},
+    // The role: what the client logged in as (the server sets it at login), what current_user,
+    // session_user and current_role return.
+    {"session_authorization",
+     "The role the session logged in as (the server's client's user; hyrax in the shell): current_user, "
+     "session_user and current_role (read only: SET SESSION AUTHORIZATION is not supported).",
+     [] { return std::string(sql::kRoleName); },
+     [](const std::string&, SourcePos pos) -> std::string {
+       throw Error(sqlstate::FeatureNotSupported, "SET SESSION AUTHORIZATION is not supported", pos);
+     },
+     true},
+    {"is_superuser",
+     "on for the built-in role hyrax, as pg_roles says (read only; hyrax checks no privileges yet).",
+     [] { return std::string("on"); },
+     [](const std::string&, SourcePos pos) -> std::string { readOnly("is_superuser", pos); },
      true},
 };
 
@@ -305,34 +339,72 @@ std::vector<std::pair<std::string, std::string>> SessionSettings::values() const
 void SessionSettings::restore(const std::vector<std::pair<std::string, std::string>>& values) {
   for (const auto& [name, value] : values)
     if (findSetting(name)) values_[name] = value;
+  ++changes_;
   refresh();
 }
 
-void SessionSettings::assign(const std::string& name, std::string value, UndoLog& undo) {
+bool SessionSettings::setInitial(const std::string& name, const std::string& value, bool checked) {
+  const SettingDef* s = findSetting(text::lowerAscii(name));
+  if (!s) return false;
+  std::string v = checked ? s->normalize(value, {}) : value;
+  initial_[s->name] = v;
+  values_[s->name] = std::move(v);
+  ++changes_;
+  refresh();
+  return true;
+}
+
+void SessionSettings::endTransaction(bool commit) {
+  if (locals_.empty()) return;
+  // A rollback put every value back already (the undo log); a commit leaves SET LOCAL's to undo.
+  if (commit)
+    for (auto& [name, value] : locals_) values_[name] = std::move(value);
+  locals_.clear();
+  ++changes_;
+  refresh();
+}
+
+std::string SessionSettings::resetValue(const char* name) const {
+  auto it = initial_.find(name);
+  return it != initial_.end() ? it->second : findSetting(name)->defaultValue();
+}
+
+void SessionSettings::assign(const std::string& name, std::string value, UndoLog& undo, bool local) {
+  // As PostgreSQL: SET LOCAL's value lasts until the transaction ends, then the one before it
+  // comes back; a plain SET after it in the same transaction stays.
+  if (local) locals_.emplace(name, values_.at(name));
+  else locals_.erase(name);
   std::string& slot = values_.at(name);
   if (slot == value) return;
   undo.logAction([this, name, old = slot] {
     values_[name] = old;
+    ++changes_;
     refresh();
   });
   slot = std::move(value);
+  ++changes_;
   refresh();
 }
 
-QueryResult SessionSettings::apply(const ast::SettingStmt& stmt, UndoLog& undo) {
+QueryResult SessionSettings::apply(const ast::SettingStmt& stmt, UndoLog& undo, bool inBlock) {
   using Op = ast::SettingStmt::Op;
   switch (stmt.op) {
     case Op::Set: {
       const SettingDef& s = setting(stmt.name, stmt.namePos);
-      assign(s.name, stmt.toDefault ? s.defaultValue() : s.normalize(stmt.value, stmt.valuePos), undo);
-      return QueryResult({}, {}, "SET");
+      assign(s.name, stmt.toDefault ? resetValue(s.name) : s.normalize(stmt.value, stmt.valuePos), undo, stmt.local);
+      QueryResult r({}, {}, "SET");
+      // Outside a block the statement is its transaction: the value ends with it, as PostgreSQL's.
+      if (stmt.local && !inBlock) r.notices.push_back({"WARNING", "SET LOCAL can only be used in transaction blocks", "25P01"});
+      return r;
     }
     case Op::Reset:
       if (stmt.name.empty()) {
-        for (const SettingDef& s : kSettings) assign(s.name, s.defaultValue(), undo);
+        // Read-only settings keep their values (the session's role too, as PostgreSQL's RESET ALL).
+        for (const SettingDef& s : kSettings)
+          if (!s.readOnly) assign(s.name, resetValue(s.name), undo);
       } else {
         const SettingDef& s = setting(stmt.name, stmt.namePos);
-        assign(s.name, s.defaultValue(), undo);
+        assign(s.name, resetValue(s.name), undo);
       }
       return QueryResult({}, {}, "RESET");
     case Op::Show:

@@ -26,7 +26,14 @@ class SessionSettings : public SessionValues {
   std::optional<std::string> settingValue(const std::string& name) const override;
   // Every setting: name, description, default, read-only (pg_settings, through the catalog).
   static std::vector<SettingDescription> descriptions();
-  QueryResult apply(const ast::SettingStmt& stmt, UndoLog& undo);
+  // `inBlock`: a transaction block is open (SET LOCAL outside one warns, as PostgreSQL does).
+  QueryResult apply(const ast::SettingStmt& stmt, UndoLog& undo, bool inBlock);
+  // The session's transaction ended (each statement outside a block is one): SET LOCAL's values
+  // end with it.
+  void endTransaction(bool commit);
+  // Moves whenever a value may have changed (the server reports PostgreSQL's reported settings
+  // only after it moved).
+  uint64_t changes() const { return changes_; }
 
   // The memory one statement may use (installed for the statements the session runs).
   const MemoryLimit& memoryLimit() const { return memoryLimit_; }
@@ -41,14 +48,24 @@ class SessionSettings : public SessionValues {
   int analyticsNice() const { return analyticsNice_; }  // a snapshot worker's nice(1) value
   bool analyticsIdle() const { return analyticsIdle_; }  // ... and SCHED_IDLE besides
 
+  // A setting's value for this session from its start, which RESET and SET ... TO DEFAULT return
+  // to (the server's login: the role, the startup packet's settings, as PostgreSQL takes them).
+  // `checked`: the value is normalized as SET does it (22023 if bad); unchecked for read-only
+  // ones. False when there is no setting of that name (any case).
+  bool setInitial(const std::string& name, const std::string& value, bool checked);
+
   // Every setting's text, and setting them back (a snapshot worker takes its session's this way).
   std::vector<std::pair<std::string, std::string>> values() const;
   void restore(const std::vector<std::pair<std::string, std::string>>& values);
 
  private:
-  void assign(const std::string& name, std::string value, UndoLog& undo);
+  void assign(const std::string& name, std::string value, UndoLog& undo, bool local = false);
   void refresh();  // the typed values from the texts
+  std::string resetValue(const char* name) const;  // setInitial's value, else the default
   std::map<std::string, std::string> values_;  // name -> normalized text
+  std::map<std::string, std::string> initial_;  // setInitial's values
+  std::map<std::string, std::string> locals_;   // SET LOCAL's settings in this transaction: their values before it
+  uint64_t changes_ = 0;
   MemoryLimit memoryLimit_{0};
   codegen::ExecutionPolicy executionPolicy_;
   bool statementCache_ = true;

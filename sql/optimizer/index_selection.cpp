@@ -259,7 +259,7 @@ void indexOrder(OperatorPtr& ptr, Limit* limit) {
       }
       if (ordered && next > scan.lookupKey.size()) {
         scan.reverse = *descending;
-        if (limit && !filtered && limit->limit != UINT64_MAX) scan.limit = limit->limit + limit->offset;
+        if (limit && !filtered && limit->limit != UINT64_MAX && !limit->runTimeCount()) scan.limit = limit->limit + limit->offset;
         ptr = std::move(ptr->children[0]);
         return indexOrder(ptr, nullptr);
       }

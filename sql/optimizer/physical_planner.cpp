@@ -93,7 +93,7 @@ void limitSorts(Operator& op) {
   for (auto& c : op.children) limitSorts(*c);
   if (op.kind != OpKind::Limit || op.child()->kind != OpKind::Sort) return;
   auto& l = static_cast<Limit&>(op);
-  if (l.limit == UINT64_MAX || l.offset > UINT64_MAX - 1 - l.limit) return;
+  if (l.limit == UINT64_MAX || l.runTimeCount() || l.offset > UINT64_MAX - 1 - l.limit) return;
   static_cast<Sort&>(*op.child()).limit = l.limit + l.offset;
 }
 

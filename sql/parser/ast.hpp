@@ -303,6 +303,7 @@ struct SettingStmt : Statement {
   SourcePos namePos;
   std::string value;  // SET's value as written (a string's characters, a number, a word)
   bool toDefault = false;  // SET name TO DEFAULT
+  bool local = false;      // SET LOCAL: until the transaction ends
   SourcePos valuePos;
   SettingStmt(SourcePos p, Op o) : Statement(StmtKind::Setting, p), op(o) {}
 };

@@ -312,7 +312,7 @@ ExprPtr Parser::primary() {
     }
     // SQL's niladic functions: no parentheses.
     if ((is("current_date") || is("current_timestamp") || is("localtimestamp") || is("current_time") || is("localtime") ||
-         is("current_user") || is("session_user") || is("current_role") || is("current_catalog") || is("current_schema")) &&
+         is("current_user") || is("session_user") || is("current_role") || is("user") || is("current_catalog") || is("current_schema")) &&
         !ahead(1).is("(")) {
       auto e = std::make_unique<Expr>(ExprKind::Function, pos);
       e->name = t_[i_++].text;

@@ -165,7 +165,7 @@ StatementPtr Parser::setting(SourcePos pos) {
   using Op = SettingStmt::Op;
   Op op = accept("set") ? Op::Set : accept("reset") ? Op::Reset : (expect("show"), Op::Show);
   auto s = std::make_unique<SettingStmt>(pos, op);
-  if (op == Op::Set) accept("session");
+  if (op == Op::Set && !(s->local = accept("local"))) accept("session");
   s->namePos = cur().pos;
   if (op != Op::Set && accept("all")) return s;
   // PostgreSQL's spellings of two settings: SET TIME ZONE x, SHOW TIME ZONE (timezone) and SHOW

@@ -229,14 +229,26 @@ OperatorPtr SelectBinder::bindFrom(const ast::Select& s) {
   return op;
 }
 
-uint64_t SelectBinder::bindCount(const ast::Expr& e, const char* what) {
-  ExprPtr x = foldConstants(bindExpr(e, Clause::Limit));
-  if (x->kind != plan::ExprKind::Constant || !(x->type.isInteger() || x->type.isNull()))
-    throw Error(sqlstate::DatatypeMismatch, std::string("argument of ") + what + " must be an integer constant", e.pos);
-  if (x->value.isNull()) return what[0] == 'L' ? UINT64_MAX : 0;
+void SelectBinder::bindCount(const ast::Expr& e, const char* what, uint64_t& constant, ExprPtr& atRunTime) {
+  // As PostgreSQL: any number, converted to BIGINT (2.5 rounds to 3); $1 is a BIGINT parameter.
+  ExprPtr x = bindExpr(e, Clause::Limit);
+  const SqlType& t = x->type;
+  if (!t.isNull() && !t.isNumeric())
+    throw Error(sqlstate::DatatypeMismatch, std::string("argument of ") + what + " must be type bigint, not type " + t.name(), e.pos);
+  std::vector<const plan::IU*> columns;
+  x->collectIUs(columns);
+  if (!columns.empty())
+    throw Error("42P10", std::string("argument of ") + what + " must not contain variables", e.pos);
+  x = foldConstants(castTo(std::move(x), SqlType::int64(true)));
+  if (x->kind != plan::ExprKind::Constant) {
+    atRunTime = std::move(x);  // a parameter's: the query checks it when it runs
+    return;
+  }
+  if (x->value.isNull()) return;  // no limit, no offset
   if (x->value.asInt() < 0)
-    throw Error(sqlstate::InvalidRowCount, std::string(what) + " must not be negative", e.pos);
-  return static_cast<uint64_t>(x->value.asInt());
+    throw Error(what[0] == 'L' ? sqlstate::InvalidRowCount : sqlstate::InvalidOffsetCount,
+                std::string(what) + " must not be negative", e.pos);
+  constant = static_cast<uint64_t>(x->value.asInt());
 }
 
 OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names) {
@@ -478,8 +490,8 @@ const plan::IU* SelectBinder::orderByOutput(const ast::Expr& e, const std::vecto
 OperatorPtr SelectBinder::addLimit(OperatorPtr op, const ast::Select& s) {
   if (!s.limit && !s.offset) return op;
   auto l = std::make_unique<plan::Limit>();
-  if (s.limit) l->limit = bindCount(*s.limit, "LIMIT");
-  if (s.offset) l->offset = bindCount(*s.offset, "OFFSET");
+  if (s.limit) bindCount(*s.limit, "LIMIT", l->limit, l->limitExpr);
+  if (s.offset) bindCount(*s.offset, "OFFSET", l->offset, l->offsetExpr);
   l->children.push_back(std::move(op));
   return l;
 }

@@ -99,8 +99,14 @@ ExprPtr SelectBinder::bindCatalogFunction(const ast::Expr& e, Clause clause) {
     return text("public");
   }
   if (n == "current_user" || n == "session_user" || n == "user" || n == "current_role") {
+    // The session's role, read when the query runs (a cached plan, a stored routine and a
+    // snapshot worker all run for the session that calls them): session_authorization.
     count(0, 0);
-    return text(kRoleName);
+    auto x = std::make_unique<Expr>(ExprKind::Call, SqlType::text(false), e.pos);
+    x->func = plan::ScalarFunc::CurrentSetting;
+    x->args.push_back(text("session_authorization"));
+    x->args.push_back(Expr::constant(Value::boolean(false)));
+    return x;
   }
   if (n == "current_setting") {
     // Read when the query runs (a cached plan sees a later SET): engine/runtime/session_values.hpp.

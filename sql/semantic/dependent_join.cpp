@@ -91,6 +91,7 @@ class Unnester {
   // subquery's order, keeping the rows from OFFSET on, at most LIMIT of them, per domain value.
   OperatorPtr unnestLimit(OperatorPtr op, IUMap& d) {
     auto& l = static_cast<Limit&>(*op);
+    if (l.runTimeCount()) unsupported("under LIMIT or OFFSET of a parameter");
     OperatorPtr input = std::move(op->children[0]);
     std::vector<SortKey> order;
     if (input->kind == OpKind::Sort) {

@@ -110,7 +110,8 @@ class SelectBinder {
   const plan::IU* orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
                                 const std::vector<std::string>& names);
   plan::OperatorPtr addLimit(plan::OperatorPtr op, const ast::Select& s);  // LIMIT / OFFSET if any
-  uint64_t bindCount(const ast::Expr& e, const char* what);
+  // LIMIT/OFFSET: a constant, or a BIGINT expression of parameters run when the query runs.
+  void bindCount(const ast::Expr& e, const char* what, uint64_t& constant, plan::ExprPtr& atRunTime);
 
   plan::ExprPtr bindPlain(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindColumn(const ast::Expr& e);

@@ -413,7 +413,7 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& arrayOrSubquery, Clause clau
   if (exists && sub->kind == OpKind::Limit) {
     // EXISTS (... LIMIT n) with n > 0 and no OFFSET: whether a row exists does not depend on it.
     auto& l = static_cast<plan::Limit&>(*sub);
-    if (l.offset == 0 && l.limit > 0) sub = std::move(sub->children[0]);
+    if (l.offset == 0 && l.limit > 0 && !l.runTimeCount()) sub = std::move(sub->children[0]);
     if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);
   }
   // (a, b) [NOT] IN (SELECT x, y ...), (a, b) op ANY / ALL (...): a mark join whose condition is

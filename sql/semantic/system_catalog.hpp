@@ -24,7 +24,7 @@ inline constexpr int64_t kInformationSchemaNamespaceOid = 13000;  // initdb's ch
 inline constexpr int64_t kBootstrapRoleOid = 10, kDatabaseOid = 5;
 inline constexpr int64_t kVoidTypeOid = 2278;  // a routine's result type when it returns nothing
 inline constexpr const char* kDatabaseName = "hyrax";
-inline constexpr const char* kRoleName = "hyrax";  // the one role until roles exist
+inline constexpr const char* kRoleName = "hyrax";  // the built-in superuser, the shell's role
 
 // The table `schema.name` ("pg_catalog" or "information_schema"), made now; null when that schema
 // has no table of that name.

@@ -93,6 +93,8 @@ bool Session::runStatement(const std::string& sql, const std::string& copyData) 
     for (auto& n : r.notices) std::cerr << n.severity << ":  " << n.message << "\n";
     printResult(out(), r, format);
   } catch (const Error& e) {
+    out().flush();
+    for (auto& n : e.notices()) std::cerr << n.severity << ":  " << n.message << "\n";
     printError(std::cerr, e, sql);
     ok = false;
   } catch (const std::exception& e) {

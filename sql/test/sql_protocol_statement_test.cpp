@@ -212,8 +212,11 @@ TEST_CASE("the statements clients send most take their parameters' types from wh
   REQUIRE(d.parameters.size() == 2);
   CHECK(d.parameters[1].id == TypeId::Int32);
   CHECK(allText(con.executeStatement("sel", {Value::int32(2), Value::int64(3)})) == "2\n3\n");
-  // Not yet: LIMIT $n (hyrax's LIMIT takes a constant, for PREPARE too).
-  CHECK(sqlstateOf([&] { con.prepareStatement("", "SELECT a FROM t LIMIT $1"); }) != "no error");
+  // LIMIT $n: BIGINT, as PostgreSQL types it.
+  d = con.prepareStatement("", "SELECT a FROM t ORDER BY a LIMIT $1");
+  REQUIRE(d.parameters.size() == 1);
+  CHECK(d.parameters[0].id == TypeId::Int64);
+  CHECK(allText(con.executeStatement("", {Value::int64(2)})) == "1\n2\n");
   d = con.prepareStatement("upd", "UPDATE t SET b = $1 WHERE a = $2");
   CHECK(d.parameters[0].id == TypeId::Varchar);
   CHECK(con.executeStatement("upd", {Value::string("new"), Value::int32(3)}).tag() == "UPDATE 1");
