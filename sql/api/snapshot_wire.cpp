@@ -43,6 +43,7 @@ class Reader {
     return p;
   }
   bool atEnd() const { return pos_ == in_.size(); }
+  size_t left() const { return in_.size() - pos_; }
   static Error malformed() { return Error(sqlstate::InternalError, "snapshot process sent a malformed message"); }
 
  private:
@@ -108,7 +109,9 @@ void writeNotices(Writer& w, const std::vector<Notice>& notices) {
 }
 
 std::vector<Notice> readNotices(Reader& in) {
-  std::vector<Notice> notices(in.pod<uint32_t>());
+  const auto count = in.pod<uint32_t>();
+  if (count > in.left() / 24) throw Reader::malformed();  // each takes three lengths at least
+  std::vector<Notice> notices(count);
   for (Notice& n : notices) {
     n.severity = in.str();
     n.message = in.str();
