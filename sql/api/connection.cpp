@@ -3,9 +3,6 @@
 #include <cstring>
 #include <optional>
 
-#include <sched.h>
-#include <sys/resource.h>
-
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/query_context.hpp"
@@ -120,55 +117,6 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
   });
 }
 
-// A query on a snapshot: the executor picks (or forks) the snapshot and goes on; this thread
-// hands the query to a worker there and waits for its answer. A worker that found the query
-// writes (a stored function it called changed a table) answers "run it inline", and the second
-// round does.
-QueryResult Connection::runOrAskSnapshot(const std::function<QueryResult(std::shared_ptr<sql::Snapshot>*)>& onExecutor,
-                                         std::string_view sql, SourcePos origin) {
-  QueryResult r;
-  bool mayFork = true, retried = false;
-  for (;;) {
-    std::shared_ptr<sql::Snapshot> snapshot;
-    snapshotText_.reset();
-    snapshotParameters_.clear();
-    db_.executor().run(this, [&] { r = onExecutor(mayFork ? &snapshot : nullptr); });
-    if (!snapshot) return r;
-    std::optional<QueryResult> answer;
-    try {
-      try {
-        // now() in a READ ONLY block is the block's start, as on the executor
-        int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
-        sql::SnapshotRequest request{snapshotText_ ? *snapshotText_ : std::string(sql),
-                                     snapshotText_ ? snapshotOrigin_ : origin,
-                                     settings_->values(),
-                                     snapshotHook_ ? reinterpret_cast<uint64_t>(this) : 0,
-                                     now,
-                                     snapshotCompiled_,
-                                     snapshotParameters_};
-        std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(request);
-        answer = query->finish(cancel_, &snapshotPid_);
-      } catch (const Error&) {
-        // The snapshot process was gone (killed from outside), and the query with it: once
-        // more, on a new snapshot (it only reads). A READ ONLY block's own snapshot cannot be
-        // replaced: the block fails.
-        if (!snapshot->broken() || retried || pinned_) throw;
-        retried = true;
-        continue;
-      }
-    } catch (...) {
-      if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
-      throw;
-    }
-    if (answer) return std::move(*answer);
-    mayFork = false;
-    if (readOnly_ && txn_ != TransactionState::Idle) {
-      txn_ = TransactionState::Failed;
-      throw Error(sqlstate::ReadOnlyTransaction, "cannot execute a function that writes in a read-only transaction");
-    }
-  }
-}
-
 QueryResult Connection::withStatementTimeout(const std::function<QueryResult()>& statement) {
   if (pending_) throw Error(sqlstate::ObjectNotInPrerequisiteState, "a call started on this connection has not finished");
   cancel_.store(false);
@@ -183,43 +131,6 @@ QueryResult Connection::withStatementTimeout(const std::function<QueryResult()>&
       throw Error(sqlstate::QueryCanceled, "canceling statement due to statement timeout", e.pos());
     throw;
   }
-}
-
-// Does the statement's text call nextval, currval or setval? Such a statement runs inline: on a
-// snapshot nextval's step would be lost and currval would not see this session's values. A call
-// the text does not show (in a view, a stored function) sends the worker back here instead.
-static bool callsSequenceFunction(std::string_view sql) {
-  if (sql.find("val") == std::string_view::npos) return false;  // the common case, without lexing
-  std::vector<sqlparse::Token> tokens;
-  try {
-    tokens = sqlparse::tokenize(sql);
-  } catch (const Error&) {
-    return false;  // the parser reports it
-  }
-  for (size_t i = 0; i + 1 < tokens.size(); ++i)
-    if ((tokens[i].is("nextval") || tokens[i].is("currval") || tokens[i].is("setval")) && tokens[i + 1].is("("))
-      return true;
-  return false;
-}
-
-// A SELECT (or EXPLAIN ANALYZE of one) or a COPY ... TO a file, outside a transaction block or in
-// a READ ONLY one, with SET analytics = 'snapshot'; outside a block, not a stored function called
-// alone (that is a call, which may write). COPY ... TO STDOUT stays inline: its rows go to this
-// process's stream.
-bool Connection::runsOnSnapshot(const ast::Statement& stmt, std::string_view sql) const {
-  if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot_) return false;
-  bool readOnly;
-  if (stmt.kind == ast::StmtKind::Explain) {
-    auto& e = static_cast<const ast::ExplainStmt&>(stmt);
-    readOnly = e.analyze && e.statement->kind == ast::StmtKind::Select;
-  } else if (stmt.kind == ast::StmtKind::Copy) {
-    auto& c = static_cast<const ast::CopyStmt&>(stmt);
-    readOnly = !c.from && !c.stdio;
-  } else {
-    readOnly = stmt.kind == ast::StmtKind::Select && (txn_ != TransactionState::Idle || !isFunctionCall(stmt));
-  }
-  // Only then the text: writes, which stay here anyway, are not lexed a second time.
-  return readOnly && !callsSequenceFunction(sql);
 }
 
 void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
@@ -264,90 +175,6 @@ void Connection::noteInline() { lastInline_ = db_.snapshots().noteWrite(db_.cata
 // What besides the text a statement cache entry is compiled for (StatementCache's `settings`).
 std::string Connection::cacheSettings() const {
   return std::to_string(static_cast<int>(settings_->executionPolicy().tier));
-}
-
-// The statement cache serves queries on snapshots too: the parent's cached CompiledStatement is in
-// every snapshot forked after it was compiled, at the same address, so a worker runs it without
-// planning or compiling (LLVM's ~3-8 ms a query, and the copy-on-write faults of a compile in a
-// fresh process). A text is compiled here, on the executor thread (the catalog is stable only
-// there), the second time it comes: a query sent once costs the executor nothing; a stream of
-// repeated reports pays one compile per text. Errors are left to the worker, which reports them
-// as always.
-std::shared_ptr<sql::CompiledStatement> Connection::compiledForSnapshots(const ast::Statement& stmt, bool mayCompile) {
-  if (stmt.kind != ast::StmtKind::Select || !settings_->statementCache() || statementText_.empty()) return nullptr;
-  const std::string tier = cacheSettings();
-  Catalog& catalog = db_.catalog();
-  if (auto found = statementCache_->find(statementText_, statementOrigin_, tier, catalog)) return found;
-  if (!mayCompile || !statementCache_->seenBefore(statementText_, statementOrigin_, tier)) return nullptr;
-  try {
-    // Optimized code from the start where the plan merits it (the workers that run it cannot
-    // hand an adaptive switch back here): one compile on the executor, ~20-70 ms for a big
-    // query, once per text, where a background compile would hold the next fork up as long.
-    codegen::ExecutionPolicy policy = settings_->executionPolicy();
-    if (policy.tier == codegen::CompileTier::Auto || policy.tier == codegen::CompileTier::Adaptive)
-      policy.tier = codegen::CompileTier::Optimized;
-    ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
-    ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&policy);
-    PhaseTimes times;
-    std::shared_ptr<sql::CompiledStatement> compiled = sql::compileStatement(catalog, stmt, {}, times);
-    if (!compiled->plan.parameters.empty()) return nullptr;
-    statementCache_->add(statementText_, statementOrigin_, tier, compiled);
-    return compiled;
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
-QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRequest& request) {
-  Connection con(db);
-  con.settings_->restore(request.settings);
-  con.undo_->beginTransactionAt(request.transactionTime);  // the session's, not this process's clock
-  // This process runs this one query: it yields to the executor's transactions as asked. SCHED_IDLE
-  // (the default) runs it only on a core nothing else wants: a transaction's wake-up takes the core
-  // at once, and the scheduler counts such a core as free when it places the executor's threads.
-  setpriority(PRIO_PROCESS, 0, con.settings_->analyticsNice());
-  if (con.settings_->analyticsIdle()) {
-    sched_param none{};
-    sched_setscheduler(0, SCHED_IDLE, &none);  // advice: where refused, the nice value stands
-  }
-  if (request.hookOwner) {  // the owner's copy in this process, as it was at the fork
-    auto* owner = reinterpret_cast<const Connection*>(request.hookOwner);
-    if (owner->snapshotHook_) owner->snapshotHook_();
-  }
-  RoutineCallerScope scope(con.routineCaller_.get());
-  SequenceSessionScope sequences(con.sequences_.get());
-  ThreadScope<const MemoryLimit> memoryLimit(&con.settings_->memoryLimit());
-  ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&con.settings_->executionPolicy());
-  ThreadScope<const SessionValues> sessionValues(con.settings_.get());  // current_setting()
-  PhaseTimes times;
-  const size_t logged = con.undo_->size();
-  QueryResult r;
-  auto* compiled = reinterpret_cast<sql::CompiledStatement*>(request.compiled);
-  auto parameters = std::make_shared<std::vector<Value>>(request.parameters);
-  if (compiled && compiled->catalogVersion == db.catalog().version()) {
-    // The session's code, as compiled.
-    r = sql::runWithValues(*compiled, *con.undo_, std::move(parameters), &con.cancel_, times);
-  } else {
-    auto t = Clock::now();
-    ast::StatementPtr stmt = parseStatement(request.sql, request.origin);
-    times.parse = msSince(t);
-    const bool prepared = stmt->kind == ast::StmtKind::Prepare;  // EXECUTE's: the statement it prepared
-    if (prepared) stmt = std::move(static_cast<ast::PrepareStmt&>(*stmt).statement);
-    if (!prepared && parameters->empty()) {
-      r = con.dispatch(stmt, times);
-    } else {  // a prepared statement's text, compiled here for its parameters' types
-      std::vector<SqlType> types;
-      for (const Value& v : *parameters) types.push_back(v.type().withNullable(true));
-      std::shared_ptr<sql::CompiledStatement> s = sql::compileStatement(db.catalog(), *stmt, types, times);
-      r = sql::runWithValues(*s, *con.undo_, std::move(parameters), &con.cancel_, times);
-      r.keepAlive(s);
-    }
-  }
-  if (con.undo_->size() != logged) throw sql::RunInlineInstead{};  // it wrote: lost here
-  // A sequence function (in a view or a stored function the text did not show): nextval's step
-  // would be lost here, and currval needs the session's values.
-  if (con.sequences_->used) throw sql::RunInlineInstead{};
-  return r;
 }
 
 void Connection::endTransaction(bool commit) {
@@ -410,14 +237,12 @@ QueryResult Connection::prepare(ast::PrepareStmt& p) {
 }
 
 // EXECUTE of a prepared SELECT goes where the extended protocol's prepared query would
-// (protocolStatementOnSnapshot): to a snapshot when it reads a big table, and always in a READ
-// ONLY block on snapshots, whose queries all read the block's snapshot. Null: it runs here.
+// (preparedQueryOnSnapshot). Null: it runs here.
 std::shared_ptr<sql::Snapshot> Connection::executeOnSnapshot(const ast::ExecuteStmt& e) {
   auto it = prepared_.find(e.name);
-  if (it == prepared_.end() || it->second->statement->kind != ast::StmtKind::Select) return nullptr;
+  if (it == prepared_.end() || it->second->text.empty()) return nullptr;
   Prepared& p = *it->second;
-  const bool blockOnSnapshot = blockOnSnapshot_ && txn_ != TransactionState::Idle;
-  if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot) return nullptr;
+  if (p.statement->kind != ast::StmtKind::Select) return nullptr;
   Catalog& catalog = db_.catalog();
   if (p.compiled->catalogVersion != catalog.version()) {
     PhaseTimes times;
@@ -425,8 +250,7 @@ std::shared_ptr<sql::Snapshot> Connection::executeOnSnapshot(const ast::ExecuteS
   }
   const auto& types = p.compiled->plan.parameters;
   if (e.args.size() != types.size()) return nullptr;  // executePrepared says what is wrong
-  if (!blockOnSnapshot && !sql::readsBigTable(p.compiled->plan)) return nullptr;
-  if (p.text.empty() || callsSequenceFunction(p.text)) return nullptr;
+  if (!preparedQueryOnSnapshot(*p.statement, *p.compiled, p.text)) return nullptr;
   snapshotParameters_ = sql::Binder(catalog).bindConstants(e.args, types);
   snapshotText_ = p.text;
   snapshotOrigin_ = p.origin;
@@ -447,24 +271,6 @@ QueryResult Connection::executePrepared(const ast::ExecuteStmt& e, PhaseTimes& t
         .withDetail("Expected " + std::to_string(types.size()) + " parameters but got " + std::to_string(e.args.size()) + ".");
   auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).bindConstants(e.args, types));
   return sql::runWithValues(*p.compiled, *undo_, std::move(values), &cancel_, times);
-}
-
-// The snapshot a query runs on: the READ ONLY block's own, or the newest fresh enough (or a new
-// fork; see SnapshotPool::acquire). `code` (the session's compiled statement, or null) goes to the
-// worker when the snapshot was forked after it was compiled, so the worker has it at the same
-// address; otherwise the worker compiles the text.
-std::shared_ptr<sql::Snapshot> Connection::pickSnapshot(std::shared_ptr<sql::CompiledStatement> code) {
-  sql::SnapshotPool& snapshots = db_.snapshots();
-  std::shared_ptr<sql::Snapshot> snapshot;
-  if (pinned_) snapshot = pinned_;
-  else if (snapshotHook_) snapshot = snapshots.acquire(0, snapshots.epoch(), false);
-  else
-    snapshot = snapshots.acquire(settings_->snapshotMaxAgeMs(), lastInline_, true,
-                                 code ? code->compiledAt : sql::Snapshot::Clock::time_point{});
-  if (code && code->compiledAt >= snapshot->forkedAt()) code = nullptr;  // not in it: the worker compiles
-  snapshotCompiled_ = reinterpret_cast<uint64_t>(code.get());
-  if (blockOnSnapshot_ && txn_ != TransactionState::Idle) pinned_ = snapshot;
-  return snapshot;
 }
 
 QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_ptr<sql::Snapshot>* snapshot) {

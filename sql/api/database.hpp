@@ -241,7 +241,7 @@ class Connection {
   QueryResult runOrAskSnapshot(const std::function<QueryResult(std::shared_ptr<sql::Snapshot>*)>& onExecutor,
                                std::string_view sql, SourcePos origin);
   std::shared_ptr<sql::Snapshot> pickSnapshot(std::shared_ptr<sql::CompiledStatement> code);
-  bool protocolStatementOnSnapshot(const ProtocolStatement& s) const;
+  bool preparedQueryOnSnapshot(const ast::Statement& stmt, const sql::CompiledStatement& code, std::string_view text) const;
   std::shared_ptr<sql::Snapshot> executeOnSnapshot(const ast::ExecuteStmt& e);
   void prepareCall(ProtocolStatement& entry, std::unique_ptr<ast::CallStmt> call);
   // Runs `statement` under the session's statement_timeout (57014 "due to statement timeout").

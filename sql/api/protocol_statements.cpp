@@ -263,17 +263,6 @@ QueryResult Connection::executeStatement(const std::string& name, const std::vec
   });
 }
 
-// A prepared query runs on a snapshot where a query sent as text would, if it reads a big table
-// (sql::readsBigTable): a point query stays on the executor, where it takes microseconds instead
-// of a worker's milliseconds, and sees the newest state; a report does not hold the executor's
-// transactions up. In a READ ONLY block on snapshots every query reads the block's snapshot.
-bool Connection::protocolStatementOnSnapshot(const ProtocolStatement& s) const {
-  if (s.statement->kind != ast::StmtKind::Select) return false;
-  const bool blockOnSnapshot = blockOnSnapshot_ && txn_ != TransactionState::Idle;
-  if (!blockOnSnapshot && !sql::readsBigTable(s.compiled->plan)) return false;  // (before the text is lexed again)
-  return runsOnSnapshot(*s.statement, s.description.text);
-}
-
 // On the executor thread: as run() and executePrepared() do for SQL text.
 QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::vector<Value>& args,
                                              std::shared_ptr<sql::Snapshot>* snapshot) {
@@ -305,7 +294,7 @@ QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::ve
     const std::vector<SqlType>& types = s.compiled->plan.parameters;
     if (args.size() != types.size()) throw Error(sqlstate::ProtocolViolation, countMismatch(args.size(), s.name, types.size()));
     auto values = std::make_shared<std::vector<Value>>(sql::Binder(catalog).castValues(args, types));
-    if (snapshot && protocolStatementOnSnapshot(s)) {  // the worker gets the values, cast
+    if (snapshot && preparedQueryOnSnapshot(*s.statement, *s.compiled, s.description.text)) {  // the worker gets the values, cast
       snapshotParameters_ = std::move(*values);
       *snapshot = pickSnapshot(s.compiled);
       wrote = false;
