@@ -316,17 +316,19 @@ int ch(int argc, char** argv) {
   auto explain = [&](const char* when) {
     const int q = vm["explain"].as<int>();
     if (q < 1 || q > kQueries || !engines.count("hyrax")) return;
-    std::printf("\nQ%d on hyrax %s:\n", q, when);
-    auto client = engines["hyrax"]->openQueryClient(false);
-    Answer plan;
     const std::string& sql = queries[static_cast<size_t>(q - 1)];
-    try {
-      client->run("EXPLAIN ANALYZE " + sql, &plan);
-    } catch (const std::exception& e) {
-      std::printf("(EXPLAIN ANALYZE failed: %s; the plan with its estimates:)\n", e.what());
-      client->run("EXPLAIN " + sql, &plan);
+    for (bool snapshot : {false, true}) {  // where it ran and its phases, inline and on a snapshot
+      std::printf("\nQ%d on hyrax %s, %s:\n", q, when, snapshot ? "on a snapshot" : "inline");
+      auto client = engines["hyrax"]->openQueryClient(snapshot);
+      Answer plan;
+      try {
+        client->run("EXPLAIN ANALYZE " + sql, &plan);
+      } catch (const std::exception& e) {
+        std::printf("(EXPLAIN ANALYZE failed: %s; the plan with its estimates:)\n", e.what());
+        client->run("EXPLAIN " + sql, &plan);
+      }
+      for (auto& row : plan.rows) std::printf("%s\n", row.empty() ? "" : row[0].c_str());
     }
-    for (auto& row : plan.rows) std::printf("%s\n", row.empty() ? "" : row[0].c_str());
   };
   explain("after the load");
 

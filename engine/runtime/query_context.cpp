@@ -4,6 +4,7 @@
 
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/row_buffer.hpp"
+#include "engine/util/huge_page_slabs.hpp"
 
 namespace hyrax {
 
@@ -12,42 +13,55 @@ namespace {
 constexpr uint64_t kFirstChunkRows = 64;
 }  // namespace
 
+// Blocks up to HugePageSlabs::kMaxBlock are cut from huge-page slabs (a fresh snapshot worker
+// faults them in 2 MiB at a time, not 4 KiB as from malloc); bigger strings get their own.
+char* Arena::newBlock(size_t size) {
+  if (size <= HugePageSlabs::kMaxBlock) return HugePageSlabs::take(size, false);  // written before read
+  return new char[size];
+}
+
+void Arena::freeBlock(char* p, size_t size) {
+  if (size <= HugePageSlabs::kMaxBlock) HugePageSlabs::give(p, size);
+  else delete[] p;
+}
+
 char* Arena::allocate(size_t n) {
   n = (n + 7) & ~size_t{7};
   if (used_ + n > capacity_) {
     size_t size = n > (1 << 16) ? n : (1 << 16);
     if (budget_) budget_->charge(size);
     try {
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before read: no zeroing
-      sizes_.push_back(size);
+      blocks_.reserve(blocks_.size() + 1);
+      blocks_.push_back({newBlock(size), size});
     } catch (...) {
-      if (blocks_.size() > sizes_.size()) blocks_.pop_back();
       if (budget_) budget_->release(size);
       throw;
     }
     used_ = 0;
     capacity_ = size;
   }
-  char* p = blocks_.back().get() + used_;
+  char* p = blocks_.back().p + used_;
   used_ += n;
   return p;
 }
 
 void Arena::clear() {
   while (blocks_.size() > 1) {
-    if (budget_) budget_->release(sizes_.back());
+    if (budget_) budget_->release(blocks_.back().size);
+    freeBlock(blocks_.back().p, blocks_.back().size);
     blocks_.pop_back();
-    sizes_.pop_back();
   }
   used_ = 0;
-  capacity_ = sizes_.empty() ? 0 : sizes_[0];
+  capacity_ = blocks_.empty() ? 0 : blocks_[0].size;
 }
 
 void Arena::clearAll() {
   clear();
-  if (budget_ && !sizes_.empty()) budget_->release(sizes_[0]);
+  if (!blocks_.empty()) {
+    if (budget_) budget_->release(blocks_[0].size);
+    freeBlock(blocks_[0].p, blocks_[0].size);
+  }
   blocks_.clear();
-  sizes_.clear();
   capacity_ = 0;
 }
 

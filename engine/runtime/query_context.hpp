@@ -39,9 +39,14 @@ class Arena {
   void clear();              // forgets everything allocated; keeps the first block for reuse
  private:
   void clearAll();
+  static char* newBlock(size_t size);
+  static void freeBlock(char* p, size_t size);
+  struct Block {
+    char* p;
+    size_t size;
+  };
   MemoryBudget* budget_;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  std::vector<size_t> sizes_;
+  std::vector<Block> blocks_;
   size_t used_ = 0, capacity_ = 0;
 };
 

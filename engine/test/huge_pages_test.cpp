@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "engine/util/huge_page_keeper.hpp"
+#include "engine/util/huge_page_slabs.hpp"
 #include "engine/util/huge_pages.hpp"
 #include "engine/util/zeroed_buffer.hpp"
 
@@ -142,4 +143,67 @@ TEST_CASE("pooled query memory taken after a fork is zero in the parent and unch
   close(done[0]);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("mid-size query memory comes from huge-page slabs, zeroed, and is reused by its process") {
+  CHECK(HugePageSlabs::blockSize(1) == HugePageSlabs::kMinBlock);
+  CHECK(HugePageSlabs::blockSize(100 << 10) == size_t{128} << 10);
+  CHECK(HugePageSlabs::blockSize(size_t{128} << 10) == size_t{128} << 10);
+  const size_t bytes = 100 << 10;
+  char* first = HugePageSlabs::take(bytes, true);
+  REQUIRE(first);
+  CHECK(reinterpret_cast<uintptr_t>(first) % 16 == 0);
+  bool zero = true;
+  for (size_t i = 0; i < bytes; ++i) zero = zero && first[i] == 0;
+  CHECK(zero);
+  std::memset(first, 0x5a, bytes);
+  HugePageSlabs::give(first, bytes);
+  char* again = HugePageSlabs::take(bytes, true);
+  CHECK(again == first);  // the last given back is the first taken again
+  zero = true;
+  for (size_t i = 0; i < HugePageSlabs::blockSize(bytes); ++i) zero = zero && again[i] == 0;
+  CHECK(zero);
+  // Blocks of one size share slabs: a slab holds 2 MiB / 128 KiB of them, on a huge page.
+  const long before = hugeKb(again);
+  char* other = HugePageSlabs::take(bytes, false);
+  CHECK(other != again);
+  CHECK(reinterpret_cast<uintptr_t>(other) / kHugePage == reinterpret_cast<uintptr_t>(again) / kHugePage);
+  if (before < 2048) WARN("no transparent huge pages here: the slab is on 4 KiB pages");
+  HugePageSlabs::give(other, bytes);
+  HugePageSlabs::give(again, bytes);
+}
+
+TEST_CASE("a forked child takes fresh slabs; the parent's blocks freed before the fork come back zero") {
+  const size_t bytes = 200 << 10;
+  char* pooled = HugePageSlabs::take(bytes, true);
+  std::memset(pooled, 0x5a, bytes);
+  HugePageSlabs::give(pooled, bytes);  // pooled, full of 0x5a
+  int go[2];
+  REQUIRE(pipe(go) == 0);
+  const pid_t child = fork();
+  if (child == 0) {  // its own slabs; the parent's block keeps what the parent wrote before
+    close(go[1]);
+    char* mine = HugePageSlabs::take(bytes, true);
+    bool fresh = mine != pooled && mine[0] == 0 && mine[bytes - 1] == 0;
+    char c = 0;
+    (void)!read(go[0], &c, 1);  // the parent has taken the block again and written it
+    bool kept = true;
+    for (size_t i = 0; i < bytes; i += 4096) kept = kept && pooled[i] == 0x5a;
+    _exit(fresh && kept ? 0 : 1);
+  }
+  REQUIRE(child > 0);
+  close(go[0]);
+  char* again = HugePageSlabs::take(bytes, false);  // emptied, not copied: zero although not asked
+  CHECK(again == pooled);
+  bool zero = true;
+  for (size_t i = 0; i < bytes; i += 4096) zero = zero && again[i] == 0;
+  CHECK(zero);
+  std::memset(again, 0x11, bytes);
+  (void)!write(go[1], "x", 1);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  close(go[1]);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  HugePageSlabs::give(again, bytes);
 }

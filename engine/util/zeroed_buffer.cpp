@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "engine/util/error.hpp"
+#include "engine/util/huge_page_slabs.hpp"
 #include "engine/util/huge_pages.hpp"
 
 namespace hyrax {
@@ -90,13 +91,22 @@ class MappingPool {
 }  // namespace
 
 ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes < kMapFrom) {
+  if (bytes < kSlabFrom) {
     data_ = static_cast<char*>(std::calloc(bytes ? bytes : 1, 1));
     if (!data_) outOfMemory(bytes);
     return;
   }
+  if (bytes < kMapFrom) {
+    try {
+      data_ = HugePageSlabs::take(bytes, true);
+    } catch (const Error&) {
+      outOfMemory(bytes);
+    }
+    kind_ = Kind::Slab;
+    return;
+  }
   size_t rounded = roundToHugePages(bytes);
-  mapped_ = true;
+  kind_ = Kind::Mapped;
   if ((data_ = MappingPool::instance().take(rounded))) {
     bytes_ = rounded;
     return;
@@ -116,7 +126,7 @@ ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& o) noexcept {
     release();
     data_ = o.data_;
     bytes_ = o.bytes_;
-    mapped_ = o.mapped_;
+    kind_ = o.kind_;
     o.data_ = nullptr;
   }
   return *this;
@@ -124,10 +134,13 @@ ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& o) noexcept {
 
 void ZeroedBuffer::release() {
   if (!data_) return;
-  if (mapped_) {
-    if (!MappingPool::instance().give(data_, bytes_)) munmap(data_, bytes_);
+  switch (kind_) {
+    case Kind::Calloc: std::free(data_); break;
+    case Kind::Slab: HugePageSlabs::give(data_, bytes_); break;
+    case Kind::Mapped:
+      if (!MappingPool::instance().give(data_, bytes_)) munmap(data_, bytes_);
+      break;
   }
-  else std::free(data_);
   data_ = nullptr;
 }
 

@@ -3,8 +3,11 @@
 // are anonymous mappings aligned to 2 MiB and marked for transparent huge pages: a query's first
 // touch of 100 MB of fresh 4 KiB pages costs ~25,000 page faults, which in a VM took as long as
 // the query itself (TPC-H Q18: 550 ms on its first run, 270 ms after); 2 MiB pages need 512 times
-// fewer. Small ones come from calloc, so transactions that aggregate a few rows stay cheap.
+// fewer. Mid-size ones (16 KiB to 1 MiB) are blocks of huge-page slabs (huge_page_slabs.hpp: a
+// query on a fork snapshot faulted them in 4 KiB at a time from malloc). Small ones come from
+// calloc, so transactions that aggregate a few rows stay cheap.
 #include <cstddef>
+#include <cstdint>
 
 namespace hyrax {
 
@@ -13,7 +16,7 @@ class ZeroedBuffer {
   ZeroedBuffer() = default;
   explicit ZeroedBuffer(size_t bytes);
   ~ZeroedBuffer();
-  ZeroedBuffer(ZeroedBuffer&& o) noexcept : data_(o.data_), bytes_(o.bytes_), mapped_(o.mapped_) { o.data_ = nullptr; }
+  ZeroedBuffer(ZeroedBuffer&& o) noexcept : data_(o.data_), bytes_(o.bytes_), kind_(o.kind_) { o.data_ = nullptr; }
   ZeroedBuffer& operator=(ZeroedBuffer&& o) noexcept;
   ZeroedBuffer(const ZeroedBuffer&) = delete;
   ZeroedBuffer& operator=(const ZeroedBuffer&) = delete;
@@ -21,6 +24,8 @@ class ZeroedBuffer {
   char* data() const { return data_; }
   size_t bytes() const { return bytes_; }
 
+  // From this size on a buffer is a block of a huge-page slab.
+  static constexpr size_t kSlabFrom = size_t{16} << 10;
   // From this size on a buffer is its own mapping.
   static constexpr size_t kMapFrom = size_t{1} << 20;
 
@@ -28,7 +33,8 @@ class ZeroedBuffer {
   void release();
   char* data_ = nullptr;
   size_t bytes_ = 0;
-  bool mapped_ = false;
+  enum class Kind : uint8_t { Calloc, Slab, Mapped };
+  Kind kind_ = Kind::Calloc;
 };
 
 }  // namespace hyrax

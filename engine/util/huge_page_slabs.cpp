@@ -1,0 +1,120 @@
+#include "engine/util/huge_page_slabs.hpp"
+
+#include <sys/mman.h>
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "engine/util/huge_pages.hpp"
+
+namespace hyrax {
+
+namespace {
+
+constexpr int kMinShift = 14;  // kMinBlock
+constexpr int kClasses = 7;    // 16 KiB .. 1 MiB
+
+// A process's slabs. A forked child makes its own on first use (see the header); the parent's
+// copy in the child is left alone, lock and all.
+struct Slabs {
+  struct Free {
+    char* p;
+    uint64_t forks;  // the process's forks when it was given back
+    bool empty;      // zero pages: never touched since mapped, or emptied
+  };
+  const pid_t owner = getpid();
+  std::mutex mutex;
+  std::vector<Free> free[kClasses];
+  size_t slabBytes = 0, freeResident = 0, cap = 0;
+  Slabs() {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    size_t physical = pages > 0 && size > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(size) : 0;
+    cap = std::min(physical / 8, size_t{256} << 20);
+  }
+};
+
+std::atomic<uint64_t> gForks{0};  // forks of this process (and its ancestors) so far
+std::atomic<Slabs*> gSlabs{nullptr};
+
+Slabs& slabs() {
+  Slabs* s = gSlabs.load(std::memory_order_acquire);
+  if (s && s->owner == getpid()) return *s;
+  static const bool counted = [] { return pthread_atfork([] { gForks.fetch_add(1); }, nullptr, nullptr) == 0; }();
+  (void)counted;
+  auto* fresh = new Slabs;  // NOLINT: lives as long as the process (blocks point into its slabs)
+  if (gSlabs.compare_exchange_strong(s, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;  // another thread of this process made them first
+  return *s;
+}
+
+int classOf(size_t block) { return __builtin_ctzll(block) - kMinShift; }
+
+}  // namespace
+
+size_t HugePageSlabs::blockSize(size_t bytes) {
+  if (bytes <= kMinBlock) return kMinBlock;
+  return size_t{1} << (64 - __builtin_clzll(bytes - 1));
+}
+
+char* HugePageSlabs::take(size_t bytes, bool zeroed) {
+  const size_t size = blockSize(bytes);
+  const int k = classOf(size);
+  Slabs& s = slabs();
+  Slabs::Free got{};
+  {
+    std::lock_guard lock(s.mutex);
+    if (!s.free[k].empty()) {
+      got = s.free[k].back();
+      s.free[k].pop_back();
+      if (!got.empty) s.freeResident -= size;
+    }
+  }
+  if (got.p) {
+    if (!got.empty) {
+      if (got.forks != gForks.load(std::memory_order_relaxed)) madvise(got.p, size, MADV_DONTNEED);
+      else if (zeroed) std::memset(got.p, 0, size);
+    }
+    return got.p;
+  }
+  auto* slab = static_cast<char*>(mapAligned(kHugePage, true));  // throws 53200
+  std::lock_guard lock(s.mutex);
+  s.slabBytes += kHugePage;
+  for (size_t at = size; at < kHugePage; at += size) s.free[k].push_back({slab + at, 0, true});
+  return slab;
+}
+
+void HugePageSlabs::give(char* p, size_t bytes) {
+  const size_t size = blockSize(bytes);
+  Slabs& s = slabs();
+  const uint64_t forks = gForks.load(std::memory_order_relaxed);
+  bool empty = false;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.freeResident + size > s.cap) empty = true;
+    else s.freeResident += size;
+  }
+  if (empty) madvise(p, size, MADV_DONTNEED);  // outside the lock: the block is still ours
+  std::lock_guard lock(s.mutex);
+  s.free[classOf(size)].push_back({p, forks, empty});
+}
+
+size_t HugePageSlabs::slabBytes() {
+  Slabs& s = slabs();
+  std::lock_guard lock(s.mutex);
+  return s.slabBytes;
+}
+
+size_t HugePageSlabs::freeResidentBytes() {
+  Slabs& s = slabs();
+  std::lock_guard lock(s.mutex);
+  return s.freeResident;
+}
+
+}  // namespace hyrax
