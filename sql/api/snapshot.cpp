@@ -47,9 +47,15 @@ Error gone() { return Error(sqlstate::InternalError, "the snapshot process is go
 
 // Closes every descriptor from 3 up but `keep` (a child keeps none of its parent's sockets and
 // pipes open: another query's reader would otherwise never see its end).
-void closeAllBut(int keep) {
-  if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
-  syscall(SYS_close_range, static_cast<unsigned>(std::max(keep + 1, 3)), ~0u, 0u);
+void closeAllBut(int keep, int alsoKeep = -1) {
+  int kept[2] = {std::min(keep, alsoKeep), std::max(keep, alsoKeep)};
+  int from = 3;
+  for (int k : kept) {
+    if (k < from) continue;  // -1, or below 3
+    if (k > from) syscall(SYS_close_range, static_cast<unsigned>(from), static_cast<unsigned>(k - 1), 0u);
+    from = k + 1;
+  }
+  syscall(SYS_close_range, static_cast<unsigned>(from), ~0u, 0u);
 }
 
 // Writes all of `bytes`; false when the reader is gone. Sockets without SIGPIPE.
@@ -228,9 +234,13 @@ void endSpare(Spare& spare) {
 }
 
 [[noreturn]] void snapshotMain(int control, pid_t parent, const SnapshotHandler& handler) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the executor thread that forked it
-  if (getppid() != parent) _exit(1);  // the parent died before the line above
-  closeAllBut(control);
+  // Dies with the process that forked it, watched through a pidfd: PR_SET_PDEATHSIG would fire
+  // when the forking *thread* ends, and a server session's thread forks in its turn and ends when
+  // its client leaves, while other sessions still use the snapshot. (Its workers are children of
+  // this process's only thread: PR_SET_PDEATHSIG is right for them.)
+  const int parentFd = static_cast<int>(syscall(SYS_pidfd_open, parent, 0));
+  if (parentFd < 0 || getppid() != parent) _exit(1);  // the parent died already
+  closeAllBut(control, parentFd);
   signal(SIGPIPE, SIG_IGN);  // a session that left makes write() fail, not this process die
   std::vector<Worker> workers;
   std::vector<pollfd> polls;
@@ -247,10 +257,13 @@ void endSpare(Spare& spare) {
     }
     if (open) polls.push_back({spare.pidfd, POLLIN, 0});  // -1 (none) is skipped by poll
     if (open) polls.push_back({control, POLLIN, 0});
+    polls.push_back({parentFd, POLLIN, 0});
     if (poll(polls.data(), polls.size(), -1) < 0) {
       if (errno == EINTR) continue;
       _exit(3);
     }
+    if (polls.back().revents) _exit(0);  // the database's process is gone: its workers die with this one
+    polls.pop_back();
     for (size_t i = 0; i < workers.size();) {
       Worker& w = workers[i];
       const pollfd& ended = polls[2 * i];

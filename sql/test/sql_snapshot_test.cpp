@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/util/large_stack_thread.hpp"
+#include "engine/util/stack_depth.hpp"
 #include "sql/api/database.hpp"
 #include "sql/api/snapshot.hpp"
 #include "sql/test/result_text.hpp"
@@ -676,6 +678,35 @@ TEST_CASE("snapshot processes and their workers die with the process that forked
   };
   CHECK(gone(snapshot));
   CHECK(gone(worker));
+}
+
+TEST_CASE("a snapshot outlives the session thread that forked it") {
+  // A server session's thread (one with the executor's stack) forks snapshots in its own turn and
+  // ends when its client leaves; other sessions go on using the snapshot.
+  Database db;
+  Connection setup(db);
+  setup.execute("SET analytics = 'inline'");
+  setup.execute("CREATE TABLE t (a INTEGER)");
+  setup.execute("INSERT INTO t VALUES (1), (2), (3)");
+  auto session = [&](int& pid, std::string& answer) {
+    LargeStackThread(kExecutorStackBytes, [&] {
+      Connection con(db);
+      con.execute("SET snapshot_max_age = '10min'");
+      QueryResult r = con.execute("SELECT sum(a) FROM t");
+      pid = r.ranOn.snapshotPid;
+      answer = r.text(0, 0);
+    }).join();
+  };
+  int first = 0, second = 0;
+  std::string a, b;
+  session(first, a);
+  REQUIRE(first > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(kill(first, 0) == 0);  // still there after the thread that forked it ended
+  session(second, b);
+  CHECK(second == first);  // shared, not forked again
+  CHECK(a == "6");
+  CHECK(b == "6");
 }
 
 TEST_CASE("a repeated query on snapshots runs the code its session compiled, and sees each snapshot's data") {
