@@ -185,6 +185,19 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
   }
 }
 
+std::vector<Table*> tablesScanned(const Operator& root) {
+  std::vector<Table*> out;
+  auto visit = [&](auto& self, const Operator& op) -> void {
+    if (op.kind == OpKind::TableScan) {
+      Table* t = static_cast<const TableScan&>(op).table;
+      if (t && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    }
+    for (auto& c : op.children) self(self, *c);
+  };
+  visit(visit, root);
+  return out;
+}
+
 uint32_t numberOperators(Operator& root) {
   uint32_t next = 0;
   auto visit = [&](auto& self, Operator& op) -> void {

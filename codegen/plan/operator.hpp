@@ -310,6 +310,9 @@ struct QueryPlan {
 // Calls `fn` on each expression the operator itself holds (not those of its children).
 void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn);
 
+// The tables the plan reads (its TableScans', index lookups included), each once, in pre-order.
+std::vector<Table*> tablesScanned(const Operator& root);
+
 // Numbers operators (Operator::id) in pre-order; returns the count.
 uint32_t numberOperators(Operator& root);
 

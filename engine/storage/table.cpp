@@ -52,7 +52,7 @@ Table::Chunk::~Chunk() { unmapAligned(mapping, bytes); }
 
 Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey)
     : name_(std::move(name)), columns_(std::move(columns)), primaryKey_(std::move(primaryKey)),
-      heap_(std::make_unique<StringHeap>()) {
+      heap_(std::make_shared<StringHeap>()) {
   for (auto& c : columns_) {
     layout_.push_back({chunkBytes_, 0, c.type.byteWidth(), c.type.isVarBytes(), c.type.nullable});
     chunkBytes_ += static_cast<size_t>(c.type.byteWidth()) * kChunkRows;

@@ -163,6 +163,10 @@ class Table {
   Value getValue(uint64_t row, uint32_t column) const;  // for tests and tools, not hot paths
 
   StringHeap& heap() { return *heap_; }
+  // Keeps the long strings' characters alive: a result whose strings point into them holds it, so
+  // that they outlive a DROP TABLE committed before the result is read (a server sends a result
+  // after its statement's turn, when another session's statements run).
+  std::shared_ptr<void> stringsKeeper() const { return heap_; }
 
   // Indexes (the PRIMARY KEY's and UNIQUE constraints' among them, named after the constraint)
   // and constraints. engine/txn/table_ops keeps the indexes in step with the rows.
@@ -213,7 +217,7 @@ class Table {
   StringRef copyToHeap(StringRef s);
   std::vector<char*> bases_;      // each chunk's mapping, as generated code finds it
   char** chunkBase_ = nullptr;    // bases_.data()
-  std::unique_ptr<StringHeap> heap_;
+  std::shared_ptr<StringHeap> heap_;
   uint64_t rows_ = 0;
   std::shared_ptr<const TableStatistics> stats_;
   std::vector<std::unique_ptr<Index>> indexes_;

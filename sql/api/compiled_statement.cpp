@@ -150,6 +150,8 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
       r.keepAlive(ctx);
       r.keepAlive(s.compiled);  // its string constants
       for (auto& t : s.plan.ownedTables) r.keepAlive(t);  // strings in tables the plan made (pg_class, read_json)
+      if (s.plan.root)  // long strings in the tables it read, which a DROP may free before the result is read
+        for (const Table* t : plan::tablesScanned(*s.plan.root)) r.keepAlive(t->stringsKeeper());
       break;
     }
     // A one-row write's plan applied its row itself (oneRowWriter); others' rows are applied here.

@@ -490,6 +490,12 @@ QueryResult Routines::run(Catalog& catalog, UndoLog& undo, const std::shared_ptr
     } else {
       std::memcpy(v.columns[0], c.slot(p->returnSlot).bytes(), type.byteWidth());
       v.nulls[0][0] = c.slot(p->returnSlot).null;
+      if (type.isVarBytes() && !v.nulls[0][0]) {
+        // A long string may live in a table's heap (SELECT ... INTO), which a DROP TABLE may free
+        // before the result is read: its characters move into the call's arena, kept below.
+        auto* ref = static_cast<StringRef*>(v.columns[0]);
+        if (!ref->isInline()) *ref = c.context()->arena().copy(std::string_view(ref->data(), ref->len));
+      }
     }
     r = QueryResult({{name, type}}, std::move(chunks), "SELECT 1");
     r.keepAlive(c.context());  // a string value may live in the call's arena

@@ -9,14 +9,6 @@ namespace hyrax::sql {
 
 namespace {
 
-void tablesRead(const plan::Operator& op, std::vector<std::pair<const Table*, uint64_t>>& out) {
-  if (op.kind == plan::OpKind::TableScan) {
-    const Table* t = static_cast<const plan::TableScan&>(op).table;
-    if (std::none_of(out.begin(), out.end(), [&](auto& p) { return p.first == t; })) out.push_back({t, t->rowCount()});
-  }
-  for (auto& c : op.children) tablesRead(*c, out);
-}
-
 bool sameSize(uint64_t then, uint64_t now) { return now <= 2 * then + 1000 && then <= 2 * now + 1000; }
 
 }  // namespace
@@ -53,7 +45,8 @@ void StatementCache::add(std::string_view text, SourcePos origin, const std::str
     entries_.erase(oldest);
   }
   Entry e;
-  if (s->plan.root) tablesRead(*s->plan.root, e.tableRows);
+  if (s->plan.root)
+    for (const Table* t : plan::tablesScanned(*s->plan.root)) e.tableRows.push_back({t, t->rowCount()});
   e.statement = std::move(s);
   e.lastUse = ++uses_;
   entries_[key(text, origin, settings)] = std::move(e);

@@ -353,3 +353,35 @@ TEST_CASE("SQL text and COPY input that are not UTF-8 are refused with 22021, an
   con.setCopyStreams(&good, nullptr);
   CHECK(con.execute("COPY t FROM STDIN").tag() == "COPY 2");
 }
+
+TEST_CASE("a result keeps the long strings it shows after their table is dropped") {
+  // Long strings (over 12 bytes) in a result point into the table's string heap; a session sends
+  // them after its turn, when another session's DROP TABLE may have freed the table.
+  Database db;
+  Connection con(db), other(db);
+  const std::string big(3 << 20, 'x');  // past the first block, into the huge-page blocks too
+  con.execute("SET analytics = 'inline'");  // a snapshot's answer is a copy
+  con.execute("CREATE TABLE t (k INTEGER, s TEXT)");
+  con.execute("INSERT INTO t VALUES (1, 'a string longer than twelve bytes'), (2, '" + big + "')");
+  QueryResult r = con.execute("SELECT s FROM t ORDER BY k");
+  QueryResult w = con.execute("SELECT s FROM t WHERE k = 1");
+  other.execute("DROP TABLE t");
+  other.execute("CREATE TABLE u (s TEXT)");
+  other.execute("INSERT INTO u VALUES ('another long string that may reuse the memory')");
+  CHECK(r.text(0, 0) == "a string longer than twelve bytes");
+  CHECK(r.text(1, 0) == big);
+  CHECK(w.text(0, 0) == "a string longer than twelve bytes");
+}
+
+TEST_CASE("a stored function's string result outlives its table's DROP") {
+  Database db;
+  Connection con(db), other(db);
+  con.execute("SET analytics = 'inline'");
+  con.execute("CREATE TABLE t (k INTEGER, s TEXT)");
+  con.execute("INSERT INTO t VALUES (1, 'a string longer than twelve bytes')");
+  con.execute("CREATE FUNCTION name_of(n INTEGER) RETURNS TEXT AS $$ DECLARE v TEXT; BEGIN SELECT s INTO v FROM t WHERE k = n; RETURN v; END $$ LANGUAGE plpgsql");
+  QueryResult r = con.execute("SELECT name_of(1)");
+  other.execute("DROP FUNCTION name_of");
+  other.execute("DROP TABLE t");
+  CHECK(r.text(0, 0) == "a string longer than twelve bytes");
+}
