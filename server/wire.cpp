@@ -62,8 +62,11 @@ Wire::Wire(Socket socket, uint32_t maxMessageBytes) : socket_(std::move(socket))
 namespace {
 // What one read asks for: a batch of small messages. A larger body is read into its own buffer.
 constexpr size_t kReadChunk = 16 * 1024;
-// How long a session polls for the next request.
+// How long a session polls for the next request; the most credit its caught requests earn it;
+// how often it polls to probe once its misses used its credit up.
 constexpr auto kPollBriefly = std::chrono::microseconds(50);
+constexpr int kPollCredit = 8;
+constexpr uint32_t kPollProbe = 64;
 // Sessions polling now, and sessions handling a request (running, or waiting for their turn).
 std::atomic<uint32_t> pollingSessions{0};
 std::atomic<uint32_t> sessionsAtWork{0};
@@ -122,10 +125,16 @@ void Wire::pollBriefly() {
     pollingSessions.fetch_sub(1, std::memory_order_relaxed);
     return;
   }
+  if (pollCredit_ <= 0 && ++pollSkipped_ % kPollProbe != 0) {
+    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
   const auto until = std::chrono::steady_clock::now() + kPollBriefly;
-  while (!receiveNow() && std::chrono::steady_clock::now() < until) {
+  bool caught = false;
+  while (!(caught = receiveNow()) && std::chrono::steady_clock::now() < until) {
   }
   pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+  pollCredit_ = caught ? std::min(pollCredit_ + 1, kPollCredit) : std::max(pollCredit_ - 2, 0);
 }
 
 void Wire::writeAll(const char* p, size_t n) {
