@@ -207,3 +207,28 @@ TEST_CASE("a forked child takes fresh slabs; the parent's blocks freed before th
   CHECK(WEXITSTATUS(status) == 0);
   HugePageSlabs::give(again, bytes);
 }
+
+TEST_CASE("blocks of several sizes share one huge page until it is full") {
+  // In a fresh child, so that no block given back by the tests before is reused.
+  const pid_t child = fork();
+  if (child == 0) {
+    bool ok = HugePageSlabs::slabBytes() == 0;
+    char* blocks[4];
+    size_t sizes[4] = {16 << 10, 32 << 10, 64 << 10, 128 << 10};
+    for (int i = 0; i < 4; ++i) blocks[i] = HugePageSlabs::take(sizes[i], true);
+    ok = ok && HugePageSlabs::slabBytes() == kHugePage;  // one slab holds them all
+    for (int i = 1; i < 4; ++i) ok = ok && blocks[i] == blocks[i - 1] + sizes[i - 1];
+    // A block that does not fit what is left starts a new slab; the rest of the old one is kept.
+    char* big = HugePageSlabs::take(1 << 20, true);
+    char* big2 = HugePageSlabs::take(1 << 20, true);
+    ok = ok && HugePageSlabs::slabBytes() == 2 * kHugePage;
+    char* reused = HugePageSlabs::take(512 << 10, true);  // from the first slab's rest
+    ok = ok && reused >= blocks[0] && reused < blocks[0] + kHugePage && big != big2;
+    _exit(ok ? 0 : 1);
+  }
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}

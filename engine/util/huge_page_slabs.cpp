@@ -32,6 +32,10 @@ struct Slabs {
   const pid_t owner = getpid();
   std::mutex mutex;
   std::vector<Free> free[kClasses];
+  // Blocks of every size are cut in turn from the newest slab, so a process that makes a few
+  // small blocks of several sizes touches one huge page, not one per size.
+  char* slab = nullptr;
+  size_t slabUsed = 0;
   size_t slabBytes = 0, freeResident = 0, cap = 0;
   Slabs() {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -83,11 +87,23 @@ char* HugePageSlabs::take(size_t bytes, bool zeroed) {
     }
     return got.p;
   }
-  auto* slab = static_cast<char*>(mapAligned(kHugePage, true));  // throws 53200
   std::lock_guard lock(s.mutex);
-  s.slabBytes += kHugePage;
-  for (size_t at = size; at < kHugePage; at += size) s.free[k].push_back({slab + at, 0, true});
-  return slab;
+  if (!s.slab || kHugePage - s.slabUsed < size) {
+    auto* slab = static_cast<char*>(mapAligned(kHugePage, true));  // throws 53200
+    // What is left of the old slab becomes free blocks, the largest that fit first.
+    for (size_t left = s.slab ? kHugePage - s.slabUsed : 0; left >= kMinBlock;) {
+      const size_t block = size_t{1} << (63 - __builtin_clzll(left));
+      s.free[classOf(block)].push_back({s.slab + s.slabUsed, 0, true});
+      s.slabUsed += block;
+      left -= block;
+    }
+    s.slab = slab;
+    s.slabUsed = 0;
+    s.slabBytes += kHugePage;
+  }
+  char* p = s.slab + s.slabUsed;
+  s.slabUsed += size;
+  return p;
 }
 
 void HugePageSlabs::give(char* p, size_t bytes) {

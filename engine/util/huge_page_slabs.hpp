@@ -9,8 +9,9 @@
 // against ~6,000 inline, most of them in the per-thread aggregation partitions' blocks, and ran
 // twice as long. Cut from a huge page, a block's memory comes 2 MiB per fault.
 //
-// Blocks are powers of two; each 2 MiB slab holds blocks of one size. A block given back is kept
-// for the next one of its size (never unmapped: a process's slabs stay at its peak), and:
+// Blocks are powers of two, cut in turn from the newest 2 MiB slab (a process that makes a few
+// small blocks touches one huge page). A block given back is kept for the next one of its size
+// (never unmapped: a process's slabs stay at its peak), and:
 // - only the process that took a slab hands its blocks out again: a forked child starts with no
 //   free blocks (zeroing the parent's would copy each page first) and a lock of its own, since a
 //   parent thread may have held the parent's at the fork;
