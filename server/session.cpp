@@ -248,10 +248,30 @@ void Session::onQuery(const Message& m) {
   if (statements.empty()) {
     wire_.begin(backend::EmptyQueryResponse);
     wire_.end();
+  } else if (statements.size() == 1) {
+    runStatement(query, statements[0]);
+  } else {
+    runImplicitBlock(query, statements);
   }
-  for (auto& st : statements)
-    if (!runStatement(query, st)) break;  // as PostgreSQL: a failure ends the Query
   sendReadyForQuery();
+}
+
+// Several statements are one transaction unless BEGIN, COMMIT or ROLLBACK among them say
+// otherwise (Connection::beginImplicitBlock); as PostgreSQL, the whole string is parsed first, so
+// a syntax error anywhere in it runs nothing, and a failure ends the Query.
+void Session::runImplicitBlock(std::string_view query, const std::vector<StatementText>& statements) {
+  for (auto& st : statements) {
+    try {
+      Connection::checkSyntax(st.text, SourcePos{st.line, st.column});
+    } catch (const Error& e) {
+      sendError(wire_, e, Severity::Error, query);
+      return;
+    }
+  }
+  connection_->beginImplicitBlock();
+  for (auto& st : statements)
+    if (!runStatement(query, st)) break;
+  connection_->endImplicitBlock();  // commits, or rolls back after a failure
 }
 
 bool Session::runStatement(std::string_view query, const StatementText& st) {
@@ -277,7 +297,12 @@ QueryResult Session::runWithCopy(const CopyUse& copy, const std::function<QueryR
   std::optional<std::ostream> out;
   if (copy.in) {
     spool.emplace();
-    receiveCopyIn(wire_, copy.columns, *spool);
+    try {
+      receiveCopyIn(wire_, copy.columns, *spool);
+    } catch (const Error&) {
+      connection_->failBlock();  // the statement failed, though it never ran
+      throw;
+    }
     in.emplace(&spool->reader());
   } else if (copy.out) {
     spool.emplace();

@@ -57,6 +57,8 @@ class Session {
 
   // One statement of a Query; false when it failed (the rest of the Query is skipped).
   bool runStatement(std::string_view query, const StatementText& statement);
+  // A Query's several statements, as PostgreSQL's implicit transaction block.
+  void runImplicitBlock(std::string_view query, const std::vector<StatementText>& statements);
   // Runs a statement with the client's copy streams as `copy` says (receiving COPY FROM STDIN's
   // data first, sending COPY TO STDOUT's after), then sends its notices; throws its Error.
   QueryResult runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run);
