@@ -31,7 +31,7 @@ class Session {
 
  private:
   bool startup();  // false: the connection ends (a CancelRequest, or nothing more to do)
-  void sendStartupReply();
+  void sendStartupReply(const std::vector<Notice>& warnings);
   // ParameterStatus for each reported setting whose value the client has not been told.
   void reportSettings();
   void serve();
