@@ -339,6 +339,16 @@ TEST_CASE("extended query errors: the message's error, then everything up to Syn
   CHECK(r.back().body == "E");
   c.send(RawClient::query("ROLLBACK"));  // an open block holds the executor from other sessions
   CHECK(c.untilReady().back().body == "I");
+  // So does a Bind whose value is not its parameter's type (the statement never ran), as PostgreSQL.
+  c.send(RawClient::query("BEGIN"));
+  c.untilReady();
+  c.send(parse("", "SELECT 1 / $1", {23}) + bind("", "", {std::string("zero")}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "1EZ");
+  CHECK(r[1].field('C') == "22P02");
+  CHECK(r.back().body == "E");
+  c.send(RawClient::query("ROLLBACK"));
+  CHECK(c.untilReady().back().body == "I");
   checkServes(server);
 }
 
