@@ -9,6 +9,7 @@
 #include "server/copy_streams.hpp"
 #include "server/error_response.hpp"
 #include "server/protocol.hpp"
+#include "server/startup_settings.hpp"
 #include "server/data_rows.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/parser/lexer.hpp"
@@ -66,11 +67,6 @@ constexpr ReportedSetting kReported[] = {
 std::string reportedValue(const Connection& c, const ReportedSetting& r) {
   std::string v = c.setting(r.setting).value_or("");
   return std::string_view(r.setting) == "server_version" ? v + " (hyrax)" : v;
-}
-
-// The startup packet's parameters that are no settings (user, database, ...).
-bool isConnectionParameter(const std::string& name) {
-  return name == "user" || name == "database" || name == "options" || name == "replication" || name.rfind("_pq_.", 0) == 0;
 }
 
 }  // namespace
@@ -147,31 +143,25 @@ bool Session::startup() {
     ScramAuthenticator scram(db_.roles());
     Authenticator& auth = wire_.isUnixSocket() || config_.trust ? static_cast<Authenticator&>(trust) : scram;
     auth.authenticate(wire_, params);
-    connection_ = std::make_unique<Connection>(db_);
-    connection_->setSessionUser(params.get("user"));  // current_user, session_authorization
+    auto connection = std::make_unique<Connection>(db_);
+    connection->setSessionUser(params.get("user"));  // current_user, session_authorization
     // The settings it gives (application_name, DateStyle, TimeZone, ...) are the session's from
-    // the start, and RESET's. A name hyrax has no setting of, or a value it refuses, leaves the
-    // setting as it was (PostgreSQL refuses the login): the ParameterStatus that follows tells the
-    // client what it got.
-    for (auto& [name, value] : params.values) {
-      if (isConnectionParameter(name)) continue;
-      try {
-        connection_->setStartupSetting(name, value);
-      } catch (const Error&) {
-      }
-    }
+    // the start, and RESET's; startup_settings.hpp says which refuse the login, as PostgreSQL's.
+    std::vector<Notice> warnings = applyStartupSettings(*connection, startupSettings(params));
+    connection_ = std::move(connection);
     wire_.setReadDeadline({});
     key_ = registry_.add(*connection_);
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
-    sendStartupReply();
+    sendStartupReply(warnings);
     return true;
   }
 }
 
-void Session::sendStartupReply() {
+void Session::sendStartupReply(const std::vector<Notice>& warnings) {
   wire_.begin(backend::Authentication);
   wire_.putInt32(0);  // AuthenticationOk
   wire_.end();
+  for (const Notice& n : warnings) sendNotice(wire_, n);  // after AuthenticationOk, as PostgreSQL's
   reportSettings();
   wire_.begin(backend::BackendKeyData);
   wire_.putInt32(key_.pid);
@@ -248,10 +238,30 @@ void Session::onQuery(const Message& m) {
   if (statements.empty()) {
     wire_.begin(backend::EmptyQueryResponse);
     wire_.end();
+  } else if (statements.size() == 1) {
+    runStatement(query, statements[0]);
+  } else {
+    runImplicitBlock(query, statements);
   }
-  for (auto& st : statements)
-    if (!runStatement(query, st)) break;  // as PostgreSQL: a failure ends the Query
   sendReadyForQuery();
+}
+
+// Several statements are one transaction unless BEGIN, COMMIT or ROLLBACK among them say
+// otherwise (Connection::beginImplicitBlock); as PostgreSQL, the whole string is parsed first, so
+// a syntax error anywhere in it runs nothing, and a failure ends the Query.
+void Session::runImplicitBlock(std::string_view query, const std::vector<StatementText>& statements) {
+  for (auto& st : statements) {
+    try {
+      Connection::checkSyntax(st.text, SourcePos{st.line, st.column});
+    } catch (const Error& e) {
+      sendError(wire_, e, Severity::Error, query);
+      return;
+    }
+  }
+  connection_->beginImplicitBlock();
+  for (auto& st : statements)
+    if (!runStatement(query, st)) break;
+  connection_->endImplicitBlock();  // commits, or rolls back after a failure
 }
 
 bool Session::runStatement(std::string_view query, const StatementText& st) {
@@ -277,7 +287,12 @@ QueryResult Session::runWithCopy(const CopyUse& copy, const std::function<QueryR
   std::optional<std::ostream> out;
   if (copy.in) {
     spool.emplace();
-    receiveCopyIn(wire_, copy.columns, *spool);
+    try {
+      receiveCopyIn(wire_, copy.columns, *spool);
+    } catch (const Error&) {
+      connection_->failBlock();  // the statement failed, though it never ran
+      throw;
+    }
     in.emplace(&spool->reader());
   } else if (copy.out) {
     spool.emplace();

@@ -31,7 +31,7 @@ class Session {
 
  private:
   bool startup();  // false: the connection ends (a CancelRequest, or nothing more to do)
-  void sendStartupReply();
+  void sendStartupReply(const std::vector<Notice>& warnings);
   // ParameterStatus for each reported setting whose value the client has not been told.
   void reportSettings();
   void serve();
@@ -57,6 +57,8 @@ class Session {
 
   // One statement of a Query; false when it failed (the rest of the Query is skipped).
   bool runStatement(std::string_view query, const StatementText& statement);
+  // A Query's several statements, as PostgreSQL's implicit transaction block.
+  void runImplicitBlock(std::string_view query, const std::vector<StatementText>& statements);
   // Runs a statement with the client's copy streams as `copy` says (receiving COPY FROM STDIN's
   // data first, sending COPY TO STDOUT's after), then sends its notices; throws its Error.
   QueryResult runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run);

@@ -48,9 +48,11 @@ void Session::onExtended(const Message& m) {
     for (auto& n : e.notices()) sendNotice(wire_, n);  // raised before it failed, as PostgreSQL
     sendError(wire_, e, Severity::Error, errorQuery_);
     skipTillSync_ = true;
+    connection_->failBlock();  // whichever message failed (a Bind's bad value too), as PostgreSQL
   } catch (const std::bad_alloc&) {
     sendError(wire_, Error(sqlstate::OutOfMemory, "out of memory"), Severity::Error);
     skipTillSync_ = true;
+    connection_->failBlock();
   }
 }
 

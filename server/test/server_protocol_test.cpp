@@ -11,18 +11,6 @@ using namespace hyrax::server::test;
 
 namespace {
 
-// The value of DataRow `row`'s column `col` (nullopt for NULL).
-std::optional<std::string> cell(const Reply& row, int col) {
-  size_t at = 2;
-  for (int c = 0;; ++c) {
-    auto b = reinterpret_cast<const unsigned char*>(row.body.data() + at);
-    int32_t n = static_cast<int32_t>((uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3]);
-    at += 4;
-    if (c == col) return n < 0 ? std::nullopt : std::optional<std::string>(row.body.substr(at, static_cast<size_t>(n)));
-    if (n > 0) at += static_cast<size_t>(n);
-  }
-}
-
 // The type OID of RowDescription's column `col`.
 uint32_t columnType(const Reply& desc, int col) {
   size_t at = 2;
@@ -351,6 +339,16 @@ TEST_CASE("extended query errors: the message's error, then everything up to Syn
   CHECK(r.back().body == "E");
   c.send(RawClient::query("ROLLBACK"));  // an open block holds the executor from other sessions
   CHECK(c.untilReady().back().body == "I");
+  // So does a Bind whose value is not its parameter's type (the statement never ran), as PostgreSQL.
+  c.send(RawClient::query("BEGIN"));
+  c.untilReady();
+  c.send(parse("", "SELECT 1 / $1", {23}) + bind("", "", {std::string("zero")}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "1EZ");
+  CHECK(r[1].field('C') == "22P02");
+  CHECK(r.back().body == "E");
+  c.send(RawClient::query("ROLLBACK"));
+  CHECK(c.untilReady().back().body == "I");
   checkServes(server);
 }
 
@@ -529,7 +527,10 @@ TEST_CASE("a client that leaves inside a transaction block: its writes are rolle
   {
     RawClient c(server.socketPath());
     c.start();
-    c.send(RawClient::query("CREATE TABLE t (a INTEGER); BEGIN; INSERT INTO t VALUES (1)"));
+    // (One Query would have made the CREATE TABLE part of the block too, as in PostgreSQL.)
+    c.send(RawClient::query("CREATE TABLE t (a INTEGER)"));
+    c.untilReady();
+    c.send(RawClient::query("BEGIN; INSERT INTO t VALUES (1)"));
     CHECK(c.untilReady().back().body == "T");
   }
   RawClient d(server.socketPath());

@@ -66,6 +66,18 @@ struct Reply {
   }
 };
 
+// The value of DataRow `row`'s column `col` (nullopt for NULL).
+inline std::optional<std::string> cell(const Reply& row, int col) {
+  size_t at = 2;
+  for (int c = 0;; ++c) {
+    auto b = reinterpret_cast<const unsigned char*>(row.body.data() + at);
+    int32_t n = static_cast<int32_t>((uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3]);
+    at += 4;
+    if (c == col) return n < 0 ? std::nullopt : std::optional<std::string>(row.body.substr(at, static_cast<size_t>(n)));
+    if (n > 0) at += static_cast<size_t>(n);
+  }
+}
+
 // A client that writes bytes as given, to test framing and malformed input.
 class RawClient {
  public:

@@ -52,7 +52,33 @@ QueryResult explainResult(const std::string& text, PhaseTimes times) {
   return r;
 }
 
+// SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]: PostgreSQL's
+// name of the command, or null. hyrax has no savepoints (its parser does not know them), but
+// PostgreSQL refuses them outside an explicit block before it would need one.
+const char* savepointCommand(std::string_view sql) {
+  std::vector<sqlparse::Token> tokens;
+  try {
+    tokens = sqlparse::tokenize(sql);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  if (tokens.empty()) return nullptr;
+  if (tokens[0].is("savepoint")) return "SAVEPOINT";
+  if (tokens[0].is("release")) return "RELEASE SAVEPOINT";
+  size_t to = tokens.size() > 1 && (tokens[1].is("work") || tokens[1].is("transaction")) ? 2 : 1;
+  if (tokens[0].is("rollback") && to < tokens.size() && tokens[to].is("to")) return "ROLLBACK TO SAVEPOINT";
+  return nullptr;
+}
+
 }  // namespace
+
+void Connection::checkSyntax(std::string_view sql, SourcePos origin) {
+  try {
+    parseStatement(sql, origin);
+  } catch (const Error& e) {
+    if (e.sqlstate() != sqlstate::SyntaxError || !savepointCommand(sql)) throw;
+  }
+}
 
 // A prepared statement: its text's tree (to compile again when the schema changed) and the code.
 struct Connection::Prepared {
@@ -103,6 +129,21 @@ std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
   return results;
 }
 
+void Connection::beginImplicitBlock() {
+  inImplicit_ = true;
+  queryTime_ = text::clockMicros();  // PostgreSQL's statement_timestamp(): the Query's arrival
+}
+
+void Connection::endImplicitBlock() {
+  inImplicit_ = false;
+  if (!implicitOpen_) return;
+  const bool commit = txn_ == TransactionState::InBlock;
+  if (implicitWrites_) db_.executor().run(this, [&] { endTransaction(commit); });
+  else endTransaction(commit);  // only SET's changes, the session's own: no turn to wait for
+}
+
+int64_t Connection::transactionStart() const { return inImplicit_ ? queryTime_ : text::clockMicros(); }
+
 QueryResult Connection::execute(std::string_view sql) { return execute(sql, SourcePos{1, 1}); }
 
 QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
@@ -111,7 +152,13 @@ QueryResult Connection::execute(std::string_view sql, SourcePos origin) {
         [&](std::shared_ptr<sql::Snapshot>* snapshot) {
           RoutineCallerScope scope(routineCaller_.get());
           SequenceSessionScope sequences(sequences_.get());
-          return run(sql, origin, snapshot);
+          try {
+            return run(sql, origin, snapshot);
+          } catch (...) {
+            // Whatever failed it, its parse too, fails an open block, as in PostgreSQL.
+            if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
+            throw;
+          }
         },
         sql, origin);
   });
@@ -182,8 +229,8 @@ void Connection::endTransaction(bool commit) {
   else undo_->rollbackTo(0);
   settings_->endTransaction(commit);
   txn_ = TransactionState::Idle;
-  if (!blockOnSnapshot_) db_.executor().release(this);
-  readOnly_ = blockOnSnapshot_ = false;
+  if (implicitOpen_ ? implicitWrites_ : !blockOnSnapshot_) db_.executor().release(this);  // if it held it
+  readOnly_ = blockOnSnapshot_ = implicitOpen_ = implicitWrites_ = false;
   pinned_.reset();
 }
 
@@ -193,28 +240,31 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
   switch (t.op) {
     case Op::Begin:
       r = QueryResult({}, {}, "BEGIN");
-      if (txn_ != TransactionState::Idle) {
+      if (txn_ != TransactionState::Idle && !implicitOpen_) {
         r.notices.push_back({"WARNING", "there is already a transaction in progress", "25001"});
         return r;
       }
+      // In an implicit block (never a failed one: the Query stopped at its error), as PostgreSQL:
+      // the Query's statements before it become part of the block it begins.
+      if (!implicitOpen_) undo_->beginTransactionAt(transactionStart());  // now() for the whole block, as in PostgreSQL
       txn_ = TransactionState::InBlock;
-      undo_->beginTransactionAt(text::clockMicros());  // now() for the whole block, as in PostgreSQL
       readOnly_ = t.readOnly;
       // A READ ONLY block on snapshots leaves the executor to others: its queries run on one
-      // snapshot, which no one's later commits change.
-      blockOnSnapshot_ = t.readOnly && settings_->analyticsOnSnapshot();
+      // snapshot, which no one's later commits change. (Not one that wrote before: those writes
+      // are in no snapshot, and it holds the executor already.)
+      blockOnSnapshot_ = t.readOnly && settings_->analyticsOnSnapshot() && !implicitWrites_;
       if (!blockOnSnapshot_) db_.executor().hold(this);
+      implicitOpen_ = implicitWrites_ = false;
       return r;
     case Op::Commit:
     case Op::Rollback: {
       bool commit = t.op == Op::Commit && txn_ == TransactionState::InBlock;
       // COMMIT of a failed block rolls it back, and says so in its tag, as PostgreSQL does.
       r = QueryResult({}, {}, commit || (t.op == Op::Commit && txn_ == TransactionState::Idle) ? "COMMIT" : "ROLLBACK");
-      if (txn_ == TransactionState::Idle) {
+      // Ending an implicit block warns too (no BEGIN came before: perhaps a mistake), as PostgreSQL.
+      if (txn_ == TransactionState::Idle || implicitOpen_)
         r.notices.push_back({"WARNING", "there is no transaction in progress", "25P01"});
-        return r;
-      }
-      endTransaction(commit);
+      if (txn_ != TransactionState::Idle) endTransaction(commit);
       return r;
     }
   }
@@ -278,7 +328,17 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
   snapshots.sweep();
   PhaseTimes times;
   auto t = Clock::now();
-  ast::StatementPtr stmt = parseStatement(sql, origin);
+  ast::StatementPtr stmt;
+  try {
+    stmt = parseStatement(sql, origin);
+  } catch (const Error& e) {
+    const char* savepoint = e.sqlstate() == sqlstate::SyntaxError ? savepointCommand(sql) : nullptr;
+    if (!savepoint) throw;
+    // PostgreSQL's error outside a block, a Query's implicit one too; in a block it would work.
+    if (txn_ == TransactionState::Idle || implicitOpen_)
+      throw Error(sqlstate::NoActiveTransaction, std::string(savepoint) + " can only be used in transaction blocks");
+    throw Error(sqlstate::FeatureNotSupported, "savepoints are not supported", origin);
+  }
   times.parse = msSince(t);
   statementText_ = sql;  // for the statement cache, while dispatch() runs
   statementOrigin_ = origin;
@@ -312,7 +372,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
     *snapshot = pickSnapshot(snapshotHook_ ? nullptr : compiledForSnapshots(*stmt, !pinned_));
     return QueryResult();
   }
-  if (stmt->kind == ast::StmtKind::Setting) return atomically([&] { return dispatch(stmt, times); });
+  if (stmt->kind == ast::StmtKind::Setting) return atomically([&] { return dispatch(stmt, times); }, true);
   // A statement that may have written (also one that failed: it may have written and undone)
   // makes the snapshots taken before it stale; a query that logged no undo did not write.
   const bool reads = stmt->kind == ast::StmtKind::Select || stmt->kind == ast::StmtKind::Explain;
@@ -329,14 +389,25 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
 }
 
 // Each statement is atomic: on an error everything it did is undone (and an open block fails).
-QueryResult Connection::atomically(const std::function<QueryResult()>& statement) {
+QueryResult Connection::atomically(const std::function<QueryResult()>& statement, bool sessionOnly) {
   ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());  // for the contexts it makes
   ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());  // for its compiles
   ThreadScope<const SessionValues> sessionValues(settings_.get());  // current_setting()
   const size_t savepoint = undo_->savepoint();
-  if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(text::clockMicros());  // a statement alone is a transaction
+  if (txn_ == TransactionState::Idle) undo_->beginTransactionAt(transactionStart());  // a statement alone is a transaction
   try {
     QueryResult r = statement();
+    if (txn_ == TransactionState::Idle && inImplicit_ && undo_->size() != 0) {
+      // The first change in a Query's implicit block: kept until the Query ends (a later failure
+      // undoes it).
+      txn_ = TransactionState::InBlock;
+      implicitOpen_ = true;
+    }
+    if (implicitOpen_ && !implicitWrites_ && !sessionOnly && undo_->size() != savepoint) {
+      // Others must not see (nor build on) what the Query may still undo: they wait, as for BEGIN.
+      implicitWrites_ = true;
+      db_.executor().hold(this);
+    }
     if (txn_ == TransactionState::Idle) {
       undo_->commit();
       settings_->endTransaction(true);
@@ -506,7 +577,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));
     case ast::StmtKind::Execute: return executePrepared(static_cast<const ast::ExecuteStmt&>(*stmt), times);
     case ast::StmtKind::Setting:
-      return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo, txn_ != TransactionState::Idle);
+      return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo, txn_ != TransactionState::Idle || inImplicit_);
     case ast::StmtKind::Deallocate: {
       auto& d = static_cast<const ast::DeallocateStmt&>(*stmt);
       if (d.name.empty()) prepared_.clear();

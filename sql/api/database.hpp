@@ -152,7 +152,30 @@ class Connection {
   void startCall(const std::string& name, std::vector<Value> args);
   QueryResult finishCall();
   // Runs every statement of a script in order, stopping at the first error (which is thrown).
+  // Each statement outside a BEGIN block is a transaction of its own (as psql -f runs a file).
   std::vector<QueryResult> executeScript(std::string_view sql);
+
+  // A PostgreSQL simple Query of several statements (protocol.sgml, "Multiple Statements in a
+  // Simple Query"): between beginImplicitBlock() and endImplicitBlock() the statements that run
+  // outside a BEGIN block are one transaction, the implicit block, which endImplicitBlock()
+  // commits, or rolls back after a failed statement. In it COMMIT and ROLLBACK end what came
+  // before (WARNING 25P01), BEGIN makes it a block of its own that outlives the Query, SET LOCAL
+  // lasts until it ends, and every transaction begun in it has the Query's now(). It opens with
+  // the first statement that changed something; from the first that changed a table (or the
+  // schema, roles, ...) it holds the executor until it ends, as BEGIN does, and its queries run
+  // inline, where they see those changes (on a snapshot they would not). Before that, with only
+  // SET's changes (the session's own), its queries may run on snapshots.
+  void beginImplicitBlock();
+  void endImplicitBlock();
+  // A statement that failed before it could run here (a COPY FROM STDIN whose client sent
+  // CopyFail): an open block fails as if it had run (a Query's implicit block is rolled back).
+  void failBlock() {
+    if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
+  }
+  // Throws the statement's syntax error, if it has one: PostgreSQL parses a whole Query string
+  // before any of it runs, so a typo anywhere runs nothing. (Savepoint commands pass: hyrax's
+  // parser does not know them; run, they fail as PostgreSQL's would outside a block.)
+  static void checkSyntax(std::string_view sql, SourcePos origin);
 
   // The extended query protocol's statements (a PostgreSQL server's Parse, Describe, Bind/Execute
   // and Close; sql/api/protocol_statements.cpp). Any statement can be prepared: a SELECT, INSERT,
@@ -228,7 +251,11 @@ class Connection {
   std::string cacheSettings() const;  // the statement cache key's settings part
   void refuseWriteIfReadOnly(const ast::Statement& stmt) const;
   void noteInline();  // after a statement that ran on the executor thread (it may have written)
-  QueryResult atomically(const std::function<QueryResult()>& statement);
+  // `sessionOnly`: the statement changes nothing but this session's settings (SET).
+  QueryResult atomically(const std::function<QueryResult()>& statement, bool sessionOnly = false);
+  // No change of this session's is there for others or snapshots to miss: no block open, or an
+  // implicit block with only SET's changes. Queries may then run on snapshots.
+  bool changesOwnOnly() const;
   QueryResult callOnExecutor(const std::string& name, const std::vector<Value>& args);
   QueryResult dispatch(std::unique_ptr<ast::Statement>& stmt, PhaseTimes& times);
   QueryResult prepare(ast::PrepareStmt& stmt);
@@ -250,6 +277,7 @@ class Connection {
   std::unique_ptr<ast::CallStmt> functionCall(const ast::Statement& stmt);
   bool isFunctionCall(const ast::Statement& stmt) const;
   void endTransaction(bool commit);
+  int64_t transactionStart() const;  // now() of a transaction beginning: the Query's in an implicit block
 
   Database& db_;
   std::unique_ptr<UndoLog> undo_;
@@ -286,6 +314,13 @@ class Connection {
   bool readOnly_ = false;
   bool blockOnSnapshot_ = false;
   std::shared_ptr<sql::Snapshot> pinned_;
+  // Between beginImplicitBlock() and endImplicitBlock(); implicitOpen_: the open block (txn_
+  // InBlock or Failed) is the implicit one, begun at queryTime_; implicitWrites_: it changed more
+  // than settings, and holds the executor.
+  bool inImplicit_ = false;
+  bool implicitOpen_ = false;
+  bool implicitWrites_ = false;
+  int64_t queryTime_ = 0;
 };
 
 }  // namespace hyrax

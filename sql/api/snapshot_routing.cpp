@@ -43,7 +43,7 @@ QueryResult Connection::runOrAskSnapshot(const std::function<QueryResult(std::sh
     try {
       try {
         // now() in a READ ONLY block is the block's start, as on the executor
-        int64_t now = txn_ == TransactionState::Idle ? text::clockMicros() : undo_->transactionTime();
+        int64_t now = txn_ == TransactionState::Idle ? transactionStart() : undo_->transactionTime();
         sql::SnapshotRequest request{snapshotText_ ? *snapshotText_ : std::string(sql),
                                      snapshotText_ ? snapshotOrigin_ : origin,
                                      settings_->values(),
@@ -96,7 +96,8 @@ static bool callsSequenceFunction(std::string_view sql) {
 // alone (that is a call, which may write). COPY ... TO STDOUT stays inline: its rows go to this
 // process's stream.
 bool Connection::runsOnSnapshot(const ast::Statement& stmt, std::string_view sql) const {
-  if (txn_ == TransactionState::Idle ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot_) return false;
+  const bool outsideBlock = changesOwnOnly();
+  if (outsideBlock ? !settings_->analyticsOnSnapshot() : !blockOnSnapshot_) return false;
   bool readOnly;
   if (stmt.kind == ast::StmtKind::Explain) {
     auto& e = static_cast<const ast::ExplainStmt&>(stmt);
@@ -105,10 +106,14 @@ bool Connection::runsOnSnapshot(const ast::Statement& stmt, std::string_view sql
     auto& c = static_cast<const ast::CopyStmt&>(stmt);
     readOnly = !c.from && !c.stdio;
   } else {
-    readOnly = stmt.kind == ast::StmtKind::Select && (txn_ != TransactionState::Idle || !isFunctionCall(stmt));
+    readOnly = stmt.kind == ast::StmtKind::Select && (!outsideBlock || !isFunctionCall(stmt));
   }
   // Only then the text: writes, which stay here anyway, are not lexed a second time.
   return readOnly && !callsSequenceFunction(sql);
+}
+
+bool Connection::changesOwnOnly() const {
+  return txn_ == TransactionState::Idle || (implicitOpen_ && !implicitWrites_);
 }
 
 // A prepared query (the extended protocol's, or EXECUTE's) runs on a snapshot where a query sent
