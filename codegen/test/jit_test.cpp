@@ -117,6 +117,24 @@ TEST_CASE("bitcode compiles again in a context of its own, on the background thr
   CHECK(result == 42);
 }
 
+TEST_CASE("a compiled module's IR compiles again at another level; the first code stays") {
+  auto [ctx, m] = addModule(true);
+  jit::setSymbolResolver([](const std::string& name) -> void* {
+    return name == "external_twice" ? reinterpret_cast<void*>(&twice) : nullptr;
+  });
+  std::shared_ptr<jit::CompiledModule> cheap = jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast);
+  std::unique_ptr<jit::CompiledModule> optimized;
+  // On the background thread, as adaptive compilation does.
+  jit::runInBackground([&] { optimized = jit::compileAgain(*cheap, jit::OptLevel::Full); });
+  jit::drainBackground();
+  jit::setSymbolResolver(nullptr);
+  REQUIRE(optimized);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t, int64_t)>(optimized->function("add"))(1, 2) == 6);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t, int64_t)>(cheap->function("add"))(2, 3) == 10);
+  CHECK_THROWS_AS(jit::compileAgain(*cheap, jit::OptLevel::Full), Error);  // its IR is gone
+  CHECK(reinterpret_cast<int64_t (*)(int64_t, int64_t)>(cheap->function("add"))(2, 3) == 10);
+}
+
 TEST_CASE("bitcode that is not bitcode is an error") {
   CHECK_THROWS_AS(jit::compileBitcode("not bitcode", jit::OptLevel::Fast), Error);
 }
