@@ -77,6 +77,13 @@ std::string printIR(const llvm::Module& m);
 // Assembly for a target triple ("" = host; e.g. "armv7-unknown-linux-gnueabihf").
 std::string emitAssembly(llvm::Module& m, const std::string& triple = "");
 
+// Whether every compile checks its IR with LLVM's verifier (an invalid module is a code
+// generation bug: an InternalError then, never a crash in LLVM). Always before the full
+// pipeline; before the fast one in debug builds, with HYRAX_VERIFY_IR set, or once switched on
+// here (tests); release builds skip it there, on the way to the first row.
+bool verifyingGeneratedCode();
+void verifyGeneratedCode(bool always);
+
 using SymbolResolver = std::function<void*(const std::string& name)>;
 // Replaces how external symbols are found (tests); the default looks in engine/runtime's table,
 // then in the process.

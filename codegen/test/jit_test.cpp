@@ -70,13 +70,26 @@ TEST_CASE("external calls resolve through the resolver; unknown ones are errors"
 }
 
 TEST_CASE("an invalid module is an error, not a crash") {
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto m = std::make_unique<llvm::Module>("bad", *ctx);
-  jit::configureModule(*m);
-  llvm::IRBuilder<> b(*ctx);
-  auto* f = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false), llvm::Function::ExternalLinkage, "f", *m);
-  llvm::BasicBlock::Create(*ctx, "entry", f);  // no terminator
-  CHECK_THROWS_WITH(jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast), Catch::Contains("invalid"));
+  auto invalid = [] {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto m = std::make_unique<llvm::Module>("bad", *ctx);
+    jit::configureModule(*m);
+    llvm::IRBuilder<> b(*ctx);
+    auto* f = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false), llvm::Function::ExternalLinkage, "f", *m);
+    llvm::BasicBlock::Create(*ctx, "entry", f);  // no terminator
+    return std::make_pair(std::move(ctx), std::move(m));
+  };
+  {  // the full pipeline checks always
+    auto [ctx, m] = invalid();
+    CHECK_THROWS_WITH(jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Full), Catch::Contains("invalid"));
+  }
+  const bool before = jit::verifyingGeneratedCode();
+  jit::verifyGeneratedCode(true);  // the fast one when asked (tests, debug builds)
+  {
+    auto [ctx, m] = invalid();
+    CHECK_THROWS_WITH(jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast), Catch::Contains("invalid"));
+  }
+  jit::verifyGeneratedCode(before);
 }
 
 TEST_CASE("assembly for ARMv7 can be printed on any host") {
