@@ -309,7 +309,13 @@ void initialize() {
     llvm::InitializeAllAsmParsers();
     // The process's own symbols (memcpy, fmod) for calls the runtime's table does not name.
     llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
-    { const char* argv[] = {"hyrax"}; llvm::cl::ParseCommandLineOptions(1, argv, "", nullptr, "HYRAX_LLVM_ARGS"); }
+    // HYRAX_LLVM_ARGS: options for LLVM, to look into compiles (codegen/README.md), e.g.
+    // "-pass-remarks-missed=sdagisel" prints what FastISel left to SelectionDAG. An option LLVM
+    // does not know is reported and ignored (with no stream given, LLVM would exit).
+    if (std::getenv("HYRAX_LLVM_ARGS")) {
+      const char* argv[] = {"hyrax"};
+      llvm::cl::ParseCommandLineOptions(1, argv, "", &llvm::errs(), "HYRAX_LLVM_ARGS");
+    }
     llvm::install_fatal_error_handler([](void*, const char* reason, bool) {
       // LLVM cannot continue after this; say why before it aborts.
       llvm::errs() << "hyrax: LLVM fatal error: " << reason << "\n";
@@ -343,6 +349,7 @@ void setSymbolResolver(SymbolResolver r) {
 void configureModule(llvm::Module& m, const std::string& triple) {
   initialize();
   if (triple.empty()) {  // every query: a machine of the pool, not a new one
+    std::shared_lock inLlvm(llvmGuard());  // no fork while the pool's lock is held
     TargetMachines::Lease tm = TargetMachines::pool().take(llvm::CodeGenOptLevel::None);
     m.setTargetTriple(tm->getTargetTriple().str());
     m.setDataLayout(tm->createDataLayout());

@@ -1,6 +1,8 @@
 #pragma once
-// MCJIT behind one small interface, so nothing else in hyrax sees it. Optimization uses the new
-// pass manager; machine code for the host. Only codegen/ includes this header.
+// LLVM's JIT behind one small interface, so nothing else in hyrax sees it. Optimization uses the
+// new pass manager; machine code for the host comes from LLVM's code generator as an object file
+// in memory, loaded by RuntimeDyld (what MCJIT does, with target machines kept from compile to
+// compile). Only codegen/ includes this header.
 #include <functional>
 #include <memory>
 #include <string>
