@@ -221,7 +221,11 @@ const std::string& hostCPU() {
 const std::string& hostFeatures() {
   static const std::string features = [] {
     std::string f;
-    for (auto& x : llvm::sys::getHostCPUFeatures()) f += (x.second ? "+" : "-") + x.first().str() + ",";
+    for (auto& x : llvm::sys::getHostCPUFeatures()) {
+      f += x.second ? '+' : '-';
+      f.append(x.first().data(), x.first().size());
+      f += ',';
+    }
     return f;
   }();
   return features;
@@ -480,7 +484,10 @@ CompiledModule::~CompiledModule() {
 }
 
 uint64_t CompiledModule::address(const std::string& name) const {
-  return loader_->getSymbol(globalPrefix_ ? globalPrefix_ + name : name).getAddress();
+  if (!globalPrefix_) return loader_->getSymbol(name).getAddress();
+  std::string symbol(1, globalPrefix_);
+  symbol += name;
+  return loader_->getSymbol(symbol).getAddress();
 }
 
 void* CompiledModule::function(const std::string& name) const {
