@@ -56,8 +56,9 @@ class CodeGen {
   // Starts a function of another signature (e.g. a sort comparator); its error exit returns 0.
   llvm::Function* beginFunction(const std::string& name, llvm::FunctionType* type);
   void endFunction();
-  // Marks the current function as run little (optnone): IR passes skip it and instruction
-  // selection takes the fast path, so it costs little compile time.
+  // Marks the current function as run little (optnone): instruction selection and register
+  // allocation take the fast path on the full pipeline, so it costs less compile time. (The IR
+  // passes still run on it: jit::optimize registers no OptNone instrumentation.)
   void markCold();
   void endFunction(llvm::Value* result);  // for functions from the second beginFunction
   llvm::Function* function() const { return fn_; }

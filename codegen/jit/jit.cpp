@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,11 +15,15 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
-#include <llvm/ExecutionEngine/ExecutionEngine.h>
 #include <llvm/ExecutionEngine/JITEventListener.h>
-#include <llvm/ExecutionEngine/MCJIT.h>
-#include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/ExecutionEngine/RTDyldMemoryManager.h>
+#include <llvm/ExecutionEngine/RuntimeDyld.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/Memory.h>
+#include <llvm/Support/Process.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -30,6 +35,7 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
 #include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -82,37 +88,104 @@ void* resolve(const std::string& name) {
   return nullptr;
 }
 
-// Resolves the generated code's calls: runtime functions first, then the process (memcpy, fmod).
-class MemoryManager : public llvm::SectionMemoryManager {
+// Where a module's machine code goes, and how its calls are resolved: runtime functions first,
+// then the process (memcpy, fmod). All of a module's sections share one mapping (RuntimeDyld
+// tells the sizes before it loads the object: reserveAllocationSpace), so that code reaches its
+// constants and the stubs of its calls with 32-bit offsets: the small code model, which FastISel
+// handles. With the large one (MCJIT's default on x86-64, since its sections may lie anywhere)
+// FastISel gave up on every call and SelectionDAG selected each one: a fifth of a cheap compile.
+class MemoryManager : public llvm::RTDyldMemoryManager {
  public:
+  ~MemoryManager() override {
+    if (block_.base()) llvm::sys::Memory::releaseMappedMemory(block_);
+  }
   uint64_t getSymbolAddress(const std::string& name) override {
     if (void* p = resolve(name)) return reinterpret_cast<uint64_t>(p);
     uint64_t a = llvm::RTDyldMemoryManager::getSymbolAddressInProcess(name);
     if (!a) missing = name;
     return a;
   }
-  uint8_t* allocateCodeSection(uintptr_t size, unsigned alignment, unsigned id, llvm::StringRef name) override {
-    uint8_t* p = llvm::SectionMemoryManager::allocateCodeSection(size, alignment, id, name);
-    codeSections.push_back({reinterpret_cast<uint64_t>(p), reinterpret_cast<uint64_t>(p) + size});
+  bool needsToReserveAllocationSpace() override { return true; }
+  void reserveAllocationSpace(uintptr_t codeSize, llvm::Align codeAlign, uintptr_t roSize, llvm::Align roAlign,
+                              uintptr_t rwSize, llvm::Align rwAlign) override {
+    const uint64_t page = llvm::sys::Process::getPageSizeEstimate();
+    const uint64_t codeBytes = llvm::alignTo(codeSize, page), roBytes = llvm::alignTo(roSize, page);
+    const uint64_t rwBytes = llvm::alignTo(llvm::alignTo(rwSize, 16) + gotBytes, page);
+    std::error_code ec;
+    block_ = llvm::sys::Memory::allocateMappedMemory(std::max<uint64_t>(codeBytes + roBytes + rwBytes, page), nullptr,
+                                                     llvm::sys::Memory::MF_READ | llvm::sys::Memory::MF_WRITE, ec);
+    if (ec) {
+      block_ = {};
+      return;  // every allocation fails, and the compile reports it
+    }
+    auto* base = static_cast<uint8_t*>(block_.base());
+    code_ = {base, codeBytes, codeAlign.value(), 0};
+    ro_ = {base + codeBytes, roBytes, roAlign.value(), 0};
+    rw_ = {base + codeBytes + roBytes, rwBytes, rwAlign.value(), 0};
+  }
+  uint8_t* allocateCodeSection(uintptr_t size, unsigned alignment, unsigned, llvm::StringRef) override {
+    uint8_t* p = code_.take(size, alignment);
+    if (p) codeSections.push_back({reinterpret_cast<uint64_t>(p), reinterpret_cast<uint64_t>(p) + size});
     return p;
+  }
+  uint8_t* allocateDataSection(uintptr_t size, unsigned alignment, unsigned, llvm::StringRef, bool readOnly) override {
+    return (readOnly ? ro_ : rw_).take(size, alignment);
+  }
+  bool finalizeMemory(std::string* error) override {
+    if (!block_.base()) return true;
+    auto protect = [&](const Region& r, unsigned flags) {
+      if (!r.bytes) return true;
+      llvm::sys::MemoryBlock b(r.base, r.bytes);
+      if (std::error_code ec = llvm::sys::Memory::protectMappedMemory(b, flags)) {
+        if (error) *error = ec.message();
+        return false;
+      }
+      return true;
+    };
+    using M = llvm::sys::Memory;
+    if (!protect(code_, M::MF_READ | M::MF_EXEC) || !protect(ro_, M::MF_READ)) return true;  // true: failed
+    llvm::sys::Memory::InvalidateInstructionCache(code_.base, code_.bytes);
+    return false;
   }
   std::string missing;
   std::vector<std::pair<uint64_t, uint64_t>> codeSections;  // [begin, end) of generated code
+  // RuntimeDyld allocates its GOT (the addresses external calls' stubs jump through) after it
+  // reserved the rest: room for an entry per relocation of the object, which is more than enough.
+  uint64_t gotBytes = 0;
+
+ private:
+  // One kind of section's pages in the mapping, handed out in order. RuntimeDyld's sizes pad
+  // each section to the kind's largest alignment, so sections handed out at that step fit.
+  struct Region {
+    uint8_t* base = nullptr;
+    uint64_t bytes = 0, step = 1, used = 0;
+    uint8_t* take(uintptr_t size, unsigned alignment) {
+      const uint64_t at = llvm::alignTo(used, std::max<uint64_t>(alignment, 1));
+      if (!base || at + size > bytes) return nullptr;  // never memory elsewhere: it may be out of reach
+      used = llvm::alignTo(at + size, step);
+      return base + at;
+    }
+  };
+  llvm::sys::MemoryBlock block_;
+  Region code_, ro_, rw_;
 };
 
 // With HYRAX_PERF_MAP set, each compiled function is listed in /tmp/perf-<pid>.map, the file
 // `perf report` reads to name code without symbols: profiles then show pipeline functions
 // (hyrax_q<number>_pipeline_<n>) instead of bare addresses.
-void writePerfMap(llvm::ExecutionEngine& engine, const std::vector<std::string>& functions, const MemoryManager& mm) {
+void writePerfMap(const CompiledModule& code, const llvm::Module& module, const MemoryManager& mm) {
   static const bool enabled = std::getenv("HYRAX_PERF_MAP") != nullptr;
   if (!enabled) return;
+  std::vector<std::string> functions;
+  for (auto& f : module)
+    if (!f.isDeclaration()) functions.push_back(f.getName().str());
   static std::mutex mutex;
   static uint64_t query = 0;
   std::lock_guard lock(mutex);
   ++query;
   std::vector<std::pair<uint64_t, const std::string*>> starts;
   for (auto& f : functions)
-    if (uint64_t a = engine.getFunctionAddress(f)) starts.push_back({a, &f});
+    if (uint64_t a = code.address(f)) starts.push_back({a, &f});
   std::sort(starts.begin(), starts.end());
   std::FILE* out = std::fopen(("/tmp/perf-" + std::to_string(getpid()) + ".map").c_str(), "a");
   if (!out) return;
@@ -148,11 +221,20 @@ const std::string& hostCPU() {
 const std::string& hostFeatures() {
   static const std::string features = [] {
     std::string f;
-    for (auto& x : llvm::sys::getHostCPUFeatures()) f += (x.second ? "+" : "-") + x.first().str() + ",";
+    for (auto& x : llvm::sys::getHostCPUFeatures()) {
+      f += x.second ? '+' : '-';
+      f.append(x.first().data(), x.first().size());
+      f += ',';
+    }
     return f;
   }();
   return features;
 }
+
+// On x86-64 the JIT's code is position independent with the small code model: RIP-relative
+// constants, calls through stubs RuntimeDyld makes (the MemoryManager keeps a module within
+// reach of itself). Elsewhere MCJIT's choices stay: static code, the target's JIT code model.
+bool smallCodeModel(const llvm::Triple& t) { return t.getArch() == llvm::Triple::x86_64; }
 
 std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string& tripleIn, llvm::CodeGenOptLevel level) {
   std::string triple = tripleIn.empty() ? hostTriple() : tripleIn;
@@ -165,8 +247,54 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string& triple
     features = hostFeatures();
   }
   llvm::TargetOptions opts;
-  return std::unique_ptr<llvm::TargetMachine>(
-      target->createTargetMachine(triple, cpu, features, opts, llvm::Reloc::Static, std::nullopt, level, true));
+  const bool small = smallCodeModel(llvm::Triple(triple));
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, cpu, features, opts, small ? llvm::Reloc::PIC_ : llvm::Reloc::Static,
+      small ? std::optional<llvm::CodeModel::Model>(llvm::CodeModel::Small) : std::nullopt, level, true));
+}
+
+// The host's target machines, one per compile running, kept from compile to compile. Making one
+// (and its subtarget: the instruction selector's and register allocator's tables, on the first
+// function it compiles) took a tenth of a cheap compile, twice, when every compile made its own
+// (MCJIT owns the one it compiles with). A machine serves one compile at a time; a compile on
+// another thread (the background's, a server session's) takes another. Never freed: LLVM's
+// globals may go first at exit.
+class TargetMachines {
+ public:
+  struct Return {
+    void operator()(llvm::TargetMachine* tm) const { pool().give(tm); }
+  };
+  using Lease = std::unique_ptr<llvm::TargetMachine, Return>;
+  static TargetMachines& pool() {
+    static TargetMachines* machines = new TargetMachines();
+    return *machines;
+  }
+  Lease take(llvm::CodeGenOptLevel level) {
+    {
+      std::lock_guard lock(mutex_);
+      for (size_t i = 0; i < idle_.size(); ++i)
+        if (idle_[i]->getOptLevel() == level) {
+          llvm::TargetMachine* tm = idle_[i].release();
+          idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
+          return Lease(tm);
+        }
+    }
+    return Lease(makeTargetMachine("", level).release());
+  }
+
+ private:
+  void give(llvm::TargetMachine* tm) {
+    std::lock_guard lock(mutex_);
+    idle_.emplace_back(tm);
+  }
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> idle_;
+};
+
+llvm::CodeGenOptLevel codeGenLevel(OptLevel level) {
+  // Fast statements get FastISel and the fast register allocator: a few milliseconds instead of
+  // tens for SelectionDAG and the greedy allocator, which only pay off over many rows.
+  return level == OptLevel::Full ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
 }
 
 double msSince(std::chrono::steady_clock::time_point t) {
@@ -183,13 +311,39 @@ void initialize() {
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
-    LLVMLinkInMCJIT();
+    // The process's own symbols (memcpy, fmod) for calls the runtime's table does not name.
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
+    // HYRAX_LLVM_ARGS: options for LLVM, to look into compiles (codegen/README.md), e.g.
+    // "-pass-remarks-missed=sdagisel" prints what FastISel left to SelectionDAG. An option LLVM
+    // does not know is reported and ignored (with no stream given, LLVM would exit).
+    if (std::getenv("HYRAX_LLVM_ARGS")) {
+      const char* argv[] = {"hyrax"};
+      llvm::cl::ParseCommandLineOptions(1, argv, "", &llvm::errs(), "HYRAX_LLVM_ARGS");
+    }
     llvm::install_fatal_error_handler([](void*, const char* reason, bool) {
       // LLVM cannot continue after this; say why before it aborts.
       llvm::errs() << "hyrax: LLVM fatal error: " << reason << "\n";
     });
   });
 }
+
+namespace {
+// Release builds check generated IR only before the full pipeline (off the way to the first row
+// when adaptive); debug builds, and processes with HYRAX_VERIFY_IR set (the TPC-H answer test),
+// before every compile. The verifier took 0.15-0.2 ms of a 4 ms cheap compile.
+#ifdef NDEBUG
+constexpr bool kVerifyByDefault = false;
+#else
+constexpr bool kVerifyByDefault = true;
+#endif
+std::atomic<bool>& verifySwitch() {
+  static std::atomic<bool> on{kVerifyByDefault || std::getenv("HYRAX_VERIFY_IR") != nullptr};
+  return on;
+}
+}  // namespace
+
+bool verifyingGeneratedCode() { return verifySwitch().load(std::memory_order_relaxed); }
+void verifyGeneratedCode(bool always) { verifySwitch().store(always || kVerifyByDefault || std::getenv("HYRAX_VERIFY_IR")); }
 
 void setSymbolResolver(SymbolResolver r) {
   std::lock_guard<std::mutex> lock(resolverMutex);
@@ -198,6 +352,13 @@ void setSymbolResolver(SymbolResolver r) {
 
 void configureModule(llvm::Module& m, const std::string& triple) {
   initialize();
+  if (triple.empty()) {  // every query: a machine of the pool, not a new one
+    std::shared_lock inLlvm(llvmGuard());  // no fork while the pool's lock is held
+    TargetMachines::Lease tm = TargetMachines::pool().take(llvm::CodeGenOptLevel::None);
+    m.setTargetTriple(tm->getTargetTriple().str());
+    m.setDataLayout(tm->createDataLayout());
+    return;
+  }
   auto tm = makeTargetMachine(triple, llvm::CodeGenOptLevel::Default);
   m.setTargetTriple(tm->getTargetTriple().str());
   m.setDataLayout(tm->createDataLayout());
@@ -206,8 +367,14 @@ void configureModule(llvm::Module& m, const std::string& triple) {
 // Hand-picked function pipelines instead of LLVM's O1/O2: generated query code has no calls to
 // inline (runtime functions are external) and few loops, and the default pipelines spend most of
 // their time in the inliner, loop passes and repeated InstCombine runs that gain nothing here.
-// Fast: registers instead of allocas plus a cleanup, for statements that touch few rows.
-// Full: adds redundancy elimination, loop-invariant code motion and strength reduction, for scans.
+// Fast: registers instead of allocas and the control flow cleaned up (blocks merged, empty ones
+// gone), for statements that touch few rows and for adaptive compilation's cheap code. Nothing
+// more: EarlyCSE and InstCombine took a third of a cheap compile (TPC-H SF 1, median 6.2 -> 4.1
+// ms with both gone) and the code they left ran no faster at O0 (cheap code only, best of 6,
+// execution geometric mean 29.7 ms with them, 29.9 without); InstCombine also made intrinsics
+// (umin, fshl) that FastISel cannot select, so SelectionDAG did those blocks.
+// Full: adds redundancy elimination, instruction combining, loop-invariant code motion and
+// value numbering, for scans.
 constexpr size_t kHugeFunction = 20000;  // instructions
 
 void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
@@ -235,13 +402,15 @@ void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
     mpm.run(m, mam);
     return;
   }
-  fpm.addPass(llvm::EarlyCSEPass());
-  fpm.addPass(llvm::InstCombinePass());
-  fpm.addPass(llvm::SimplifyCFGPass());
   if (level == OptLevel::Full) {
+    fpm.addPass(llvm::EarlyCSEPass());
+    fpm.addPass(llvm::InstCombinePass());
+    fpm.addPass(llvm::SimplifyCFGPass());
     fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LICMPass(llvm::LICMOptions()), /*UseMemorySSA=*/true));
     fpm.addPass(llvm::GVNPass());
     fpm.addPass(llvm::InstCombinePass());
+    fpm.addPass(llvm::SimplifyCFGPass());
+  } else {
     fpm.addPass(llvm::SimplifyCFGPass());
   }
   llvm::ModulePassManager mpm;
@@ -268,6 +437,18 @@ std::unique_ptr<CompiledModule> compileBitcode(const std::string& bitcode, OptLe
   return compile(std::move(ctx), std::move(*parsed), level, times);
 }
 
+std::unique_ptr<CompiledModule> compileAgain(CompiledModule& from, OptLevel level, CompileTimes* times) {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> m;
+  {
+    std::shared_lock inLlvm(llvmGuard());
+    if (!from.module_) throw Error(sqlstate::InternalError, "a module's IR was compiled again twice");
+    ctx = std::move(from.context_);
+    m = std::move(from.module_);
+  }
+  return compile(std::move(ctx), std::move(m), level, times);
+}
+
 std::string printIR(const llvm::Module& m) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -292,12 +473,25 @@ std::string emitAssembly(llvm::Module& m, const std::string& triple) {
 
 CompiledModule::~CompiledModule() {
   std::shared_lock inLlvm(llvmGuard());
-  engine_.reset();  // before the context that owns the module's types
+  if (loader_) {
+    if (llvm::JITEventListener* dump = perfJitDump()) dump->notifyFreeingObject(reinterpret_cast<uint64_t>(this));
+    loader_->deregisterEHFrames();
+  }
+  loader_.reset();
+  memory_.reset();  // the machine code
+  module_.reset();  // before the context that owns its types
   context_.reset();
 }
 
+uint64_t CompiledModule::address(const std::string& name) const {
+  if (!globalPrefix_) return loader_->getSymbol(name).getAddress();
+  std::string symbol(1, globalPrefix_);
+  symbol += name;
+  return loader_->getSymbol(symbol).getAddress();
+}
+
 void* CompiledModule::function(const std::string& name) const {
-  uint64_t a = engine_->getFunctionAddress(name);
+  uint64_t a = address(name);
   if (!a) throw Error(sqlstate::InternalError, "generated function " + name + " not found");
   return reinterpret_cast<void*>(a);
 }
@@ -305,63 +499,60 @@ void* CompiledModule::function(const std::string& name) const {
 std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxArg, std::unique_ptr<llvm::Module> mArg,
                                         OptLevel level, CompileTimes* times, const CompileOptions& options) {
   std::shared_lock inLlvm(llvmGuard());
-  // Locals, so that on an error the module dies before its context (parameter destruction order
-  // is up to the compiler).
-  std::unique_ptr<llvm::LLVMContext> ctx = std::move(ctxArg);
-  std::unique_ptr<llvm::Module> m = std::move(mArg);
-  initialize();
-  std::string verifyErrors;
-  llvm::raw_string_ostream vs(verifyErrors);
-  if (llvm::verifyModule(*m, &vs))
-    throw Error(sqlstate::InternalError, "generated code is invalid (a code generation bug): " + vs.str());
-
-  // Fast statements get FastISel and the fast register allocator: a few milliseconds instead of
-  // tens for SelectionDAG and the greedy allocator, which only pay off over many rows.
-  auto cgLevel = level == OptLevel::Full ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
-  auto start = std::chrono::steady_clock::now();
-  // The engine first: its target machine also serves the IR passes (one target machine and
-  // subtarget per compile, not two). It generates code only in finalizeObject, after them.
+  // Held by the result from the start, so that on an error the module dies before its context.
   auto result = std::unique_ptr<CompiledModule>(new CompiledModule());
-  llvm::Module* module = m.get();
-  std::vector<std::string> functions;
-  for (auto& f : *module)
-    if (!f.isDeclaration()) functions.push_back(f.getName().str());
-  auto mm = std::make_unique<MemoryManager>();
-  MemoryManager* mmRaw = mm.get();
-  std::string err;
-  std::vector<std::string> attrs;
-  for (size_t i = 0, j; i < hostFeatures().size(); i = j + 1) {
-    j = hostFeatures().find(',', i);
-    if (j == std::string::npos) j = hostFeatures().size();
-    if (j > i) attrs.push_back(hostFeatures().substr(i, j - i));
+  result->context_ = std::move(ctxArg);
+  result->module_ = std::move(mArg);
+  llvm::Module& module = *result->module_;
+  initialize();
+  auto start = std::chrono::steady_clock::now();
+  if (level == OptLevel::Full || verifyingGeneratedCode()) {
+    std::string verifyErrors;
+    llvm::raw_string_ostream vs(verifyErrors);
+    if (llvm::verifyModule(module, &vs))
+      throw Error(sqlstate::InternalError, "generated code is invalid (a code generation bug): " + vs.str());
   }
-  llvm::EngineBuilder builder(std::move(m));
-  builder.setEngineKind(llvm::EngineKind::JIT)
-      .setErrorStr(&err)
-      .setOptLevel(cgLevel)
-      .setMCJITMemoryManager(std::move(mm))
-      .setMCPU(hostCPU())
-      .setMAttrs(attrs);
-  result->engine_.reset(builder.create());
-  if (!result->engine_) throw Error(sqlstate::InternalError, "cannot create the JIT: " + err);
-  if (llvm::JITEventListener* dump = perfJitDump()) result->engine_->RegisterJITEventListener(dump);
-  double engineMs = msSince(start);
-
-  start = std::chrono::steady_clock::now();
-  optimize(*module, level, result->engine_->getTargetMachine());
+  TargetMachines::Lease tm = TargetMachines::pool().take(codeGenLevel(level));
+  module.setDataLayout(tm->createDataLayout());
+  if (char prefix = module.getDataLayout().getGlobalPrefix()) result->globalPrefix_ = prefix;
+  optimize(module, level, tm.get());
   if (times) times->optimizeMs = msSince(start);
-  if (options.keepIR) result->ir_ = printIR(*module);
-  if (options.keepAssembly) result->assembly_ = emitAssembly(*module);
+  if (options.keepIR) result->ir_ = printIR(module);
+  if (options.keepAssembly) result->assembly_ = emitAssembly(module);
 
+  // Machine code as an object file in memory (instruction selection, register allocation,
+  // emission), then loaded: sections placed, relocations and calls resolved. What MCJIT does,
+  // with a target machine of the pool instead of a new one.
   start = std::chrono::steady_clock::now();
-  result->engine_->finalizeObject();
-  if (!mmRaw->missing.empty())
-    throw Error(sqlstate::InternalError, "generated code calls unknown function " + mmRaw->missing);
-  if (result->engine_->hasError())
-    throw Error(sqlstate::InternalError, "JIT error: " + result->engine_->getErrorMessage());
-  writePerfMap(*result->engine_, functions, *mmRaw);
-  result->context_ = std::move(ctx);
-  if (times) times->machineCodeMs = engineMs + msSince(start);
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    llvm::MCContext* mc = nullptr;
+    if (tm->addPassesToEmitMC(pm, mc, os, /*DisableVerify=*/true))
+      throw Error(sqlstate::InternalError, "LLVM cannot emit machine code for " + tm->getTargetTriple().str());
+    pm.run(module);
+  }
+  tm.reset();  // back to the pool
+  auto file = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "query"));
+  if (!file) throw Error(sqlstate::InternalError, "cannot read generated machine code: " + llvm::toString(file.takeError()));
+  result->memory_ = std::make_unique<MemoryManager>();
+  auto* mm = static_cast<MemoryManager*>(result->memory_.get());
+  result->loader_ = std::make_unique<llvm::RuntimeDyld>(*mm, *mm);
+  llvm::RuntimeDyld& loader = *result->loader_;
+  for (const llvm::object::SectionRef& section : (*file)->sections())
+    mm->gotBytes += 8 * static_cast<uint64_t>(std::distance(section.relocation_begin(), section.relocation_end()));
+  std::unique_ptr<llvm::RuntimeDyld::LoadedObjectInfo> loaded = loader.loadObject(**file);
+  if (!loader.hasError()) loader.resolveRelocations();
+  if (!mm->missing.empty())
+    throw Error(sqlstate::InternalError, "generated code calls unknown function " + mm->missing);
+  if (loader.hasError()) throw Error(sqlstate::InternalError, "JIT error: " + loader.getErrorString().str());
+  loader.registerEHFrames();
+  std::string protectError;
+  if (mm->finalizeMemory(&protectError)) throw Error(sqlstate::InternalError, "JIT error: " + protectError);
+  if (llvm::JITEventListener* dump = perfJitDump()) dump->notifyObjectLoaded(reinterpret_cast<uint64_t>(result.get()), **file, *loaded);
+  writePerfMap(*result, module, *mm);
+  if (times) times->machineCodeMs = msSince(start);
   return result;
 }
 

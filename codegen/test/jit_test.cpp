@@ -70,13 +70,26 @@ TEST_CASE("external calls resolve through the resolver; unknown ones are errors"
 }
 
 TEST_CASE("an invalid module is an error, not a crash") {
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto m = std::make_unique<llvm::Module>("bad", *ctx);
-  jit::configureModule(*m);
-  llvm::IRBuilder<> b(*ctx);
-  auto* f = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false), llvm::Function::ExternalLinkage, "f", *m);
-  llvm::BasicBlock::Create(*ctx, "entry", f);  // no terminator
-  CHECK_THROWS_WITH(jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast), Catch::Contains("invalid"));
+  auto invalid = [] {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto m = std::make_unique<llvm::Module>("bad", *ctx);
+    jit::configureModule(*m);
+    llvm::IRBuilder<> b(*ctx);
+    auto* f = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false), llvm::Function::ExternalLinkage, "f", *m);
+    llvm::BasicBlock::Create(*ctx, "entry", f);  // no terminator
+    return std::make_pair(std::move(ctx), std::move(m));
+  };
+  {  // the full pipeline checks always
+    auto [ctx, m] = invalid();
+    CHECK_THROWS_WITH(jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Full), Catch::Contains("invalid"));
+  }
+  const bool before = jit::verifyingGeneratedCode();
+  jit::verifyGeneratedCode(true);  // the fast one when asked (tests, debug builds)
+  {
+    auto [ctx, m] = invalid();
+    CHECK_THROWS_WITH(jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast), Catch::Contains("invalid"));
+  }
+  jit::verifyGeneratedCode(before);
 }
 
 TEST_CASE("assembly for ARMv7 can be printed on any host") {
@@ -115,6 +128,24 @@ TEST_CASE("bitcode compiles again in a context of its own, on the background thr
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(result == 42);
+}
+
+TEST_CASE("a compiled module's IR compiles again at another level; the first code stays") {
+  auto [ctx, m] = addModule(true);
+  jit::setSymbolResolver([](const std::string& name) -> void* {
+    return name == "external_twice" ? reinterpret_cast<void*>(&twice) : nullptr;
+  });
+  std::shared_ptr<jit::CompiledModule> cheap = jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast);
+  std::unique_ptr<jit::CompiledModule> optimized;
+  // On the background thread, as adaptive compilation does.
+  jit::runInBackground([&] { optimized = jit::compileAgain(*cheap, jit::OptLevel::Full); });
+  jit::drainBackground();
+  jit::setSymbolResolver(nullptr);
+  REQUIRE(optimized);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t, int64_t)>(optimized->function("add"))(1, 2) == 6);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t, int64_t)>(cheap->function("add"))(2, 3) == 10);
+  CHECK_THROWS_AS(jit::compileAgain(*cheap, jit::OptLevel::Full), Error);  // its IR is gone
+  CHECK(reinterpret_cast<int64_t (*)(int64_t, int64_t)>(cheap->function("add"))(2, 3) == 10);
 }
 
 TEST_CASE("bitcode that is not bitcode is an error") {

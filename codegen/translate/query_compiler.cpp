@@ -28,10 +28,11 @@ constexpr size_t kHugeProgramPlans = 256;
 // The same for one huge expression (a sum of 10,000 terms is 10,000 blocks, one per overflow
 // check): a stored function returning one took 9.5 s on the full tier.
 constexpr size_t kHugeModuleBlocks = 8'000;
-// The optimized compile of a query from its bitcode takes about this many times its cheap
-// compile's LLVM time (TPC-H at SF 1: cheap 2-6 ms, optimized 15-40 ms); what the compile of an
-// adaptive query is expected to cost, to be weighed against the work left on cheap code.
-constexpr double kOptimizedCompilePerCheap = 6;
+// The optimized compile of a query takes about this many times its cheap compile's LLVM time;
+// what the compile of an adaptive query is expected to cost, to be weighed against the work left
+// on cheap code. TPC-H at SF 1, 2026-11-26, best of 3 each: cheap 2-5 ms, optimized 15-45 ms,
+// per query 5.8-12.6 times, median 9 (it was 6 before the cheap compile got cheaper).
+constexpr double kOptimizedCompilePerCheap = 9;
 // A query running on every core loses one to its compile: the work left must then outweigh the
 // compile twice over. Measured at 2 threads, TPC-H SF 1, first runs: optimized code alone ran
 // only ~2% faster than cheap code alone (execution 29.3 against 29.8 ms, geometric mean), and with
@@ -80,8 +81,11 @@ struct OptimizedTier {
   std::mutex mutex;
   std::condition_variable finished;
   bool done = false;  // compiled, failed or skipped
-  // What the compile needs; read only by the background thread once submitted.
-  std::string bitcode, init;
+  // What the compile needs; used only by the background thread once submitted. The cheap
+  // tier's module holds the IR to compile again (the query's thread is done with it: it only
+  // calls the machine code), and this reference keeps it alive until the compile took it.
+  std::shared_ptr<jit::CompiledModule> cheap;
+  std::string init;
   std::vector<PipelineInfo> infos;
 
   void waitUntilDone() {
@@ -128,7 +132,7 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
     if (optimized->wanted) {
       try {
         auto t = std::chrono::steady_clock::now();
-        std::shared_ptr<jit::CompiledModule> m = jit::compileBitcode(optimized->bitcode, jit::OptLevel::Full);
+        std::shared_ptr<jit::CompiledModule> m = jit::compileAgain(*optimized->cheap, jit::OptLevel::Full);
         optimized->tier.resolve(m, optimized->init, optimized->infos);
         optimized->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
         optimized->ready.store(&optimized->tier, std::memory_order_release);
@@ -136,7 +140,7 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
         // The cheap code is correct and goes on to the end; only speed is lost.
       }
     }
-    std::string().swap(optimized->bitcode);
+    optimized->cheap.reset();  // its IR is the optimized code's now (or freed with it)
     std::lock_guard lock(optimized->mutex);
     optimized->done = true;
     optimized->finished.notify_all();
@@ -557,6 +561,9 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   auto start = clock::now();
   jit::initialize();
   auto llctx = std::make_unique<llvm::LLVMContext>();
+  // Values without names (blocks, instructions, arguments): names cost a string each when made,
+  // and are read only in IR text (EXPLAIN (LLVM) keeps them).
+  llctx->setDiscardValueNames(!options.keepIR);
   auto module = std::make_unique<llvm::Module>("query", *llctx);
   jit::configureModule(*module);
 
@@ -607,12 +614,12 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   auto level = options.fullOptimization && !hugeProgram ? jit::OptLevel::Full : jit::OptLevel::Fast;
   const bool adaptive = options.adaptive && level == jit::OptLevel::Full && !program && plans.size() == 1 &&
                         !options.keepIR && !options.keepAssembly;
-  // Adaptive: the module as it is now is what the background thread optimizes; the cheap code
-  // gets the fast pipeline (registers for locals, a cleanup, fast instruction selection): as
-  // cheap to compile as no IR passes at all (FastISel then has less IR to translate), and its
-  // code runs a little faster (2M-row GROUP BY: 2.8 ms compile, 17 ms against 19 ms).
-  std::string bitcode;
-  if (adaptive) bitcode = jit::toBitcode(*module);
+  // Adaptive: the cheap code gets the fast pipeline (registers for locals, a cleanup, fast
+  // instruction selection): as cheap to compile as no IR passes at all (FastISel then has less
+  // IR to translate), and its code runs a little faster (2M-row GROUP BY: 2.8 ms compile, 17 ms
+  // against 19 ms). The background thread compiles the IR it leaves on the full pipeline. (It
+  // used to compile a copy written as bitcode before the cheap compile: 0.4 ms of a 6 ms cheap
+  // compile, on the way to the first row, for a compile that most queries never start.)
   if (adaptive || options.cheapOnly) level = jit::OptLevel::Fast;
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;
@@ -634,7 +641,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   if (adaptive) {
     auto optimized = std::make_shared<OptimizedTier>();
     results[0]->impl_->optimized = optimized;
-    optimized->bitcode = std::move(bitcode);
+    optimized->cheap = compiled;
     optimized->init = inits[0];
     optimized->infos = results[0]->impl_->pipelines;
     optimized->expectedCompileMs = kOptimizedCompilePerCheap * (stats.optimizeMs + stats.machineCodeMs);
