@@ -222,7 +222,7 @@ void Session::onFunctionCall(const Message&) {
 
 void Session::onSync(const Message&) {
   skipTillSync_ = false;
-  sendReadyForQuery();
+  sendReadyForQuery();  // (which ends the pipeline's transaction)
 }
 
 void Session::onCopyMessage(const Message&) {
@@ -238,11 +238,12 @@ void Session::onQuery(const Message& m) {
   if (statements.empty()) {
     wire_.begin(backend::EmptyQueryResponse);
     wire_.end();
-  } else if (statements.size() == 1) {
+  } else if (statements.size() == 1 && !pipelineOpen_) {
     runStatement(query, statements[0]);
   } else {
-    runImplicitBlock(query, statements);
+    runImplicitBlock(query, statements);  // (after unsynced extended messages: in their transaction, as PostgreSQL)
   }
+  pipelineOpen_ = false;  // ended with the Query's
   sendReadyForQuery();
 }
 
@@ -250,17 +251,21 @@ void Session::onQuery(const Message& m) {
 // otherwise (Connection::beginImplicitBlock); as PostgreSQL, the whole string is parsed first, so
 // a syntax error anywhere in it runs nothing, and a failure ends the Query.
 void Session::runImplicitBlock(std::string_view query, const std::vector<StatementText>& statements) {
+  connection_->beginImplicitBlock();  // (after a pipeline's unsynced statements: in their transaction)
+  bool parsed = true;
   for (auto& st : statements) {
     try {
       Connection::checkSyntax(st.text, SourcePos{st.line, st.column});
     } catch (const Error& e) {
       sendError(wire_, e, Severity::Error, query);
-      return;
+      connection_->failBlock();  // (a pipeline's statements before it are undone)
+      parsed = false;
+      break;
     }
   }
-  connection_->beginImplicitBlock();
-  for (auto& st : statements)
-    if (!runStatement(query, st)) break;
+  if (parsed)
+    for (auto& st : statements)
+      if (!runStatement(query, st)) break;
   connection_->endImplicitBlock();  // commits, or rolls back after a failure
 }
 
@@ -348,6 +353,7 @@ void Session::reportSettings() {
 }
 
 void Session::sendReadyForQuery() {
+  endPipeline();  // at Sync, as PostgreSQL; a Query or FunctionCall before it ends it too
   // Portals live until their transaction ends: with no block open, the statement or the batch up
   // to Sync was one (PostgreSQL's implicit transaction).
   if (connection_ && connection_->transactionState() == Connection::TransactionState::Idle) portals_.clear();

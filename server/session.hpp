@@ -48,7 +48,7 @@ class Session {
   void onExecute(const Message& m);
   void onClose(const Message& m);
   Portal& portal(const std::string& name);  // 34000 if there is none
-  void runPortal(Portal& p);                // its statement, unless it ran
+  void runPortal(const std::string& name, Portal& p);  // its statement, unless it ran
   void onFlush(const Message& m);
   void onFunctionCall(const Message& m);
   void onSync(const Message& m);
@@ -59,6 +59,11 @@ class Session {
   bool runStatement(std::string_view query, const StatementText& statement);
   // A Query's several statements, as PostgreSQL's implicit transaction block.
   void runImplicitBlock(std::string_view query, const std::vector<StatementText>& statements);
+  // Before an extended-protocol statement runs: whether it is the last before Sync (then it is a
+  // transaction alone), by the messages that have arrived after it; else the statements up to
+  // Sync become one transaction (pipelineOpen_), as PostgreSQL's.
+  bool lastBeforeSync(const std::string& portal);
+  void endPipeline();  // at Sync: commits the pipeline's statements, or rolls them back
   // Runs a statement with the client's copy streams as `copy` says (receiving COPY FROM STDIN's
   // data first, sending COPY TO STDOUT's after), then sends its notices; throws its Error.
   QueryResult runWithCopy(const CopyUse& copy, const std::function<QueryResult()>& run);
@@ -75,6 +80,7 @@ class Session {
   BackendKey key_;
   bool terminate_ = false;
   bool skipTillSync_ = false;  // after an error in an extended-protocol message, as PostgreSQL
+  bool pipelineOpen_ = false;  // the statements up to Sync are one transaction (Connection's implicit block)
   std::map<std::string, Portal> portals_;  // "" the unnamed one
   std::string errorQuery_;  // the statement text an extended message's error refers to
   std::vector<std::string> reported_;  // the values of the reported settings the client was told

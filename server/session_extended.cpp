@@ -118,8 +118,12 @@ Portal& Session::portal(const std::string& name) {
   return it->second;
 }
 
-void Session::runPortal(Portal& p) {
+void Session::runPortal(const std::string& name, Portal& p) {
   if (p.result) return;
+  if (!pipelineOpen_ && !lastBeforeSync(name)) {
+    connection_->beginImplicitBlock(true);
+    pipelineOpen_ = true;
+  }
   try {
     // A COPY's CopyInResponse or CopyOutResponse and data come here, at Execute, as PostgreSQL's.
     p.result = runWithCopy(p.copy, [&] { return connection_->executeStatement(p.statement, p.arguments); });
@@ -133,6 +137,35 @@ void Session::runPortal(Portal& p) {
     throw;
   }
   if (p.result->hasRows()) p.formats = columnFormats(p.formats, p.result->columns().size());
+}
+
+// The usual Parse/Bind/(Describe)/Execute/Sync of one statement arrives at once: its statement runs
+// as a transaction of its own, as before, with no block to end at Sync. Another statement that
+// may run before the Sync (a Bind, Execute or Describe of another portal, a Parse, a Query), or
+// a Sync that has not arrived yet, makes the statements up to Sync one transaction.
+bool Session::lastBeforeSync(const std::string& portal) {
+  for (const Wire::Peeked& m : wire_.peek()) {
+    const std::string_view name = m.body.substr(m.type == frontend::Describe ? 1 : 0, std::string_view::npos);
+    switch (m.type) {
+      case frontend::Sync: return true;
+      case frontend::Close:
+      case frontend::Flush: continue;
+      case frontend::Describe:
+        if (!m.body.empty() && m.body[0] == 'S') continue;
+        [[fallthrough]];
+      case frontend::Execute:
+        if (name.substr(0, name.find('\0')) == portal) continue;
+        return false;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+void Session::endPipeline() {
+  if (!pipelineOpen_) return;
+  pipelineOpen_ = false;
+  connection_->endImplicitBlock();
 }
 
 void Session::onDescribe(const Message& m) {
@@ -156,7 +189,7 @@ void Session::onDescribe(const Message& m) {
   Portal& p = portal(name);
   const Connection::StatementDescription d = connection_->describeStatement(p.statement);
   // Its rows come at Execute, as ever; a COPY's data too (NoData here, as PostgreSQL).
-  if (!d.columnsKnown && !p.copy.in && !p.copy.out) runPortal(p);
+  if (!d.columnsKnown && !p.copy.in && !p.copy.out) runPortal(name, p);
   const std::vector<ResultColumn>& columns = p.result ? p.result->columns() : d.columns;
   if (columns.empty()) sendEmpty(wire_, backend::NoData);
   else sendRowDescription(wire_, columns, columnFormats(p.formats, columns.size()));
@@ -167,7 +200,7 @@ void Session::onExecute(const Message& m) {
   const std::string name(r.cstring());
   const int32_t limit = r.int32();
   Portal& p = portal(name);
-  runPortal(p);
+  runPortal(name, p);
   const QueryResult& result = *p.result;
   if (result.hasRows()) {
     const uint64_t left = result.rowCount() - p.sent;

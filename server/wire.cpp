@@ -169,6 +169,18 @@ Message Wire::readMessage(uint32_t maxBytes) {
   return m;
 }
 
+std::vector<Wire::Peeked> Wire::peek() {
+  if (buffered() == 0) receiveNow();
+  std::vector<Peeked> messages;
+  for (size_t at = inBegin_; inEnd_ - at >= 5;) {
+    const uint32_t n = readBigEndian32(in_.data() + at + 1);
+    if (n < 4 || inEnd_ - at - 1 < n) break;  // malformed (readMessage says so) or not all here
+    messages.push_back({in_[at], std::string_view(in_.data() + at + 5, n - 4)});
+    at += 1 + n;
+  }
+  return messages;
+}
+
 bool Wire::waitReadable(int ms) {
   if (buffered()) return true;
   pollfd p{socket_.native_handle(), POLLIN, 0};

@@ -66,6 +66,13 @@ class Wire {
   void setReadDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   // Waits until a message can be read or `ms` milliseconds passed (false then).
   bool waitReadable(int ms);
+  // The messages after the one just read that have arrived in full (received without blocking),
+  // in order, valid until the next read: what a session may look ahead at.
+  struct Peeked {
+    char type;
+    std::string_view body;
+  };
+  std::vector<Peeked> peek();
   // Between requests: a client that got its reply often sends the next one within microseconds;
   // catching it by polling for a moment saves the sleep and wake-up of this thread (and keeps the
   // core from idling, whose wake-up in a VM costs more). Polls only while few sessions do, and

@@ -252,3 +252,56 @@ TEST_CASE("implicit block: other sessions wait for a Query's writes and never se
   CHECK(status(r) == 'E');
   CHECK(status(ask(a, "ROLLBACK")) == 'I');
 }
+
+TEST_CASE("pipeline: the extended protocol's statements up to Sync are one transaction, as PostgreSQL's", "[server][implicit]") {
+  SessionWithTable session("CREATE TABLE t (a INTEGER PRIMARY KEY)");
+  RawClient& c = session.c;
+  auto insert = [](const std::string& value) {
+    return parse("", "INSERT INTO t VALUES ($1)", {23}) + bind("", "", {value}, 0) + execute("", 0);
+  };
+  // A failure before Sync undoes the statements before it (psycopg's executemany, pgjdbc's
+  // executeBatch send theirs so).
+  c.send(insert("1") + insert("2") + insert("1") + syncMessage());
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12C12C12EZ");
+  CHECK(r[8].field('C') == "23505");
+  CHECK(status(r) == 'I');
+  CHECK(column(c, "SELECT count(*) FROM t") == "0");
+  // So does an error in a later Bind (the value is no INTEGER), which never reaches a statement.
+  c.send(insert("1") + insert("one") + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12C1EZ");
+  CHECK(r[4].field('C') == "22P02");
+  CHECK(column(c, "SELECT count(*) FROM t") == "0");
+  // Without a failure they commit at Sync; a query among them sees the writes before it.
+  c.send(insert("1") + insert("2") + parse("", "SELECT count(*) FROM t", {}) + bind("", "", {}, 0) + execute("", 0) +
+         syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12C12C12DCZ");
+  CHECK(cell(r[8], 0) == "2");
+  CHECK(column(c, "SELECT a FROM t ORDER BY a") == "1,2");
+
+  // A Sync that has not come yet: the statement's write waits for it, unseen by others.
+  RawClient other(session.server.socketPath());
+  other.start();
+  c.send(insert("3") + RawClient::message('H', ""));  // Flush: the reply now, the Sync later
+  REQUIRE(RawClient::types({c.next(), c.next(), c.next()}) == "12C");
+  other.send(RawClient::query("SELECT count(*) FROM t"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it waits for the pipeline's transaction
+  c.send(insert("1") + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12EZ");
+  r = other.untilReady();
+  REQUIRE(RawClient::types(r) == "TDCZ");
+  CHECK(cell(r[1], 0) == "2");  // 3 was never there for it
+  CHECK(column(c, "SELECT a FROM t ORDER BY a") == "1,2");
+
+  // SET LOCAL in a pipeline warns, as PostgreSQL's (no block), and lasts until Sync.
+  c.send(parse("", "SET LOCAL application_name = 'p'", {}) + bind("", "", {}, 0) + execute("", 0) +
+         parse("", "SHOW application_name", {}) + bind("", "", {}, 0) + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "12NC12DCZ");
+  CHECK(r[2].field('C') == "25P01");
+  CHECK(cell(r[6], 0) == "p");
+  CHECK(column(c, "SHOW application_name") == "raw");
+}

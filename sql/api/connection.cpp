@@ -129,9 +129,10 @@ std::vector<QueryResult> Connection::executeScript(std::string_view sql) {
   return results;
 }
 
-void Connection::beginImplicitBlock() {
+void Connection::beginImplicitBlock(bool pipeline) {
+  if (!inImplicit_) queryTime_ = text::clockMicros();  // PostgreSQL's statement_timestamp(): the Query's arrival
   inImplicit_ = true;
-  queryTime_ = text::clockMicros();  // PostgreSQL's statement_timestamp(): the Query's arrival
+  pipeline_ = pipeline;
 }
 
 void Connection::endImplicitBlock() {
@@ -577,7 +578,9 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
     case ast::StmtKind::Prepare: return prepare(static_cast<ast::PrepareStmt&>(*stmtPtr));
     case ast::StmtKind::Execute: return executePrepared(static_cast<const ast::ExecuteStmt&>(*stmt), times);
     case ast::StmtKind::Setting:
-      return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo, txn_ != TransactionState::Idle || inImplicit_);
+      // In a block for SET LOCAL: an explicit one, or a Query's implicit one (not a pipeline's).
+      return settings_->apply(static_cast<const ast::SettingStmt&>(*stmt), undo,
+                              (txn_ != TransactionState::Idle && !implicitOpen_) || (inImplicit_ && !pipeline_));
     case ast::StmtKind::Deallocate: {
       auto& d = static_cast<const ast::DeallocateStmt&>(*stmt);
       if (d.name.empty()) prepared_.clear();

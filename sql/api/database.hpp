@@ -164,8 +164,11 @@ class Connection {
   // the first statement that changed something; from the first that changed a table (or the
   // schema, roles, ...) it holds the executor until it ends, as BEGIN does, and its queries run
   // inline, where they see those changes (on a snapshot they would not). Before that, with only
-  // SET's changes (the session's own), its queries may run on snapshots.
-  void beginImplicitBlock();
+  // SET's changes (the session's own), its queries may run on snapshots. `pipeline`: the extended
+  // protocol's statements up to Sync, which PostgreSQL runs as one transaction too, but not as a
+  // block (SET LOCAL there warns as outside one). Begun again before it ended (a Query after a
+  // pipeline's messages before their Sync), it goes on: the Query continues that transaction.
+  void beginImplicitBlock(bool pipeline = false);
   void endImplicitBlock();
   // A statement that failed before it could run here (a COPY FROM STDIN whose client sent
   // CopyFail): an open block fails as if it had run (a Query's implicit block is rolled back).
@@ -318,6 +321,7 @@ class Connection {
   // InBlock or Failed) is the implicit one, begun at queryTime_; implicitWrites_: it changed more
   // than settings, and holds the executor.
   bool inImplicit_ = false;
+  bool pipeline_ = false;  // beginImplicitBlock's
   bool implicitOpen_ = false;
   bool implicitWrites_ = false;
   int64_t queryTime_ = 0;
