@@ -78,7 +78,9 @@ Wire::AtWork::~AtWork() { sessionsAtWork.fetch_sub(1, std::memory_order_relaxed)
 void Wire::readExact(char* p, size_t n) {
   for (;;) {
     const size_t take = std::min(n, buffered());
-    std::memcpy(p, in_.data() + inBegin_, take);
+    // Before the first read in_ is empty and its data() null, which memcpy must not get even
+    // for 0 bytes (undefined behaviour; UBSan stops every session at its startup packet).
+    if (take) std::memcpy(p, in_.data() + inBegin_, take);
     inBegin_ += take;
     p += take;
     n -= take;

@@ -119,6 +119,8 @@ void ColumnStatisticsBuilder::add(const void* value, bool isNull) {
     StringRef sr;
     std::memcpy(static_cast<void*>(&sr), p, sizeof(sr));
     h = hashBytes(sr.data(), sr.len);
+  } else if (width_ > sizeof(uint64_t)) {  // INTERVAL's two words: its days and months count too
+    h = hashBytes(p, width_);
   } else {
     uint64_t bits = 0;
     std::memcpy(&bits, p, width_);

@@ -682,3 +682,39 @@ TEST_CASE("extended query: COPY through Parse/Bind/Execute answers at Execute, a
   r = c.untilReady();
   CHECK(cell(r[1], 0) == "2");
 }
+
+// A portal's rows are sent at later Executes, after other statements ran: its long strings (over
+// 12 bytes, pointing outside the value) must outlive a DROP of the table they came from.
+TEST_CASE("extended query: a suspended portal's strings outlive a DROP of their table", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  const std::string a(40, 'a'), b(40, 'b'), d(40, 'd');
+  c.send(RawClient::query("CREATE TABLE t (k INTEGER, s TEXT); INSERT INTO t VALUES (1, '" + a + "'), (2, '" + b + "'), (3, '" + d + "')"));
+  c.untilReady();
+  // In block `begin`: a row, then `dropper` drops t and fills new memory, then the other rows.
+  auto portalAcrossDrop = [&](const std::string& begin, RawClient& dropper) {
+    c.send(RawClient::query(begin));
+    c.untilReady();
+    c.send(parse("s", "SELECT s FROM t ORDER BY k", {}) + bind("p", "s", {}, 0) + execute("p", 1) + syncMessage());
+    auto r = c.untilReady();
+    REQUIRE(RawClient::types(r) == "12DsZ");
+    CHECK(cell(r[2], 0) == a);
+    dropper.send(RawClient::query("DROP TABLE t; CREATE TABLE u (s TEXT); INSERT INTO u VALUES ('" + std::string(120, 'z') + "')"));
+    CHECK(RawClient::types(dropper.untilReady()) == "CCCZ");
+    c.send(execute("p", 0) + syncMessage());
+    r = c.untilReady();
+    REQUIRE(RawClient::types(r) == "DDCZ");
+    CHECK(cell(r[0], 0) == b);
+    CHECK(cell(r[1], 0) == d);
+    c.send(RawClient::query("COMMIT"));
+    c.untilReady();
+  };
+  SECTION("in a block, which the block's own DROP TABLE does not end") { portalAcrossDrop("BEGIN", c); }
+  SECTION("in a READ ONLY block, which holds no executor: another session drops the table meanwhile") {
+    RawClient other(server.socketPath());
+    other.start();
+    portalAcrossDrop("BEGIN READ ONLY", other);
+  }
+  checkServes(server);
+}

@@ -44,8 +44,11 @@ class Timers {
         continue;
       }
       auto first = armed_.begin();
-      if (StatementTimer::Clock::now() < first->first.first) {
-        changed_.wait_until(lock, first->first.first);
+      // A copy: wait_until reads the deadline again after it wakes, and while it waited (without
+      // the lock) disarm() may have erased the entry that held it.
+      const StatementTimer::Clock::time_point deadline = first->first.first;
+      if (StatementTimer::Clock::now() < deadline) {
+        changed_.wait_until(lock, deadline);
         continue;
       }
       first->second.timedOut->store(true);
