@@ -13,16 +13,18 @@ namespace {
 constexpr uint64_t kFirstChunkRows = 64;
 }  // namespace
 
-// Blocks up to HugePageSlabs::kMaxBlock are cut from huge-page slabs (a fresh snapshot worker
-// faults them in 2 MiB at a time, not 4 KiB as from malloc); bigger strings get their own.
-char* Arena::newBlock(size_t size) {
-  if (size <= HugePageSlabs::kMaxBlock) return HugePageSlabs::take(size, false);  // written before read
+// In a snapshot's worker, blocks up to HugePageSlabs::kMaxBlock are cut from huge-page slabs (a
+// fresh process faults them in 2 MiB at a time, not 4 KiB as from malloc); elsewhere, and for
+// bigger strings, new[]. `fromSlab` says which, for freeBlock.
+char* Arena::newBlock(size_t size, bool& fromSlab) {
+  fromSlab = size <= HugePageSlabs::kMaxBlock && HugePageSlabs::preferred();
+  if (fromSlab) return HugePageSlabs::take(size, false);  // written before read
   return new char[size];
 }
 
-void Arena::freeBlock(char* p, size_t size) {
-  if (size <= HugePageSlabs::kMaxBlock) HugePageSlabs::give(p, size);
-  else delete[] p;
+void Arena::freeBlock(const Block& b) {
+  if (b.fromSlab) HugePageSlabs::give(b.p, b.size);
+  else delete[] b.p;
 }
 
 char* Arena::allocate(size_t n) {
@@ -32,7 +34,9 @@ char* Arena::allocate(size_t n) {
     if (budget_) budget_->charge(size);
     try {
       blocks_.reserve(blocks_.size() + 1);
-      blocks_.push_back({newBlock(size), size});
+      bool fromSlab = false;
+      char* p = newBlock(size, fromSlab);
+      blocks_.push_back({p, size, fromSlab});
     } catch (...) {
       if (budget_) budget_->release(size);
       throw;
@@ -48,7 +52,7 @@ char* Arena::allocate(size_t n) {
 void Arena::clear() {
   while (blocks_.size() > 1) {
     if (budget_) budget_->release(blocks_.back().size);
-    freeBlock(blocks_.back().p, blocks_.back().size);
+    freeBlock(blocks_.back());
     blocks_.pop_back();
   }
   used_ = 0;
@@ -59,7 +63,7 @@ void Arena::clearAll() {
   clear();
   if (!blocks_.empty()) {
     if (budget_) budget_->release(blocks_[0].size);
-    freeBlock(blocks_[0].p, blocks_[0].size);
+    freeBlock(blocks_[0]);
   }
   blocks_.clear();
   capacity_ = 0;

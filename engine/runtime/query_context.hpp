@@ -39,12 +39,13 @@ class Arena {
   void clear();              // forgets everything allocated; keeps the first block for reuse
  private:
   void clearAll();
-  static char* newBlock(size_t size);
-  static void freeBlock(char* p, size_t size);
   struct Block {
     char* p;
     size_t size;
+    bool fromSlab;
   };
+  static char* newBlock(size_t size, bool& fromSlab);
+  static void freeBlock(const Block& b);
   MemoryBudget* budget_;
   std::vector<Block> blocks_;
   size_t used_ = 0, capacity_ = 0;

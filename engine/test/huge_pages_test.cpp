@@ -232,3 +232,24 @@ TEST_CASE("blocks of several sizes share one huge page until it is full") {
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
 }
+
+TEST_CASE("query memory comes from slabs in a forked child, from malloc in the process that started") {
+  const size_t before = HugePageSlabs::slabBytes();
+  {
+    ZeroedBuffer mine(100 << 10);  // this process keeps malloc: it reuses the memory it has
+    CHECK(mine.data()[0] == 0);
+  }
+  CHECK(!HugePageSlabs::preferred());
+  CHECK(HugePageSlabs::slabBytes() == before);
+  const pid_t child = fork();
+  if (child == 0) {  // a snapshot's process: every page is fresh, so 2 MiB at a time
+    const bool fresh = HugePageSlabs::preferred() && HugePageSlabs::slabBytes() == 0;
+    ZeroedBuffer b(100 << 10);
+    _exit(fresh && b.data()[99 << 10] == 0 && HugePageSlabs::slabBytes() == kHugePage ? 0 : 1);
+  }
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}

@@ -45,6 +45,7 @@ struct Slabs {
 };
 
 std::atomic<uint64_t> gForks{0};  // forks of this process (and its ancestors) so far
+const pid_t gStarted = getpid();  // the process that started (static initialization, before any fork)
 std::atomic<Slabs*> gSlabs{nullptr};
 
 Slabs& slabs() {
@@ -61,6 +62,8 @@ Slabs& slabs() {
 int classOf(size_t block) { return __builtin_ctzll(block) - kMinShift; }
 
 }  // namespace
+
+bool HugePageSlabs::preferred() { return getpid() != gStarted; }
 
 size_t HugePageSlabs::blockSize(size_t bytes) {
   if (bytes <= kMinBlock) return kMinBlock;

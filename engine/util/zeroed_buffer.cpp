@@ -91,7 +91,7 @@ class MappingPool {
 }  // namespace
 
 ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes < kSlabFrom) {
+  if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) {
     data_ = static_cast<char*>(std::calloc(bytes ? bytes : 1, 1));
     if (!data_) outOfMemory(bytes);
     return;
