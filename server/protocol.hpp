@@ -72,6 +72,7 @@ inline constexpr const char* ConnectionFailure = "08006";
 inline constexpr const char* InvalidAuthorization = sqlstate::InvalidAuthorization;
 inline constexpr const char* TooManyConnections = "53300";
 inline constexpr const char* IdleSessionTimeout = "57P05";
+inline constexpr const char* IdleInTransactionTimeout = "25P03";
 inline constexpr const char* AdminShutdown = "57P01";
 }  // namespace wirestate
 

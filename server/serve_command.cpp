@@ -15,6 +15,7 @@ namespace po = boost::program_options;
 int serveMain(int argc, char** argv) {
   ServerConfig config;
   uint32_t idleSeconds = 0;
+  uint32_t idleInTransactionSeconds = config.idleInTransactionTimeoutMs / 1000;
   uint32_t maxMessageMiB = config.maxMessageBytes >> 20;
   po::options_description desc(
       "usage: hyrax serve [options]\n"
@@ -33,7 +34,10 @@ int serveMain(int argc, char** argv) {
       "max-message-mb", po::value(&maxMessageMiB)->default_value(maxMessageMiB),
       "largest message a client may send, in MiB (larger: the session ends with 08P01)")(
       "idle-session-timeout", po::value(&idleSeconds)->default_value(0),
-      "seconds a session may sit idle outside a transaction block before it is closed (57P05); 0: forever");
+      "seconds a session may sit idle outside a transaction block before it is closed (57P05); 0: forever")(
+      "idle-in-transaction-timeout", po::value(&idleInTransactionSeconds)->default_value(idleInTransactionSeconds),
+      "seconds a session may sit idle inside a transaction block before it is closed and the block rolled back "
+      "(25P03); a block holds the executor, so others wait meanwhile; 0: forever");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -49,6 +53,7 @@ int serveMain(int argc, char** argv) {
   config.tcp = vm.count("no-tcp") == 0;
   config.trust = vm.count("trust") > 0;
   config.idleSessionTimeoutMs = idleSeconds * 1000;
+  config.idleInTransactionTimeoutMs = idleInTransactionSeconds * 1000;
   if (maxMessageMiB == 0 || maxMessageMiB > 1024) {
     std::cerr << "hyrax serve: --max-message-mb must be between 1 and 1024\n";
     return 2;

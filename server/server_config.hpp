@@ -16,6 +16,10 @@ struct ServerConfig {
   bool trust = false;              // TCP clients get in without a password
   uint32_t maxMessageBytes = kDefaultMaxMessage;
   uint32_t idleSessionTimeoutMs = 0;  // outside a transaction block; 0: no limit
+  // Idle in a transaction block (or a failed one, or a pipeline before its Sync); 0: no limit. A
+  // block holds the executor, so every other session's statements wait (and fail with 55P03 after
+  // lock_timeout) while its client thinks: unlike PostgreSQL's default, limited.
+  uint32_t idleInTransactionTimeoutMs = 60000;
   uint32_t startupTimeoutMs = 60000;  // from connect to a started session (PostgreSQL's authentication_timeout)
 };
 

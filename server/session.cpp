@@ -173,9 +173,13 @@ void Session::sendStartupReply(const std::vector<Notice>& warnings) {
 void Session::serve() {
   while (!terminate_) {
     wire_.pollBriefly();
-    if (config_.idleSessionTimeoutMs && connection_->transactionState() == Connection::TransactionState::Idle &&
-        !wire_.waitReadable(static_cast<int>(config_.idleSessionTimeoutMs)))
+    const bool inBlock = connection_->transactionState() != Connection::TransactionState::Idle;
+    if (!inBlock && config_.idleSessionTimeoutMs && !wire_.waitReadable(static_cast<int>(config_.idleSessionTimeoutMs)))
       throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
+    // Ending the session rolls its block back and frees the executor for the others.
+    if (inBlock && config_.idleInTransactionTimeoutMs &&
+        !wire_.waitReadable(static_cast<int>(config_.idleInTransactionTimeoutMs)))
+      throw FatalError(wirestate::IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout");
     Message m = wire_.readMessage();
     // After an error in an extended-protocol message everything up to the next Sync is skipped.
     if (skipTillSync_ && m.type != frontend::Sync && m.type != frontend::Terminate) continue;

@@ -174,6 +174,12 @@ class RawClient {
   }
   // Whether the server closed the connection (reads end of stream).
   bool closedByServer() { return receive(1).empty(); }
+  // Whether the next message is a FATAL ErrorResponse with `sqlstate` and the server then closed
+  // the connection (a session the server ended).
+  bool endedWith(const std::string& sqlstate) {
+    Reply r = next();
+    return r.type == 'E' && r.field('S') == "FATAL" && r.field('C') == sqlstate && closedByServer();
+  }
 
  private:
   int fd_ = -1;
