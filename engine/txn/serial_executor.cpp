@@ -230,7 +230,7 @@ bool SerialExecutor::awaitTurn(Task& task) {
   };
   if (task.number <= finished_.load(std::memory_order_relaxed) + 1 && spinFor(given))
     return task.state.load(std::memory_order_acquire) == kTurn;
-  const auto deadline = std::chrono::steady_clock::now() + lockTimeout_;
+  const auto deadline = std::chrono::steady_clock::now() + lockTimeout_.load(std::memory_order_relaxed);
   while (!given()) {
     if (std::chrono::steady_clock::now() < deadline) {
       uint32_t expected = kPending;
@@ -246,7 +246,7 @@ bool SerialExecutor::awaitTurn(Task& task) {
     }
     queue_.erase(std::find(queue_.begin(), queue_.end(), &task));
     finished_.fetch_add(1, std::memory_order_relaxed);  // out of the queue for good
-    throw lockTimeoutError(lockTimeout_, holder_ && holder_ != task.session);
+    throw lockTimeoutError(lockTimeout_.load(std::memory_order_relaxed), holder_ && holder_ != task.session);
   }
   return task.state.load(std::memory_order_acquire) == kTurn;
 }
@@ -303,7 +303,7 @@ void SerialExecutor::wait(Ticket& ticket) {
   }
   // Sleep on the task's own word, marked so that finish() wakes it (finish() exchanges the mark
   // for kDone, so one of the two sees the other: the wake-up is never lost).
-  const auto deadline = std::chrono::steady_clock::now() + lockTimeout_;
+  const auto deadline = std::chrono::steady_clock::now() + lockTimeout_.load(std::memory_order_relaxed);
   auto sleepUntil = [&](std::chrono::steady_clock::time_point until) {
     uint32_t expected = kPending;
     if (task.state.compare_exchange_strong(expected, kSleeping) || expected == kSleeping)
@@ -330,7 +330,7 @@ void SerialExecutor::wait(Ticket& ticket) {
       }
     const bool blocked = holder_ && holder_ != task.session;
     lock.unlock();  // the task dies with `owned`, out of the queue
-    throw lockTimeoutError(lockTimeout_, blocked);
+    throw lockTimeoutError(lockTimeout_.load(std::memory_order_relaxed), blocked);
   }
   finished();
 }

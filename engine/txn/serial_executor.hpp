@@ -75,7 +75,7 @@ class SerialExecutor {
   void hold(const void* session);
   void release(const void* session);
 
-  void setLockTimeout(std::chrono::milliseconds t) { lockTimeout_ = t; }
+  void setLockTimeout(std::chrono::milliseconds t) { lockTimeout_.store(t, std::memory_order_relaxed); }
 
  private:
   struct Task {
@@ -115,7 +115,7 @@ class SerialExecutor {
   const void* holder_ = nullptr;  // under mutex_; written only by work that holds the turn
   bool busy_ = false;              // under mutex_: some work holds the turn (on any thread)
   bool stopping_ = false;
-  std::chrono::milliseconds lockTimeout_{10'000};
+  std::atomic<std::chrono::milliseconds> lockTimeout_{std::chrono::milliseconds(10'000)};  // read by every waiter
   // Statements are parsed, planned and compiled by passes that recurse as deep as the statement's
   // trees: the executor's thread has a large stack (engine/util/stack_depth.hpp), and work runs on
   // a session's own thread only when its stack is as large.
