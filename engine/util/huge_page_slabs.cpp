@@ -44,15 +44,17 @@ struct Slabs {
   }
 };
 
-std::atomic<uint64_t> gForks{0};  // forks of this process (and its ancestors) so far
-const pid_t gStarted = getpid();  // the process that started (static initialization, before any fork)
+std::atomic<uint64_t> gForks{0};   // forks of this process (and its ancestors) so far
+std::atomic<bool> gForked{false};  // this process is a fork child
+// Registered at static initialization, before any fork: preferred() is then a load, not a getpid()
+// (ZeroedBuffer and the string arena ask on every mid-size block, transactions' too).
+const bool gForkHandlers = pthread_atfork([] { gForks.fetch_add(1, std::memory_order_relaxed); }, nullptr,
+                                          [] { gForked.store(true, std::memory_order_relaxed); }) == 0;
 std::atomic<Slabs*> gSlabs{nullptr};
 
 Slabs& slabs() {
   Slabs* s = gSlabs.load(std::memory_order_acquire);
   if (s && s->owner == getpid()) return *s;
-  static const bool counted = [] { return pthread_atfork([] { gForks.fetch_add(1); }, nullptr, nullptr) == 0; }();
-  (void)counted;
   auto* fresh = new Slabs;  // NOLINT: lives as long as the process (blocks point into its slabs)
   if (gSlabs.compare_exchange_strong(s, fresh, std::memory_order_acq_rel)) return *fresh;
   delete fresh;  // another thread of this process made them first
@@ -63,7 +65,7 @@ int classOf(size_t block) { return __builtin_ctzll(block) - kMinShift; }
 
 }  // namespace
 
-bool HugePageSlabs::preferred() { return getpid() != gStarted; }
+bool HugePageSlabs::preferred() { return gForked.load(std::memory_order_relaxed); }
 
 size_t HugePageSlabs::blockSize(size_t bytes) {
   if (bytes <= kMinBlock) return kMinBlock;
@@ -128,12 +130,6 @@ size_t HugePageSlabs::slabBytes() {
   Slabs& s = slabs();
   std::lock_guard lock(s.mutex);
   return s.slabBytes;
-}
-
-size_t HugePageSlabs::freeResidentBytes() {
-  Slabs& s = slabs();
-  std::lock_guard lock(s.mutex);
-  return s.freeResident;
 }
 
 }  // namespace hyrax

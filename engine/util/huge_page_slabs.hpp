@@ -43,9 +43,8 @@ class HugePageSlabs {
   // slabs: blocks of one size do not serve another, so each size's peak was zeroed anew).
   static bool preferred();
 
-  // What this process holds: slabs mapped and free blocks' memory not yet emptied (tests).
+  // The slabs this process mapped (tests).
   static size_t slabBytes();
-  static size_t freeResidentBytes();
 };
 
 }  // namespace hyrax
