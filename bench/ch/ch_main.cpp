@@ -73,26 +73,34 @@ struct Checked {
 struct Run {
   std::string engine;
   int streams = 0;
+  int variant = 0;  // which --stream-variant the streams ran with (0: none)
   tpcc::Stats oltp;
   QueryTimes olap;
   double seconds = 0;
 };
 
-// N clients running the 22 queries in a loop (stream k starts at query k+1) until `stop`; a
-// query counts when it finished before `stop` was set.
+// N clients running the 22 queries in a loop until `stop`; a query counts when it finished before
+// `stop` was set. Stream k goes on where the engine's stream k of the run before stopped (the
+// first time: at query k+1), so that a list of short runs (--olap-streams 0,1,0,1) cycles through
+// all 22 queries rather than repeating the first few.
 QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::string>& queries, std::atomic<bool>& stop,
-                      const std::string& nice) {
+                      const std::vector<std::string>& settings) {
+  static std::map<std::string, std::vector<int>> nextQuery;  // per engine, per stream
+  std::vector<int>& next = nextQuery[e.name()];
+  for (int k = static_cast<int>(next.size()); k < streams; ++k) next.push_back(k % kQueries);
   std::vector<QueryTimes> per(static_cast<size_t>(streams));
   std::vector<std::unique_ptr<tpcc::Engine::QueryClient>> clients;
   for (int k = 0; k < streams; ++k) {
     clients.push_back(e.openQueryClient(true));
-    if (!nice.empty() && e.name() == "hyrax") clients.back()->run("SET analytics_nice = '" + nice + "'", nullptr);
+    if (e.name() == "hyrax")
+      for (const std::string& set : settings) clients.back()->run(set, nullptr);
   }
   std::vector<std::thread> threads;
   for (int k = 0; k < streams; ++k)
     threads.emplace_back([&, k] {
       QueryTimes& t = per[static_cast<size_t>(k)];
-      for (int q = k % kQueries; !stop.load(); q = (q + 1) % kQueries) {
+      int& q = next[static_cast<size_t>(k)];
+      for (; !stop.load(); q = (q + 1) % kQueries) {
         auto start = Clock::now();
         try {
           auto& client = *clients[static_cast<size_t>(k)];
@@ -119,14 +127,14 @@ QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::strin
 }
 
 // The mix for `duration` seconds with `streams` analytical streams beside it.
-Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams, const std::string& nice,
+Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams, const std::vector<std::string>& settings,
                       const std::vector<std::string>& queries) {
   Run run;
   run.engine = e.name();
   run.streams = streams;
   std::atomic<bool> stop{false};
   std::thread olap;
-  if (streams > 0) olap = std::thread([&] { run.olap = runStreams(e, streams, queries, stop, nice); });
+  if (streams > 0) olap = std::thread([&] { run.olap = runStreams(e, streams, queries, stop, settings); });
   auto start = Clock::now();
   run.oltp = tpcc::runMix(e, setup.warehouses, duration, 0, setup.seed, setup.date + 1);
   run.seconds = msSince(start) / 1000;
@@ -146,7 +154,9 @@ std::string ageJson(std::vector<double>& ages, double p) {
 double olapPerHour(const Run& r) { return r.seconds > 0 ? static_cast<double>(r.olap.total()) * 3600.0 / r.seconds : 0; }
 
 void printRun(Run& r) {
-  tpcc::report(r.engine + " with " + std::to_string(r.streams) + " analytical stream(s)", r.oltp);
+  tpcc::report(r.engine + " with " + std::to_string(r.streams) + " analytical stream(s)" +
+                   (r.variant ? " (stream variant " + std::to_string(r.variant) + ")" : ""),
+               r.oltp);
   if (r.streams == 0) return;
   std::printf("\n%s: %llu analytical queries in %.1f s: %.0f queries/hour, %llu errors\n", r.engine.c_str(),
               static_cast<unsigned long long>(r.olap.total()), r.seconds, olapPerHour(r),
@@ -238,6 +248,11 @@ int ch(int argc, char** argv) {
       "hyrax's OLTP clients, their calls queued at the OLTP thread (16: the driver sleeps while the executor works, leaving the other core to the analytical queries)")(
       "analytics-nice", po::value<std::string>()->default_value(""),
       "hyrax: SET analytics_nice = N for the streams (idle or 0-19; default: the setting's default)")(
+      "stream-set", po::value<std::vector<std::string>>()->composing(),
+      "hyrax: SET NAME = 'VALUE' for the streams (NAME=VALUE; repeatable), e.g. threads=1")(
+      "stream-variant", po::value<std::vector<std::string>>()->composing(),
+      "hyrax: more SETs for the streams of --olap-streams entries N@k (the k-th variant, from 1): NAME=VALUE,...; "
+      "e.g. --olap-streams 0,1,1@1 --stream-variant threads=1 compares in one run")(
       "seed", po::value<uint64_t>()->default_value(42), "random seed of the data and the mix")(
       "check", "compare each query's answer on hyrax (inline and on a snapshot) with PostgreSQL's (or the shipped answers)")(
       "reference", po::value<std::string>()->default_value("auto"),
@@ -254,10 +269,36 @@ int ch(int argc, char** argv) {
   const uint64_t seed = vm["seed"].as<uint64_t>();
   const bool json = vm.count("json") > 0, check = vm.count("check") > 0;
   if (warehouses < 1 || warehouses > 1000) throw std::runtime_error("--warehouses must be between 1 and 1000");
-  std::vector<int> streamCounts;
-  for (auto& s : splitList(vm["olap-streams"].as<std::string>())) streamCounts.push_back(std::stoi(s));
-  for (int s : streamCounts)
-    if (s < 0 || s > 64) throw std::runtime_error("--olap-streams must be between 0 and 64");
+  // The streams' SETs on hyrax: --analytics-nice, then each --stream-set NAME=VALUE; variant k
+  // (an --olap-streams entry N@k) adds the k-th --stream-variant's NAME=VALUE,... after them.
+  auto setsOf = [](const std::string& list, std::vector<std::string>& out) {
+    for (const std::string& kv : splitList(list)) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0 || kv.find('\'') != std::string::npos)
+        throw std::runtime_error("stream settings are NAME=VALUE without quotes, got " + kv);
+      out.push_back("SET " + kv.substr(0, eq) + " = '" + kv.substr(eq + 1) + "'");
+    }
+  };
+  std::vector<std::string> streamSettings;
+  if (const std::string nice = vm["analytics-nice"].as<std::string>(); !nice.empty())
+    streamSettings.push_back("SET analytics_nice = '" + nice + "'");
+  if (vm.count("stream-set"))
+    for (const std::string& kv : vm["stream-set"].as<std::vector<std::string>>()) setsOf(kv, streamSettings);
+  std::vector<std::vector<std::string>> variants{streamSettings};
+  if (vm.count("stream-variant"))
+    for (const std::string& list : vm["stream-variant"].as<std::vector<std::string>>()) {
+      variants.push_back(streamSettings);
+      setsOf(list, variants.back());
+    }
+  std::vector<std::pair<int, int>> streamCounts;  // streams, variant
+  for (auto& s : splitList(vm["olap-streams"].as<std::string>())) {
+    const size_t at = s.find('@');
+    const int n = std::stoi(s.substr(0, at)), variant = at == std::string::npos ? 0 : std::stoi(s.substr(at + 1));
+    if (n < 0 || n > 64) throw std::runtime_error("--olap-streams must be between 0 and 64");
+    if (variant < 0 || variant >= static_cast<int>(variants.size()))
+      throw std::runtime_error("--olap-streams " + s + ": no --stream-variant " + std::to_string(variant));
+    streamCounts.emplace_back(n, variant);
+  }
   std::vector<std::string> engineNames = splitList(vm["engines"].as<std::string>());
   for (auto& n : engineNames) {
     if (n == "postgres") n = "postgresql";
@@ -369,8 +410,9 @@ int ch(int argc, char** argv) {
         tpcc::Stats w = tpcc::runMix(e, warehouses, warmup, 0, seed + 1, date + 1);
         errors += w.errors;
       }
-      for (int streams : streamCounts) {
-        runs.push_back(runMixWithStreams(e, setup, duration, streams, vm["analytics-nice"].as<std::string>(), queries));
+      for (auto [streams, variant] : streamCounts) {
+        runs.push_back(runMixWithStreams(e, setup, duration, streams, variants[static_cast<size_t>(variant)], queries));
+        runs.back().variant = variant;
         Run& r = runs.back();
         errors += r.oltp.errors + r.olap.errors;
         if (!json) printRun(r);
@@ -391,6 +433,7 @@ int ch(int argc, char** argv) {
       first = false;
       if (r) {
         Run& m = const_cast<Run&>(*r);
+        std::printf(", \"variant\": %d", m.variant);
         std::printf(", \"seconds\": %.3f, \"transactions\": %llu, \"tx_per_s\": %.1f, \"tpmc\": %.1f, \"new_order_p50_ms\": %.4f, "
                     "\"new_order_p99_ms\": %.4f, \"olap_queries\": %llu, \"olap_queries_per_hour\": %.1f, \"errors\": %llu, "
                     "\"snapshot_age_p50_ms\": %s, \"snapshot_age_p99_ms\": %s, \"olap\": [",

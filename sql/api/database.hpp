@@ -234,6 +234,9 @@ class Connection {
   // of their own each, forked while the hook is set).
   int snapshotPid() const { return snapshotPid_.load(); }
   void setSnapshotHookForTesting(std::function<void()> hook) { snapshotHook_ = std::move(hook); }
+  // The tier of the code this session last compiled on the executor for its snapshots' workers
+  // ("adaptive", "optimized", "cheap"; empty before any): tests of what the executor pays.
+  const std::string& snapshotCompileTierForTesting() const { return snapshotCompileTier_; }
 
   // In a snapshot worker (sql/api/snapshot.hpp): runs a session's query on a connection of its own
   // with the session's settings.
@@ -302,6 +305,7 @@ class Connection {
   std::unique_ptr<SessionSettings> settings_;  // SET, SHOW, RESET
   std::atomic<int> snapshotPid_{0};
   std::function<void()> snapshotHook_;
+  std::string snapshotCompileTier_;
   std::atomic<bool> timedOut_{false};  // the statement_timeout fired (cancel_ is set too)
   // The executor's write count after this session's last statement that ran on it: a snapshot
   // forked before that would not show the session its own writes.

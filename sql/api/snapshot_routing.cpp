@@ -161,17 +161,22 @@ std::shared_ptr<sql::CompiledStatement> Connection::compiledForSnapshots(const a
   if (auto found = statementCache_->find(statementText_, statementOrigin_, tier, catalog)) return found;
   if (!mayCompile || !statementCache_->seenBefore(statementText_, statementOrigin_, tier)) return nullptr;
   try {
-    // Optimized code from the start where the plan merits it (the workers that run it cannot
-    // hand an adaptive switch back here): one compile on the executor, ~20-70 ms for a big
-    // query, once per text, where a background compile would hold the next fork up as long.
-    codegen::ExecutionPolicy policy = settings_->executionPolicy();
-    if (policy.tier == codegen::CompileTier::Auto || policy.tier == codegen::CompileTier::Adaptive)
-      policy.tier = codegen::CompileTier::Optimized;
+    // The session's compile tier as it is: under 'auto' the executor makes only the cheap code
+    // (2-5 ms for a TPC-H query) and keeps its IR, and a worker that runs it compiles the
+    // optimized code on a background thread of its own when the work left merits it, as an
+    // inline run does (the worker's result is lost with it, so each worker decides anew).
+    // Forcing the optimized tier here held the executor, and so every session's transactions,
+    // for LLVM's full pipeline (20-70 ms a text, ~290 ms New-Order latencies beside a CH stream)
+    // to get code that runs ~2% faster than the cheap code (bench/README.md).
     ThreadScope<const MemoryLimit> memoryLimit(&settings_->memoryLimit());
-    ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&policy);
+    ThreadScope<const codegen::ExecutionPolicy> executionPolicy(&settings_->executionPolicy());
     PhaseTimes times;
     std::shared_ptr<sql::CompiledStatement> compiled = sql::compileStatement(catalog, stmt, {}, times);
     if (!compiled->plan.parameters.empty()) return nullptr;
+    if (compiled->compiled) {
+      const codegen::CompileStats& stats = compiled->compiled->stats();
+      snapshotCompileTier_ = stats.adaptive ? "adaptive" : stats.optimized ? "optimized" : "cheap";
+    }
     statementCache_->add(statementText_, statementOrigin_, tier, compiled);
     return compiled;
   } catch (const std::exception&) {

@@ -590,6 +590,31 @@ TEST_CASE("snapshot workers run at the session's analytics_nice priority") {
   fs::remove(seen);
 }
 
+TEST_CASE("the executor compiles a repeated snapshot query at the session's tier, cheap code under 'auto'") {
+  Database db;
+  Connection setup(db), con(db);
+  setup.execute("SET analytics = 'inline'");
+  setup.execute("CREATE TABLE big (x INTEGER, y INTEGER)");
+  setup.execute("INSERT INTO big SELECT g, g % 7 FROM generate_series(1, 60000) AS s(g)");  // a big table's plan
+  auto runs = [&](const std::string& q) {
+    const std::string want = allText(setup.execute(q));
+    for (int i = 0; i < 3; ++i) {  // the second run compiles here, the third runs that code
+      QueryResult r = con.execute(q);
+      CHECK(allText(r) == want);
+      CHECK(r.ranOn.snapshotPid > 0);
+      if (i == 2) CHECK(r.times.codegen == 0);
+    }
+  };
+  // 'auto': the executor makes only the cheap code (its workers compile optimized code themselves
+  // when the work merits it); LLVM's full pipeline here held every session's transactions.
+  runs("SELECT y, count(*), sum(x) FROM big GROUP BY y ORDER BY y");
+  CHECK(con.snapshotCompileTierForTesting() == "adaptive");
+  // A session that asks for optimized code gets it compiled here, and its workers run it.
+  con.execute("SET compile_tier = 'optimized'");
+  runs("SELECT count(*), min(x) FROM big WHERE y = 3");
+  CHECK(con.snapshotCompileTierForTesting() == "optimized");
+}
+
 TEST_CASE("a repeated query on snapshots runs the code its session compiled, and sees each snapshot's data") {
   Database db;
   Connection setup(db), con(db);
