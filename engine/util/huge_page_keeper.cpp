@@ -25,13 +25,27 @@ namespace {
 constexpr auto kPassInterval = std::chrono::seconds(1);
 
 // Never destroyed: its thread may wait on it while the process exits.
+//
+// Two locks, so that the executor never waits for a collapse: `mutex` guards the registry and is
+// held only to read or change it (keepOnHugePages runs on the executor when a table grows a
+// chunk); `collapsing` is held while a registered mapping is collapsed, and by unmapAligned around
+// its unmap, so a collapse never meets memory mapped anew at the same address. Collapsing under
+// the registry's lock made a chunk's registration wait for it (a 64 MiB chunk: up to 32 copies
+// of 2 MiB, the executor and every transaction behind it waiting).
 struct Keeper {
   const pid_t owner = getpid();
   std::mutex mutex;
+  std::mutex collapsing;
   std::condition_variable forked;
   std::map<uintptr_t, size_t> mappings;  // start -> bytes (whole huge pages)
   bool forkPending = false;
   bool started = false;
+
+  bool registered(uintptr_t start, size_t bytes) {
+    std::lock_guard lock(mutex);
+    auto it = mappings.find(start);
+    return it != mappings.end() && it->second == bytes;
+  }
 
   void loop() {
     std::unique_lock lock(mutex);
@@ -45,12 +59,11 @@ struct Keeper {
       forkPending = false;
       std::vector<std::pair<uintptr_t, size_t>> pass(mappings.begin(), mappings.end());
       lock.unlock();
+      // A mapping per call: each MADV_COLLAPSE first drains the LRU caches of every core (work
+      // queued on each and waited for), which per huge page made hundreds of such waits a pass.
       for (auto [start, bytes] : pass) {
-        // Under the lock, so that an unmap waits for a collapse of its mapping (never one of
-        // memory mapped anew at the same address).
-        std::lock_guard one(mutex);
-        auto it = mappings.find(start);
-        if (it == mappings.end() || it->second != bytes) continue;
+        std::lock_guard one(collapsing);
+        if (!registered(start, bytes)) continue;
         madvise(reinterpret_cast<void*>(start), bytes, MADV_COLLAPSE);  // advice: fails harmlessly
       }
       lock.lock();
@@ -74,7 +87,12 @@ void keepOnHugePages(void* p, size_t bytes) {
 
 void unmapAligned(void* p, size_t bytes) {
   Keeper& k = keeper();
-  if (getpid() == k.owner) {
+  if (getpid() != k.owner) {  // a fork child: the registry is the parent's (see the header)
+    munmap(p, roundToHugePages(bytes));
+    return;
+  }
+  std::lock_guard one(k.collapsing);
+  {
     std::lock_guard lock(k.mutex);
     k.mappings.erase(reinterpret_cast<uintptr_t>(p));
   }
