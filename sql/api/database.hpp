@@ -102,10 +102,11 @@ class QueryResult {
   PhaseTimes times;
 
   // Where a query ran: on a snapshot (sql/api/snapshot.hpp), how old it was when the query
-  // started, how long its fork held the executor and its process; inline, snapshotAgeMs < 0.
+  // started, how long its fork held the executor, its process and the worker process that ran
+  // the query (one worker serves a snapshot's queries in turn); inline, snapshotAgeMs < 0.
   struct Origin {
     double snapshotAgeMs = -1, forkMs = 0;
-    int snapshotPid = 0;
+    int snapshotPid = 0, workerPid = 0;
   } ranOn;
 
   // Messages the statement raised without failing (engine/util/error.hpp).

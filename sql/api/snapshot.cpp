@@ -140,36 +140,40 @@ bool receiveFds(int socket, int* fds, int count) {
 }
 
 // ---- a worker: forked ahead of its query (a spare), so the query does not wait for the fork.
-// It waits on `channel` for the query's socket, which carries the request in, and its pid and the
-// answer out; then it runs the query and _exits.
-[[noreturn]] void workerMain(int channel, pid_t snapshotPid, const SnapshotHandler& handler) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with its snapshot process
-  if (getppid() != snapshotPid) _exit(1);
-  closeAllBut(channel);
-  int sock = -1;
-  if (!receiveFds(channel, &sock, 1) || sock < 0) _exit(0);  // no query came: the snapshot ended
-  close(channel);
+// It waits on `channel` for a query's socket, which carries the request in, and its pid and the
+// answer out; runs the query; and, when it answered with a result, tells the snapshot process it
+// is idle and waits for the next query of the snapshot. A worker that served a query has
+// LLVM's and malloc's pages of its own and its threads started: its next query skips the
+// copy-on-write faults and lazy set-up a fresh process pays (2-5 ms a query). After an error,
+// a query that wrote in its copy (RunInlineInstead) or ran out of memory it _exits: its state is
+// no longer the snapshot's, or not trusted.
+//
+// Serves the query on `sock`; true when the worker may take another.
+bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler& handler) {
   const int32_t pid = getpid();
-  if (!sendAll(sock, &pid, sizeof pid)) _exit(1);
+  if (!sendAll(sock, &pid, sizeof pid)) return false;
   uint64_t size = 0;
   std::string request;
-  if (!readExact(sock, &size, sizeof size)) _exit(1);
+  if (!readExact(sock, &size, sizeof size)) return false;
   try {
     request.resize(size);
   } catch (...) {
-    _exit(1);
+    return false;
   }
-  if (!readExact(sock, request.data(), size)) _exit(1);
+  if (!readExact(sock, request.data(), size)) return false;
   gInWorker = true;
   gAgeMs = msBetween(gForkedAt, Clock::now());
   std::string answer;
+  bool reusable = false;
   try {
     try {
       QueryResult r = handler(decodeRequest(request));
       r.ranOn.snapshotAgeMs = gAgeMs;
       r.ranOn.forkMs = gForkMs;
       r.ranOn.snapshotPid = snapshotPid;
+      r.ranOn.workerPid = pid;
       answer = encodeResult(r);
+      reusable = true;
     } catch (const RunInlineInstead&) {
       answer = "IZ";
     } catch (const Error& e) {
@@ -182,8 +186,28 @@ bool receiveFds(int socket, int* fds, int count) {
   } catch (...) {  // even the error did not fit: the session reports the missing answer
     _exit(2);
   }
+  // Idle before the answer goes out: the session sends its next query as soon as it has this
+  // answer, and the snapshot process should find this worker idle by then. (Should the worker die
+  // sending the answer after all, the session finds no status and fails its query as if the
+  // snapshot process had ended.)
+  // A session that left meanwhile (a failed send) says nothing of this worker: once said idle it
+  // stays so, since the snapshot process may have handed it the next query already.
+  const char idle = 'I';
+  if (reusable && send(channel, &idle, 1, MSG_NOSIGNAL) != 1) reusable = false;
   sendFramed(sock, answer);
-  _exit(0);
+  return reusable;
+}
+
+[[noreturn]] void workerMain(int channel, pid_t snapshotPid, const SnapshotHandler& handler) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with its snapshot process
+  if (getppid() != snapshotPid) _exit(1);
+  closeAllBut(channel);
+  for (;;) {
+    int sock = -1;
+    if (!receiveFds(channel, &sock, 1) || sock < 0) _exit(0);  // no query came: the snapshot ended
+    if (!serveQuery(sock, snapshotPid, channel, handler)) _exit(0);
+    close(sock);
+  }
 }
 
 // ---- the snapshot process: forks a worker for each query it is sent, reaps it and reports its
@@ -192,7 +216,8 @@ bool receiveFds(int socket, int* fds, int count) {
 struct Worker {
   pid_t pid;
   int pidfd;   // readable once the worker has ended
-  int status;  // the pipe's write end: the wait status goes here; POLLERR once the session left
+  int status;  // the pipe's write end: the wait status goes here; POLLERR once the session left. -1 while idle
+  int channel;  // queries go to it; an 'I' from it says the worker answered and waits for the next
   bool killed = false;
 };
 
@@ -247,6 +272,14 @@ void endSpare(Spare& spare) {
   Spare spare = forkSpare(handler);
   int served = 0;
   bool open = true;
+  // Once no query can come, an idle worker is told to end (its channel closed).
+  auto dismissIdle = [&] {
+    for (Worker& w : workers)
+      if (w.status < 0 && w.channel >= 0) {
+        close(w.channel);
+        w.channel = -1;
+      }
+  };
   while (open || !workers.empty()) {
     polls.clear();
     for (const Worker& w : workers) {
@@ -254,6 +287,7 @@ void endSpare(Spare& spare) {
       // POLLERR: the session closed its end. Not asked again once the worker is killed: the
       // error stays set, and poll would return at once until the worker's end is seen.
       polls.push_back({w.killed ? -1 : w.status, 0, 0});
+      polls.push_back({w.channel, POLLIN, 0});
     }
     if (open) polls.push_back({spare.pidfd, POLLIN, 0});  // -1 (none) is skipped by poll
     if (open) polls.push_back({control, POLLIN, 0});
@@ -266,21 +300,40 @@ void endSpare(Spare& spare) {
     polls.pop_back();
     for (size_t i = 0; i < workers.size();) {
       Worker& w = workers[i];
-      const pollfd& ended = polls[2 * i];
-      const pollfd& left = polls[2 * i + 1];
+      const pollfd& ended = polls[3 * i];
+      const pollfd& left = polls[3 * i + 1];
+      const pollfd& said = polls[3 * i + 2];
       if (ended.revents) {
         int status = 0;
         while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
         }
-        ssize_t ignored = write(w.status, &status, sizeof status);  // fails when the session left
-        (void)ignored;
-        close(w.status);
+        if (w.status >= 0) {
+          ssize_t ignored = write(w.status, &status, sizeof status);  // fails when the session left
+          (void)ignored;
+          close(w.status);
+        }
+        if (w.channel >= 0) close(w.channel);
         close(w.pidfd);
         workers.erase(workers.begin() + static_cast<std::ptrdiff_t>(i));
-        polls.erase(polls.begin() + static_cast<std::ptrdiff_t>(2 * i), polls.begin() + static_cast<std::ptrdiff_t>(2 * i + 2));
+        polls.erase(polls.begin() + static_cast<std::ptrdiff_t>(3 * i), polls.begin() + static_cast<std::ptrdiff_t>(3 * i + 3));
         continue;
       }
-      if (left.revents && !w.killed) {  // cancelled, timed out or abandoned
+      // Idle before the session's leaving is looked at: the worker says it is idle just before it
+      // sends the answer, and the session closes its end as soon as it has it.
+      if (said.revents && w.channel >= 0) {
+        char what = 0;
+        ssize_t n;
+        do n = recv(w.channel, &what, 1, MSG_DONTWAIT);
+        while (n < 0 && errno == EINTR);
+        if (n == 1 && what == 'I' && !w.killed && w.status >= 0) {
+          close(w.status);  // this query is done; the session reads no status after an answer
+          w.status = -1;
+          if (!open) dismissIdle();
+        } else if (n == 0 || (n < 0 && errno != EAGAIN)) {
+          close(w.channel);  // it is ending: its pidfd says when
+          w.channel = -1;
+        }
+      } else if (left.revents && !w.killed && w.status >= 0) {  // cancelled, timed out or abandoned
         kill(w.pid, SIGKILL);
         w.killed = true;
       }
@@ -294,6 +347,7 @@ void endSpare(Spare& spare) {
       open = false;
       close(control);
       endSpare(spare);
+      dismissIdle();
       continue;
     }
     const int sock = fds[0], status = fds[1];
@@ -302,10 +356,27 @@ void endSpare(Spare& spare) {
       if (status >= 0) close(status);
       continue;
     }
-    // The spare takes the query (one is forked now if there was none), and from the second query
-    // on a new spare is forked while it runs. Most snapshots serve one query (a stream's next one
-    // wants a fresher snapshot): a spare forked ahead for them would be a whole fork's page-table
-    // copy (~10 ms for 1 GB on 4 KiB pages) taken from the executor's core for nothing.
+    // An idle worker of an earlier query takes it; else the spare (one is forked now if there was
+    // none), and from the second query on a new spare is forked while it runs when no worker is
+    // idle. Most snapshots serve one query (a stream's next one wants a fresher snapshot): a spare
+    // forked ahead for them would be a whole fork's page-table copy (~10 ms for 1 GB on 4 KiB
+    // pages) taken from the executor's core for nothing.
+    Worker* reused = nullptr;
+    for (Worker& w : workers)
+      if (w.status < 0 && w.channel >= 0 && !w.killed) {
+        if (sendFds(w.channel, &sock, 1)) {
+          w.status = status;
+          reused = &w;
+        } else {
+          kill(w.pid, SIGKILL);
+          w.killed = true;
+        }
+        break;
+      }
+    if (reused) {
+      close(sock);
+      continue;
+    }
     if (spare.pid < 0) spare = forkSpare(handler);
     const bool handed = spare.pid >= 0 && sendFds(spare.channel, &sock, 1);
     close(sock);
@@ -317,8 +388,7 @@ void endSpare(Spare& spare) {
       close(status);
       continue;
     }
-    close(spare.channel);
-    workers.push_back({spare.pid, spare.pidfd, status});
+    workers.push_back({spare.pid, spare.pidfd, status, spare.channel});
     spare = ++served >= 2 ? forkSpare(handler) : Spare{};
   }
   endSpare(spare);

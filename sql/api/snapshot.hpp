@@ -6,13 +6,16 @@
 // no query itself: it waits for requests on a control socket and hands each to a worker process,
 // and the worker compiles and runs the query on the snapshot and sends the answer straight to the
 // session's thread. The snapshot process forks a spare worker ahead of the next query, so a query
-// does not wait for a fork. Several queries (of any sessions, at once) share one snapshot while it
+// does not wait for a fork, and a worker that answered with a result takes the snapshot's next
+// query (one at a time): a used worker has its own pages of LLVM's and malloc's memory and its
+// threads started, which a fresh one pays for with 2-5 ms of copy-on-write faults and set-up. Several queries (of any sessions, at once) share one snapshot while it
 // is fresh enough for them (SET snapshot_max_age), and for as long as nothing ran on the executor
 // since its fork; the snapshot process ends when the last query using it has ended and a newer
 // snapshot exists (or it aged out unused).
 //
-// Why a process per query: a query that crashes, is killed, runs out of memory or is cancelled
-// takes down only its worker; the snapshot and its other queries go on. Forking the worker costs
+// Why a process per query at a time: a query that crashes, is killed, runs out of memory or is
+// cancelled takes down only its worker; the snapshot and its other queries go on. A worker whose
+// query failed (or wrote in its copy, RunInlineInstead) ends rather than serve another. Forking the worker costs
 // the snapshot process, not the executor thread: the executor pays one fork per snapshot, however
 // many queries use it.
 //

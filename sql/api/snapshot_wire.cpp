@@ -137,6 +137,7 @@ std::string encodeResult(const QueryResult& r) {
   w.pod(r.ranOn.snapshotAgeMs);
   w.pod(r.ranOn.forkMs);
   w.pod(r.ranOn.snapshotPid);
+  w.pod(r.ranOn.workerPid);
   writeNotices(w, r.notices);
   // Whole columns at a time (NULL flags and fixed-width values copied as they are, string
   // references patched in place): appended value by value, a result of 105,000 rows took ~15 ms
@@ -227,6 +228,7 @@ QueryResult decodeAnswer(std::shared_ptr<const std::string> bytes) {
   ranOn.snapshotAgeMs = in.pod<double>();
   ranOn.forkMs = in.pod<double>();
   ranOn.snapshotPid = in.pod<int>();
+  ranOn.workerPid = in.pod<int>();
   std::vector<Notice> notices = readNotices(in);
   std::vector<std::unique_ptr<ResultChunk>> chunks(in.pod<uint64_t>());
   for (auto& chunk : chunks) {

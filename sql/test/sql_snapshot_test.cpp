@@ -295,6 +295,49 @@ TEST_CASE("a killed or cancelled snapshot child fails only its query, and is rea
   CHECK(other.execute("SELECT count(*) FROM t").value(0, 0).asInt() == 3);
 }
 
+TEST_CASE("a snapshot's queries run in turn on one worker, which an error or a kill ends") {
+  Database db;
+  Connection setup(db), con(db);
+  setup.execute("SET analytics = 'inline'");
+  setup.execute("CREATE TABLE t (a INTEGER, s VARCHAR)");
+  setup.execute("INSERT INTO t SELECT g, 'string number ' || g FROM generate_series(1, 5000) AS x(g)");
+  con.execute("SET snapshot_max_age = '10min'");  // nothing writes: one snapshot for all below
+  con.execute("SET statement_cache = off");  // a text compiled here would come with a fork of its own
+  const std::vector<std::string> queries = {
+      "SELECT count(*), sum(a) FROM t WHERE a % 3 = 0", "SELECT a % 7, count(*), max(s) FROM t GROUP BY a % 7 ORDER BY 1",
+      "SELECT s FROM t WHERE a BETWEEN 10 AND 20 ORDER BY a", "SELECT count(DISTINCT a % 100) FROM t"};
+  std::vector<QueryResult> runs;
+  for (int round = 0; round < 2; ++round)
+    for (const std::string& q : queries) {
+      runs.push_back(con.execute(q));
+      CHECK(allText(runs.back()) == allText(setup.execute(q)));  // each answer as inline, also on a used worker
+    }
+  for (const QueryResult& r : runs) {
+    CHECK(r.ranOn.snapshotPid == runs[0].ranOn.snapshotPid);
+    CHECK(r.ranOn.workerPid > 0);
+  }
+  // The first query's worker took all the others, one after the other.
+  for (size_t i = 1; i < runs.size(); ++i) CHECK(runs[i].ranOn.workerPid == runs[0].ranOn.workerPid);
+  // An error ends its worker (its state is not trusted): the next query gets another, and the
+  // ended one is reaped.
+  const int used = runs[0].ranOn.workerPid;
+  CHECK(errorOf([&] { con.execute("SELECT 1 / (a - a) FROM t"); }) == "22012");
+  CHECK(reaped(used));
+  QueryResult after = con.execute(queries[0]);
+  CHECK(allText(after) == allText(setup.execute(queries[0])));
+  CHECK(after.ranOn.snapshotPid == runs[0].ranOn.snapshotPid);
+  CHECK(after.ranOn.workerPid != used);
+  CHECK(after.ranOn.workerPid > 0);
+  // A worker killed between queries: the next query gets a fresh one.
+  CHECK(kill(after.ranOn.workerPid, SIGKILL) == 0);
+  CHECK(reaped(after.ranOn.workerPid));
+  QueryResult fresh = con.execute(queries[1]);
+  CHECK(allText(fresh) == allText(setup.execute(queries[1])));
+  CHECK(fresh.ranOn.workerPid != after.ranOn.workerPid);
+  // Inline, no worker.
+  CHECK(setup.execute(queries[0]).ranOn.workerPid == 0);
+}
+
 TEST_CASE("the snapshot answer's wire format carries long strings and NULLs") {
   Database db;
   Connection con(db);
