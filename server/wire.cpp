@@ -7,9 +7,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
+#include <unistd.h>
 
 #include "engine/util/machine_cores.hpp"
 #include "server/protocol.hpp"
@@ -55,9 +53,13 @@ std::string_view MessageReader::bytes(size_t n) {
   return s;
 }
 
-Wire::Wire(Socket socket, uint32_t maxMessageBytes) : socket_(std::move(socket)), maxMessage_(maxMessageBytes) {
-  unix_ = socket_.local_endpoint().protocol().family() == AF_UNIX;
+Wire::Wire(int fd, uint32_t maxMessageBytes) : fd_(fd), maxMessage_(maxMessageBytes) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  unix_ = ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0 && address.ss_family == AF_UNIX;
 }
+
+Wire::~Wire() { close(); }
 
 namespace {
 // What one read asks for: a batch of small messages. A larger body is read into its own buffer.
@@ -92,10 +94,8 @@ void Wire::readExact(char* p, size_t n) {
       if (left.count() <= 0 || !waitReadable(static_cast<int>(left.count())))
         throw FatalError(wirestate::ProtocolViolation, "timeout while waiting for the startup packet");
     }
-    boost::system::error_code ec;
     if (n >= kReadChunk) {  // a large body: straight into place
-      size_t got = socket_.read_some(boost::asio::buffer(p, n), ec);
-      if (ec) throw ClientGone(ec.message());
+      const size_t got = receive(p, n);
       p += got;
       n -= got;
       if (n == 0) return;
@@ -103,8 +103,16 @@ void Wire::readExact(char* p, size_t n) {
     }
     in_.resize(kReadChunk);
     inBegin_ = inEnd_ = 0;
-    inEnd_ = socket_.read_some(boost::asio::buffer(in_.data(), in_.size()), ec);
-    if (ec) throw ClientGone(ec.message());
+    inEnd_ = receive(in_.data(), in_.size());
+  }
+}
+
+size_t Wire::receive(char* p, size_t n) {
+  for (;;) {
+    const ssize_t got = ::recv(fd_, p, n, 0);
+    if (got > 0) return static_cast<size_t>(got);
+    if (got == 0) throw ClientGone("the client closed the connection");
+    if (errno != EINTR) throw ClientGone(std::strerror(errno));
   }
 }
 
@@ -112,7 +120,7 @@ bool Wire::receiveNow() {
   if (buffered() == 0) inBegin_ = inEnd_ = 0;
   in_.resize(kReadChunk);
   if (inEnd_ == in_.size()) return true;  // full: there is something to read
-  ssize_t got = ::recv(socket_.native_handle(), in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
+  ssize_t got = ::recv(fd_, in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
   if (got > 0) inEnd_ += static_cast<size_t>(got);
   // The end of the stream or an error also ends the polling: the read that follows tells which.
   return got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
@@ -140,9 +148,16 @@ void Wire::pollBriefly() {
 }
 
 void Wire::writeAll(const char* p, size_t n) {
-  boost::system::error_code ec;
-  boost::asio::write(socket_, boost::asio::buffer(p, n), ec);
-  if (ec) throw ClientGone(ec.message());
+  while (n > 0) {
+    // MSG_NOSIGNAL: a client that hung up is ClientGone (EPIPE), not SIGPIPE for the process.
+    const ssize_t sent = ::send(fd_, p, n, MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR) continue;
+      throw ClientGone(std::strerror(errno));
+    }
+    p += sent;
+    n -= static_cast<size_t>(sent);
+  }
 }
 
 std::string Wire::readStartupPacket() {
@@ -185,7 +200,7 @@ std::vector<Wire::Peeked> Wire::peek() {
 
 bool Wire::waitReadable(int ms) {
   if (buffered()) return true;
-  pollfd p{socket_.native_handle(), POLLIN, 0};
+  pollfd p{fd_, POLLIN, 0};
   int r;
   do r = ::poll(&p, 1, ms);
   while (r < 0 && errno == EINTR);
@@ -244,16 +259,17 @@ void Wire::sendRaw(std::string_view bytes) {
 }
 
 void Wire::shutdown() {
-  // ::shutdown rather than the asio call: this runs on another thread than the session's reads.
-  ::shutdown(socket_.native_handle(), SHUT_RDWR);
+  // From another thread than the session's (server stop), under the lock close() is called in.
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
 }
 
 void Wire::close() {
+  if (fd_ < 0) return;
   // shutdown first: a snapshot process forked meanwhile holds a copy of the descriptor, and
   // close alone would not end the connection for the client while that copy lives.
-  ::shutdown(socket_.native_handle(), SHUT_RDWR);
-  boost::system::error_code ec;
-  socket_.close(ec);
+  ::shutdown(fd_, SHUT_RDWR);
+  ::close(fd_);
+  fd_ = -1;
 }
 
 }  // namespace hyrax::server
