@@ -1,5 +1,6 @@
 #include "server/server.hpp"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +147,7 @@ void Server::startSession(int fd) {
   client.wire = wire;
   try {
     client.thread = std::make_unique<LargeStackThread>(kSessionStackBytes, [this, &client, overLimit] {
+      ::pthread_setname_np(::pthread_self(), "hyrax session");  // for top -H and perf's --sort comm
       {
         Session session(db_, *client.wire, registry_, config_, overLimit);
         session.run();
