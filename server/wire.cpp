@@ -152,9 +152,10 @@ Message Wire::readMessage(uint32_t maxBytes) {
   return m;
 }
 
-std::vector<Wire::Peeked> Wire::peek() {
+const std::vector<Wire::Peeked>& Wire::peek() {
   if (buffered() == 0) receiveNow();
-  std::vector<Peeked> messages;
+  std::vector<Peeked>& messages = peeked_;
+  messages.clear();
   for (size_t at = inBegin_; inEnd_ - at >= 5;) {
     const uint32_t n = readBigEndian32(in_.data() + at + 1);
     if (n < 4 || inEnd_ - at - 1 < n) break;  // malformed (readMessage says so) or not all here

@@ -76,7 +76,7 @@ class Wire {
     char type;
     std::string_view body;
   };
-  std::vector<Peeked> peek();
+  const std::vector<Peeked>& peek();  // (kept: no allocation per Execute)
 
   // Builds one backend message in the output buffer: begin(type), put...(), end().
   void begin(char type);
@@ -112,6 +112,7 @@ class Wire {
   std::vector<char> in_;  // received, not yet read: in_[inBegin_, inEnd_)
   size_t inBegin_ = 0, inEnd_ = 0;
   std::string out_;
+  std::vector<Peeked> peeked_;
   size_t messageStart_ = std::string::npos;
   std::chrono::steady_clock::time_point deadline_{};  // where the message being built begins in out_
 };
