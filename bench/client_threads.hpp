@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 #include "bench/ycsb/latency_histogram.hpp"
 
 namespace hyrax::bench {
@@ -43,6 +45,7 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
   std::vector<std::thread> running;
   for (int t = 0; t < threads; ++t)
     running.emplace_back([&, t] {
+      ::pthread_setname_np(::pthread_self(), "bench client");  // apart from the server's in a profile
       PerThread& me = per[static_cast<size_t>(t)];
       while (phase.load(std::memory_order_relaxed) < 2) {
         const auto start = Clock::now();

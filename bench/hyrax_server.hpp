@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include <pthread.h>
+
 #include "server/server.hpp"
 #include "sql/api/database.hpp"
 
@@ -14,7 +16,10 @@ namespace hyrax::bench {
 class HyraxServer {
  public:
   explicit HyraxServer(const std::filesystem::path& dir) : dir_(dir), server_(db_, config(dir)) {
-    serving_ = std::thread([this] { server_.run(); });
+    serving_ = std::thread([this] {
+      ::pthread_setname_np(::pthread_self(), "hyrax accept");
+      server_.run();
+    });
   }
   ~HyraxServer() {
     server_.stop();

@@ -1,6 +1,7 @@
 #include "server/hangup_watcher.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -41,6 +42,7 @@ void HangupWatcher::end() {
 }
 
 void HangupWatcher::loop() {
+  ::pthread_setname_np(::pthread_self(), "hyrax hangup");
   std::unique_lock lock(mutex_);
   for (;;) {
     changed_.wait(lock, [&] { return active_ || stop_; });

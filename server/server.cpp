@@ -1,11 +1,11 @@
 #include "server/server.hpp"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <system_error>
 
-#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 
 #include "engine/util/stack_depth.hpp"
@@ -33,6 +33,15 @@ tcp::endpoint listenEndpoint(const std::string& listen, uint16_t port, bool trus
                        " with --trust: anyone who reaches it would get in without a password; without --trust TCP "
                        "clients log in with a role's password (CREATE ROLE ... LOGIN PASSWORD ...)");
   return {address, port};
+}
+
+// The accepted socket's descriptor, taken out of the reactor's epoll set (wire.hpp says why);
+// -1 if that failed (the socket is closed then).
+template <typename Socket>
+int releaseFromReactor(Socket& socket) {
+  boost::system::error_code ec;
+  const int fd = socket.release(ec);
+  return ec ? -1 : fd;
 }
 
 }  // namespace
@@ -92,7 +101,7 @@ void Server::acceptTcp() {
     if (!tcp_.is_open()) return;  // stopped
     if (!ec) {
       socket.set_option(tcp::no_delay(true));
-      startSession(Socket(std::move(socket)));
+      startSession(releaseFromReactor(socket));
     }
     acceptTcp();
   });
@@ -101,7 +110,7 @@ void Server::acceptTcp() {
 void Server::acceptUnix() {
   unix_.async_accept([this](const boost::system::error_code& ec, local::socket socket) {
     if (!unix_.is_open()) return;
-    if (!ec) startSession(Socket(std::move(socket)));
+    if (!ec) startSession(releaseFromReactor(socket));
     acceptUnix();
   });
 }
@@ -124,7 +133,9 @@ namespace {
 constexpr size_t kSessionStackBytes = sizeof(void*) >= 8 ? kExecutorStackBytes : size_t{8} << 20;
 }  // namespace
 
-void Server::startSession(Socket socket) {
+void Server::startSession(int fd) {
+  if (fd < 0) return;
+  auto wire = std::make_shared<Wire>(fd, config_.maxMessageBytes);  // closes it on every way out
   std::lock_guard lock(clientsMutex_);
   if (stopping_) return;
   reapFinished();
@@ -132,11 +143,11 @@ void Server::startSession(Socket socket) {
   // flood of connections gets no thread at all.
   if (clients_.size() >= 2 * size_t{config_.maxConnections} + 16) return;
   bool overLimit = clients_.size() >= config_.maxConnections;
-  auto wire = std::make_shared<Wire>(std::move(socket), config_.maxMessageBytes);
   Client& client = clients_.emplace_back();
   client.wire = wire;
   try {
     client.thread = std::make_unique<LargeStackThread>(kSessionStackBytes, [this, &client, overLimit] {
+      ::pthread_setname_np(::pthread_self(), "hyrax session");  // for top -H and perf's --sort comm
       {
         Session session(db_, *client.wire, registry_, config_, overLimit);
         session.run();

@@ -52,7 +52,7 @@ class Server {
   };
   void acceptTcp();
   void acceptUnix();
-  void startSession(Socket socket);
+  void startSession(int fd);  // a connected socket's descriptor, now the session's
   void reapFinished();
 
   Database& db_;

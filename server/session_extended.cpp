@@ -173,7 +173,7 @@ void Session::onDescribe(const Message& m) {
   const char what = r.bytes(1)[0];
   const std::string name(r.cstring());
   if (what == 'S') {
-    const Connection::StatementDescription d = connection_->describeStatement(name);
+    const Connection::StatementDescription& d = connection_->describeStatement(name);
     wire_.begin(backend::ParameterDescription);
     wire_.putInt16(static_cast<int16_t>(d.parameters.size()));
     for (auto& t : d.parameters) wire_.putInt32(static_cast<int32_t>(pg::typeOid(t)));
@@ -187,7 +187,9 @@ void Session::onDescribe(const Message& m) {
   }
   if (what != 'P') throw Error(wirestate::ProtocolViolation, "invalid DESCRIBE message subtype " + std::string(1, what));
   Portal& p = portal(name);
-  const Connection::StatementDescription d = connection_->describeStatement(p.statement);
+  // A reference, not a copy (its text and columns, every Describe): read only while nothing ran
+  // that could close the statement; once the portal ran, its result has the columns.
+  const Connection::StatementDescription& d = connection_->describeStatement(p.statement);
   // Its rows come at Execute, as ever; a COPY's data too (NoData here, as PostgreSQL).
   if (!d.columnsKnown && !p.copy.in && !p.copy.out) runPortal(name, p);
   const std::vector<ResultColumn>& columns = p.result ? p.result->columns() : d.columns;

@@ -1,17 +1,13 @@
 #include "server/wire.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
-
-#include "engine/util/machine_cores.hpp"
 #include "server/protocol.hpp"
 
 namespace hyrax::server {
@@ -55,25 +51,18 @@ std::string_view MessageReader::bytes(size_t n) {
   return s;
 }
 
-Wire::Wire(Socket socket, uint32_t maxMessageBytes) : socket_(std::move(socket)), maxMessage_(maxMessageBytes) {
-  unix_ = socket_.local_endpoint().protocol().family() == AF_UNIX;
+Wire::Wire(int fd, uint32_t maxMessageBytes) : fd_(fd), maxMessage_(maxMessageBytes) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  unix_ = ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0 && address.ss_family == AF_UNIX;
 }
+
+Wire::~Wire() { close(); }
 
 namespace {
 // What one read asks for: a batch of small messages. A larger body is read into its own buffer.
 constexpr size_t kReadChunk = 16 * 1024;
-// How long a session polls for the next request; the most credit its caught requests earn it;
-// how often it polls to probe once its misses used its credit up.
-constexpr auto kPollBriefly = std::chrono::microseconds(50);
-constexpr int kPollCredit = 8;
-constexpr uint32_t kPollProbe = 64;
-// Sessions polling now, and sessions handling a request (running, or waiting for their turn).
-std::atomic<uint32_t> pollingSessions{0};
-std::atomic<uint32_t> sessionsAtWork{0};
 }  // namespace
-
-Wire::AtWork::AtWork() { sessionsAtWork.fetch_add(1, std::memory_order_relaxed); }
-Wire::AtWork::~AtWork() { sessionsAtWork.fetch_sub(1, std::memory_order_relaxed); }
 
 void Wire::readExact(char* p, size_t n) {
   for (;;) {
@@ -92,10 +81,8 @@ void Wire::readExact(char* p, size_t n) {
       if (left.count() <= 0 || !waitReadable(static_cast<int>(left.count())))
         throw FatalError(wirestate::ProtocolViolation, "timeout while waiting for the startup packet");
     }
-    boost::system::error_code ec;
     if (n >= kReadChunk) {  // a large body: straight into place
-      size_t got = socket_.read_some(boost::asio::buffer(p, n), ec);
-      if (ec) throw ClientGone(ec.message());
+      const size_t got = receive(p, n);
       p += got;
       n -= got;
       if (n == 0) return;
@@ -103,8 +90,16 @@ void Wire::readExact(char* p, size_t n) {
     }
     in_.resize(kReadChunk);
     inBegin_ = inEnd_ = 0;
-    inEnd_ = socket_.read_some(boost::asio::buffer(in_.data(), in_.size()), ec);
-    if (ec) throw ClientGone(ec.message());
+    inEnd_ = receive(in_.data(), in_.size());
+  }
+}
+
+size_t Wire::receive(char* p, size_t n) {
+  for (;;) {
+    const ssize_t got = ::recv(fd_, p, n, 0);
+    if (got > 0) return static_cast<size_t>(got);
+    if (got == 0) throw ClientGone("the client closed the connection");
+    if (errno != EINTR) throw ClientGone(std::strerror(errno));
   }
 }
 
@@ -112,37 +107,23 @@ bool Wire::receiveNow() {
   if (buffered() == 0) inBegin_ = inEnd_ = 0;
   in_.resize(kReadChunk);
   if (inEnd_ == in_.size()) return true;  // full: there is something to read
-  ssize_t got = ::recv(socket_.native_handle(), in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
+  ssize_t got = ::recv(fd_, in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
   if (got > 0) inEnd_ += static_cast<size_t>(got);
-  // The end of the stream or an error also ends the polling: the read that follows tells which.
+  // The end of the stream or an error counts as something: the read that follows tells which.
   return got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-void Wire::pollBriefly() {
-  if (buffered()) return;
-  // Only while a core is left over: with many clients, a polling session took the core that a
-  // client or the session at work needed (YCSB at 16 clients: 30-40k ops/s polling, 48-57k not).
-  const uint32_t spare = std::max<uint32_t>(1, machineCores() - 1);
-  if (pollingSessions.fetch_add(1, std::memory_order_relaxed) + sessionsAtWork.load(std::memory_order_relaxed) >= spare) {
-    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
-    return;
-  }
-  if (pollCredit_ <= 0 && ++pollSkipped_ % kPollProbe != 0) {
-    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
-    return;
-  }
-  const auto until = std::chrono::steady_clock::now() + kPollBriefly;
-  bool caught = false;
-  while (!(caught = receiveNow()) && std::chrono::steady_clock::now() < until) {
-  }
-  pollingSessions.fetch_sub(1, std::memory_order_relaxed);
-  pollCredit_ = caught ? std::min(pollCredit_ + 1, kPollCredit) : std::max(pollCredit_ - 2, 0);
-}
-
 void Wire::writeAll(const char* p, size_t n) {
-  boost::system::error_code ec;
-  boost::asio::write(socket_, boost::asio::buffer(p, n), ec);
-  if (ec) throw ClientGone(ec.message());
+  while (n > 0) {
+    // MSG_NOSIGNAL: a client that hung up is ClientGone (EPIPE), not SIGPIPE for the process.
+    const ssize_t sent = ::send(fd_, p, n, MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR) continue;
+      throw ClientGone(std::strerror(errno));
+    }
+    p += sent;
+    n -= static_cast<size_t>(sent);
+  }
 }
 
 std::string Wire::readStartupPacket() {
@@ -171,9 +152,10 @@ Message Wire::readMessage(uint32_t maxBytes) {
   return m;
 }
 
-std::vector<Wire::Peeked> Wire::peek() {
+const std::vector<Wire::Peeked>& Wire::peek() {
   if (buffered() == 0) receiveNow();
-  std::vector<Peeked> messages;
+  std::vector<Peeked>& messages = peeked_;
+  messages.clear();
   for (size_t at = inBegin_; inEnd_ - at >= 5;) {
     const uint32_t n = readBigEndian32(in_.data() + at + 1);
     if (n < 4 || inEnd_ - at - 1 < n) break;  // malformed (readMessage says so) or not all here
@@ -185,7 +167,7 @@ std::vector<Wire::Peeked> Wire::peek() {
 
 bool Wire::waitReadable(int ms) {
   if (buffered()) return true;
-  pollfd p{socket_.native_handle(), POLLIN, 0};
+  pollfd p{fd_, POLLIN, 0};
   int r;
   do r = ::poll(&p, 1, ms);
   while (r < 0 && errno == EINTR);
@@ -244,16 +226,17 @@ void Wire::sendRaw(std::string_view bytes) {
 }
 
 void Wire::shutdown() {
-  // ::shutdown rather than the asio call: this runs on another thread than the session's reads.
-  ::shutdown(socket_.native_handle(), SHUT_RDWR);
+  // From another thread than the session's (server stop), under the lock close() is called in.
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
 }
 
 void Wire::close() {
+  if (fd_ < 0) return;
   // shutdown first: a snapshot process forked meanwhile holds a copy of the descriptor, and
   // close alone would not end the connection for the client while that copy lives.
-  ::shutdown(socket_.native_handle(), SHUT_RDWR);
-  boost::system::error_code ec;
-  socket_.close(ec);
+  ::shutdown(fd_, SHUT_RDWR);
+  ::close(fd_);
+  fd_ = -1;
 }
 
 }  // namespace hyrax::server

@@ -11,13 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/asio/generic/stream_protocol.hpp>
-
 #include "engine/util/error.hpp"
 
 namespace hyrax::server {
-
-using Socket = boost::asio::generic::stream_protocol::socket;
 
 // The client closed the connection or the socket failed: the session ends without a reply.
 struct ClientGone : std::runtime_error {
@@ -51,9 +47,17 @@ class MessageReader {
   size_t pos_ = 0;
 };
 
+// The socket is a plain descriptor with blocking system calls, outside the server's asio
+// reactor: a socket asio accepted stays registered in the reactor's epoll set (edge-triggered
+// EPOLLIN), so every request a client sent also woke the accepting thread, which found nothing to
+// do (YCSB-C at 16 clients: a third wake-up per request beside the session's and the client's).
 class Wire {
  public:
-  Wire(Socket socket, uint32_t maxMessageBytes);
+  // Takes `fd`, a connected stream socket in blocking mode, and closes it.
+  Wire(int fd, uint32_t maxMessageBytes);
+  ~Wire();
+  Wire(const Wire&) = delete;
+  Wire& operator=(const Wire&) = delete;
 
   // The startup packet (its body after the length word); refuses lengths outside 8..10,000.
   std::string readStartupPacket();
@@ -72,21 +76,7 @@ class Wire {
     char type;
     std::string_view body;
   };
-  std::vector<Peeked> peek();
-  // Between requests: a client that got its reply often sends the next one within microseconds;
-  // catching it by polling for a moment saves the sleep and wake-up of this thread (and keeps the
-  // core from idling, whose wake-up in a VM costs more). Polls only while few sessions do, and
-  // only while its polls catch requests: when the client is slower (it waits for a core, or
-  // thinks), a poll is a core taken from whoever needs it (YCSB-C at 16 clients on 2 cores: 78k
-  // ops/s polling, 93-104k not).
-  void pollBriefly();
-  // Held while a session handles a request: pollBriefly() polls only while few sessions work.
-  struct AtWork {
-    AtWork();
-    ~AtWork();
-    AtWork(const AtWork&) = delete;
-    AtWork& operator=(const AtWork&) = delete;
-  };
+  const std::vector<Peeked>& peek();  // (kept: no allocation per Execute)
 
   // Builds one backend message in the output buffer: begin(type), put...(), end().
   void begin(char type);
@@ -107,26 +97,24 @@ class Wire {
   void shutdown();
   void close();
   bool isUnixSocket() const { return unix_; }
-  int nativeHandle() { return socket_.native_handle(); }
+  int nativeHandle() const { return fd_; }
 
  private:
   void readExact(char* p, size_t n);
+  size_t receive(char* p, size_t n);  // blocks for at least one byte; ClientGone at the end or an error
   size_t buffered() const { return inEnd_ - inBegin_; }
   bool receiveNow();  // what has arrived, into in_, without blocking; false if nothing
   void writeAll(const char* p, size_t n);
 
-  Socket socket_;
+  int fd_;
   uint32_t maxMessage_;
   bool unix_ = false;
   std::vector<char> in_;  // received, not yet read: in_[inBegin_, inEnd_)
   size_t inBegin_ = 0, inEnd_ = 0;
   std::string out_;
+  std::vector<Peeked> peeked_;
   size_t messageStart_ = std::string::npos;
   std::chrono::steady_clock::time_point deadline_{};  // where the message being built begins in out_
-  // pollBriefly's record: polls while positive; a caught request adds one, a miss takes two. At
-  // zero it polls again only every kPollProbe-th time, to notice that its client got faster.
-  int pollCredit_ = 4;
-  uint32_t pollSkipped_ = 0;
 };
 
 }  // namespace hyrax::server

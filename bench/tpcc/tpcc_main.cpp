@@ -48,6 +48,8 @@ int tpcc(int argc, char** argv) {
       "server", "over the wire: hyrax's PostgreSQL server (in this process, Unix socket) beside PostgreSQL, both driven by "
                 "the same libpqxx client code, the transactions as CALLs of prepared statements, at each --clients count")(
       "clients", po::value<std::string>()->default_value("1,8,16"), "with --server: client connections, each a thread")(
+      "engines", po::value<std::string>()->default_value("hyrax,postgresql"),
+      "with --server: which servers (hyrax's alone for A/B runs of its own builds)")(
       "test", "exit non-zero on a consistency violation or an unexpected error (ctest)");
   po::variables_map vm;
   if (!bench::parseOptions(opts, argc, argv, vm, "usage: hyrax-bench tpcc [options]\n")) return 0;
@@ -69,7 +71,7 @@ int tpcc(int argc, char** argv) {
 
   if (vm.count("server"))
     return runOverTheWire(Setup{schema, procedures, &data, warehouses, seed, date}, vm["clients"].as<std::string>(), duration,
-                          vm["warmup"].as<double>(), vm.count("test") > 0);
+                          vm["warmup"].as<double>(), vm.count("test") > 0, vm["engines"].as<std::string>());
   std::vector<std::unique_ptr<Engine>> engines;
   engines.push_back(makeEngine("hyrax", terminals, "tpcc"));
   std::stringstream ps(vm["peers"].as<std::string>());

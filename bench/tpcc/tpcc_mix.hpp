@@ -68,8 +68,10 @@ double percentile(std::vector<double>& v, double p);
 Stats runMix(Engine& e, int warehouses, double duration, uint64_t limit, uint64_t seed, int date);
 
 // `hyrax-bench tpcc --server` (tpcc_server.cpp): the mix over the wire on hyrax's server and on
-// PostgreSQL, through the same libpqxx client code, at each client count of `clients` ("1,8,16").
-int runOverTheWire(const Setup& setup, const std::string& clients, double duration, double warmup, bool test);
+// PostgreSQL, through the same libpqxx client code, at each client count of `clients` ("1,8,16");
+// `engines` says which of "hyrax,postgresql" run.
+int runOverTheWire(const Setup& setup, const std::string& clients, double duration, double warmup, bool test,
+                   const std::string& engines);
 
 // Prints tx/s, tpmC and the latency table per transaction type.
 void report(const std::string& name, Stats& s);

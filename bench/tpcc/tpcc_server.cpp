@@ -2,13 +2,16 @@
 // process, on a Unix socket) and on PostgreSQL, both driven by the same libpqxx client code
 // (tpcc_postgres.cpp's WireEngine: each transaction a CALL of a prepared statement), with 1 to N
 // client connections, each a thread running the mix on inputs of its own seed.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <thread>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include "bench/options.hpp"
@@ -39,6 +42,7 @@ ClientsRun runClients(const std::string& conninfo, const std::string& name, cons
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c)
     threads.emplace_back([&, c] {
+      ::pthread_setname_np(::pthread_self(), "bench client");  // apart from the server's in a profile
       const auto i = static_cast<size_t>(c);
       stats[i] = runMix(*engines[i], setup.warehouses, duration, 0, setup.seed + 1000 + i, setup.date);
     });
@@ -83,9 +87,13 @@ EngineRuns runEngine(const std::string& conninfo, const std::string& name, const
 
 }  // namespace
 
-int runOverTheWire(const Setup& setup, const std::string& clientList, double duration, double warmup, bool test) {
+int runOverTheWire(const Setup& setup, const std::string& clientList, double duration, double warmup, bool test,
+                   const std::string& engineList) {
   std::vector<int> clients;
   for (auto& c : splitList(clientList)) clients.push_back(std::stoi(c));
+  const std::vector<std::string> wanted = splitList(engineList);
+  auto runs = [&](const char* engine) { return std::find(wanted.begin(), wanted.end(), engine) != wanted.end(); };
+  if (!runs("hyrax")) throw std::runtime_error("--engines must name hyrax (the table sets PostgreSQL beside it)");
   const fs::path work = fs::temp_directory_path() / ("hyrax-tpcc-server-" + std::to_string(getpid()));
   std::vector<EngineRuns> engines;
   {
@@ -97,12 +105,12 @@ int runOverTheWire(const Setup& setup, const std::string& clientList, double dur
     };
     engines.push_back(runEngine(hyrax.connectionString("tpcc"), "hyrax server", writeFile, setup, clients, duration, warmup));
   }
-  if (PgServer::available()) {
+  if (runs("postgresql") && PgServer::available()) {
     PgServer pg(work / "pg");
     engines.push_back(runEngine(pg.connectionString(), "PostgreSQL", [&](const std::string& n, const std::string& t) {
       return pg.writeFile(n, t);
     }, setup, clients, duration, warmup));
-  } else {
+  } else if (runs("postgresql")) {
     std::printf("PostgreSQL is not installed: hyrax's server alone\n");
   }
   fs::remove_all(work);

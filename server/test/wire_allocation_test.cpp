@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <boost/asio/io_context.hpp>
 #include <fstream>
 #include <new>
 
@@ -31,9 +30,7 @@ int readInCappedChild(uint32_t maxMessage, const std::string& bytes, bool startu
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) ::_exit(SetupFailed);
     if (::write(fds[1], bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) ::_exit(SetupFailed);
     ::shutdown(fds[1], SHUT_WR);
-    boost::asio::io_context io;
-    Socket socket(io, boost::asio::generic::stream_protocol(AF_UNIX, 0), fds[0]);
-    Wire wire(std::move(socket), maxMessage);
+    Wire wire(fds[0], maxMessage);
     size_t pages = 0;
     std::ifstream("/proc/self/statm") >> pages;
     const rlim_t size = pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
