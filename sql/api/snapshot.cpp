@@ -11,6 +11,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -20,6 +21,7 @@
 
 #include "engine/runtime/memory_budget.hpp"
 #include "engine/util/huge_page_keeper.hpp"
+#include "engine/util/huge_page_slabs.hpp"
 #include "engine/util/on_exit.hpp"
 
 namespace hyrax::sql {
@@ -149,6 +151,8 @@ bool receiveFds(int socket, int* fds, int count) {
 // no longer the snapshot's, or not trusted.
 //
 // Serves the query on `sock`; true when the worker may take another.
+constexpr size_t kReusableWorkerBytes = size_t{64} << 20;
+size_t gArenaAtFork = 0;  // malloc's main arena in this worker as the fork left it
 bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler& handler) {
   const int32_t pid = getpid();
   if (!sendAll(sock, &pid, sizeof pid)) return false;
@@ -186,6 +190,11 @@ bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler&
   } catch (...) {  // even the error did not fit: the session reports the missing answer
     _exit(2);
   }
+  // A worker that grew big stays so (slabs and malloc's arenas keep their peak), and a snapshot
+  // of an idle database lives on: it ends instead, so that a big query's memory goes back.
+  if (reusable && (HugePageSlabs::slabBytes() > kReusableWorkerBytes ||
+                   mallinfo2().arena > gArenaAtFork + kReusableWorkerBytes))
+    reusable = false;
   // Idle before the answer goes out: the session sends its next query as soon as it has this
   // answer, and the snapshot process should find this worker idle by then. (Should the worker die
   // sending the answer after all, the session finds no status and fails its query as if the
@@ -202,6 +211,7 @@ bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler&
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with its snapshot process
   if (getppid() != snapshotPid) _exit(1);
   closeAllBut(channel);
+  gArenaAtFork = mallinfo2().arena;
   for (;;) {
     int sock = -1;
     if (!receiveFds(channel, &sock, 1) || sock < 0) _exit(0);  // no query came: the snapshot ended

@@ -338,6 +338,25 @@ TEST_CASE("a snapshot's queries run in turn on one worker, which an error or a k
   CHECK(setup.execute(queries[0]).ranOn.workerPid == 0);
 }
 
+TEST_CASE("a worker whose query took much memory ends after it, and gives the memory back") {
+  Database db;
+  Connection setup(db), con(db);
+  setup.execute("SET analytics = 'inline'");
+  setup.execute("CREATE TABLE b (k BIGINT, s VARCHAR)");
+  setup.execute("INSERT INTO b SELECT g, 'a fairly long string value ' || g FROM generate_series(1, 1500000) AS x(g)");
+  con.execute("SET snapshot_max_age = '10min'");
+  con.execute("SET statement_cache = off");
+  QueryResult small = con.execute("SELECT count(*) FROM b WHERE k < 10");
+  QueryResult big = con.execute("SELECT count(*) FROM (SELECT s, count(*) FROM b GROUP BY s) q");  // ~100 MB of groups
+  CHECK(big.value(0, 0).asInt() == 1500000);
+  CHECK(big.ranOn.workerPid == small.ranOn.workerPid);  // a used worker took it
+  CHECK(reaped(big.ranOn.workerPid));                  // and ended after it
+  QueryResult next = con.execute("SELECT count(*) FROM b WHERE k < 10");
+  CHECK(next.value(0, 0).asInt() == 9);
+  CHECK(next.ranOn.snapshotPid == big.ranOn.snapshotPid);
+  CHECK(next.ranOn.workerPid != big.ranOn.workerPid);
+}
+
 TEST_CASE("the snapshot answer's wire format carries long strings and NULLs") {
   Database db;
   Connection con(db);
