@@ -32,7 +32,11 @@ Queue* queue() {
     // (the copied mutex and condition variable may describe the parent's waiting thread).
     pthread_atfork([] { drainBackground(); }, nullptr, [] { new (storage) Queue(); });
     // At exit: no job may still use LLVM while its globals are destroyed. Jobs not begun are
-    // dropped (nobody waits for an optimized tier then); the one running is waited for.
+    // dropped (nobody waits for an optimized tier then); the one running is waited for. Not
+    // enough alone: exit handlers run newest first, and objects LLVM made on first use in a
+    // compile after this registration (SelectionDAG's extended value types) are destroyed before
+    // it, under a running job; so Database's destructor waits for the queue first
+    // (codegen::waitForBackgroundCompiles).
     std::atexit([] {
       Queue* q = reinterpret_cast<Queue*>(storage);
       std::unique_lock lock(q->mutex);

@@ -119,6 +119,8 @@ struct CompiledQuery::Impl {
 
 CompiledQuery::~CompiledQuery() = default;
 
+void waitForBackgroundCompiles() { jit::drainBackground(); }
+
 bool worthOptimizedCompile(double spentMs, double pipelineMs, uint64_t done, uint64_t total, double compileMs) {
   const double left = done && total != UINT64_MAX && total > done
                           ? pipelineMs * static_cast<double>(total - done) / static_cast<double>(done)

@@ -109,4 +109,11 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
 // `pipelineMs` (total UINT64_MAX: unknown), extrapolates to at least as much work left.
 bool worthOptimizedCompile(double spentMs, double pipelineMs, uint64_t done, uint64_t total, double compileMs);
 
+// Waits until the optimized compiles queued so far have ended (a query that is gone has its
+// compile skipped). The process must not begin to exit while one runs: an exit handler would
+// destroy objects LLVM made on first use after the background's own handler was registered
+// (e.g. SelectionDAG's set of extended value types), under the compile (a crash at exit in about
+// half of the `hyrax-bench tpch --compile-tier adaptive` runs). Database's destructor calls it.
+void waitForBackgroundCompiles();
+
 }  // namespace hyrax::codegen

@@ -4,6 +4,7 @@
 #include "sql/api/session_settings.hpp"
 #include "sql/api/snapshot.hpp"
 
+#include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
 #include "engine/txn/serial_executor.hpp"
 
@@ -36,7 +37,10 @@ Database::Database()
     return out;
   };
 }
-Database::~Database() = default;
+// Its sessions' compiled queries are gone by now, and with them what the background would still
+// compile for them; the one compiling is waited for, so that no compile runs while the process
+// exits (codegen::waitForBackgroundCompiles says why).
+Database::~Database() { codegen::waitForBackgroundCompiles(); }
 Catalog& Database::catalog() { return *catalog_; }
 SerialExecutor& Database::executor() { return *executor_; }
 sql::Routines& Database::routines() { return *routines_; }
