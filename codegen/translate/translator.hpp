@@ -69,6 +69,10 @@ struct PipelineInfo {
   uint32_t mergeSlot = 0;       //   table in state slot mergeSlot whose hash is in partition
                                 //   (part | parts << 32) in slot mergeSlot + 1
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
+  // Aggregate: join entries below point at their groups (AggregateTranslator::consume), so a
+  // thread's groups must stay where they are until the pipeline ends: no pre-aggregation, whose
+  // small tables spill and reuse their entries.
+  bool pinsGroups = false;
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
 };
 
@@ -115,6 +119,16 @@ class QueryTranslator {
   }
   // The current pipeline must run on one thread, in order.
   void serialOnly() { pipelines_.back().serial = true; }
+  // Its aggregate keeps pointers to its groups (PipelineInfo::pinsGroups).
+  void pinGroups() { pipelines_.back().pinsGroups = true; }
+  // A state slot that holds, in each thread a pipeline runs on, a number of its own (the query's
+  // own state: 0; the driver's helper w: w + 1), for code that caches a thread's pointers in
+  // structures all threads share. Allocated when first asked for.
+  uint32_t threadTagSlot() {
+    if (!threadTagSlot_) threadTagSlot_ = newStateSlot();
+    return threadTagSlot_;
+  }
+  uint32_t threadTagSlotIfAny() const { return threadTagSlot_; }  // 0: none
   // Says what the current pipeline's range counts (default: it runs once).
   void morselsOver(MorselSource source, const void* table, uint32_t slot) {
     pipelines_.back().source = source;
@@ -136,6 +150,7 @@ class QueryTranslator {
  private:
   std::unique_ptr<Translator> make(const plan::Operator& op);
   uint32_t stateSlots_ = 1;
+  uint32_t threadTagSlot_ = 0;
   std::vector<std::function<void()>> initCode_;
   std::vector<PipelineInfo> pipelines_;
 };

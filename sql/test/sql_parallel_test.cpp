@@ -94,6 +94,10 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT a % 100000, sum(a), min(s) FROM t GROUP BY 1 HAVING count(*) > 5 AND min(s) < 'x5'", false},
       {"SELECT count(*), count(c), sum(c) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t WHERE a * 3 = 1 GROUP BY 1) x", true},
       {"SELECT count(*), sum(c), max(k) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t GROUP BY 1) x", true},
+      // Grouped by the build side's columns: each join entry points at its group, a group of the
+      // thread's own table (a d row's t rows are in every chunk: both threads meet each entry).
+      {"SELECT d.k, d.v, count(*), sum(t.a), min(t.s) FROM t JOIN d ON t.g = d.k GROUP BY d.k, d.v", false},
+      {"SELECT d.k, count(t.a), sum(t.n) FROM d LEFT JOIN t ON t.g = d.k AND t.a % 5 = 0 GROUP BY d.k", false},
   };
   for (const Q& q : queries) {
     INFO(q.sql);
@@ -105,6 +109,15 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
   for (size_t q : {0, 6, 7, 9}) {
     INFO(queries[q].sql);
     CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
+  }
+  // Pipelines that ran on one thread before: the aggregations whose groups join entries point at,
+  // and probes that only mark the entries they match (a right semi join).
+  for (const char* q : {"SELECT d.k, d.v, count(*), sum(t.a), min(t.s) FROM t JOIN d ON t.g = d.k GROUP BY d.k, d.v",
+                        "SELECT d.k, count(t.a), sum(t.n) FROM d LEFT JOIN t ON t.g = d.k AND t.a % 5 = 0 GROUP BY d.k",
+                        "SELECT k FROM d WHERE EXISTS (SELECT 1 FROM t WHERE t.g = d.k AND t.a > 500000)"}) {
+    std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+    INFO(plan);
+    CHECK(plan.find("Parallel: 1 pipeline on up to 2 threads") != std::string::npos);  // t's scan (d: one chunk)
   }
   // Every row its own group (a is unique): the groups are t's rows, on either path.
   CHECK(rows(one.execute("SELECT a, min(s), max(n), count(n) FROM t GROUP BY a"), false) ==
