@@ -150,15 +150,18 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
 
 namespace {
 
-// Morsels: a table chunk (65,536 rows) of a scan, this many entries or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big
+// Morsels: a slice of a table chunk (kTableMorselRows, 16,384 rows) of a scan, this many entries
+// or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big
 // enough that a call per morsel costs nothing measurable.
 constexpr uint64_t kMorselEntries = 16'384;
 
 uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
   switch (p.source) {
-    case MorselSource::TableChunks:
+    case MorselSource::TableChunks: {  // slices of chunks (kTableMorselRows rows); rows fill chunks in order
       step = 1;
-      return static_cast<const Table*>(p.table)->chunkCount();
+      const auto* table = static_cast<const Table*>(p.table);
+      return (table->rowCount() + kTableMorselRows - 1) / kTableMorselRows;
+    }
     case MorselSource::HashEntries:
       step = kMorselEntries;
       return static_cast<const HashTable*>(state[p.slot])->count();
@@ -417,8 +420,8 @@ class Driver {
     return p.sinkRows * (static_cast<const HashTable*>(state_[p.sinkSlot])->entrySize() + sizeof(uint64_t)) >= kPreAggregateAloneBytes;
   }
 
-  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a table chunk,
-  // 16,384 hash entries) until none is left, into a sink of its own (its own context:
+  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a quarter of a
+  // table chunk, 16,384 hash entries) until none is left, into a sink of its own (its own context:
   // strings, errors, results); then the sinks are merged into the query's on this thread, and the
   // helpers' contexts live on in the query's.
   void runParallel(size_t i, uint64_t total, uint64_t step) {

@@ -48,7 +48,11 @@ std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<con
 // What a pipeline's [begin, end) counts, so that the driver can hand it out in morsels: table
 // chunks, hash-table entries or row-buffer rows (the breaker's in state slot `slot`). A pipeline
 // without one (VALUES, an index lookup, a sort) runs once over everything.
+// A table scan's range counts slices of kTableMorselRows rows (a quarter of a table chunk), so that
+// a table of a few chunks still gives the threads several morsels each: TPC-H's customer (3
+// chunks) and part (4) probing big joins left one thread with twice the other's work.
 enum class MorselSource : uint8_t { Once, TableChunks, HashEntries, BufferRows };
+constexpr uint64_t kTableMorselRows = 16'384;
 
 // Where a pipeline's rows end, as far as running it on several threads goes: each helper thread
 // gets a sink of its own (result chunks, a hash table, a row buffer in its state slot), merged
@@ -61,7 +65,7 @@ struct PipelineInfo {
   std::string function;
   double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
   MorselSource source = MorselSource::Once;
-  const void* table = nullptr;  // TableChunks: the hyrax::Table
+  const void* table = nullptr;  // TableChunks: the hyrax::Table (the range: its slices, kTableMorselRows rows each)
   uint32_t slot = 0;            // HashEntries, BufferRows: the state slot of the table / buffer
   PipelineSink sink = PipelineSink::None;
   uint32_t sinkSlot = 0;        // JoinBuild, Aggregate: the HashTable*; Buffer: RowBuffer*; Result: the view
