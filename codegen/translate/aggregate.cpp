@@ -94,6 +94,12 @@ void AggregateTranslator::consume(Translator&) {
     return;
   }
   q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows);
+  {
+    std::vector<const plan::IU*> columns;  // group keys that are a column as it is
+    for (auto& g : static_cast<const plan::Aggregate&>(op_).groups)
+      if (g.expr->kind == plan::ExprKind::Column) columns.push_back(g.expr->iu);
+    q_.groupsBy(columns);
+  }
   prefetchAhead();
   HashTableCode::Keys keys = groupKeys();
   if (groupFilter_) {

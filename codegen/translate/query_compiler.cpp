@@ -260,7 +260,7 @@ class Driver {
     // merge: its marks are atomic stores.
     const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) &&
                           (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
-                          (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p));
+                          (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p) || disjointGroups(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
     pipelineStart_ = std::chrono::steady_clock::now();
@@ -402,6 +402,12 @@ class Driver {
   bool preAggregates(const PipelineInfo& p) const {
     return !p.merge.empty() && !p.pinsGroups && !worthMerging(p) && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
   }
+  // Groups no two threads make (PipelineInfo::disjointGroups: grouped by the scanned table's
+  // primary key, TPC-H Q10's customers), into a table that had none: the query's table adopts the
+  // threads' tables as they are, without finding a group.
+  bool disjointGroups(const PipelineInfo& p) const {
+    return p.disjointGroups && threads_ > 1 && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
+  }
   // A helper's pre-aggregation table: its entries and directory near the core (16,384 entries of
   // 48 bytes are 768 KiB, their directory 128 KiB).
   static constexpr uint64_t kPreAggregationEntries = 16'384;
@@ -434,7 +440,8 @@ class Driver {
       std::vector<uint64_t> counters;
       std::vector<HashTable*> partitions;  // pre-aggregation: where its table's groups go
     };
-    const bool preAggregate = p.sink == PipelineSink::Aggregate && preAggregates(p);
+    const bool disjoint = p.sink == PipelineSink::Aggregate && disjointGroups(p);
+    const bool preAggregate = p.sink == PipelineSink::Aggregate && !disjoint && preAggregates(p);
     std::vector<Helper> helpers(n);
     for (Helper& h : helpers) {
       h.ctx = ctx_.makeWorker();
@@ -458,7 +465,7 @@ class Driver {
             sink = table;
             break;
           }
-          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild ? mine->expected() / n : mine->expected());
+          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild || disjoint ? mine->expected() / n : mine->expected());
           break;
         }
         case PipelineSink::Buffer: {
@@ -508,16 +515,16 @@ class Driver {
     const CodeTier* code = tier();
     if (preAggregate)
       mergePartitions(i, code, helpers);
-    else if (p.sink == PipelineSink::Aggregate)
+    else if (p.sink == PipelineSink::Aggregate && !disjoint)
       mergeGroups(i, code, helpers);
     std::vector<HashTable*> tables;
     for (Helper& h : helpers) {
-      if (p.sink == PipelineSink::JoinBuild) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));
+      if (p.sink == PipelineSink::JoinBuild || disjoint) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));
       if (p.sink == PipelineSink::Buffer)  // in the helpers' order; the sort comes after
         static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
       for (size_t c = 0; c < h.counters.size(); ++c) ctx_.operatorCounters()[c] += h.counters[c];
     }
-    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n);
+    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, !disjoint || fedAgain(i));
     for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
   }

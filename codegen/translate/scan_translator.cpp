@@ -81,6 +81,13 @@ void TableScanTranslator::produce() {
   auto& b = cg_.b;
   q_.beginPipeline(static_cast<double>(scan.table->rowCount()));
   q_.morselsOver(MorselSource::TableChunks, scan.table, 0);
+  {
+    std::vector<const plan::IU*> key;
+    for (uint32_t c : scan.table->primaryKey())
+      for (auto& col : scan.columns)
+        if (col.index == c) key.push_back(col.iu);
+    if (!scan.table->primaryKey().empty() && key.size() == scan.table->primaryKey().size()) q_.rowsUniqueBy(std::move(key));
+  }
   static_assert(Table::kChunkRows % kTableMorselRows == 0 && kTableMorselRows % kCancelBlock == 0);
   constexpr unsigned kSliceBits = std::countr_zero(Table::kChunkRows / kTableMorselRows);
   llvm::Value* table = cg_.cPtr(scan.table);

@@ -5,6 +5,7 @@
 // operator does with it. A pipeline runs from a source (scan, VALUES, the output side of a
 // breaker) up to the next breaker; each pipeline becomes one generated function
 // `i32 (ctx, state, begin, end)` over a morsel [begin, end) of its input.
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -77,6 +78,12 @@ struct PipelineInfo {
   // thread's groups must stay where they are until the pipeline ends: no pre-aggregation, whose
   // small tables spill and reuse their entries.
   bool pinsGroups = false;
+  // The IUs of the scanned table's primary key (all of it; empty when the scan does not read it):
+  // the rows of one key value come from one row, and so from one morsel and one thread.
+  std::vector<const plan::IU*> rowKey;
+  // Aggregate: its group keys include rowKey, so no two threads make the same group and their
+  // tables need no merge, only adopting (the driver's disjoint way).
+  bool disjointGroups = false;
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
 };
 
@@ -125,6 +132,16 @@ class QueryTranslator {
   void serialOnly() { pipelines_.back().serial = true; }
   // Its aggregate keeps pointers to its groups (PipelineInfo::pinsGroups).
   void pinGroups() { pipelines_.back().pinsGroups = true; }
+  // The current pipeline's source rows are unique by these IUs (PipelineInfo::rowKey).
+  void rowsUniqueBy(std::vector<const plan::IU*> key) { pipelines_.back().rowKey = std::move(key); }
+  // Its aggregate groups by these IUs (among others): its groups are disjoint between threads when
+  // they include the source's row key (PipelineInfo::disjointGroups).
+  void groupsBy(const std::vector<const plan::IU*>& groupIUs) {
+    PipelineInfo& p = pipelines_.back();
+    p.disjointGroups = !p.rowKey.empty() && std::all_of(p.rowKey.begin(), p.rowKey.end(), [&](const plan::IU* k) {
+      return std::find(groupIUs.begin(), groupIUs.end(), k) != groupIUs.end();
+    });
+  }
   // A state slot that holds, in each thread a pipeline runs on, a number of its own (the query's
   // own state: 0; the driver's helper w: w + 1), for code that caches a thread's pointers in
   // structures all threads share. Allocated when first asked for.
