@@ -73,6 +73,12 @@ void AggregateTranslator::consume(Translator&) {
     accumulate(b.CreateLoad(cg_.ptr(), group));
     return;
   }
+  {
+    std::vector<const plan::IU*> columns;  // group keys that are a column as it is
+    for (auto& g : static_cast<const plan::Aggregate&>(op_).groups)
+      if (g.expr->kind == plan::ExprKind::Column) columns.push_back(g.expr->iu);
+    q_.groupsBy(columns);
+  }
   prefetchAhead();
   HashTableCode::Keys keys = groupKeys();
   if (groupFilter_) {

@@ -151,9 +151,8 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
 
 namespace {
 
-// Morsels: a table chunk (65,536 rows) of a scan, this many entries or rows of a breaker. Small
-// enough that optimized code takes over soon after it is ready, big enough that a call per
-// morsel costs nothing measurable.
+// Morsels: a table chunk (65,536 rows) of a scan, this many entries or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big
+// enough that a call per morsel costs nothing measurable.
 constexpr uint64_t kMorselEntries = 16'384;
 
 uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
@@ -254,10 +253,12 @@ class Driver {
   void runPipeline(size_t i) {
     const PipelineInfo& p = impl_.pipelines[i];
     // Sorted rows stay on one thread: their order is the point. A pre-aggregation of groups
-    // beyond the caches goes the parallel way on one thread too.
+    // beyond the caches goes the parallel way on one thread too. A pipeline without a sink (a
+    // probe that only marks the build entries it matches: right semi and anti joins) needs no
+    // merge: its marks are atomic stores.
     const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) &&
                           (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
-                          p.sink != PipelineSink::None && (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p));
+                          (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p) || disjointGroups(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
     pipelineStart_ = std::chrono::steady_clock::now();
@@ -393,6 +394,12 @@ class Driver {
   bool preAggregates(const PipelineInfo& p) const {
     return !p.merge.empty() && !worthMerging(p) && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
   }
+  // Groups no two threads make (PipelineInfo::disjointGroups: grouped by the scanned table's
+  // primary key, TPC-H Q10's customers), into a table that had none: the query's table adopts the
+  // threads' tables as they are, without finding a group.
+  bool disjointGroups(const PipelineInfo& p) const {
+    return p.disjointGroups && threads_ > 1 && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
+  }
   // A helper's pre-aggregation table: its entries and directory near the core (16,384 entries of
   // 48 bytes are 768 KiB, their directory 128 KiB).
   static constexpr uint64_t kPreAggregationEntries = 16'384;
@@ -412,8 +419,9 @@ class Driver {
   }
 
   // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a table chunk,
-  // 16,384 hash entries) until none is left, into a sink of its own (its own context: strings, errors, results); then the sinks are
-  // merged into the query's on this thread, and the helpers' contexts live on in the query's.
+  // 16,384 hash entries) until none is left, into a sink of its own (its own context:
+  // strings, errors, results); then the sinks are merged into the query's on this thread, and the
+  // helpers' contexts live on in the query's.
   void runParallel(size_t i, uint64_t total, uint64_t step) {
     const PipelineInfo& p = impl_.pipelines[i];
     const uint64_t morselCount = (total + step - 1) / step;
@@ -424,7 +432,8 @@ class Driver {
       std::vector<uint64_t> counters;
       std::vector<HashTable*> partitions;  // pre-aggregation: where its table's groups go
     };
-    const bool preAggregate = p.sink == PipelineSink::Aggregate && preAggregates(p);
+    const bool disjoint = p.sink == PipelineSink::Aggregate && disjointGroups(p);
+    const bool preAggregate = p.sink == PipelineSink::Aggregate && !disjoint && preAggregates(p);
     std::vector<Helper> helpers(n);
     for (Helper& h : helpers) {
       h.ctx = ctx_.makeWorker();
@@ -447,7 +456,7 @@ class Driver {
             sink = table;
             break;
           }
-          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild ? mine->expected() / n : mine->expected());
+          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild || disjoint ? mine->expected() / n : mine->expected());
           break;
         }
         case PipelineSink::Buffer: {
@@ -497,16 +506,16 @@ class Driver {
     const CodeTier* code = tier();
     if (preAggregate)
       mergePartitions(i, code, helpers);
-    else if (p.sink == PipelineSink::Aggregate)
+    else if (p.sink == PipelineSink::Aggregate && !disjoint)
       mergeGroups(i, code, helpers);
     std::vector<HashTable*> tables;
     for (Helper& h : helpers) {
-      if (p.sink == PipelineSink::JoinBuild) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));
+      if (p.sink == PipelineSink::JoinBuild || disjoint) tables.push_back(static_cast<HashTable*>(h.state[p.sinkSlot]));
       if (p.sink == PipelineSink::Buffer)  // in the helpers' order; the sort comes after
         static_cast<RowBuffer*>(state_[p.sinkSlot])->absorb(*static_cast<RowBuffer*>(h.state[p.sinkSlot]));
       for (size_t c = 0; c < h.counters.size(); ++c) ctx_.operatorCounters()[c] += h.counters[c];
     }
-    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n);
+    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, !disjoint || fedAgain(i));
     for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
   }

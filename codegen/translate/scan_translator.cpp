@@ -78,6 +78,13 @@ void TableScanTranslator::produce() {
   auto& b = cg_.b;
   q_.beginPipeline(static_cast<double>(scan.table->rowCount()));
   q_.morselsOver(MorselSource::TableChunks, scan.table, 0);
+  {
+    std::vector<const plan::IU*> key;
+    for (uint32_t c : scan.table->primaryKey())
+      for (auto& col : scan.columns)
+        if (col.index == c) key.push_back(col.iu);
+    if (!scan.table->primaryKey().empty() && key.size() == scan.table->primaryKey().size()) q_.rowsUniqueBy(std::move(key));
+  }
   llvm::Value* table = cg_.cPtr(scan.table);
   llvm::Value* chunks = b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64());
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), chunks), cg_.arg(3), chunks);

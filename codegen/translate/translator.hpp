@@ -5,6 +5,7 @@
 // operator does with it. A pipeline runs from a source (scan, VALUES, the output side of a
 // breaker) up to the next breaker; each pipeline becomes one generated function
 // `i32 (ctx, state, begin, end)` over a morsel [begin, end) of its input.
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -69,6 +70,12 @@ struct PipelineInfo {
   uint32_t mergeSlot = 0;       //   table in state slot mergeSlot whose hash is in partition
                                 //   (part | parts << 32) in slot mergeSlot + 1
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
+  // The IUs of the scanned table's primary key (all of it; empty when the scan does not read it):
+  // the rows of one key value come from one row, and so from one morsel and one thread.
+  std::vector<const plan::IU*> rowKey;
+  // Aggregate: its group keys include rowKey, so no two threads make the same group and their
+  // tables need no merge, only adopting (the driver's disjoint way).
+  bool disjointGroups = false;
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
 };
 
@@ -115,6 +122,16 @@ class QueryTranslator {
   }
   // The current pipeline must run on one thread, in order.
   void serialOnly() { pipelines_.back().serial = true; }
+  // The current pipeline's source rows are unique by these IUs (PipelineInfo::rowKey).
+  void rowsUniqueBy(std::vector<const plan::IU*> key) { pipelines_.back().rowKey = std::move(key); }
+  // Its aggregate groups by these IUs (among others): its groups are disjoint between threads when
+  // they include the source's row key (PipelineInfo::disjointGroups).
+  void groupsBy(const std::vector<const plan::IU*>& groupIUs) {
+    PipelineInfo& p = pipelines_.back();
+    p.disjointGroups = !p.rowKey.empty() && std::all_of(p.rowKey.begin(), p.rowKey.end(), [&](const plan::IU* k) {
+      return std::find(groupIUs.begin(), groupIUs.end(), k) != groupIUs.end();
+    });
+  }
   // Says what the current pipeline's range counts (default: it runs once).
   void morselsOver(MorselSource source, const void* table, uint32_t slot) {
     pipelines_.back().source = source;

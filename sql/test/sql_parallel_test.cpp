@@ -40,6 +40,11 @@ void load(Connection& con) {
   }
   con.execute("CREATE TABLE d (k INTEGER, v VARCHAR(10))");
   con.execute("INSERT INTO d SELECT g + 300, 'v' || g FROM t WHERE a < 1000");
+  // A table with a primary key (t's rows) and one that matches each g three times.
+  con.execute("CREATE TABLE p (id BIGINT PRIMARY KEY, g INTEGER, s VARCHAR(20))");
+  con.execute("INSERT INTO p SELECT a, g, s FROM t");
+  con.execute("CREATE TABLE e (k INTEGER, x INTEGER)");
+  con.execute("INSERT INTO e SELECT g, a % 11 FROM t WHERE a < 3000");
   con.execute("ANALYZE");  // estimates: 1000 groups of g, so that aggregations go parallel
 }
 
@@ -94,6 +99,12 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT a % 100000, sum(a), min(s) FROM t GROUP BY 1 HAVING count(*) > 5 AND min(s) < 'x5'", false},
       {"SELECT count(*), count(c), sum(c) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t WHERE a * 3 = 1 GROUP BY 1) x", true},
       {"SELECT count(*), sum(c), max(k) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t GROUP BY 1) x", true},
+      // Grouped by the scanned table's primary key: no two threads make one group (no merge).
+      {"SELECT p.id, p.s, count(*), sum(e.x), max(e.x) FROM p JOIN e ON p.g = e.k GROUP BY p.id, p.s", false},
+      {"SELECT p.id, count(e.k), min(e.x) FROM p LEFT JOIN e ON p.g = e.k AND e.x > 5 GROUP BY p.id", false},
+      {"SELECT p.g % 7, count(*), sum(c) FROM (SELECT p.id, p.g, count(*) AS c FROM p JOIN e ON p.g = e.k GROUP BY p.id, p.g) "
+       "p GROUP BY 1",
+       false},
   };
   for (const Q& q : queries) {
     INFO(q.sql);
@@ -105,6 +116,22 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
   for (size_t q : {0, 6, 7, 9}) {
     INFO(queries[q].sql);
     CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
+  }
+  // Pipelines that ran on one thread before: probes that only mark the entries they match (a right
+  // semi join); and an aggregation grouped by the scanned table's primary key, whose threads'
+  // tables are adopted without a merge. (d and e are one chunk each, so their builds stay on one
+  // thread; p's groups are output by two.)
+  struct Ran {
+    const char* sql;
+    const char* parallel;
+  } ran[] = {
+      {"SELECT k FROM d WHERE EXISTS (SELECT 1 FROM t WHERE t.g = d.k AND t.a > 500000)", "1 pipeline"},
+      {"SELECT p.id, count(e.k), min(e.x) FROM p LEFT JOIN e ON p.g = e.k AND e.x > 5 GROUP BY p.id", "2 pipelines"},
+  };
+  for (const Ran& r : ran) {
+    std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + r.sql), true);
+    INFO(plan);
+    CHECK(plan.find(std::string("Parallel: ") + r.parallel + " on up to 2 threads") != std::string::npos);
   }
   // Every row its own group (a is unique): the groups are t's rows, on either path.
   CHECK(rows(one.execute("SELECT a, min(s), max(n), count(n) FROM t GROUP BY a"), false) ==
