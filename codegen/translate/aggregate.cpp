@@ -58,21 +58,42 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
 
 void AggregateTranslator::consume(Translator&) {
   auto& b = cg_.b;
-  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows);
   if (entryGroups_ && entryGroups_->groupField()) {
-    q_.serialOnly();  // the join's entries are shared: one thread writes group pointers into them
+    // Each join entry fixes its group: there are at most as many groups as entries.
+    const double entries = entryGroups_->op().child(0)->estimatedRows;
+    q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_,
+                entries >= 0 && op_.estimatedRows >= 0 ? std::min(op_.estimatedRows, entries) : op_.estimatedRows);
     // The join entry this row came from points at its group once the first of its rows found it.
+    // On several threads each aggregates into a table of its own while all share the join's
+    // entries: the field holds the group's address with the tag of the thread whose table holds
+    // it (QueryTranslator::threadTagSlot) in its top 16 bits, and a thread uses only its own,
+    // finding the group by its keys otherwise. The first thread to meet the entry keeps it; input
+    // clustered by the join key (lineitem by order) sends an entry's rows mostly to one thread.
+    // The word is read and written as a relaxed atomic (plain moves on x86-64 and ARM).
+    q_.pinGroups();
     llvm::Value* field = entryGroups_->groupField();
+    llvm::Value* tag = b.CreateShl(b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(q_.threadTagSlot())), cg_.i64()), 48);
+    auto* load = b.CreateLoad(cg_.i64(), field);
+    load->setAtomic(llvm::AtomicOrdering::Monotonic);
+    load->setAlignment(llvm::Align(8));
+    llvm::Value* raw = load;
+    const auto mask = static_cast<int64_t>(kHashEntryMask);
+    llvm::Value* mine = b.CreateAnd(b.CreateICmpNE(raw, cg_.c64(0)), b.CreateICmpEQ(b.CreateAnd(raw, cg_.c64(~mask)), tag));
     auto* group = cg_.local(cg_.ptr(), "entry_group");
-    b.CreateStore(cg_.loadPtr(field), group);
-    cg_.If(b.CreateIsNull(b.CreateLoad(cg_.ptr(), group)), [&] {
+    b.CreateStore(b.CreateIntToPtr(b.CreateAnd(raw, cg_.c64(mask)), cg_.ptr()), group);
+    cg_.If(b.CreateNot(mine), [&] {
       llvm::Value* g = findGroup(groupKeys());
       b.CreateStore(g, group);
-      b.CreateStore(g, field);
+      cg_.If(b.CreateICmpEQ(raw, cg_.c64(0)), [&] {
+        auto* store = b.CreateStore(b.CreateOr(b.CreatePtrToInt(g, cg_.i64()), tag), field);
+        store->setAtomic(llvm::AtomicOrdering::Monotonic);
+        store->setAlignment(llvm::Align(8));
+      });
     });
     accumulate(b.CreateLoad(cg_.ptr(), group));
     return;
   }
+  q_.sinkInto(PipelineSink::Aggregate, table_.slot(), merge_, mergeSlot_, op_.estimatedRows);
   {
     std::vector<const plan::IU*> columns;  // group keys that are a column as it is
     for (auto& g : static_cast<const plan::Aggregate&>(op_).groups)

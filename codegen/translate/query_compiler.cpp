@@ -111,6 +111,7 @@ struct CompiledQuery::Impl {
   uint32_t waitForOptimizedAfter = 0;
   std::vector<PipelineInfo> pipelines;  // what the driver needs of each (names, morsels, sink)
   uint32_t stateSlots = 0;
+  uint32_t threadTagSlot = 0;  // QueryTranslator::threadTagSlot (0: none)
 
   ~Impl() {
     if (optimized) optimized->wanted = false;
@@ -151,15 +152,18 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
 
 namespace {
 
-// Morsels: a table chunk (65,536 rows) of a scan, this many entries or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big
+// Morsels: a slice of a table chunk (kTableMorselRows, 16,384 rows) of a scan, this many entries
+// or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big
 // enough that a call per morsel costs nothing measurable.
 constexpr uint64_t kMorselEntries = 16'384;
 
 uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
   switch (p.source) {
-    case MorselSource::TableChunks:
+    case MorselSource::TableChunks: {  // slices of chunks (kTableMorselRows rows); rows fill chunks in order
       step = 1;
-      return static_cast<const Table*>(p.table)->chunkCount();
+      const auto* table = static_cast<const Table*>(p.table);
+      return (table->rowCount() + kTableMorselRows - 1) / kTableMorselRows;
+    }
     case MorselSource::HashEntries:
       step = kMorselEntries;
       return static_cast<const HashTable*>(state[p.slot])->count();
@@ -384,15 +388,21 @@ class Driver {
   // of all threads are far fewer than the rows: TPC-H Q1 (4 groups of 6M rows) merges so; Q18
   // (1.5M groups of 6M clustered rows) took 490 ms so against 107 on one thread, and now
   // pre-aggregates (preAggregates). Unknown estimates are taken to be worth it.
-  static constexpr double kMergeRowsPerGroup = 16;
+  // A pipeline whose rows find their groups through join entries (PipelineInfo::pinsGroups) has
+  // paid a hash probe per row already, and its aggregation skips the lookup that the merge costs
+  // per group: a merged group there costs some 4 rows. (TPC-H Q13: 1.5M orders probing 150,000
+  // customers, each a group; Q3: 6M lineitem rows, 11,620 groups of an estimated 313,536.)
+  static constexpr double kMergeRowsPerGroup = 16, kMergeRowsPerPinnedGroup = 4;
   bool worthMerging(const PipelineInfo& p) const {
     if (p.merge.empty()) return false;
-    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ * kMergeRowsPerGroup <= p.rows;
+    const double rowsPerGroup = p.pinsGroups ? kMergeRowsPerPinnedGroup : kMergeRowsPerGroup;
+    return p.sinkRows < 0 || p.rows < 0 || p.sinkRows * threads_ * rowsPerGroup <= p.rows;
   }
   // More groups than that: the threads pre-aggregate and partition (mergePartitions), unless
-  // the query's table has groups already (another pipeline fed it: every group must find them).
+  // the query's table has groups already (another pipeline fed it: every group must find them)
+  // or join entries point at the groups (pre-aggregation moves them).
   bool preAggregates(const PipelineInfo& p) const {
-    return !p.merge.empty() && !worthMerging(p) && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
+    return !p.merge.empty() && !p.pinsGroups && !worthMerging(p) && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
   }
   // Groups no two threads make (PipelineInfo::disjointGroups: grouped by the scanned table's
   // primary key, TPC-H Q10's customers), into a table that had none: the query's table adopts the
@@ -418,8 +428,8 @@ class Driver {
     return p.sinkRows * (static_cast<const HashTable*>(state_[p.sinkSlot])->entrySize() + sizeof(uint64_t)) >= kPreAggregateAloneBytes;
   }
 
-  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a table chunk,
-  // 16,384 hash entries) until none is left, into a sink of its own (its own context:
+  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a quarter of a
+  // table chunk, 16,384 hash entries) until none is left, into a sink of its own (its own context:
   // strings, errors, results); then the sinks are merged into the query's on this thread, and the
   // helpers' contexts live on in the query's.
   void runParallel(size_t i, uint64_t total, uint64_t step) {
@@ -438,6 +448,7 @@ class Driver {
     for (Helper& h : helpers) {
       h.ctx = ctx_.makeWorker();
       h.state.assign(state_, state_ + impl_.stateSlots);
+      if (impl_.threadTagSlot) h.state[impl_.threadTagSlot] = reinterpret_cast<void*>(static_cast<uintptr_t>(&h - helpers.data() + 1));
       if (impl_.countRows) {
         h.counters.assign(operators_, 0);
         h.state[0] = h.counters.data();
@@ -596,6 +607,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     q.generateInit(inits.back());
     result->impl_->constants = std::move(q.constants);
     result->impl_->stateSlots = q.stateSlots();
+    result->impl_->threadTagSlot = q.threadTagSlotIfAny();
     result->impl_->hasInit = q.hasInitCode();
     result->impl_->countRows = options.countRows;
     pipelines.emplace_back();

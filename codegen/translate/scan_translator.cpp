@@ -1,4 +1,7 @@
-// Sources: table scans (chunk by chunk, one morsel = a range of chunks) and constant VALUES rows.
+// Sources: table scans (slice by slice, one morsel = a range of slices of kTableMorselRows rows,
+// a chunk's rows in order) and constant VALUES rows.
+#include <bit>
+
 #include "codegen/translate/operator_translators.hpp"
 
 #include "engine/index/index.hpp"
@@ -85,22 +88,30 @@ void TableScanTranslator::produce() {
         if (col.index == c) key.push_back(col.iu);
     if (!scan.table->primaryKey().empty() && key.size() == scan.table->primaryKey().size()) q_.rowsUniqueBy(std::move(key));
   }
+  static_assert(Table::kChunkRows % kTableMorselRows == 0 && kTableMorselRows % kCancelBlock == 0);
+  constexpr unsigned kSliceBits = std::countr_zero(Table::kChunkRows / kTableMorselRows);
   llvm::Value* table = cg_.cPtr(scan.table);
-  llvm::Value* chunks = b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64());
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), chunks), cg_.arg(3), chunks);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* chunk64) {
+  llvm::Value* slices = b.CreateShl(b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64()), kSliceBits);
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), slices), cg_.arg(3), slices);
+  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* slice) {
+    llvm::Value* chunk64 = b.CreateLShr(slice, kSliceBits);
     llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
     llvm::Value* rows = b.CreateZExt(cg_.call("hyrax_rt_table_chunk_rows", {table, chunk}), cg_.i64());
+    // The slice's rows of the chunk (none when the chunk is shorter).
+    llvm::Value* sliceFirst = b.CreateMul(b.CreateAnd(slice, cg_.c64((1 << kSliceBits) - 1)), cg_.c64(kTableMorselRows));
+    llvm::Value* sliceLast = b.CreateAdd(sliceFirst, cg_.c64(kTableMorselRows));
+    sliceLast = b.CreateSelect(b.CreateICmpULT(sliceLast, rows), sliceLast, rows);
     std::vector<llvm::Value*> data, nulls;
     chunkColumns(chunk, data, nulls);
     // Rows in blocks of kCancelBlock with a cancel check between blocks: a per-row check would
     // cost a tight scan about 10%.
-    llvm::Value* blocks = b.CreateLShr(b.CreateAdd(rows, cg_.c64(kCancelBlock - 1)), kCancelBlockBits);
-    cg_.ForRange(cg_.c64(0), blocks, [&](llvm::Value* block) {
+    llvm::Value* firstBlock = b.CreateLShr(sliceFirst, kCancelBlockBits);
+    llvm::Value* blocks = b.CreateLShr(b.CreateAdd(sliceLast, cg_.c64(kCancelBlock - 1)), kCancelBlockBits);
+    cg_.ForRange(firstBlock, blocks, [&](llvm::Value* block) {
       cg_.checkCancel();
       llvm::Value* first = b.CreateShl(block, kCancelBlockBits);
       llvm::Value* last = b.CreateAdd(first, cg_.c64(kCancelBlock));
-      last = b.CreateSelect(b.CreateICmpULT(last, rows), last, rows);
+      last = b.CreateSelect(b.CreateICmpULT(last, sliceLast), last, sliceLast);
       cg_.ForRange(first, last, [&](llvm::Value* row) {
         loadRow(chunk64, row, data, nulls);
         q_.lookahead = [&, row, rows, chunk64](const plan::IU* iu, int64_t distance) -> std::optional<SqlValue> {

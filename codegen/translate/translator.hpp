@@ -49,7 +49,11 @@ std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<con
 // What a pipeline's [begin, end) counts, so that the driver can hand it out in morsels: table
 // chunks, hash-table entries or row-buffer rows (the breaker's in state slot `slot`). A pipeline
 // without one (VALUES, an index lookup, a sort) runs once over everything.
+// A table scan's range counts slices of kTableMorselRows rows (a quarter of a table chunk), so that
+// a table of a few chunks still gives the threads several morsels each: TPC-H's customer (3
+// chunks) and part (4) probing big joins left one thread with twice the other's work.
 enum class MorselSource : uint8_t { Once, TableChunks, HashEntries, BufferRows };
+constexpr uint64_t kTableMorselRows = 16'384;
 
 // Where a pipeline's rows end, as far as running it on several threads goes: each helper thread
 // gets a sink of its own (result chunks, a hash table, a row buffer in its state slot), merged
@@ -62,7 +66,7 @@ struct PipelineInfo {
   std::string function;
   double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
   MorselSource source = MorselSource::Once;
-  const void* table = nullptr;  // TableChunks: the hyrax::Table
+  const void* table = nullptr;  // TableChunks: the hyrax::Table (the range: its slices, kTableMorselRows rows each)
   uint32_t slot = 0;            // HashEntries, BufferRows: the state slot of the table / buffer
   PipelineSink sink = PipelineSink::None;
   uint32_t sinkSlot = 0;        // JoinBuild, Aggregate: the HashTable*; Buffer: RowBuffer*; Result: the view
@@ -70,6 +74,10 @@ struct PipelineInfo {
   uint32_t mergeSlot = 0;       //   table in state slot mergeSlot whose hash is in partition
                                 //   (part | parts << 32) in slot mergeSlot + 1
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
+  // Aggregate: join entries below point at their groups (AggregateTranslator::consume), so a
+  // thread's groups must stay where they are until the pipeline ends: no pre-aggregation, whose
+  // small tables spill and reuse their entries.
+  bool pinsGroups = false;
   // The IUs of the scanned table's primary key (all of it; empty when the scan does not read it):
   // the rows of one key value come from one row, and so from one morsel and one thread.
   std::vector<const plan::IU*> rowKey;
@@ -122,6 +130,8 @@ class QueryTranslator {
   }
   // The current pipeline must run on one thread, in order.
   void serialOnly() { pipelines_.back().serial = true; }
+  // Its aggregate keeps pointers to its groups (PipelineInfo::pinsGroups).
+  void pinGroups() { pipelines_.back().pinsGroups = true; }
   // The current pipeline's source rows are unique by these IUs (PipelineInfo::rowKey).
   void rowsUniqueBy(std::vector<const plan::IU*> key) { pipelines_.back().rowKey = std::move(key); }
   // Its aggregate groups by these IUs (among others): its groups are disjoint between threads when
@@ -132,6 +142,14 @@ class QueryTranslator {
       return std::find(groupIUs.begin(), groupIUs.end(), k) != groupIUs.end();
     });
   }
+  // A state slot that holds, in each thread a pipeline runs on, a number of its own (the query's
+  // own state: 0; the driver's helper w: w + 1), for code that caches a thread's pointers in
+  // structures all threads share. Allocated when first asked for.
+  uint32_t threadTagSlot() {
+    if (!threadTagSlot_) threadTagSlot_ = newStateSlot();
+    return threadTagSlot_;
+  }
+  uint32_t threadTagSlotIfAny() const { return threadTagSlot_; }  // 0: none
   // Says what the current pipeline's range counts (default: it runs once).
   void morselsOver(MorselSource source, const void* table, uint32_t slot) {
     pipelines_.back().source = source;
@@ -153,6 +171,7 @@ class QueryTranslator {
  private:
   std::unique_ptr<Translator> make(const plan::Operator& op);
   uint32_t stateSlots_ = 1;
+  uint32_t threadTagSlot_ = 0;
   std::vector<std::function<void()>> initCode_;
   std::vector<PipelineInfo> pipelines_;
 };

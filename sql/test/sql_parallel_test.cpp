@@ -99,6 +99,10 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT a % 100000, sum(a), min(s) FROM t GROUP BY 1 HAVING count(*) > 5 AND min(s) < 'x5'", false},
       {"SELECT count(*), count(c), sum(c) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t WHERE a * 3 = 1 GROUP BY 1) x", true},
       {"SELECT count(*), sum(c), max(k) FROM (SELECT a % 100000 AS k, count(*) AS c FROM t GROUP BY 1) x", true},
+      // Grouped by the build side's columns: each join entry points at its group, a group of the
+      // thread's own table (a d row's t rows are in every chunk: both threads meet each entry).
+      {"SELECT d.k, d.v, count(*), sum(t.a), min(t.s) FROM t JOIN d ON t.g = d.k GROUP BY d.k, d.v", false},
+      {"SELECT d.k, count(t.a), sum(t.n) FROM d LEFT JOIN t ON t.g = d.k AND t.a % 5 = 0 GROUP BY d.k", false},
       // Grouped by the scanned table's primary key: no two threads make one group (no merge).
       {"SELECT p.id, p.s, count(*), sum(e.x), max(e.x) FROM p JOIN e ON p.g = e.k GROUP BY p.id, p.s", false},
       {"SELECT p.id, count(e.k), min(e.x) FROM p LEFT JOIN e ON p.g = e.k AND e.x > 5 GROUP BY p.id", false},
@@ -117,14 +121,16 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
     INFO(queries[q].sql);
     CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
   }
-  // Pipelines that ran on one thread before: probes that only mark the entries they match (a right
-  // semi join); and an aggregation grouped by the scanned table's primary key, whose threads'
-  // tables are adopted without a merge. (d and e are one chunk each, so their builds stay on one
-  // thread; p's groups are output by two.)
+  // Pipelines that ran on one thread before: the aggregations whose groups join entries point at,
+  // probes that only mark the entries they match (a right semi join); and an aggregation grouped by
+  // the scanned table's primary key, whose threads' tables are adopted without a merge.
+  // (d and e are one slice each, so their builds stay on one thread; p's groups are output by two.)
   struct Ran {
     const char* sql;
     const char* parallel;
   } ran[] = {
+      {"SELECT d.k, d.v, count(*), sum(t.a), min(t.s) FROM t JOIN d ON t.g = d.k GROUP BY d.k, d.v", "1 pipeline"},
+      {"SELECT d.k, count(t.a), sum(t.n) FROM d LEFT JOIN t ON t.g = d.k AND t.a % 5 = 0 GROUP BY d.k", "1 pipeline"},
       {"SELECT k FROM d WHERE EXISTS (SELECT 1 FROM t WHERE t.g = d.k AND t.a > 500000)", "1 pipeline"},
       {"SELECT p.id, count(e.k), min(e.x) FROM p LEFT JOIN e ON p.g = e.k AND e.x > 5 GROUP BY p.id", "2 pipelines"},
   };
