@@ -1,7 +1,11 @@
 // Where a session's queries run: on the executor or on a fork snapshot (sql/api/snapshot.hpp),
 // which snapshot, what travels to its worker, and what the worker does with it.
+#include <dirent.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "codegen/translate/query_compiler.hpp"
 #include "engine/catalog/catalog.hpp"
@@ -24,6 +28,28 @@ namespace hyrax {
 
 using sql::Clock;
 using sql::msSince;
+
+namespace {
+
+// Every thread of this worker process at `nice`, and SCHED_IDLE or not: a worker serves its
+// snapshot's queries in turn, and its pool threads, started for an earlier query, would keep that
+// query's priority (Linux's nice value and policy are per thread). Advice: where refused (an
+// unprivileged process may not raise its priority), what was stands.
+void applyWorkerPriority(int nice, bool idle) {
+  sched_param none{};
+  auto apply = [&](pid_t tid) {
+    sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &none);
+    setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice);
+  };
+  apply(0);
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(tasks))
+      if (pid_t tid = static_cast<pid_t>(std::atoi(e->d_name)); tid > 0 && tid != gettid()) apply(tid);
+    closedir(tasks);
+  }
+}
+
+}  // namespace
 
 // A query on a snapshot: the executor picks (or forks) the snapshot and goes on; this thread
 // hands the query to a worker there and waits for its answer. A worker that found the query
@@ -191,11 +217,7 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   // This process runs this one query: it yields to the executor's transactions as asked. SCHED_IDLE
   // (the default) runs it only on a core nothing else wants: a transaction's wake-up takes the core
   // at once, and the scheduler counts such a core as free when it places the executor's threads.
-  setpriority(PRIO_PROCESS, 0, con.settings_->analyticsNice());
-  if (con.settings_->analyticsIdle()) {
-    sched_param none{};
-    sched_setscheduler(0, SCHED_IDLE, &none);  // advice: where refused, the nice value stands
-  }
+  applyWorkerPriority(con.settings_->analyticsNice(), con.settings_->analyticsIdle());
   if (request.hookOwner) {  // the owner's copy in this process, as it was at the fork
     auto* owner = reinterpret_cast<const Connection*>(request.hookOwner);
     if (owner->snapshotHook_) owner->snapshotHook_();

@@ -50,6 +50,31 @@ inline std::vector<int> childrenOf(int parent) {
   return pids;
 }
 
+// The nice value and scheduling policy (SCHED_IDLE is 5) of each thread of process `pid`, from
+// /proc/PID/task/TID/stat (fields 19 and 41).
+struct ThreadPriority {
+  int nice = 0, policy = 0;
+};
+inline std::vector<ThreadPriority> threadPriorities(int pid) {
+  std::vector<ThreadPriority> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream in(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line) || line.rfind(')') == std::string::npos) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));  // field 3 on
+    std::string field;
+    ThreadPriority p;
+    for (int f = 3; f <= 41 && rest >> field; ++f) {
+      if (f == 19) p.nice = std::stoi(field);
+      if (f == 41) p.policy = std::stoi(field);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
 // This process's children that have ended and were not reaped.
 inline int zombies() {
   int n = 0;

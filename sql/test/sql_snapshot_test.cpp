@@ -34,6 +34,8 @@ using namespace hyrax;
 using test::allText;
 using test::reaped;
 using test::zombies;
+using test::ThreadPriority;
+using test::threadPriorities;
 using test::checkSame;
 
 namespace {
@@ -300,7 +302,7 @@ TEST_CASE("a snapshot's queries run in turn on one worker, which an error or a k
   Connection setup(db), con(db);
   setup.execute("SET analytics = 'inline'");
   setup.execute("CREATE TABLE t (a INTEGER, s VARCHAR)");
-  setup.execute("INSERT INTO t SELECT g, 'string number ' || g FROM generate_series(1, 5000) AS x(g)");
+  setup.execute("INSERT INTO t SELECT g, 'string number ' || g FROM generate_series(1, 100000) AS x(g)");  // morsels for 2 threads
   con.execute("SET snapshot_max_age = '10min'");  // nothing writes: one snapshot for all below
   con.execute("SET statement_cache = off");  // a text compiled here would come with a fork of its own
   const std::vector<std::string> queries = {
@@ -336,6 +338,23 @@ TEST_CASE("a snapshot's queries run in turn on one worker, which an error or a k
   CHECK(fresh.ranOn.workerPid != after.ranOn.workerPid);
   // Inline, no worker.
   CHECK(setup.execute(queries[0]).ranOn.workerPid == 0);
+  // Each query sets the priority of all the worker's threads (its pool's, started for an earlier
+  // query, too): SCHED_IDLE at 'idle', then back to the normal policy at a nice value.
+  con.execute("SET threads = 2");
+  const std::string scan = "SELECT count(*), sum(a) FROM t WHERE s LIKE '%9%'";
+  QueryResult idleRun = con.execute(scan);
+  std::vector<ThreadPriority> threads = threadPriorities(idleRun.ranOn.workerPid);
+  CHECK(threads.size() >= 2);
+  for (const ThreadPriority& p : threads) CHECK(p.policy == SCHED_IDLE);
+  if (geteuid() == 0) {  // raising a priority takes the privilege
+    con.execute("SET analytics_nice = 10");
+    QueryResult niceRun = con.execute(scan);
+    CHECK(niceRun.ranOn.workerPid == idleRun.ranOn.workerPid);
+    for (const ThreadPriority& p : threadPriorities(niceRun.ranOn.workerPid)) {
+      CHECK(p.policy == SCHED_OTHER);
+      CHECK(p.nice == 10);
+    }
+  }
 }
 
 TEST_CASE("a worker whose query took much memory ends after it, and gives the memory back") {
