@@ -172,6 +172,7 @@ void Session::sendStartupReply(const std::vector<Notice>& warnings) {
 
 void Session::serve() {
   while (!terminate_) {
+    wire_.pollBriefly();
     const bool inBlock = connection_->transactionState() != Connection::TransactionState::Idle;
     if (!inBlock && config_.idleSessionTimeoutMs && !wire_.waitReadable(static_cast<int>(config_.idleSessionTimeoutMs)))
       throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
@@ -182,6 +183,7 @@ void Session::serve() {
     Message m = wire_.readMessage();
     // After an error in an extended-protocol message everything up to the next Sync is skipped.
     if (skipTillSync_ && m.type != frontend::Sync && m.type != frontend::Terminate) continue;
+    Wire::AtWork atWork;
     (this->*handlerFor(m.type))(m);
   }
 }
