@@ -412,8 +412,8 @@ int ch(int argc, char** argv) {
       }
       for (auto [streams, variant] : streamCounts) {
         runs.push_back(runMixWithStreams(e, setup, duration, streams, variants[static_cast<size_t>(variant)], queries));
-        runs.back().variant = variant;
         Run& r = runs.back();
+        r.variant = variant;
         errors += r.oltp.errors + r.olap.errors;
         if (!json) printRun(r);
       }
@@ -433,11 +433,10 @@ int ch(int argc, char** argv) {
       first = false;
       if (r) {
         Run& m = const_cast<Run&>(*r);
-        std::printf(", \"variant\": %d", m.variant);
-        std::printf(", \"seconds\": %.3f, \"transactions\": %llu, \"tx_per_s\": %.1f, \"tpmc\": %.1f, \"new_order_p50_ms\": %.4f, "
+        std::printf(", \"variant\": %d, \"seconds\": %.3f, \"transactions\": %llu, \"tx_per_s\": %.1f, \"tpmc\": %.1f, \"new_order_p50_ms\": %.4f, "
                     "\"new_order_p99_ms\": %.4f, \"olap_queries\": %llu, \"olap_queries_per_hour\": %.1f, \"errors\": %llu, "
                     "\"snapshot_age_p50_ms\": %s, \"snapshot_age_p99_ms\": %s, \"olap\": [",
-                    m.seconds, static_cast<unsigned long long>(m.oltp.total()), m.oltp.txPerSecond(), m.oltp.tpmC(),
+                    m.variant, m.seconds, static_cast<unsigned long long>(m.oltp.total()), m.oltp.txPerSecond(), m.oltp.tpmC(),
                     tpcc::percentile(m.oltp.micros[tpcc::NewOrder], 0.5) / 1000,
                     tpcc::percentile(m.oltp.micros[tpcc::NewOrder], 0.99) / 1000,
                     static_cast<unsigned long long>(m.olap.total()), olapPerHour(m),

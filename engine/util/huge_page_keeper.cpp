@@ -59,8 +59,9 @@ struct Keeper {
       forkPending = false;
       std::vector<std::pair<uintptr_t, size_t>> pass(mappings.begin(), mappings.end());
       lock.unlock();
-      // A mapping per call: each MADV_COLLAPSE first drains the LRU caches of every core (work
-      // queued on each and waited for), which per huge page made hundreds of such waits a pass.
+      // A mapping per call, not a huge page per call (which would hold `collapsing` shorter): each
+      // MADV_COLLAPSE first drains the LRU caches of every core (work queued on each and waited
+      // for), and per huge page that made hundreds of such waits a pass.
       for (auto [start, bytes] : pass) {
         std::lock_guard one(collapsing);
         if (!registered(start, bytes)) continue;

@@ -148,11 +148,11 @@ bool receiveFds(int socket, int* fds, int count) {
 // LLVM's and malloc's pages of its own and its threads started: its next query skips the
 // copy-on-write faults and lazy set-up a fresh process pays (2-5 ms a query). After an error,
 // a query that wrote in its copy (RunInlineInstead) or ran out of memory it _exits: its state is
-// no longer the snapshot's, or not trusted.
-//
-// Serves the query on `sock`; true when the worker may take another.
+// no longer the snapshot's, or not trusted; so does one that grew past kReusableWorkerBytes.
 constexpr size_t kReusableWorkerBytes = size_t{64} << 20;
 size_t gArenaAtFork = 0;  // malloc's main arena in this worker as the fork left it
+
+// Serves the query on `sock`; true when the worker may take another.
 bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler& handler) {
   const int32_t pid = getpid();
   if (!sendAll(sock, &pid, sizeof pid)) return false;
@@ -198,9 +198,8 @@ bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler&
   // Idle before the answer goes out: the session sends its next query as soon as it has this
   // answer, and the snapshot process should find this worker idle by then. (Should the worker die
   // sending the answer after all, the session finds no status and fails its query as if the
-  // snapshot process had ended.)
-  // A session that left meanwhile (a failed send) says nothing of this worker: once said idle it
-  // stays so, since the snapshot process may have handed it the next query already.
+  // snapshot process had ended.) A session that left meanwhile (a failed send) says nothing of
+  // this worker: once said idle it stays so, since it may have been handed the next query already.
   const char idle = 'I';
   if (reusable && send(channel, &idle, 1, MSG_NOSIGNAL) != 1) reusable = false;
   sendFramed(sock, answer);
@@ -220,9 +219,9 @@ bool serveQuery(int sock, pid_t snapshotPid, int channel, const SnapshotHandler&
   }
 }
 
-// ---- the snapshot process: forks a worker for each query it is sent, reaps it and reports its
-// status, kills it when its session gave up; ends when its control socket closes and no worker is
-// left.
+// ---- the snapshot process: hands each query it is sent to an idle worker or a spare it forked,
+// reaps workers and reports the status of one that ended under a query, kills a worker whose
+// session gave up; ends when its control socket closes and no worker is left.
 struct Worker {
   pid_t pid;
   int pidfd;   // readable once the worker has ended
@@ -371,12 +370,12 @@ void endSpare(Spare& spare) {
     // idle. Most snapshots serve one query (a stream's next one wants a fresher snapshot): a spare
     // forked ahead for them would be a whole fork's page-table copy (~10 ms for 1 GB on 4 KiB
     // pages) taken from the executor's core for nothing.
-    Worker* reused = nullptr;
+    bool reused = false;
     for (Worker& w : workers)
       if (w.status < 0 && w.channel >= 0 && !w.killed) {
         if (sendFds(w.channel, &sock, 1)) {
           w.status = status;
-          reused = &w;
+          reused = true;
         } else {
           kill(w.pid, SIGKILL);
           w.killed = true;

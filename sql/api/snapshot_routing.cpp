@@ -214,7 +214,8 @@ QueryResult Connection::serveSnapshotRequest(Database& db, const sql::SnapshotRe
   Connection con(db);
   con.settings_->restore(request.settings);
   con.undo_->beginTransactionAt(request.transactionTime);  // the session's, not this process's clock
-  // This process runs this one query: it yields to the executor's transactions as asked. SCHED_IDLE
+  // This worker runs this query (and its snapshot's next ones, each at its own priority): it
+  // yields to the executor's transactions as asked. SCHED_IDLE
   // (the default) runs it only on a core nothing else wants: a transaction's wake-up takes the core
   // at once, and the scheduler counts such a core as free when it places the executor's threads.
   applyWorkerPriority(con.settings_->analyticsNice(), con.settings_->analyticsIdle());
