@@ -16,6 +16,24 @@ namespace hyrax::bench::tpcc {
 
 namespace {
 
+// A New-Order's lines in the order of their stock rows' keys (item, then supply warehouse), for
+// every engine alike: the stock updates then take PostgreSQL's row locks in one global order. In
+// the drawn order two New-Orders that share stock rows deadlocked (40P01), and PostgreSQL found
+// each only after deadlock_timeout (1 s) with the other clients queued behind the two districts'
+// locks: one such run gave 2.2k tx/s at 8 clients against 3.6-3.7k without. The unknown item of
+// a rolled-back New-Order (kItems + 1) stays the last line, as clause 2.4.1.4 wants.
+void sortLines(NewOrderInput& in) {
+  auto before = [&](int a, int b) {
+    return in.item[a] != in.item[b] ? in.item[a] < in.item[b] : in.supply[a] < in.supply[b];
+  };
+  for (int k = 1; k < in.olCnt; ++k)  // insertion sort: at most 15 lines
+    for (int j = k; j > 0 && before(j, j - 1); --j) {
+      std::swap(in.item[j], in.item[j - 1]);
+      std::swap(in.supply[j], in.supply[j - 1]);
+      std::swap(in.qty[j], in.qty[j - 1]);
+    }
+}
+
 using Clock = std::chrono::steady_clock;
 
 }  // namespace
@@ -116,6 +134,7 @@ Stats runMix(Engine& e, int warehouses, double duration, uint64_t limit, uint64_
           in.qty[k] = static_cast<int>(r.uniform(1, 10));
         }
         if (rollback) in.item[in.olCnt - 1] = kItems + 1;
+        sortLines(in);
         break;
       }
       case Payment: {
