@@ -106,8 +106,19 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
 // Adaptive compilation's rule (Kohn, Leis, Neumann, ICDE 2018): start the optimized compile
 // (expected to take `compileMs`) once the statement has spent as long on cheap code (`spentMs`,
 // over all its runs), or once the pipeline running now, `done` of `total` morsels in
-// `pipelineMs` (total UINT64_MAX: unknown), extrapolates to at least as much work left.
-bool worthOptimizedCompile(double spentMs, double pipelineMs, uint64_t done, uint64_t total, double compileMs);
+// `pipelineMs` (total UINT64_MAX: unknown), extrapolates to at least as much work left, counting
+// the later pipelines' `laterMs` (laterPipelinesMs).
+bool worthOptimizedCompile(double spentMs, double pipelineMs, uint64_t done, uint64_t total, double compileMs,
+                           double laterMs = 0);
+
+// The later pipelines' cheap work, extrapolated from the pipeline running now: `done` of `total`
+// morsels over its `rows` rows took `pipelineMs`, and the later ones read `laterRows`. Why: the
+// query's biggest pipeline often comes last (TPC-H Q3 scans customer, then orders, then
+// lineitem); judged by the pipeline running now alone, the compile started only once the last
+// one was under way and its code came when little was left (Q3 at one thread, SF 1: cheap code
+// 93 of its 136 ms). A later pipeline may cost more or less per row than this one; 0 while
+// nothing is known (no morsel done, the rows unknown).
+double laterPipelinesMs(double pipelineMs, uint64_t done, uint64_t total, double rows, double laterRows);
 
 // Waits until the optimized compiles queued so far have ended (a query that is gone has its
 // compile skipped). The process must not begin to exit while one runs: an exit handler would
