@@ -17,6 +17,7 @@ using plan::AggFunc;
 
 namespace {
 constexpr double kLastGroupMinGroups = 10'000;
+constexpr uint64_t kDirectKeys = 256;  // findGroup's array of groups by small integer keys
 
 // A sum (or avg) of 16- or 32-bit integers in 64 bits cannot overflow before its 2^32nd value:
 // each row adds a plain add, and the output checks the count once per group (one overflow check
@@ -150,7 +151,43 @@ void AggregateTranslator::prefetchAhead() {
   });
 }
 
+// GROUP BY one integer key whose values are small (0..kDirectKeys-1: codes, flags, counts, small
+// enums): a row finds its group in a pipeline call's array indexed by the key, without hashing,
+// the bucket load, the chain's entry and the key compare, which made GROUP BY over 16 groups
+// 3.5 times the hand-written loop that indexes an array by the key (bench/micro (2)). The array
+// is a local of the pipeline function, zeroed on each call (2 KiB per morsel of 16,384 rows), and
+// holds entries of the table found or inserted in this call; it is used only while the table is
+// not large: entries stay where they are until the table spills (pre-aggregation), which makes it
+// large. Other keys (negative, larger, NULL) take the hash table's way, at the cost of a compare.
 llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
+  auto& b = cg_.b;
+  if (keys.values.size() != 1 || !keys.values[0].type.isInteger()) return findGroupByHash(keys);
+  auto* slots = llvm::ArrayType::get(cg_.ptr(), kDirectKeys);
+  auto* direct = cg_.local(slots, "direct_groups");
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b);
+    b.SetInsertPoint(cg_.entryBlock());
+    b.CreateMemSet(direct, cg_.c8(0), kDirectKeys * sizeof(void*), llvm::MaybeAlign(8));
+  }
+  const SqlValue& key = keys.values[0];
+  llvm::Value* index = b.CreateSExt(key.v, cg_.i64());
+  llvm::Value* usable = b.CreateICmpULT(index, cg_.c64(kDirectKeys));
+  if (key.null) usable = b.CreateAnd(usable, b.CreateNot(key.null));
+  usable = b.CreateAnd(usable, b.CreateNot(table_.isLarge()));
+  auto* found = cg_.local(cg_.ptr(), "group");
+  b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), found);
+  llvm::Value* slot = b.CreateGEP(slots, direct, {cg_.c64(0), b.CreateSelect(usable, index, cg_.c64(0))});
+  cg_.If(usable, [&] { b.CreateStore(cg_.loadPtr(slot), found); });
+  cg_.If(b.CreateIsNull(b.CreateLoad(cg_.ptr(), found)), [&] {
+    llvm::Value* group = findGroupByHash(keys);
+    b.CreateStore(group, found);
+    // Not once the insert made the table large (a spill moves the entries it holds).
+    cg_.If(b.CreateAnd(usable, b.CreateNot(table_.isLarge())), [&] { b.CreateStore(group, slot); });
+  });
+  return b.CreateLoad(cg_.ptr(), found);
+}
+
+llvm::Value* AggregateTranslator::findGroupByHash(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
   auto& a = static_cast<const plan::Aggregate&>(op_);
   // Only a big table makes the previous group worth a check: a few groups stay in cache, and

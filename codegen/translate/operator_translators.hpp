@@ -158,6 +158,7 @@ class AggregateTranslator : public Translator {
   HashTableCode::Keys groupKeys();  // the row's
   void prefetchAhead();
   llvm::Value* findGroup(const HashTableCode::Keys& keys);  // finds or inserts the row's group: its entry
+  llvm::Value* findGroupByHash(const HashTableCode::Keys& keys);  // the same through the hash table only
   void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
   void generateMerge();  // merge_: folds a helper thread's groups into the query's table
   void mergeGroup(llvm::Value* entry);  // one of them
