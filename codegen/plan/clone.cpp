@@ -165,6 +165,16 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       }
       return r;
     }
+    case OpKind::CteScan: {  // another read of the same WITH query
+      auto& c = static_cast<const CteScan&>(op);
+      auto r = std::make_unique<CteScan>();
+      r->cte = c.cte;
+      r->name = c.name;
+      r->alias = c.alias;
+      for (auto& col : c.columns) r->columns.push_back({col.source, mapped(col.iu, map)});
+      return r;
+    }
+    case OpKind::With:  // the optimizer's
     case OpKind::HashJoin:
     case OpKind::IndexJoin: break;
   }

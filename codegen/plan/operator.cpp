@@ -17,6 +17,12 @@ std::vector<const IU*> TableScan::produced() const {
 
 bool TableScan::pointLookup() const { return index && lookupKey.size() == index->columns().size(); }
 
+std::vector<const IU*> CteScan::produced() const {
+  std::vector<const IU*> r;
+  for (auto& c : columns) r.push_back(c.iu);
+  return r;
+}
+
 std::vector<const IU*> IndexJoin::produced() const {
   auto r = child(0)->produced();
   auto inner = child(1)->produced();
@@ -181,7 +187,9 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
       visit(static_cast<Limit&>(op).limitExpr);
       visit(static_cast<Limit&>(op).offsetExpr);
       break;
-    case OpKind::UnionAll: break;
+    case OpKind::UnionAll:
+    case OpKind::CteScan:
+    case OpKind::With: break;
   }
 }
 
@@ -311,6 +319,11 @@ std::string describe(const Operator& op) {
       return r;
     }
     case OpKind::UnionAll: return "UnionAll";
+    case OpKind::CteScan: {
+      auto& c = static_cast<const CteScan&>(op);
+      return "CteScan " + c.name + (c.alias.empty() || c.alias == c.name ? "" : " AS " + c.alias);
+    }
+    case OpKind::With: return "With";  // explain() names each WITH query above its plan
     case OpKind::Limit: {
       auto& l = static_cast<const Limit&>(op);
       std::string r = "Limit";
@@ -328,14 +341,29 @@ std::string describe(const Operator& op) {
 
 std::string explain(const QueryPlan& plan, const std::vector<uint64_t>* actualRows) {
   std::string out;
-  auto visit = [&](auto& self, const Operator& op, int depth) -> void {
+  auto line = [&](const std::string& what, const Operator& op, int depth) {
     out += std::string(depth * 2, ' ');
     if (depth) out += "-> ";
-    out += describe(op);
+    out += what;
     out += fmt::format("  (rows={:.0f}", op.estimatedRows);
     if (actualRows && op.id < actualRows->size()) out += fmt::format(" actual={}", (*actualRows)[op.id]);
     out += ")\n";
-    for (auto& c : op.children) self(self, *c, depth + 1);
+  };
+  auto visit = [&](auto& self, const Operator& op, int depth) -> void {
+    line(describe(op), op, depth);
+    if (op.kind != OpKind::With) {
+      for (auto& c : op.children) self(self, *c, depth + 1);
+      return;
+    }
+    // A WITH query computed once: a line with its name and columns, its plan under it.
+    auto& w = static_cast<const With&>(op);
+    for (size_t i = 0; i < w.ctes.size(); ++i) {
+      std::string what = "Materialize " + w.ctes[i].name + " (";
+      for (size_t k = 0; k < w.ctes[i].columns.size(); ++k) what += (k ? ", " : "") + w.ctes[i].columns[k]->name;
+      line(what + ")", *op.children[i], depth + 1);
+      self(self, *op.children[i], depth + 2);
+    }
+    self(self, *op.children.back(), depth + 1);
   };
   if (plan.root) visit(visit, *plan.root, 0);
   return out;

@@ -19,7 +19,8 @@ class RowWriter;
 
 namespace hyrax::plan {
 
-enum class OpKind : uint8_t { TableScan, Values, Filter, Map, Join, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll, Expand };
+enum class OpKind : uint8_t { TableScan, Values, Filter, Map, Join, HashJoin, IndexJoin, Aggregate, Sort, Limit, UnionAll, Expand,
+                              CteScan, With };
 
 struct Operator {
   OpKind kind;
@@ -280,6 +281,45 @@ struct UnionAll : Operator {
   std::vector<const IU*> produced() const override { return columns; }
 };
 
+// A read of a WITH query that is computed once for all its references (see With): its rows are
+// the WITH query's, its columns fresh IUs of this reference, each standing for one of the WITH
+// query's output IUs (`source`). The binder makes one per reference; the optimizer inlines a WITH
+// query read once (sql/optimizer/common_tables.cpp) and keeps only the columns read above.
+struct CteScan : Operator {
+  uint32_t cte = 0;  // CommonTable::id
+  std::string name, alias;
+  struct Column {
+    const IU* source;  // the WITH query's output
+    const IU* iu;      // this reference's
+  };
+  std::vector<Column> columns;
+  CteScan() : Operator(OpKind::CteScan) {}
+  std::vector<const IU*> produced() const override;
+};
+
+// WITH queries computed once: children[i] (i < ctes.size()) is WITH query ctes[i], whose rows are
+// kept, only its `columns` (those some reference reads), in a buffer that every CteScan of it
+// reads; they run in this order (one read by another comes first). The last child is the query,
+// whose rows are the With's. The optimizer puts it at the plan's root.
+struct With : Operator {
+  struct Definition {
+    uint32_t id;
+    std::string name;
+    std::vector<const IU*> columns;
+  };
+  std::vector<Definition> ctes;
+  With() : Operator(OpKind::With) {}
+  std::vector<const IU*> produced() const override { return children.back()->produced(); }
+};
+
+// A WITH query as the binder leaves it for the optimizer: bound once, read by CteScans.
+struct CommonTable {
+  uint32_t id;
+  std::string name;
+  OperatorPtr root;
+  std::vector<const IU*> columns;  // its outputs, in order (one IU may come twice)
+};
+
 // A query ready for code generation: the operator tree and the IUs of the result, in order.
 struct QueryPlan {
   // Types of the parameters $1, $2 ... (prepared statements): declared, or inferred by the binder
@@ -301,6 +341,10 @@ struct QueryPlan {
   IUSet ius;
   // Tables that are no catalog's, made while binding (read_json's): they live as long as the plan.
   std::vector<std::shared_ptr<Table>> ownedTables;
+  // WITH queries the binder bound once for all their references (CteScans of them), in the order
+  // they were bound (one before those that read it); the optimizer empties it: a With at the root
+  // for those read more than once, the others inlined or dropped.
+  std::vector<CommonTable> commonTables;
   OperatorPtr root;
   std::vector<const IU*> output;
   std::vector<std::string> outputNames;

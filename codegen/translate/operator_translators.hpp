@@ -76,6 +76,23 @@ class UnionAllTranslator : public Translator {
   void consume(Translator& from) override;
 };
 
+// WITH queries computed once (plan::With): each child but the last fills a row buffer (only the
+// columns some reader reads), in order; then the last, the query, runs into the parent.
+class WithTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override;
+  void consume(Translator& from) override;
+};
+
+// A read of a WITH query computed once: a pipeline over its buffer's rows, in morsels.
+class CteScanTranslator : public Translator {
+ public:
+  using Translator::Translator;
+  void produce() override;
+  void consume(Translator&) override {}
+};
+
 class LimitTranslator : public Translator {
  public:
   using Translator::Translator;

@@ -279,12 +279,12 @@ class Driver {
 
   void runPipeline(size_t i) {
     const PipelineInfo& p = impl_.pipelines[i];
-    // Sorted rows stay on one thread: their order is the point. A pre-aggregation of groups
-    // beyond the caches goes the parallel way on one thread too. A pipeline without a sink (a
-    // probe that only marks the build entries it matches: right semi and anti joins) needs no
+    // Sorted rows stay on one thread (the sort's output pipeline is serial): their order is the
+    // point; a WITH query's buffer rows (CteScan) are read on every thread. A pre-aggregation of
+    // groups beyond the caches goes the parallel way on one thread too. A pipeline without a sink
+    // (a probe that only marks the build entries it matches: right semi and anti joins) needs no
     // merge: its marks are atomic stores.
-    const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) &&
-                          (p.source == MorselSource::TableChunks || p.source == MorselSource::HashEntries) && !p.serial &&
+    const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) && p.source != MorselSource::Once && !p.serial &&
                           (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p) || disjointGroups(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).

@@ -90,6 +90,7 @@ void SortTranslator::produce() {
 
   q_.beginPipeline(op_.estimatedRows);
   q_.morselsOver(MorselSource::BufferRows, nullptr, slot_);
+  q_.serialOnly();  // sorted rows: their order is the point
   llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
   llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
   llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);

@@ -58,6 +58,8 @@ std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<con
       for (auto& c : static_cast<plan::HashJoin&>(op).outerColumns) read.push_back(c.inner);
     if (op.kind == plan::OpKind::UnionAll)
       for (auto& in : static_cast<plan::UnionAll&>(op).inputs) read.insert(read.end(), in.begin(), in.end());
+    if (op.kind == plan::OpKind::With)  // what the WITH queries' buffers keep
+      for (auto& d : static_cast<plan::With&>(op).ctes) read.insert(read.end(), d.columns.begin(), d.columns.end());
   };
   // An index join's inner side looks up by keys computed from the outer rows: all of it counts.
   auto readsTree = [&](auto& self, const plan::Operator& o) -> void {
@@ -98,6 +100,8 @@ std::unique_ptr<Translator> QueryTranslator::make(const plan::Operator& op) {
     case plan::OpKind::Sort: return std::make_unique<SortTranslator>(op, *this);
     case plan::OpKind::Limit: return std::make_unique<LimitTranslator>(op, *this);
     case plan::OpKind::UnionAll: return std::make_unique<UnionAllTranslator>(op, *this);
+    case plan::OpKind::With: return std::make_unique<WithTranslator>(op, *this);
+    case plan::OpKind::CteScan: return std::make_unique<CteScanTranslator>(op, *this);
     case plan::OpKind::Join: break;  // logical: sql's physical planner replaces every one
   }
   throw Error(sqlstate::InternalError, "codegen: unknown operator");

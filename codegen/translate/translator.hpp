@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/ir/codegen.hpp"
@@ -164,6 +165,16 @@ class QueryTranslator {
     if (tiered && rows >= 0 && rows < kColdRows) cg.markCold();
   }
   const std::vector<PipelineInfo>& pipelines() const { return pipelines_; }
+
+  // The buffers of WITH queries computed once (WithTranslator fills them, CteScanTranslator reads
+  // them), by plan::CommonTable id.
+  struct CommonTableBuffer {
+    uint32_t slot = 0;  // the RowBuffer*
+    RowLayout layout{0};
+    std::vector<const plan::IU*> columns;
+    std::vector<uint32_t> fields;
+  };
+  std::unordered_map<uint32_t, CommonTableBuffer> commonTables;
 
   // The translator tree for an operator tree.
   std::unique_ptr<Translator> build(const plan::Operator& op);

@@ -16,6 +16,8 @@ CardinalityModel::CardinalityModel(Operator& root) {
     if (op.kind == OpKind::TableScan) {
       auto& s = static_cast<TableScan&>(op);
       for (auto& c : s.columns) scanned_[c.iu] = {&s, c.index};
+    } else if (op.kind == OpKind::CteScan) {
+      for (auto& c : static_cast<CteScan&>(op).columns) sources_[c.iu] = c.source;
     } else if (op.kind == OpKind::Map) {
       for (auto& c : static_cast<Map&>(op).computed) computed_[c.iu] = c.expr.get();
     }
@@ -78,6 +80,7 @@ double CardinalityModel::distinctOf(const IU* iu, double rows, int depth) const 
   if (auto it = columns_.find(iu); it != columns_.end()) return it->second->distinct;
   if (auto it = groupCounts_.find(iu); it != groupCounts_.end()) return it->second;
   if (auto it = computed_.find(iu); it != computed_.end()) return distinctValues(*it->second, rows, depth + 1);
+  if (auto it = sources_.find(iu); it != sources_.end()) return distinctOf(it->second, rows, depth + 1);
   return rows;
 }
 
@@ -276,6 +279,15 @@ double CardinalityModel::joinRows(double l, double r, const std::vector<Join::Ke
 }
 
 void CardinalityModel::estimate(Operator& op) {
+  if (op.kind == OpKind::With) {  // each WITH query before the query that reads it
+    auto& w = static_cast<With&>(op);
+    for (size_t i = 0; i < op.children.size(); ++i) {
+      estimate(*op.children[i]);
+      if (i < w.ctes.size()) cteRows_[w.ctes[i].id] = op.children[i]->estimatedRows;
+    }
+    op.estimatedRows = op.children.back()->estimatedRows;
+    return;
+  }
   for (auto& c : op.children) estimate(*c);
   switch (op.kind) {
     case OpKind::TableScan: {
@@ -346,6 +358,12 @@ void CardinalityModel::estimate(Operator& op) {
       for (auto& g : a.groups) groupCounts_[g.iu] = distinct(*g.expr, in);
       break;
     }
+    case OpKind::CteScan: {  // the WITH query's estimate (a guess when estimated apart from it)
+      auto it = cteRows_.find(static_cast<CteScan&>(op).cte);
+      op.estimatedRows = it != cteRows_.end() ? it->second : 1000;
+      break;
+    }
+    case OpKind::With: break;  // above
     case OpKind::UnionAll:
       op.estimatedRows = 0;
       for (auto& c : op.children) op.estimatedRows += c->estimatedRows;

@@ -53,6 +53,8 @@ class CardinalityModel {
   std::unordered_map<const plan::IU*, ScannedColumn> scanned_;
   std::unordered_map<const plan::IU*, double> groupCounts_;  // IUs of GROUP BY outputs: their groups
   std::unordered_map<const plan::IU*, const plan::Expr*> computed_;  // IUs a Map computes: their expressions
+  std::unordered_map<const plan::IU*, const plan::IU*> sources_;  // IUs of a CteScan: the WITH query's
+  std::unordered_map<uint32_t, double> cteRows_;  // WITH queries computed once: their estimated rows
   double distinctValues(const plan::Expr& e, double rows, int depth) const;
   double distinctOf(const plan::IU* iu, double rows, int depth) const;
 };

@@ -1,5 +1,6 @@
 // Column pruning: table scans read only the columns some expression or the result uses, so
-// hash tables and sort buffers (which keep every input column) stay narrow.
+// hash tables and sort buffers (which keep every input column) stay narrow; so do the buffers of
+// WITH queries computed once (only the columns some reader reads).
 #include <algorithm>
 #include <unordered_set>
 
@@ -12,6 +13,15 @@ using namespace plan;
 namespace {
 
 void collectUsed(Operator& op, std::unordered_set<const IU*>& used) {
+  if (op.kind == OpKind::With) {
+    // The query first, then each WITH query after all that read it (those after it): a WITH
+    // query's outputs are used when a reader's columns are.
+    for (size_t i = op.children.size(); i-- > 0;) collectUsed(*op.children[i], used);
+    return;
+  }
+  if (op.kind == OpKind::CteScan)
+    for (auto& c : static_cast<CteScan&>(op).columns)
+      if (used.count(c.iu)) used.insert(c.source);
   forEachExpr(op, [&](ExprPtr& e) {
     std::vector<const IU*> ius;
     e->collectIUs(ius);
@@ -32,6 +42,14 @@ void prune(OperatorPtr& ptr, const std::unordered_set<const IU*>& used) {
     auto& cols = static_cast<TableScan&>(op).columns;
     cols.erase(std::remove_if(cols.begin(), cols.end(), [&](auto& c) { return !used.count(c.iu); }), cols.end());
   }
+  if (op.kind == OpKind::CteScan) {
+    auto& cols = static_cast<CteScan&>(op).columns;
+    cols.erase(std::remove_if(cols.begin(), cols.end(), [&](auto& c) { return !used.count(c.iu); }), cols.end());
+  }
+  if (op.kind == OpKind::With)  // a WITH query's buffer keeps the columns its readers read
+    for (auto& d : static_cast<With&>(op).ctes)
+      d.columns.erase(std::remove_if(d.columns.begin(), d.columns.end(), [&](auto* iu) { return !used.count(iu); }),
+                      d.columns.end());
   if (op.kind == OpKind::Map) {
     auto& comp = static_cast<Map&>(op).computed;
     comp.erase(std::remove_if(comp.begin(), comp.end(), [&](auto& c) { return !used.count(c.iu); }), comp.end());

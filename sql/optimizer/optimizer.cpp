@@ -16,6 +16,7 @@ void foldPlanConstants(Operator& op, bool deferErrors) {
 }
 
 void optimize(QueryPlan& plan) {
+  placeCommonTables(plan);
   foldPlanConstants(*plan.root, plan.deferConstantErrors);
   simplifyMarkJoins(plan.root);
   plan.root = pushDownPredicates(std::move(plan.root));

@@ -1,6 +1,8 @@
 #pragma once
 // The optimizer, run on every plan the binder makes. The binder's plan is logical (its joins are
 // plan::Join: what to join, not how); the rewrites keep it so:
+//   0. WITH queries read more than once are computed once (a plan::With at the root), the
+//      others inlined (common_tables.cpp),
 //   1. constant folding in every expression,
 //   2. mark joins (EXISTS, IN) whose mark is a WHERE conjunct become semi and anti joins,
 //   3. predicate pushdown: WHERE/ON conjuncts move down to the operators that can evaluate them;
@@ -17,6 +19,11 @@
 #include "codegen/plan/operator.hpp"
 
 namespace hyrax::sql {
+
+// WITH queries (common_tables.cpp): of the binder's plan::QueryPlan::commonTables, those read
+// once are inlined where they are read, those read more often computed once under a plan::With
+// at the root; the rewrites then optimize each of them as part of the plan.
+void placeCommonTables(plan::QueryPlan& plan);
 
 // The logical rewrites, then the physical planner: the plan codegen takes.
 void optimize(plan::QueryPlan& plan);

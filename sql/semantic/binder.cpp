@@ -50,11 +50,7 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         for (auto& cte : *b->with_) {
           // Without RECURSIVE a WITH query does not see itself: the name means what it meant outside.
           if (cte.name != ref.name || b->expanding_.count(&cte)) continue;
-          b->expanding_.insert(&cte);
-          OperatorPtr op = bindDerived(*cte.query, b, ref.alias.empty() ? ref.name : ref.alias,
-                                       ref.columnAliases.empty() ? cte.columns : ref.columnAliases, ref.pos);
-          b->expanding_.erase(&cte);
-          return op;
+          return bindCommonTableRef(*b, cte, ref);
         }
       }
       // Schemas: public holds the user's tables, views and sequences; pg_catalog and
@@ -186,13 +182,19 @@ OperatorPtr SelectBinder::bindDerived(const ast::Select& query, SelectBinder* pa
   std::vector<const plan::IU*> out;
   std::vector<std::string> names;
   OperatorPtr op = inner.bind(query, out, names);
-  ScopeEntry entry{alias, {}};
-  if (columnAliases.size() > out.size())
-    throw Error(sqlstate::InvalidColumnReference, "too many column aliases for \"" + alias + "\"", pos);
-  for (size_t i = 0; i < out.size(); ++i)
-    entry.columns.push_back({i < columnAliases.size() ? columnAliases[i] : names[i], out[i]});
-  scope_.push_back(std::move(entry));
+  addDerivedScope(alias, columnAliases, names, out, pos);
   return op;
+}
+
+void SelectBinder::addDerivedScope(const std::string& alias, const std::vector<std::string>& columnAliases,
+                                   const std::vector<std::string>& names, const std::vector<const plan::IU*>& ius,
+                                   SourcePos pos) {
+  ScopeEntry entry{alias, {}};
+  if (columnAliases.size() > ius.size())
+    throw Error(sqlstate::InvalidColumnReference, "too many column aliases for \"" + alias + "\"", pos);
+  for (size_t i = 0; i < ius.size(); ++i)
+    entry.columns.push_back({i < columnAliases.size() ? columnAliases[i] : names[i], ius[i]});
+  scope_.push_back(std::move(entry));
 }
 
 OperatorPtr SelectBinder::addFilter(OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name) {
@@ -269,6 +271,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
       names.clear();
       with_ = nullptr;
       expanding_.clear();
+      boundCtes_.clear();  // bound again when read: the plans bound so far stay unread (dropped)
       input_ = nullptr;
       outerJoinInputs_ = {};
       scope_.clear();

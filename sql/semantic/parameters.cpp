@@ -34,10 +34,15 @@ bool unknownParameter(const Expr& e) { return e.kind == ExprKind::Parameter && e
 void resolveParameters(plan::QueryPlan& plan) {
   if (plan.parameters.empty()) return;
   auto& types = plan.parameters;
-  walk(*plan.root, [&](ExprPtr& e) {
-    if (e->kind == ExprKind::Cast && unknownParameter(*e->args[0]) && types[e->args[0]->param].isNull())
-      types[e->args[0]->param] = e->type.withNullable(true);
-  });
+  // The query's tree and those of its WITH queries (bound once, read by CteScans).
+  std::vector<plan::Operator*> trees{plan.root.get()};
+  for (auto& cte : plan.commonTables)
+    if (cte.root) trees.push_back(cte.root.get());
+  for (plan::Operator* tree : trees)
+    walk(*tree, [&](ExprPtr& e) {
+      if (e->kind == ExprKind::Cast && unknownParameter(*e->args[0]) && types[e->args[0]->param].isNull())
+        types[e->args[0]->param] = e->type.withNullable(true);
+    });
   std::vector<SourcePos> where(types.size());
   // Pre-order: a cast of an unknown parameter to its type is replaced before the parameter below
   // it gets that type.
@@ -57,7 +62,7 @@ void resolveParameters(plan::QueryPlan& plan) {
     plan::forEachExpr(op, settle);
     for (auto& c : op.children) visit(*c);
   };
-  visit(*plan.root);
+  for (plan::Operator* tree : trees) visit(*tree);
   for (size_t i = 0; i < types.size(); ++i)
     if (types[i].isNull())
       throw Error(sqlstate::IndeterminateDatatype, "could not determine data type of parameter $" + std::to_string(i + 1),

@@ -2,6 +2,7 @@
 // Internal to the binder: the state of binding one SELECT (its scope, its aggregation) and the
 // expression binder that works in it.
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -98,6 +99,13 @@ class SelectBinder {
   plan::OperatorPtr bindDerived(const ast::Select& query, SelectBinder* parent, const std::string& alias,
                                 const std::vector<std::string>& columnAliases, SourcePos pos,
                                 SelectBinder* outer = nullptr);
+  // The scope entry of a derived table or WITH query: its output `ius` under `alias`, named by
+  // `columnAliases` where given, else `names` (42P10 for more aliases than columns).
+  void addDerivedScope(const std::string& alias, const std::vector<std::string>& columnAliases,
+                       const std::vector<std::string>& names, const std::vector<const plan::IU*>& ius, SourcePos pos);
+  // A reference to `owner`'s WITH query `cte` (common_table_binder.cpp): a plan::CteScan of it,
+  // which is bound into plan::QueryPlan::commonTables when first read.
+  plan::OperatorPtr bindCommonTableRef(SelectBinder& owner, const ast::CommonTableExpr& cte, const ast::TableRef& ref);
   plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
   // Rewrites f(DISTINCT x) into an aggregation over a duplicate-free inner one.
   void splitDistinctAggregates(plan::OperatorPtr& root, plan::Aggregate& agg);
@@ -196,6 +204,11 @@ class SelectBinder {
   SelectBinder* parent_ = nullptr;  // for WITH names: the enclosing SELECT (also of derived tables)
   const std::vector<ast::CommonTableExpr>* with_ = nullptr;  // this SELECT's WITH list
   std::set<const ast::CommonTableExpr*> expanding_;       // of with_, those being bound now
+  struct BoundCommonTable {
+    uint32_t id;                     // plan::CommonTable::id
+    std::vector<std::string> names;  // its columns' names
+  };
+  std::map<const ast::CommonTableExpr*, BoundCommonTable> boundCtes_;  // of with_, those bound
   int depth_ = 0;                                          // derived tables and views around this one
   plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
   // While binding an outer join's ON (input_ null): its two inputs, one of which a subquery joins.

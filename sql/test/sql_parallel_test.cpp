@@ -109,6 +109,17 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT p.g % 7, count(*), sum(c) FROM (SELECT p.id, p.g, count(*) AS c FROM p JOIN e ON p.g = e.k GROUP BY p.id, p.g) "
        "p GROUP BY 1",
        false},
+      // WITH queries read twice: computed once into a buffer (filled on both threads), every read
+      // a pipeline over its rows (on both threads too when they are many).
+      {"WITH c AS (SELECT a, g, s FROM t WHERE n IS NOT NULL) SELECT count(*), sum(c1.a), max(c2.s) FROM c c1 JOIN c c2 "
+       "ON c1.a = c2.a + 1",
+       true},
+      {"WITH c AS (SELECT g, count(*) AS n, sum(a) AS s FROM t GROUP BY g) SELECT c1.g, c1.n, c2.s FROM c c1 JOIN c c2 "
+       "ON c1.g = c2.g + 1",
+       false},
+      {"WITH c AS (SELECT a % 1000 AS k, a, n, s FROM t) SELECT k, count(*), sum(n), min(s) FROM c WHERE a < 1000 GROUP BY k "
+       "UNION ALL SELECT k, count(*), sum(n), max(s) FROM c WHERE a > 500000 GROUP BY k",
+       false},
   };
   for (const Q& q : queries) {
     INFO(q.sql);
