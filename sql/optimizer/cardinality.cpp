@@ -17,7 +17,12 @@ CardinalityModel::CardinalityModel(Operator& root) {
       auto& s = static_cast<TableScan&>(op);
       for (auto& c : s.columns) scanned_[c.iu] = {&s, c.index};
     } else if (op.kind == OpKind::CteScan) {
-      for (auto& c : static_cast<CteScan&>(op).columns) sources_[c.iu] = c.source;
+      // A WITH query's plan comes before its reads (With's children), so its columns' statistics
+      // are known here: a read's column has them too, as a derived table's column would.
+      for (auto& c : static_cast<CteScan&>(op).columns) {
+        sources_[c.iu] = c.source;
+        if (auto it = columns_.find(c.source); it != columns_.end()) columns_[c.iu] = it->second;
+      }
     } else if (op.kind == OpKind::Map) {
       for (auto& c : static_cast<Map&>(op).computed) computed_[c.iu] = c.expr.get();
     }

@@ -144,6 +144,10 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"SELECT d.k, count(t.a), sum(t.n) FROM d LEFT JOIN t ON t.g = d.k AND t.a % 5 = 0 GROUP BY d.k", "1 pipeline"},
       {"SELECT k FROM d WHERE EXISTS (SELECT 1 FROM t WHERE t.g = d.k AND t.a > 500000)", "1 pipeline"},
       {"SELECT p.id, count(e.k), min(e.x) FROM p LEFT JOIN e ON p.g = e.k AND e.x > 5 GROUP BY p.id", "2 pipelines"},
+      // A WITH query read twice: the pipeline that fills its buffer and both reads of it.
+      {"WITH c AS (SELECT a, g, s FROM t WHERE n IS NOT NULL) SELECT count(*), sum(c1.a), max(c2.s) FROM c c1 JOIN c c2 "
+       "ON c1.a = c2.a + 1",
+       "3 pipelines"},
   };
   for (const Ran& r : ran) {
     std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + r.sql), true);
