@@ -68,6 +68,33 @@ TEST_CASE("EXPLAIN shows estimates, EXPLAIN ANALYZE actual rows and phases, LLVM
   CHECK(asmText.find("pipeline") != std::string::npos);
 }
 
+TEST_CASE("EXPLAIN shows a WITH query read twice once, its reads as scans of it with estimates and actual rows") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE a (k INTEGER, v INTEGER)");
+  con.execute("INSERT INTO a VALUES (1, 10), (1, 20), (2, 5), (3, 40), (NULL, 1)");
+  con.execute("ANALYZE");  // the estimates: k's 3 values (NULL is a group too: 4 actual rows)
+  const char* q = "WITH r AS (SELECT k, sum(v) AS total FROM a GROUP BY k) "
+                  "SELECT x.k, y.total FROM r x JOIN r y ON x.k = y.k + 1";
+  std::string plan = allText(con.execute(std::string("EXPLAIN ") + q));
+  INFO(plan);
+  CHECK(plan.find("Materialize r (k, sum)  (rows=3)") != std::string::npos);
+  CHECK(plan.find("TableScan a") == plan.rfind("TableScan a"));  // computed once
+  CHECK(plan.find("CteScan r AS x  (rows=3)") != std::string::npos);
+  CHECK(plan.find("CteScan r AS y  (rows=3)") != std::string::npos);
+  std::string analyzed = allText(con.execute(std::string("EXPLAIN ANALYZE ") + q));
+  INFO(analyzed);
+  CHECK(analyzed.find("Materialize r (k, sum)  (rows=3 actual=4)") != std::string::npos);
+  CHECK(analyzed.find("CteScan r AS x  (rows=3 actual=4)") != std::string::npos);
+  CHECK(analyzed.find("CteScan r AS y  (rows=3 actual=4)") != std::string::npos);
+  // Read once: inlined, as a derived table (the filter reaches the scan).
+  std::string once = allText(con.execute("EXPLAIN WITH r AS (SELECT k, v FROM a) SELECT v FROM r WHERE k = 2"));
+  INFO(once);
+  CHECK(once.find("CteScan") == std::string::npos);
+  CHECK(once.find("With") == std::string::npos);
+  CHECK(once.find("Filter k = 2") != std::string::npos);
+}
+
 TEST_CASE("errors carry SQLSTATE and the position of the offending name") {
   Database db;
   Connection con(db);
