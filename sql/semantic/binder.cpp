@@ -26,7 +26,7 @@ OperatorPtr SelectBinder::bindScan(Table& t, const ast::TableRef& ref, const std
   for (auto& s : scope_)
     if (s.alias == scan->alias)
       throw Error(sqlstate::DuplicateAlias, "table name \"" + scan->alias + "\" specified more than once", ref.pos);
-  ScopeEntry entry{scan->alias, {}};
+  ScopeEntry entry{scan->alias, {}, {}};
   const auto& cols = t.columns();
   if (ref.columnAliases.size() > cols.size())
     throw Error(sqlstate::InvalidColumnReference, "table \"" + name + "\" has " + std::to_string(cols.size()) +
@@ -189,7 +189,7 @@ OperatorPtr SelectBinder::bindDerived(const ast::Select& query, SelectBinder* pa
 void SelectBinder::addDerivedScope(const std::string& alias, const std::vector<std::string>& columnAliases,
                                    const std::vector<std::string>& names, const std::vector<const plan::IU*>& ius,
                                    SourcePos pos) {
-  ScopeEntry entry{alias, {}};
+  ScopeEntry entry{alias, {}, {}};
   if (columnAliases.size() > ius.size())
     throw Error(sqlstate::InvalidColumnReference, "too many column aliases for \"" + alias + "\"", pos);
   for (size_t i = 0; i < ius.size(); ++i)

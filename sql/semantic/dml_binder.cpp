@@ -41,7 +41,7 @@ OperatorPtr SelectBinder::bindTarget(Table& table, const std::string& alias, con
   auto scan = std::make_unique<plan::TableScan>();
   scan->table = &table;
   scan->alias = alias;
-  ScopeEntry entry{alias, {}};
+  ScopeEntry entry{alias, {}, {}};
   const auto& cols = table.columns();
   for (uint32_t i = 0; i < cols.size(); ++i) {
     const plan::IU* iu = plan_.ius.make(cols[i].type, cols[i].name);
