@@ -273,6 +273,21 @@ ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   bool nullable = a->type.nullable || pattern->type.nullable || a->type.isNull() || pattern->type.isNull();
   auto e = std::make_unique<Expr>(ExprKind::Like, SqlType::boolean(nullable), pos);
   e->negated = negated;
+  // A CHAR(n) value is matched padded to n characters, as PostgreSQL's LIKE on character(n)
+  // (bpcharlike) matches it: hyrax keeps CHAR values without their trailing blanks
+  // (engine/types/text_format.hpp), which count in a pattern ('b'::char(4) LIKE 'b' is false,
+  // LIKE 'b%' and LIKE 'b___' true). Matching the bare value answered true (found by
+  // bench/sqlfuzz against PostgreSQL).
+  if (a->type.id == TypeId::Char && a->type.length > 0) {
+    const SourcePos at = a->pos;
+    const int64_t length = a->type.length;
+    auto padded = std::make_unique<Expr>(ExprKind::Call, SqlType::text(a->type.nullable), at);
+    padded->func = plan::ScalarFunc::RightPad;
+    padded->args.push_back(castTo(std::move(a), SqlType::text()));
+    padded->args.push_back(Expr::constant(Value::int64(length)));
+    padded->args.push_back(Expr::constant(Value::string(" ")));
+    a = std::move(padded);
+  }
   e->args.push_back(castTo(std::move(a), SqlType::text()));
   e->args.push_back(castTo(std::move(pattern), SqlType::text()));
   return e;
