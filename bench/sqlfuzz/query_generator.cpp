@@ -408,7 +408,7 @@ class Generator {
         if (r < 55) return Node::of(std::string("($ * ") + std::to_string(rng_.range(-3, 9)) + ")", {a}, {a});
         if (r < 62) return Node::of("abs($)", {a}, {a});
         if (r < 70) return Node::of(std::string("round($, ") + std::to_string(rng_.range(0, 2)) + ")", {a}, {a});
-        if (r < 80) return Node::of("CAST($ AS DECIMAL(12,2))", {sub(Kind::Int)}, {literal(k)});
+        if (r < 80) return Node::of("CAST(($ % 1000000) AS DECIMAL(12,2))", {sub(Kind::Int)}, {literal(k)});
         return a;
       case Kind::Dbl:
         if (r < 45) return Node::of(rng_.chance(0.5) ? "($ + $)" : "($ - $)", {a, sub(k)}, {a});

@@ -26,7 +26,9 @@ namespace {
 // Appends to `out` a copy of the tree for each simplification of the node `at` points to (the
 // copy's node at the same place replaced); `at` is a node inside `copyRoot`.
 void collect(Node& copyRoot, Node& at, std::vector<Node>& out) {
-  for (const Node& alt : at.simpler) {
+  // A copy: assigning an alternative to `at` replaces `at.simpler`, which it is part of.
+  const std::vector<Node> alternatives = at.simpler;
+  for (const Node& alt : alternatives) {
     Node saved = at;
     at = alt;
     out.push_back(copyRoot);

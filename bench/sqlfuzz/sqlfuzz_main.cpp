@@ -185,7 +185,7 @@ int runSqlFuzz(int argc, char** argv) {
     try {
       o = check(engines, sql, ordered, others);
     } catch (const std::exception& e) {  // not an SQL error: the fuzzer's or the API's own failure
-      std::fprintf(stderr, "hyrax-bench sqlfuzz: %s while running %s\n", e.what(), gRunning);
+      std::fprintf(stderr, "hyrax-bench sqlfuzz (pid %d): %s while running %s\n", getpid(), e.what(), gRunning);
       throw;
     }
     ++ran;
@@ -202,7 +202,13 @@ int runSqlFuzz(int argc, char** argv) {
         for (size_t w : others)
           if (o.kinds.front().rfind(engines.names()[w] + ":", 0) == 0) way = w;
         int tries = 0;
-        Node small = budget > 0 ? shrink(engines, q.root, way, o.kinds.front(), budget, tries) : q.root;
+        Node small = q.root;
+        try {
+          if (budget > 0) small = shrink(engines, q.root, way, o.kinds.front(), budget, tries);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "hyrax-bench sqlfuzz (pid %d): %s while shrinking %s\n", getpid(), e.what(), gRunning);
+          throw;
+        }
         const std::string shrunk = small.render();
         Outcome s = check(engines, shrunk, Query{small}.ordered(), {way});
         FILE* out = json ? stderr : stdout;
