@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "bench/benchmarks.hpp"
 #include "bench/options.hpp"
@@ -155,7 +156,8 @@ int runSqlFuzz(int argc, char** argv) {
   const auto begin = Clock::now();
   const Schema schema = makeSchema(seed, vm["rows"].as<uint64_t>());
   const fs::path work = fs::temp_directory_path() / ("hyrax-sqlfuzz-" + std::to_string(getpid()));
-  Engines engines(schema, seed, work.string(), true, withPostgres);
+  auto owned = std::make_unique<Engines>(schema, seed, work.string(), true, withPostgres);
+  Engines& engines = *owned;
   if (!json) {
     std::printf("seed %llu; schema:\n", static_cast<unsigned long long>(seed));
     for (const std::string& s : schema.createStatements()) std::printf("  %s;\n", s.c_str());
@@ -238,12 +240,15 @@ int runSqlFuzz(int argc, char** argv) {
     }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
+  const std::vector<std::string> names = engines.names();
+  const std::vector<double> waySeconds = engines.seconds();
+  owned.reset();  // stops PostgreSQL (its data directory is under `work`) before `work` goes
   std::error_code ec;
   fs::remove_all(work, ec);
   if (json) {
     std::printf("{\"seed\": %llu, \"rows\": %llu, \"ways\": [", static_cast<unsigned long long>(seed),
                 static_cast<unsigned long long>(vm["rows"].as<uint64_t>()));
-    for (size_t w = 0; w < engines.names().size(); ++w) std::printf("%s\"%s\"", w ? ", " : "", engines.names()[w].c_str());
+    for (size_t w = 0; w < names.size(); ++w) std::printf("%s\"%s\"", w ? ", " : "", names[w].c_str());
     std::printf("], \"queries\": %llu, \"unsupported\": %llu, \"postgresql_unsupported\": %llu, \"timeouts\": %llu, "
                 "\"both_failed\": %llu, \"mismatches\": %llu, \"mismatch_kinds\": {",
                 static_cast<unsigned long long>(ran), static_cast<unsigned long long>(unsupported),
@@ -265,7 +270,7 @@ int runSqlFuzz(int argc, char** argv) {
                 static_cast<unsigned long long>(mismatches));
     for (const auto& [k, n] : kinds) std::printf("  %s: %d\n", k.c_str(), n);
     std::printf("seconds per way:");
-    for (size_t w = 0; w < engines.seconds().size(); ++w) std::printf(" %s %.1f", engines.names()[w].c_str(), engines.seconds()[w]);
+    for (size_t w = 0; w < waySeconds.size(); ++w) std::printf(" %s %.1f", names[w].c_str(), waySeconds[w]);
     std::printf("\n");
   }
   return test && mismatches ? 1 : 0;
