@@ -12,5 +12,6 @@ int runCopy(int argc, char** argv);  // bench/copy_bench.cpp: COPY FROM at 1..n 
 int runYcsb(int argc, char** argv);  // bench/ycsb: YCSB A/B/C over the wire, hyrax's server beside PostgreSQL
 int runKv(int argc, char** argv);    // bench/kv: a web cache's get/put/tag-range workload over the wire beside PostgreSQL and memcached
 int runJoinOrder(int argc, char** argv);  // bench/join_order_bench.cpp: join ordering time and plan cost by graph shape and size
+int runSqlFuzz(int argc, char** argv);  // bench/sqlfuzz: random queries, hyrax's ways and PostgreSQL compared
 
 }  // namespace hyrax::bench

@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
                  "  copy   COPY FROM of TPC-H's lineitem at 1 and 2 parsing threads beside PostgreSQL (hyrax-bench copy --help)\n"
                  "  ycsb   YCSB workloads A, B, C over the wire at 1..64 client threads, hyrax's server beside PostgreSQL (hyrax-bench ycsb --help)\n"
                  "  kv     a web cache's get/put and tag-range workload over the wire, hyrax's server beside PostgreSQL and memcached (hyrax-bench kv --help)\n"
-                 "  joinorder  join ordering time and plan cost for chains, stars, cliques of 8..64 tables (hyrax-bench joinorder --help)\n";
+                 "  joinorder  join ordering time and plan cost for chains, stars, cliques of 8..64 tables (hyrax-bench joinorder --help)\n"
+                 "  sqlfuzz  random queries on hyrax at 1 and 2 threads, on snapshots, cheap and optimized code, and PostgreSQL, compared (hyrax-bench sqlfuzz --help)\n";
     return argc < 2 ? 2 : 0;
   }
   try {
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     if (which == "ycsb") return hyrax::bench::runYcsb(argc - 1, argv + 1);
     if (which == "kv") return hyrax::bench::runKv(argc - 1, argv + 1);
     if (which == "joinorder") return hyrax::bench::runJoinOrder(argc - 1, argv + 1);
+    if (which == "sqlfuzz") return hyrax::bench::runSqlFuzz(argc - 1, argv + 1);
     std::cerr << "hyrax-bench: unknown benchmark " << which << "\n";
     return 2;
   } catch (const hyrax::Error& e) {

@@ -1,0 +1,42 @@
+#pragma once
+// One engine's answer to a query, in a form both engines' answers can be compared in: each value
+// as text (PostgreSQL's text form) or NULL, each column marked numeric (compared by value, DOUBLE
+// with a relative tolerance of 1e-9) or CHAR (trailing blanks dropped: PostgreSQL prints CHAR(n)
+// padded, hyrax without its blanks) or BOOLEAN (hyrax's API prints true/false, PostgreSQL t/f), or
+// the error's SQLSTATE and message.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hyrax::bench::sqlfuzz {
+
+enum class ColumnClass { Other, Numeric, Char, Bool };
+
+struct Answer {
+  bool failed = false;
+  std::string sqlstate, message;  // when failed
+  std::vector<ColumnClass> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;
+
+  static Answer error(std::string sqlstate, std::string message) {
+    Answer a;
+    a.failed = true;
+    a.sqlstate = std::move(sqlstate);
+    a.message = std::move(message);
+    return a;
+  }
+};
+
+// How `other` differs from `reference`, or nullopt when they are equal: as multisets of rows, or
+// as sequences where `ordered` (the query's ORDER BY names every column). The text names the
+// kind first ("error", "columns", "rows", "values"), then the first differing rows of each side.
+struct Difference {
+  std::string kind;
+  std::string detail;
+};
+std::optional<Difference> compareAnswers(const Answer& reference, const Answer& other, bool ordered);
+
+// The answer as a few lines of text (its first `maxRows` rows), for reports.
+std::string describe(const Answer& a, size_t maxRows = 8);
+
+}  // namespace hyrax::bench::sqlfuzz
