@@ -1,5 +1,7 @@
 #include "bench/sqlfuzz/schema.hpp"
 
+#include "engine/types/text_format.hpp"
+
 #include <cstdio>
 
 #include "bench/sqlfuzz/random.hpp"
@@ -45,19 +47,8 @@ int typeArg(const std::string& type, bool second = false) {
 
 }  // namespace
 
-// Days since 1970-01-01 as YYYY-MM-DD (Howard Hinnant's civil_from_days).
-std::string isoDate(int64_t days) {
-  days += 719468;
-  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  int64_t doe = days - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-  int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld", static_cast<long long>(y + (m <= 2)), static_cast<long long>(m),
-                static_cast<long long>(d));
-  return buf;
-}
+// Days since 1970-01-01 as YYYY-MM-DD: the engine's own text form of a DATE.
+std::string isoDate(int64_t days) { return text::formatDate(static_cast<int32_t>(days)); }
 
 
 // A short string of letters that LIKE patterns meet (`_` and `%` among them), never longer than
