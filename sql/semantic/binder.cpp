@@ -303,7 +303,9 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
   if (s.where) op = addFilter(std::move(op), *s.where, Clause::Where, "WHERE");
 
   // ---- aggregation ----
-  bool aggregating = !s.groupBy.empty() || (s.having && containsOwnAggregate(*s.having)) || !outerAggregates_.empty();
+  // HAVING without GROUP BY makes the whole input one group (SQL-92 7.8, as PostgreSQL), with or
+  // without an aggregate in it: `SELECT 1 FROM t HAVING cond` answers one row or none.
+  bool aggregating = !s.groupBy.empty() || s.having || !outerAggregates_.empty();
   for (auto& item : s.items) aggregating = aggregating || containsOwnAggregate(*item.expr);
   for (auto& o : s.orderBy) aggregating = aggregating || containsOwnAggregate(*o.expr);
   if (aggregating) {
@@ -348,7 +350,6 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
     op = std::move(agg);
   }
   if (s.having) {
-    if (!aggregating) throw Error(sqlstate::GroupingError, "HAVING needs GROUP BY or an aggregate", s.having->pos);
     op = addFilter(std::move(op), *s.having, Clause::Having, "HAVING");
   }
 
