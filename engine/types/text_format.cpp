@@ -1,5 +1,6 @@
 #include "engine/types/text_format.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -193,17 +194,27 @@ std::string formatDecimal(int64_t scaled, uint8_t scale) {
 
 namespace {
 template <typename F>
-std::string formatShortest(F f) {
+std::string formatShortest(F f, int fixedBelow) {
   if (std::isnan(f)) return "NaN";
   if (std::isinf(f)) return f > 0 ? "Infinity" : "-Infinity";
+  // The shortest digits that read back equal, written as PostgreSQL's float8out / float4out
+  // write them: in fixed notation for decimal exponents from -4 up to below DBL_DIG (15) or
+  // FLT_DIG (6), else in exponent notation (as %g would). std::to_chars alone picks whichever
+  // is shorter: -200000 came out as -2e+05, where PostgreSQL and its clients print -200000
+  // (found by bench/sqlfuzz).
   char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), f);
-  return std::string(buf, p);
+  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), f, std::chars_format::scientific);
+  const char* e = std::find(buf, p, 'e');
+  int exponent = 0;  // (to_chars writes no NUL: read up to p only)
+  if (e != p) std::from_chars(e + 1 + (e[1] == '+'), p, exponent);
+  if (exponent < -4 || exponent >= fixedBelow) return std::string(buf, p);
+  auto [q, ec2] = std::to_chars(buf, buf + sizeof(buf), f, std::chars_format::fixed);
+  return std::string(buf, q);
 }
 }  // namespace
 
-std::string formatDouble(double d) { return formatShortest(d); }
-std::string formatFloat(float f) { return formatShortest(f); }
+std::string formatDouble(double d) { return formatShortest(d, 15); }
+std::string formatFloat(float f) { return formatShortest(f, 6); }
 
 int32_t addMonths(int32_t days, int64_t months) {
   int32_t y;
