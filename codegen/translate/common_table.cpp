@@ -49,14 +49,8 @@ void CteScanTranslator::produce() {
     if (at == buffer.columns.end()) throw Error(sqlstate::InternalError, "codegen: a column of " + scan.name + " is not kept");
     fields.push_back(buffer.fields[at - buffer.columns.begin()]);
   }
-  auto& b = cg_.b;
   q_.beginPipeline(op_.estimatedRows);
-  q_.morselsOver(MorselSource::BufferRows, nullptr, buffer.slot);
-  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(buffer.slot));
-  llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
-    llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
+  q_.forEachBufferRow(buffer.slot, [&](llvm::Value* row) {
     for (size_t c = 0; c < scan.columns.size(); ++c) q_.values[scan.columns[c].iu] = buffer.layout.load(cg_, row, fields[c]);
     emit();
   });

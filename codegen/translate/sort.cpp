@@ -65,7 +65,6 @@ void SortTranslator::produce() {
   for (auto* iu : columns_) fields_.push_back(layout_.add(iu->type));
   // The rank: a field the runtime fills when it keeps the rows of each partition.
   const uint32_t rankField = s.rank ? layout_.add(s.rank->type) : 0;
-  auto& b = cg_.b;
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
     llvm::Value* buf = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))}));
@@ -89,13 +88,8 @@ void SortTranslator::produce() {
   q_.endPipeline();
 
   q_.beginPipeline(op_.estimatedRows);
-  q_.morselsOver(MorselSource::BufferRows, nullptr, slot_);
   q_.serialOnly();  // sorted rows: their order is the point
-  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
-  llvm::Value* n = cg_.call("hyrax_rt_buf_count", {buf});
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), n), cg_.arg(3), n);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
-    llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
+  q_.forEachBufferRow(slot_, [&](llvm::Value* row) {
     for (size_t c = 0; c < columns_.size(); ++c) q_.values[columns_[c]] = layout_.load(cg_, row, fields_[c]);
     if (s.rank) q_.values[s.rank] = layout_.load(cg_, row, rankField);
     emit();

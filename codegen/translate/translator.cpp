@@ -37,6 +37,14 @@ void QueryTranslator::beginPipeline(double rows) {
   pipelines_.push_back(std::move(info));
 }
 
+void QueryTranslator::forEachBufferRow(uint32_t slot, const std::function<void(llvm::Value* row)>& body) {
+  morselsOver(MorselSource::BufferRows, nullptr, slot);
+  llvm::Value* buf = cg.loadPtr(cg.stateSlot(slot));
+  llvm::Value* n = cg.call("hyrax_rt_buf_count", {buf});
+  llvm::Value* end = cg.b.CreateSelect(cg.b.CreateICmpULT(cg.arg(3), n), cg.arg(3), n);
+  cg.ForRange(cg.arg(2), end, [&](llvm::Value* i) { body(cg.call("hyrax_rt_buf_row", {buf, i})); });
+}
+
 void QueryTranslator::endPipeline() {
   // A call of a runtime function that must run on the session's thread keeps the pipeline there.
   for (const llvm::BasicBlock& block : *cg.function())

@@ -157,6 +157,9 @@ class QueryTranslator {
     pipelines_.back().table = table;
     pipelines_.back().slot = slot;
   }
+  // The current pipeline as one over the rows of the RowBuffer in state slot `slot`, a morsel of
+  // them per call: `body` gets each row's address (a sort's output, a WITH query's reads).
+  void forEachBufferRow(uint32_t slot, const std::function<void(llvm::Value* row)>& body);
   // Compile-time tiering (set for fully optimized queries): functions expected to see fewer
   // than kColdRows rows get the fast path (CodeGen::markCold); the hot loops get everything.
   static constexpr double kColdRows = 10'000;
