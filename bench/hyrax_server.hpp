@@ -15,7 +15,9 @@ namespace hyrax::bench {
 
 class HyraxServer {
  public:
-  explicit HyraxServer(const std::filesystem::path& dir) : dir_(dir), server_(db_, config(dir)) {
+  // `dispatchThreads`: ServerConfig's (hyrax serve --dispatch-threads).
+  explicit HyraxServer(const std::filesystem::path& dir, int dispatchThreads = -1)
+      : dir_(dir), server_(db_, config(dir, dispatchThreads)) {
     serving_ = std::thread([this] {
       ::pthread_setname_np(::pthread_self(), "hyrax accept");
       server_.run();
@@ -35,13 +37,14 @@ class HyraxServer {
   }
 
  private:
-  static server::ServerConfig config(const std::filesystem::path& dir) {
+  static server::ServerConfig config(const std::filesystem::path& dir, int dispatchThreads) {
     std::filesystem::create_directories(dir);
     server::ServerConfig c;
     c.port = 0;      // a free one: it also names the Unix socket the clients use
     c.trust = true;  // TCP on loopback only; the clients come through the socket
     c.socketDir = dir.string();
     c.maxConnections = 200;
+    c.dispatchThreads = dispatchThreads;
     return c;
   }
 

@@ -37,7 +37,10 @@ int serveMain(int argc, char** argv) {
       "seconds a session may sit idle outside a transaction block before it is closed (57P05); 0: forever")(
       "idle-in-transaction-timeout", po::value(&idleInTransactionSeconds)->default_value(idleInTransactionSeconds),
       "seconds a session may sit idle inside a transaction block before it is closed and the block rolled back "
-      "(25P03); a block holds the executor, so others wait meanwhile; 0: forever");
+      "(25P03); a block holds the executor, so others wait meanwhile; 0: forever")(
+      "dispatch-threads", po::value(&config.dispatchThreads)->default_value(config.dispatchThreads),
+      "threads that serve idle sessions' next requests from one epoll set (-1: one per core; 0: none, each "
+      "session's thread waits on its socket)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);

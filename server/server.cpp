@@ -8,6 +8,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "engine/util/machine_cores.hpp"
 #include "engine/util/stack_depth.hpp"
 #include "server/session.hpp"
 #include "server/wire.hpp"
@@ -19,6 +20,11 @@ using boost::asio::ip::tcp;
 using local = boost::asio::local::stream_protocol;
 
 namespace {
+
+// A session thread's stack (and a dispatcher thread's): the executor's where address space is
+// plenty (the session then runs its statements itself); on a 32-bit board, where a hundred such
+// stacks would not fit, the default, and its statements go to the executor's thread.
+constexpr size_t kSessionStackBytes = sizeof(void*) >= 8 ? kExecutorStackBytes : size_t{8} << 20;
 
 Error startupError(const std::string& message) { return Error(sqlstate::InvalidParameter, message); }
 
@@ -75,6 +81,9 @@ Server::Server(Database& db, ServerConfig config) : db_(db), config_(std::move(c
     ::chmod(socketPath_.c_str(), 0777);  // as PostgreSQL's unix_socket_permissions default
   }
   if (!tcp_.is_open() && !unix_.is_open()) throw startupError("neither a TCP address nor a socket directory to listen on");
+  if (config_.dispatchThreads != 0)
+    dispatcher_ = std::make_unique<Dispatcher>(config_.dispatchThreads < 0 ? machineCores() : static_cast<size_t>(config_.dispatchThreads),
+                                               kSessionStackBytes);
 }
 
 Server::~Server() {
@@ -126,13 +135,6 @@ void Server::reapFinished() {
   }
 }
 
-namespace {
-// A session thread's stack: the executor's where address space is plenty (the session then runs
-// its statements itself); on a 32-bit board, where a hundred such stacks would not fit, the
-// default, and its statements go to the executor's thread.
-constexpr size_t kSessionStackBytes = sizeof(void*) >= 8 ? kExecutorStackBytes : size_t{8} << 20;
-}  // namespace
-
 void Server::startSession(int fd) {
   if (fd < 0) return;
   auto wire = std::make_shared<Wire>(fd, config_.maxMessageBytes);  // closes it on every way out
@@ -149,7 +151,7 @@ void Server::startSession(int fd) {
     client.thread = std::make_unique<LargeStackThread>(kSessionStackBytes, [this, &client, overLimit] {
       ::pthread_setname_np(::pthread_self(), "hyrax session");  // for top -H and perf's --sort comm
       {
-        Session session(db_, *client.wire, registry_, config_, overLimit);
+        Session session(db_, *client.wire, registry_, config_, overLimit, dispatcher_.get());
         session.run();
       }
       // Closed here, not when the entry is reaped: the client sees the end at once. Under the

@@ -16,6 +16,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 
 #include "engine/util/large_stack_thread.hpp"
+#include "server/dispatcher.hpp"
 #include "server/server_config.hpp"
 #include "server/session_registry.hpp"
 #include "server/wire.hpp"
@@ -63,6 +64,7 @@ class Server {
   uint16_t port_ = 0;
   std::string socketPath_;
   SessionRegistry registry_;
+  std::unique_ptr<Dispatcher> dispatcher_;  // idle sessions' requests (null: --dispatch-threads 0); outlives them
   std::mutex clientsMutex_;
   std::list<Client> clients_;
   bool stopping_ = false;

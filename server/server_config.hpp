@@ -21,6 +21,9 @@ struct ServerConfig {
   // lock_timeout) while its client thinks: unlike PostgreSQL's default, limited.
   uint32_t idleInTransactionTimeoutMs = 60000;
   uint32_t startupTimeoutMs = 60000;  // from connect to a started session (PostgreSQL's authentication_timeout)
+  // Threads that serve idle sessions' next requests (server/dispatcher.hpp); -1: one per core;
+  // 0: none, each session's own thread waits on its socket.
+  int dispatchThreads = -1;
 };
 
 }  // namespace hyrax::server

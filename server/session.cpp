@@ -4,6 +4,7 @@
 #include <cstring>
 #include <istream>
 #include <optional>
+#include <utility>
 #include <ostream>
 
 #include "server/copy_streams.hpp"
@@ -71,8 +72,9 @@ std::string reportedValue(const Connection& c, const ReportedSetting& r) {
 
 }  // namespace
 
-Session::Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit)
-    : db_(db), wire_(wire), registry_(registry), config_(config), overLimit_(overLimit) {}
+Session::Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit,
+                 Dispatcher* dispatcher)
+    : db_(db), wire_(wire), registry_(registry), config_(config), overLimit_(overLimit), dispatcher_(dispatcher) {}
 
 Session::~Session() {
   if (connection_) registry_.remove(key_.pid);
@@ -152,6 +154,12 @@ bool Session::startup() {
     wire_.setReadDeadline({});
     key_ = registry_.add(*connection_);
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
+    if (dispatcher_)  // a dispatcher thread waiting for a snapshot's answer lets another watch the sockets
+      connection_->setLongWaitHook([d = dispatcher_](bool begins) {
+        if (!Dispatcher::onDispatcherThread()) return;
+        if (begins) d->beginLongWait();
+        else d->endLongWait();
+      });
     sendStartupReply(warnings);
     return true;
   }
@@ -171,8 +179,20 @@ void Session::sendStartupReply(const std::vector<Notice>& warnings) {
 }
 
 void Session::serve() {
+  std::optional<Dispatcher::Slot> slot;
+  if (dispatcher_) slot.emplace(*dispatcher_, *this);
+  bool park = true;  // false right after a dispatcher gave the session back: a message is read here first
   while (!terminate_) {
     wire_.pollBriefly();
+    if (slot && park && parkable() && wire_.bufferedBytes() == 0) {
+      if (slot->park(config_.idleSessionTimeoutMs) == Dispatcher::Slot::Outcome::TimedOut)
+        throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
+      if (handedBack_) std::rethrow_exception(std::exchange(handedBack_, nullptr));
+      wire_.flush();  // what the client did not take while a dispatcher served it
+      park = false;
+      continue;
+    }
+    park = true;
     const bool inBlock = connection_->transactionState() != Connection::TransactionState::Idle;
     if (!inBlock && config_.idleSessionTimeoutMs && !wire_.waitReadable(static_cast<int>(config_.idleSessionTimeoutMs)))
       throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
@@ -186,6 +206,97 @@ void Session::serve() {
     Wire::AtWork atWork;
     (this->*handlerFor(m.type))(m);
   }
+}
+
+bool Session::parkable() const {
+  return connection_ && !terminate_ && !skipTillSync_ && !pipelineOpen_ && !wire_.hasUnsent() &&
+         connection_->transactionState() == Connection::TransactionState::Idle;
+}
+
+namespace {
+// COPY anywhere in a statement's text: it may read CopyData from the client (FROM STDIN), which
+// must not be waited for on a dispatcher thread. Any mention, not only a COPY statement's (a
+// Query may hold several statements): a false alarm only costs a wake-up of the session's thread.
+bool mentionsCopy(std::string_view text) {
+  for (size_t i = 0; i + 4 <= text.size(); ++i)
+    if ((text[i] | 0x20) == 'c' && (text[i + 1] | 0x20) == 'o' && (text[i + 2] | 0x20) == 'p' && (text[i + 3] | 0x20) == 'y')
+      return true;
+  return false;
+}
+}  // namespace
+
+Session::BatchFit Session::arrivedBatch(size_t& count) {
+  const std::vector<Wire::Peeked>& arrived = wire_.peek();
+  for (size_t i = 0; i < arrived.size(); ++i) {
+    const Wire::Peeked& m = arrived[i];
+    switch (m.type) {
+      case frontend::Sync:
+      case frontend::Flush:  // the client waits for the replies so far
+        count = i + 1;
+        return BatchFit::Run;
+      case frontend::Query:  // a Query answers with ReadyForQuery: a batch of its own
+        if (mentionsCopy(m.body)) return BatchFit::Thread;
+        count = i + 1;
+        return BatchFit::Run;
+      case frontend::Parse:
+        // name, then the statement's text
+        if (mentionsCopy(m.body.substr(std::min(m.body.size(), m.body.find('\0') + 1)))) return BatchFit::Thread;
+        continue;
+      case frontend::Bind: {
+        // portal, then the statement's name: a COPY prepared before
+        const size_t portalEnd = m.body.find('\0');
+        if (portalEnd == std::string_view::npos) return BatchFit::Thread;  // malformed: said there
+        std::string_view rest = m.body.substr(portalEnd + 1);
+        std::string statement(rest.substr(0, rest.find('\0')));
+        try {
+          if (mentionsCopy(connection_->describeStatement(statement).text)) return BatchFit::Thread;
+        } catch (const Error&) {  // no such statement: Bind says so
+        }
+        continue;
+      }
+      case frontend::Describe:
+      case frontend::Execute:
+      case frontend::Close: continue;
+      default: return BatchFit::Thread;  // Terminate, FunctionCall, copy messages, unknown ones
+    }
+  }
+  // No Sync yet: wait for the rest, unless it cannot fit in the buffer.
+  return wire_.restMayArrive() && !wire_.bufferFull() ? BatchFit::Wait : BatchFit::Thread;
+}
+
+bool Session::serveReady() {
+  try {
+    Wire::AtWork atWork;
+    wire_.setWritesMayBlock(false);
+    struct BlockingAgain {
+      Wire& wire;
+      ~BlockingAgain() { wire.setWritesMayBlock(true); }
+    } blockingAgain{wire_};
+    if (!wire_.receiveArrived()) return false;  // the client left: its thread finds out
+    for (;;) {
+      size_t count = 0;
+      switch (arrivedBatch(count)) {
+        case BatchFit::Wait: return true;
+        case BatchFit::Thread: return false;
+        case BatchFit::Run: break;
+      }
+      for (size_t i = 0; i < count; ++i) {
+        Message m = wire_.readMessage();
+        if (skipTillSync_ && m.type != frontend::Sync) continue;
+        (this->*handlerFor(m.type))(m);
+      }
+      if (!parkable()) return false;
+      if (wire_.bufferedBytes() == 0) return true;
+    }
+  } catch (...) {
+    handedBack_ = std::current_exception();
+    return false;
+  }
+}
+
+bool Session::pollBriefly() {
+  wire_.pollBriefly();
+  return wire_.bufferedBytes() > 0;
 }
 
 Session::Handler Session::handlerFor(char type) {

@@ -2,7 +2,12 @@
 // One client's session on its own thread: the startup (SSL/GSS negotiation refused, protocol
 // 3.0, authentication, the parameters a driver expects), then a message loop that hands each
 // message to the function for its type. Statements run through the session's Connection, on
-// the database's executor thread; this thread blocks meanwhile.
+// the database's executor thread; this thread blocks meanwhile. While the session is idle its
+// thread parks it in the server's Dispatcher and sleeps: a dispatcher thread serves the next
+// requests in place (serveReady) and gives the session back to its thread only for what may
+// block (server/dispatcher.hpp). Between requests a Session keeps nothing on a thread's stack,
+// so either thread can run its handlers.
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,6 +15,7 @@
 #include <string_view>
 
 #include "server/authenticator.hpp"
+#include "server/dispatcher.hpp"
 #include "server/hangup_watcher.hpp"
 #include "server/portal.hpp"
 #include "server/server_config.hpp"
@@ -19,15 +25,21 @@
 
 namespace hyrax::server {
 
-class Session {
+class Session : public Parkable {
  public:
   // `overLimit`: the server has --max-connections sessions already; this one is refused (53300)
-  // unless it is only a CancelRequest.
-  Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit);
-  ~Session();
+  // unless it is only a CancelRequest. `dispatcher`: where the session parks while idle (null:
+  // its thread waits on the socket itself).
+  Session(Database& db, Wire& wire, SessionRegistry& registry, const ServerConfig& config, bool overLimit,
+          Dispatcher* dispatcher = nullptr);
+  ~Session() override;
   // Serves the client until it leaves or the connection fails; never throws. The Connection is
   // destroyed on the way out, which rolls back an open transaction block.
   void run();
+
+  int socket() const override { return wire_.nativeHandle(); }
+  bool serveReady() override;
+  bool pollBriefly() override;
 
  private:
   bool startup();  // false: the connection ends (a CancelRequest, or nothing more to do)
@@ -35,6 +47,14 @@ class Session {
   // ParameterStatus for each reported setting whose value the client has not been told.
   void reportSettings();
   void serve();
+  // Nothing to finish before the next request and nothing that holds the executor: a dispatcher
+  // may serve it.
+  bool parkable() const;
+  // The arrived messages a dispatcher runs in place: `count` up to and including a Sync (Run);
+  // none yet, a batch still arriving (Wait); or something that may block, which the session's
+  // thread serves (Thread).
+  enum class BatchFit { Run, Wait, Thread };
+  BatchFit arrivedBatch(size_t& count);
   using Handler = void (Session::*)(const Message&);
   static Handler handlerFor(char type);
 
@@ -75,6 +95,8 @@ class Session {
   SessionRegistry& registry_;
   const ServerConfig& config_;
   bool overLimit_;
+  Dispatcher* dispatcher_;
+  std::exception_ptr handedBack_;  // what ended the session on a dispatcher thread, rethrown on its own
   std::unique_ptr<Connection> connection_;
   std::unique_ptr<HangupWatcher> hangupWatcher_;  // destroyed before the Connection it cancels
   BackendKey key_;

@@ -64,11 +64,6 @@ Wire::~Wire() { close(); }
 namespace {
 // What one read asks for: a batch of small messages. A larger body is read into its own buffer.
 constexpr size_t kReadChunk = 16 * 1024;
-// How long a session polls for the next request; the most credit its caught requests earn it;
-// how often it polls to probe once its misses used its credit up.
-constexpr auto kPollBriefly = std::chrono::microseconds(50);
-constexpr int kPollCredit = 8;
-constexpr uint32_t kPollProbe = 64;
 // Sessions polling now, and sessions handling a request (running, or waiting for their turn).
 std::atomic<uint32_t> pollingSessions{0};
 std::atomic<uint32_t> sessionsAtWork{0};
@@ -126,25 +121,50 @@ bool Wire::receiveNow() {
   return got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-void Wire::pollBriefly() {
-  if (buffered()) return;
+bool Wire::enterPolling() {
   // Only while a core is left over: with many clients, a polling session took the core that a
   // client or the session at work needed (YCSB at 16 clients: 30-40k ops/s polling, 48-57k not).
   const uint32_t spare = std::max<uint32_t>(1, machineCores() - 1);
-  if (pollingSessions.fetch_add(1, std::memory_order_relaxed) + sessionsAtWork.load(std::memory_order_relaxed) >= spare) {
-    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+  if (pollingSessions.fetch_add(1, std::memory_order_relaxed) + sessionsAtWork.load(std::memory_order_relaxed) < spare)
+    return true;
+  pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+  return false;
+}
+
+void Wire::leavePolling() { pollingSessions.fetch_sub(1, std::memory_order_relaxed); }
+
+void Wire::pollBriefly() {
+  if (buffered()) return;
+  if (!enterPolling()) return;
+  if (!pollCredit_.worthPolling()) {
+    leavePolling();
     return;
   }
-  if (pollCredit_ <= 0 && ++pollSkipped_ % kPollProbe != 0) {
-    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
-    return;
-  }
-  const auto until = std::chrono::steady_clock::now() + kPollBriefly;
+  const auto until = std::chrono::steady_clock::now() + PollCredit::kPollFor;
   bool caught = false;
   while (!(caught = receiveNow()) && std::chrono::steady_clock::now() < until) {
   }
-  pollingSessions.fetch_sub(1, std::memory_order_relaxed);
-  pollCredit_ = caught ? std::min(pollCredit_ + 1, kPollCredit) : std::max(pollCredit_ - 2, 0);
+  leavePolling();
+  pollCredit_.record(caught);
+}
+
+bool Wire::receiveArrived() {
+  in_.resize(kReadChunk);
+  if (inBegin_ > 0) {  // a partial message to the front, so the rest of it fits behind
+    std::memmove(in_.data(), in_.data() + inBegin_, buffered());
+    inEnd_ -= inBegin_;
+    inBegin_ = 0;
+  }
+  if (inEnd_ == in_.size()) return true;
+  for (;;) {
+    const ssize_t got = ::recv(fd_, in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
+    if (got > 0) {
+      inEnd_ += static_cast<size_t>(got);
+      return true;
+    }
+    if (got == 0) return false;
+    if (errno != EINTR) return errno == EAGAIN || errno == EWOULDBLOCK;
+  }
 }
 
 void Wire::writeAll(const char* p, size_t n) {
@@ -190,13 +210,21 @@ const std::vector<Wire::Peeked>& Wire::peek() {
   if (buffered() == 0) receiveNow();
   std::vector<Peeked>& messages = peeked_;
   messages.clear();
-  for (size_t at = inBegin_; inEnd_ - at >= 5;) {
+  size_t at = inBegin_;
+  while (inEnd_ - at >= 5) {
     const uint32_t n = readBigEndian32(in_.data() + at + 1);
     if (n < 4 || inEnd_ - at - 1 < n) break;  // malformed (readMessage says so) or not all here
     messages.push_back({in_[at], std::string_view(in_.data() + at + 5, n - 4)});
     at += 1 + n;
   }
+  peekedEnd_ = at;
   return messages;
+}
+
+bool Wire::restMayArrive() const {
+  if (inEnd_ - peekedEnd_ < 5) return true;
+  const uint32_t n = readBigEndian32(in_.data() + peekedEnd_ + 1);
+  return n >= 4 && size_t{n} + 1 <= kReadChunk;
 }
 
 bool Wire::waitReadable(int ms) {
@@ -245,6 +273,10 @@ void Wire::send(char type, std::string_view body) {
 
 void Wire::flush() {
   if (out_.empty()) return;
+  if (!writesMayBlock_) {
+    if (!stalled_) sendWithoutBlocking();
+    return;
+  }
   try {
     writeAll(out_.data(), out_.size());
   } catch (...) {
@@ -252,6 +284,25 @@ void Wire::flush() {
     throw;
   }
   out_.clear();  // keeps its capacity for the next reply
+}
+
+void Wire::sendWithoutBlocking() {
+  size_t sent = 0;
+  while (sent < out_.size()) {
+    const ssize_t n = ::send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0) {
+      sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      stalled_ = true;  // the client reads slowly: the rest is the session thread's to send
+      break;
+    }
+    out_.clear();
+    throw ClientGone(std::strerror(errno));
+  }
+  out_.erase(0, sent);
 }
 
 void Wire::sendRaw(std::string_view bytes) {

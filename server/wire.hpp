@@ -4,6 +4,7 @@
 // Parse/Bind/Describe/Execute/Sync, instead of two system calls per message), and a buffered
 // writer that builds backend messages in place (no string per field) and sends them when a reply
 // is complete.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -45,6 +46,22 @@ class MessageReader {
  private:
   std::string_view body_;
   size_t pos_ = 0;
+};
+
+// Whether polling for the next request pays for a session: a poll that caught a request earns
+// credit, a miss costs two; without credit it polls only every kProbe-th time, to notice that its
+// client got faster. A poll lasts kPollFor at most.
+class PollCredit {
+ public:
+  static constexpr std::chrono::microseconds kPollFor{50};
+  bool worthPolling() { return credit_ > 0 || ++skipped_ % kProbe == 0; }
+  void record(bool caught) { credit_ = caught ? std::min(credit_ + 1, kMost) : std::max(credit_ - 2, 0); }
+
+ private:
+  static constexpr int kMost = 8;
+  static constexpr uint32_t kProbe = 64;
+  int credit_ = 4;
+  uint32_t skipped_ = 0;
 };
 
 // The socket is a plain descriptor with blocking system calls, outside the server's asio
@@ -92,6 +109,24 @@ class Wire {
     AtWork& operator=(const AtWork&) = delete;
   };
 
+  // For a dispatcher thread serving a parked session (server/dispatcher.hpp), which must never
+  // block on one client: receives what has arrived without blocking (false: the client closed
+  // the connection or it failed, the next read says which), ...
+  bool receiveArrived();
+  size_t bufferedBytes() const { return buffered(); }
+  // ... whether the bytes buffered fill the buffer (a message that long is read on the session's
+  // thread), and writes that never block: what the socket does not take stays buffered
+  // (hasUnsent()) until a flush() on the session's thread, which blocks again.
+  bool bufferFull() const { return inBegin_ == 0 && inEnd_ != 0 && inEnd_ == in_.size(); }
+  // After peek(): whether the bytes after the whole messages may still become one here: false
+  // for a malformed length, or one too long for the buffer (the session's thread reads those).
+  bool restMayArrive() const;
+  void setWritesMayBlock(bool mayBlock) {
+    writesMayBlock_ = mayBlock;
+    stalled_ = false;
+  }
+  bool hasUnsent() const { return !out_.empty(); }
+
   // Builds one backend message in the output buffer: begin(type), put...(), end().
   void begin(char type);
   void putInt16(int16_t v);
@@ -119,6 +154,10 @@ class Wire {
   size_t buffered() const { return inEnd_ - inBegin_; }
   bool receiveNow();  // what has arrived, into in_, without blocking; false if nothing
   void writeAll(const char* p, size_t n);
+  void sendWithoutBlocking();  // flush() while writes may not block
+  // pollBriefly's gate: true if it may poll now, a core being spare (leavePolling() after).
+  static bool enterPolling();
+  static void leavePolling();
 
   int fd_;
   uint32_t maxMessage_;
@@ -127,12 +166,12 @@ class Wire {
   size_t inBegin_ = 0, inEnd_ = 0;
   std::string out_;
   std::vector<Peeked> peeked_;
-  size_t messageStart_ = std::string::npos;
-  std::chrono::steady_clock::time_point deadline_{};  // where the message being built begins in out_
-  // pollBriefly's record: polls while positive; a caught request adds one, a miss takes two. At
-  // zero it polls again only every kPollProbe-th time, to notice that its client got faster.
-  int pollCredit_ = 4;
-  uint32_t pollSkipped_ = 0;
+  size_t peekedEnd_ = 0;  // where the whole messages peek() found end in in_
+  size_t messageStart_ = std::string::npos;  // where the message being built begins in out_
+  std::chrono::steady_clock::time_point deadline_{};
+  bool writesMayBlock_ = true;
+  bool stalled_ = false;  // the socket took no more without blocking: no send is tried till flush() may block
+  PollCredit pollCredit_;  // pollBriefly's
 };
 
 }  // namespace hyrax::server

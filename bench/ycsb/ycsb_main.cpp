@@ -4,7 +4,7 @@
 // at 1, 2, 4 ... 64 client threads, in one run.
 //   hyrax-bench ycsb [--records 1000000] [--fields 10] [--field-length 100] [--workloads a,b,c]
 //                    [--threads 1,2,4,8,16,32,64] [--duration 5] [--warmup 1] [--engines hyrax,postgresql]
-//                    [--plot ycsb.svg] [--json] [--test]
+//                    [--dispatch-threads N] [--plot ycsb.svg] [--json] [--test]
 // As YCSB: usertable(ycsb_key VARCHAR PRIMARY KEY, field0..field9), keys "user" + a scrambled
 // number, requests Zipfian over the records (constant 0.99, YCSB's scrambled Zipfian: hot keys
 // spread over the key space), a read fetches the whole row, an update writes one random field.
@@ -57,6 +57,7 @@ struct Options {
   uint64_t records = 1'000'000;
   int fields = 10, fieldLength = 100;
   double duration = 5, warmup = 1;
+  int dispatchThreads = -1;  // hyrax serve's --dispatch-threads (0: a thread per session waits on its socket)
 };
 
 std::string keyOf(uint64_t n) { return "user" + std::to_string(fnv64(n)); }
@@ -172,7 +173,9 @@ int runYcsb(int argc, char** argv) {
       "threads", po::value(&threadList), "client thread counts (default 1,2,4,8,16,32,64)")(
       "duration", po::value(&o.duration), "measured seconds per point (default 5)")("warmup", po::value(&o.warmup),
                                                                                     "seconds before each (default 1)")(
-      "engines", po::value(&engines), "hyrax,postgresql")("plot", po::value(&plot), "write an SVG chart here")(
+      "engines", po::value(&engines), "hyrax,postgresql")(
+      "dispatch-threads", po::value(&o.dispatchThreads),
+      "hyrax's threads serving idle sessions (hyrax serve --dispatch-threads; -1 one per core, 0 none)")("plot", po::value(&plot), "write an SVG chart here")(
       "json", "machine-readable output")("test", "a small run; exit non-zero on a wrong read or an error");
   po::variables_map vm;
   if (!parseOptions(desc, argc, argv, vm)) return 0;
@@ -200,7 +203,7 @@ int runYcsb(int argc, char** argv) {
     }
   };
   if (engines.find("hyrax") != std::string::npos) {
-    HyraxServer hyrax(work / "hyrax");
+    HyraxServer hyrax(work / "hyrax", o.dispatchThreads);
     runEngine("hyrax", hyrax.connectionString("ycsb"));
   }
   if (engines.find("postgresql") != std::string::npos) {

@@ -226,6 +226,10 @@ class Connection {
     copyIn_ = in;
     copyOut_ = out;
   }
+  // Called with true before and false after a wait that does not hold the executor and may be
+  // long (a snapshot's answer): the server's dispatcher lets another thread serve its other
+  // clients meanwhile (server/dispatcher.hpp).
+  void setLongWaitHook(std::function<void(bool waiting)> hook) { longWaitHook_ = std::move(hook); }
   // Receives progress notices of long statements (COPY reports rows and bytes loaded).
   void setProgressHandler(std::function<void(const std::string&)> handler) { progress_ = std::move(handler); }
 
@@ -298,6 +302,7 @@ class Connection {
   std::string_view statementText_;                       // the statement run() runs, and where
   SourcePos statementOrigin_;
   std::atomic<bool> cancel_{false};
+  std::function<void(bool)> longWaitHook_;
   std::istream* copyIn_ = nullptr;
   std::ostream* copyOut_ = nullptr;
   std::function<void(const std::string&)> progress_;

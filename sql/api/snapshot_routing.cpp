@@ -77,6 +77,15 @@ QueryResult Connection::runOrAskSnapshot(const std::function<QueryResult(std::sh
                                      now,
                                      snapshotCompiled_,
                                      snapshotParameters_};
+        struct LongWait {
+          const std::function<void(bool)>& hook;
+          explicit LongWait(const std::function<void(bool)>& h) : hook(h) {
+            if (hook) hook(true);
+          }
+          ~LongWait() {
+            if (hook) hook(false);
+          }
+        } longWait(longWaitHook_);
         std::unique_ptr<sql::SnapshotQuery> query = snapshot->start(request);
         answer = query->finish(cancel_, &snapshotPid_);
       } catch (const Error&) {
