@@ -272,11 +272,17 @@ bool Session::serveReady() {
       Wire& wire;
       ~BlockingAgain() { wire.setWritesMayBlock(true); }
     } blockingAgain{wire_};
-    if (!wire_.receiveArrived()) return false;  // the client left: its thread finds out
+    // What a poll caught is served without another recv; otherwise (or for the rest of a batch)
+    // one receive without blocking.
+    bool received = false;
     for (;;) {
       size_t count = 0;
       switch (arrivedBatch(count)) {
-        case BatchFit::Wait: return true;
+        case BatchFit::Wait:
+          if (received) return true;
+          if (!wire_.receiveArrived()) return false;  // the client left: its thread finds out
+          received = true;
+          continue;
         case BatchFit::Thread: return false;
         case BatchFit::Run: break;
       }
