@@ -48,6 +48,13 @@ PgServer::PgServer(const fs::path& dir) : dir_(dir) {
     if (std::system(("chown postgres '" + dir_.string() + "'").c_str()) != 0)
       throw std::runtime_error("cannot hand " + dir_.string() + " to the postgres user");
   }
+  // The destructor stops the server; a benchmark killed outright (SIGTERM, SIGKILL, a crash) runs
+  // none, and its PostgreSQL would live on with gigabytes of shared buffers. A watchdog of its
+  // own session, started before initdb, outlives this process, notices that it ended, and stops
+  // the server and removes its directory (both no-ops after the destructor did so).
+  sh("setsid sh -c 'while kill -0 " + std::to_string(getpid()) + " 2>/dev/null; do sleep 1; done; " + asUser_ + bin_ +
+     "pg_ctl -D \"" + (dir_ / "data").string() + "\" -m immediate stop; rm -rf \"" + dir_.string() +
+     "\"' </dev/null >/dev/null 2>&1 &");
   sh(asUser_ + bin_ + "initdb -D '" + (dir_ / "data").string() + "' -U hyrax -A trust -E UTF8 --locale=C --no-sync >'" +
      (dir_ / "initdb.log").string() + "' 2>&1");
   std::string opts = "-k " + dir_.string() +
