@@ -97,6 +97,7 @@ Dispatcher::Slot::Outcome Dispatcher::Slot::park(uint32_t idleMs) {
   std::unique_lock lock(d.mutex_);
   if (d.threads_.empty())
     while (d.active_ < d.target_ && d.threads_.size() < d.target_) d.startThread();
+  if (d.active_ == 0) return Outcome::Returned;  // no thread could be started: the session's own serves
   Entry& e = d.entries_.at(id_);
   e.state = State::Parked;
   e.lastServed = std::chrono::steady_clock::now();
