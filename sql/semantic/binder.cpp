@@ -271,7 +271,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
       names.clear();
       with_ = nullptr;
       expanding_.clear();
-      boundCtes_.clear();  // bound again when read: the plans bound so far stay unread (dropped)
+      boundCtes_.clear();  // bound again: the plans bound so far stay unread (dropped)
       input_ = nullptr;
       outerJoinInputs_ = {};
       scope_.clear();
@@ -290,13 +290,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
 
 OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output,
                                    std::vector<std::string>& names) {
-  if (!s.with.empty()) {
-    for (size_t i = 0; i < s.with.size(); ++i)
-      for (size_t k = 0; k < i; ++k)
-        if (s.with[k].name == s.with[i].name)
-          throw Error(sqlstate::DuplicateAlias, "WITH query name \"" + s.with[i].name + "\" specified more than once", s.with[i].pos);
-    with_ = &s.with;
-  }
+  if (!s.with.empty()) bindCommonTables(s.with);
   if (s.setOp != ast::SetOp::None) return bindSetOperation(s, output, names);
   if (!s.values.empty()) return bindValues(s, output, names);
   OperatorPtr op = bindFrom(s);
