@@ -48,9 +48,10 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
       for (SelectBinder* b = ref.schema.empty() ? this : nullptr; b; b = b->parent_) {
         if (!b->with_) continue;
         for (auto& cte : *b->with_) {
-          // Without RECURSIVE a WITH query does not see itself: the name means what it meant outside.
-          if (cte.name != ref.name || b->expanding_.count(&cte)) continue;
-          return bindCommonTableRef(*b, cte, ref);
+          // Without RECURSIVE a WITH query sees only those before it in its list, not itself nor
+          // later ones (SQL, PostgreSQL): the name means what it meant outside.
+          if (b->expanding_.count(&cte)) break;
+          if (cte.name == ref.name) return bindCommonTableRef(*b, cte, ref);
         }
       }
       // Schemas: public holds the user's tables, views and sequences; pg_catalog and

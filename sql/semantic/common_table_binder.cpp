@@ -16,7 +16,7 @@ void SelectBinder::bindCommonTables(const std::vector<ast::CommonTableExpr>& wit
       if (with[k].name == with[i].name)
         throw Error(sqlstate::DuplicateAlias, "WITH query name \"" + with[i].name + "\" specified more than once", with[i].pos);
   with_ = &with;
-  // In order; one read by an earlier one is bound while that one is (and then found bound).
+  // In order: each sees only those before it, all bound by then.
   for (auto& cte : with) bindCommonTable(*this, cte, cte.pos);
 }
 
@@ -24,8 +24,8 @@ const SelectBinder::BoundCommonTable& SelectBinder::bindCommonTable(SelectBinder
                                                                     SourcePos pos) {
   auto it = owner.boundCtes_.find(&cte);
   if (it != owner.boundCtes_.end()) return it->second;
-  // Bound as a derived table of the SELECT that has the WITH: it sees that SELECT's other WITH
-  // queries (and the enclosing ones'), not itself, and no outer query's columns, so its plan
+  // Bound as a derived table of the SELECT that has the WITH: it sees that SELECT's WITH queries
+  // before it (and the enclosing ones'), not itself, and no outer query's columns, so its plan
   // reads nothing of the place it is read from and can run before the query.
   SelectBinder inner(catalog_, plan_, nullptr);
   inner.parent_ = &owner;
