@@ -45,13 +45,17 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
   switch (ref.kind) {
     case ast::TableRef::Kind::Table: {
       // A WITH query of this SELECT or an enclosing one hides a table of the same name.
+      bool unseenCte = false;  // one of that name that this place may not read
       for (SelectBinder* b = ref.schema.empty() ? this : nullptr; b; b = b->parent_) {
         if (!b->with_) continue;
+        bool seen = true;
         for (auto& cte : *b->with_) {
           // Without RECURSIVE a WITH query sees only those before it in its list, not itself nor
           // later ones (SQL, PostgreSQL): the name means what it meant outside.
-          if (b->expanding_.count(&cte)) break;
-          if (cte.name == ref.name) return bindCommonTableRef(*b, cte, ref);
+          seen = seen && !b->expanding_.count(&cte);
+          if (cte.name != ref.name) continue;
+          if (seen) return bindCommonTableRef(*b, cte, ref);
+          unseenCte = true;
         }
       }
       // Schemas: public holds the user's tables, views and sequences; pg_catalog and
@@ -87,7 +91,12 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         }
       }
       Table* t = catalog_.findTable(ref.name);
-      if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
+      if (!t) {
+        Error err(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
+        if (unseenCte)
+          err.withDetail("There is a WITH item named \"" + ref.name + "\", but it cannot be referenced from this part of the query.");
+        throw err;
+      }
       return bindScan(*t, ref, ref.name);
     }
     case ast::TableRef::Kind::Function:

@@ -123,6 +123,14 @@ TEST_CASE("errors carry SQLSTATE and the position of the offending name") {
   checkUndefinedColumnAt(con, "SELECT a,\n       nothere FROM t", 2, 8);
   // In a WITH query that nothing reads: bound all the same, its error where it is.
   checkUndefinedColumnAt(con, "WITH w AS (SELECT 1 FROM t),\n     u AS (SELECT a, nothere FROM t)\nSELECT 1", 2, 22);
+  // A later WITH query of the list is no table there: PostgreSQL's detail says why.
+  try {
+    con.execute("WITH w AS (SELECT * FROM u), u AS (SELECT 1) SELECT 1");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "42P01");
+    CHECK(e.detail() == "There is a WITH item named \"u\", but it cannot be referenced from this part of the query.");
+  }
   auto results = con.executeScript("INSERT INTO t VALUES (1); SELECT a FROM t;");
   REQUIRE(results.size() == 2);
   CHECK(results[1].rowCount() == 1);
