@@ -45,12 +45,17 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
   switch (ref.kind) {
     case ast::TableRef::Kind::Table: {
       // A WITH query of this SELECT or an enclosing one hides a table of the same name.
+      bool unseenCte = false;  // one of that name that this place may not read
       for (SelectBinder* b = ref.schema.empty() ? this : nullptr; b; b = b->parent_) {
         if (!b->with_) continue;
+        bool seen = true;
         for (auto& cte : *b->with_) {
-          // Without RECURSIVE a WITH query does not see itself: the name means what it meant outside.
-          if (cte.name != ref.name || b->expanding_.count(&cte)) continue;
-          return bindCommonTableRef(*b, cte, ref);
+          // Without RECURSIVE a WITH query sees only those before it in its list, not itself nor
+          // later ones (SQL, PostgreSQL): the name means what it meant outside.
+          seen = seen && !b->expanding_.count(&cte);
+          if (cte.name != ref.name) continue;
+          if (seen) return bindCommonTableRef(*b, cte, ref);
+          unseenCte = true;
         }
       }
       // Schemas: public holds the user's tables, views and sequences; pg_catalog and
@@ -86,7 +91,12 @@ OperatorPtr SelectBinder::bindTableRef(const ast::TableRef& ref) {
         }
       }
       Table* t = catalog_.findTable(ref.name);
-      if (!t) throw Error(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
+      if (!t) {
+        Error err(sqlstate::UndefinedTable, "relation \"" + ref.name + "\" does not exist", ref.pos);
+        if (unseenCte)
+          err.withDetail("There is a WITH item named \"" + ref.name + "\", but it cannot be referenced from this part of the query.");
+        throw err;
+      }
       return bindScan(*t, ref, ref.name);
     }
     case ast::TableRef::Kind::Function:
@@ -271,7 +281,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
       names.clear();
       with_ = nullptr;
       expanding_.clear();
-      boundCtes_.clear();  // bound again when read: the plans bound so far stay unread (dropped)
+      boundCtes_.clear();  // bound again: the plans bound so far stay unread (dropped)
       input_ = nullptr;
       outerJoinInputs_ = {};
       scope_.clear();
@@ -290,13 +300,7 @@ OperatorPtr SelectBinder::bind(const ast::Select& s, std::vector<const plan::IU*
 
 OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output,
                                    std::vector<std::string>& names) {
-  if (!s.with.empty()) {
-    for (size_t i = 0; i < s.with.size(); ++i)
-      for (size_t k = 0; k < i; ++k)
-        if (s.with[k].name == s.with[i].name)
-          throw Error(sqlstate::DuplicateAlias, "WITH query name \"" + s.with[i].name + "\" specified more than once", s.with[i].pos);
-    with_ = &s.with;
-  }
+  if (!s.with.empty()) bindCommonTables(s.with);
   if (s.setOp != ast::SetOp::None) return bindSetOperation(s, output, names);
   if (!s.values.empty()) return bindValues(s, output, names);
   OperatorPtr op = bindFrom(s);

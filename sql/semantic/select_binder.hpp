@@ -103,8 +103,10 @@ class SelectBinder {
   // `columnAliases` where given, else `names` (42P10 for more aliases than columns).
   void addDerivedScope(const std::string& alias, const std::vector<std::string>& columnAliases,
                        const std::vector<std::string>& names, const std::vector<const plan::IU*>& ius, SourcePos pos);
-  // A reference to `owner`'s WITH query `cte` (common_table_binder.cpp): a plan::CteScan of it,
-  // which is bound into plan::QueryPlan::commonTables when first read.
+  // This SELECT's WITH list (common_table_binder.cpp): every query of it bound into
+  // plan::QueryPlan::commonTables, in order, read or not (an unread one is dropped unrun).
+  void bindCommonTables(const std::vector<ast::CommonTableExpr>& with);
+  // A reference to `owner`'s WITH query `cte`: a plan::CteScan of it.
   plan::OperatorPtr bindCommonTableRef(SelectBinder& owner, const ast::CommonTableExpr& cte, const ast::TableRef& ref);
   plan::OperatorPtr addFilter(plan::OperatorPtr op, const ast::Expr& cond, Clause clause, const char* name);
   // Rewrites f(DISTINCT x) into an aggregation over a duplicate-free inner one.
@@ -209,6 +211,8 @@ class SelectBinder {
     std::vector<std::string> names;  // its columns' names
   };
   std::map<const ast::CommonTableExpr*, BoundCommonTable> boundCtes_;  // of with_, those bound
+  // `owner`'s WITH query `cte`, bound unless it is already (errors at `pos` for nesting depth).
+  const BoundCommonTable& bindCommonTable(SelectBinder& owner, const ast::CommonTableExpr& cte, SourcePos pos);
   int depth_ = 0;                                          // derived tables and views around this one
   plan::OperatorPtr* input_ = nullptr;  // where a clause's subqueries join in; null: not allowed
   // While binding an outer join's ON (input_ null): its two inputs, one of which a subquery joins.

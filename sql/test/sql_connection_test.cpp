@@ -93,19 +93,43 @@ TEST_CASE("EXPLAIN shows a WITH query read twice once, its reads as scans of it 
   CHECK(once.find("CteScan") == std::string::npos);
   CHECK(once.find("With") == std::string::npos);
   CHECK(once.find("Filter k = 2") != std::string::npos);
+  // Not read: bound (its errors count) but not in the plan.
+  std::string unread = allText(con.execute("EXPLAIN WITH r AS (SELECT k, v FROM a), u AS (SELECT v / 0 FROM a) SELECT v FROM r"));
+  INFO(unread);
+  CHECK(unread.find("CteScan") == std::string::npos);
+  CHECK(unread.find("With") == std::string::npos);
+  CHECK(unread.find("/") == std::string::npos);
 }
+
+namespace {
+// `sql` fails with 42703 at `line`, `column`.
+void checkUndefinedColumnAt(Connection& con, const std::string& sql, uint32_t line, uint32_t column) {
+  INFO(sql);
+  try {
+    con.execute(sql);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "42703");
+    CHECK(e.pos().line == line);
+    CHECK(e.pos().column == column);
+  }
+}
+}  // namespace
 
 TEST_CASE("errors carry SQLSTATE and the position of the offending name") {
   Database db;
   Connection con(db);
   con.execute("CREATE TABLE t (a INTEGER)");
+  checkUndefinedColumnAt(con, "SELECT a,\n       nothere FROM t", 2, 8);
+  // In a WITH query that nothing reads: bound all the same, its error where it is.
+  checkUndefinedColumnAt(con, "WITH w AS (SELECT 1 FROM t),\n     u AS (SELECT a, nothere FROM t)\nSELECT 1", 2, 22);
+  // A later WITH query of the list is no table there: PostgreSQL's detail says why.
   try {
-    con.execute("SELECT a,\n       nothere FROM t");
+    con.execute("WITH w AS (SELECT * FROM u), u AS (SELECT 1) SELECT 1");
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.sqlstate() == "42703");
-    CHECK(e.pos().line == 2);
-    CHECK(e.pos().column == 8);
+    CHECK(e.sqlstate() == "42P01");
+    CHECK(e.detail() == "There is a WITH item named \"u\", but it cannot be referenced from this part of the query.");
   }
   auto results = con.executeScript("INSERT INTO t VALUES (1); SELECT a FROM t;");
   REQUIRE(results.size() == 2);
