@@ -29,6 +29,7 @@ ExprPtr Expr::clone() const {
   e->cmp = cmp;
   e->negated = negated;
   e->hasElse = hasElse;
+  e->implicitCast = implicitCast;
   e->field = field;
   e->func = func;
   e->param = param;

@@ -100,6 +100,10 @@ struct Expr {
   CmpOp cmp = CmpOp::Eq;
   bool negated = false;  // IsNull, Like, InList
   bool hasElse = false;  // Case
+  // Cast: put in by the binder to make types meet (sql/semantic castTo), not written in the
+  // query. A CHAR's padding survives the first and not the second (PostgreSQL: an explicit cast
+  // to another string type drops trailing blanks), which LIKE tells apart (type_rules.cpp).
+  bool implicitCast = false;
   DateField field = DateField::Year;  // Extract
   ScalarFunc func = ScalarFunc::Substring;  // Call
   uint32_t param = 0;                       // Parameter

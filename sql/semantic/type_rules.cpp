@@ -1,6 +1,7 @@
 #include "sql/semantic/type_rules.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "engine/types/string_ref.hpp"
 #include "sql/optimizer/constant_folding.hpp"
@@ -68,6 +69,10 @@ std::optional<SqlType> commonType(const SqlType& a, const SqlType& b) {
   if (a.isString() && b.isString()) {
     if (a.sameAs(b)) return withNull(a, nullable);
     if (a.id == TypeId::Text || b.id == TypeId::Text) return SqlType::text(nullable);
+    // CHARs of two lengths meet as a CHAR, as PostgreSQL's character: trailing blanks do not
+    // count in its comparisons (COALESCE(char6, char4) = 'AB  ' is true; as VARCHAR it was
+    // false). LIKE sees each value's own padding (blankPadded below).
+    if (a.id == TypeId::Char && b.id == TypeId::Char) return SqlType::charN(std::max(a.length, b.length), nullable);
     return SqlType::varchar(std::max(a.length, b.length), nullable);
   }
   if (a.isArray() || b.isArray()) {  // arrays of one element type (int2vector meets int2[] as int2[])
@@ -99,6 +104,7 @@ ExprPtr castTo(ExprPtr e, const SqlType& to) {
   if (e->type.sameAs(to)) return e;
   SqlType t = to.withNullable(e->type.nullable || e->type.isNull());
   auto c = std::make_unique<Expr>(ExprKind::Cast, t, e->pos);
+  c->implicitCast = true;
   c->args.push_back(std::move(e));
   return c;
 }
@@ -267,6 +273,69 @@ ExprPtr makeConcat(ExprPtr a, ExprPtr b, SourcePos pos) {
   return e;
 }
 
+namespace {
+
+// A NULL or a quoted literal: an arm that leaves a CASE of CHARs character in PostgreSQL (the
+// literal is read as a character value of its own length, no blanks added).
+bool neutralArm(const Expr& e) {
+  if (e.kind == ExprKind::Cast && e.implicitCast) return neutralArm(*e.args[0]);
+  return e.kind == ExprKind::Constant && (e.value.isNull() || e.type.isString());
+}
+
+// An arm of a CASE as the query gave it: under the casts the CASE put in to make types meet.
+const Expr& asWritten(const Expr& e) { return e.kind == ExprKind::Cast && e.implicitCast ? asWritten(*e.args[0]) : e; }
+
+// Whether PostgreSQL sees `e` as character (bpchar), each value with its own trailing blanks: a
+// CHAR(n), or a CASE (COALESCE and NULLIF are CASEs here) that PostgreSQL types character. Its
+// rule for string arms (select_common_type): TEXT if any arm is TEXT (the preferred type), else
+// the first typed arm's type (CHAR and VARCHAR convert either way), so COALESCE(char6, varchar)
+// is character and COALESCE(varchar, char6) varchar, whose CHAR values lose their blanks. hyrax
+// types the first VARCHAR and CHARs of two lengths CHAR of the longer (commonType), so a CASE
+// goes by its arms, not its type; a cast the query wrote to another string type drops the
+// blanks, as in PostgreSQL.
+bool blankPadded(const Expr& e) {
+  if (e.kind != ExprKind::Case && e.type.id == TypeId::Char && e.type.length > 0) return true;
+  if (e.kind == ExprKind::Cast && e.implicitCast && e.type.isString()) return blankPadded(*e.args[0]);
+  if (e.kind != ExprKind::Case || !e.type.isString()) return false;
+  const size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
+  std::optional<bool> first;
+  for (size_t i = 0; i < pairs + (e.hasElse ? 1 : 0); ++i) {
+    const Expr& arm = asWritten(i < pairs ? *e.args[2 * i + 1] : *e.args.back());
+    if (neutralArm(arm)) continue;
+    if (arm.type.id == TypeId::Text) return false;
+    if (!first) first = blankPadded(arm);
+  }
+  return first.value_or(false);
+}
+
+// `e` (blankPadded) as TEXT with each value's trailing blanks: a CHAR(n) padded to n, a CASE arm
+// by arm.
+ExprPtr withBlanks(ExprPtr e) {
+  // Under a cast the CASE put in, the value's own length (a CHAR(4) arm of a CHAR(6) CASE).
+  if (e->kind == ExprKind::Cast && e->implicitCast && blankPadded(*e->args[0])) return withBlanks(std::move(e->args[0]));
+  if (e->kind != ExprKind::Case && e->type.id == TypeId::Char && e->type.length > 0) {
+    const SourcePos at = e->pos;
+    const int64_t length = e->type.length;
+    auto padded = std::make_unique<Expr>(ExprKind::Call, SqlType::text(e->type.nullable), at);
+    padded->func = plan::ScalarFunc::RightPad;
+    padded->args.push_back(castTo(std::move(e), SqlType::text()));
+    padded->args.push_back(Expr::constant(Value::int64(length)));
+    padded->args.push_back(Expr::constant(Value::string(" ")));
+    return padded;
+  }
+  if (e->kind == ExprKind::Case) {
+    const size_t pairs = (e->args.size() - (e->hasElse ? 1 : 0)) / 2;
+    auto arm = [](ExprPtr& a) { a = blankPadded(*a) ? withBlanks(std::move(a)) : castTo(std::move(a), SqlType::text()); };
+    for (size_t i = 0; i < pairs; ++i) arm(e->args[2 * i + 1]);
+    if (e->hasElse) arm(e->args.back());
+    e->type = SqlType::text(e->type.nullable);
+    return e;
+  }
+  return castTo(std::move(e), SqlType::text());
+}
+
+}  // namespace
+
 ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
     noOperator(negated ? "NOT LIKE" : "LIKE", a->type, pattern->type, pos);
@@ -277,17 +346,10 @@ ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   // (bpcharlike) matches it: hyrax keeps CHAR values without their trailing blanks
   // (engine/types/text_format.hpp), which count in a pattern ('b'::char(4) LIKE 'b' is false,
   // LIKE 'b%' and LIKE 'b___' true). Matching the bare value answered true (found by
-  // bench/sqlfuzz against PostgreSQL).
-  if (a->type.id == TypeId::Char && a->type.length > 0) {
-    const SourcePos at = a->pos;
-    const int64_t length = a->type.length;
-    auto padded = std::make_unique<Expr>(ExprKind::Call, SqlType::text(a->type.nullable), at);
-    padded->func = plan::ScalarFunc::RightPad;
-    padded->args.push_back(castTo(std::move(a), SqlType::text()));
-    padded->args.push_back(Expr::constant(Value::int64(length)));
-    padded->args.push_back(Expr::constant(Value::string(" ")));
-    a = std::move(padded);
-  }
+  // bench/sqlfuzz against PostgreSQL). Likewise a CASE or COALESCE of CHARs, each value padded
+  // to its own column's length (COALESCE(a, b) with a CHAR(6), b CHAR(4): found by sqlfuzz,
+  // seed 205 query 698).
+  if (blankPadded(*a)) a = withBlanks(std::move(a));
   e->args.push_back(castTo(std::move(a), SqlType::text()));
   e->args.push_back(castTo(std::move(pattern), SqlType::text()));
   return e;
