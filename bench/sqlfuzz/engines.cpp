@@ -46,6 +46,7 @@ ColumnClass classOfOid(pqxx::oid oid) {
 Answer hyraxAnswer(Connection& con, const std::string& sql) {
   try {
     QueryResult r = con.execute(sql);
+    if (r.rowCount() > kMaxAnswerRows) return Answer::oversized();
     Answer a;
     for (const ResultColumn& c : r.columns()) a.columns.push_back(classOf(c.type));
     for (uint64_t row = 0; row < r.rowCount(); ++row) {
@@ -118,6 +119,7 @@ Answer Engines::runOne(size_t way, const std::string& sql) {
 Answer Engines::postgresAnswer(const std::string& sql) {
   try {
     pqxx::result r = pg_->tx.exec(sql);
+    if (static_cast<uint64_t>(r.size()) > kMaxAnswerRows) return Answer::oversized();
     Answer a;
     for (pqxx::row::size_type c = 0; c < r.columns(); ++c) a.columns.push_back(classOfOid(r.column_type(c)));
     for (const auto& row : r) {

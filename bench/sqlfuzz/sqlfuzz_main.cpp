@@ -47,7 +47,7 @@ void noteRunning(uint64_t seed, uint64_t index, const std::string& sql) {
 }
 
 struct Outcome {
-  enum class What { Agree, Unsupported, PostgresUnsupported, Timeout, BothFailed, Mismatch } what = What::Agree;
+  enum class What { Agree, Unsupported, PostgresUnsupported, Timeout, TooLarge, BothFailed, Mismatch } what = What::Agree;
   std::vector<std::string> kinds;  // "way:kind" per way that differs from the reference
   std::vector<std::string> details;
   std::vector<Answer> answers;
@@ -61,6 +61,10 @@ Outcome check(Engines& engines, const std::string& sql, bool ordered, const std:
     o.what = Outcome::What::Unsupported;
     return o;
   }
+  if (ref.tooLarge) {
+    o.what = Outcome::What::TooLarge;
+    return o;
+  }
   o.answers.push_back(ref);
   bool anyFailed = ref.failed;
   for (size_t w : ways) {
@@ -68,6 +72,10 @@ Outcome check(Engines& engines, const std::string& sql, bool ordered, const std:
     anyFailed = anyFailed || a.failed;
     if (ref.sqlstate == "57014" || a.sqlstate == "57014") {
       o.what = Outcome::What::Timeout;
+      return o;
+    }
+    if (a.tooLarge) {
+      o.what = Outcome::What::TooLarge;
       return o;
     }
     if (engines.names()[w] == "postgresql" && a.failed && a.sqlstate == "0A000" && !ref.failed) {
@@ -170,7 +178,7 @@ int runSqlFuzz(int argc, char** argv) {
   for (size_t w = 1; w < engines.names().size(); ++w) others.push_back(w);
 
   std::map<std::string, int> kinds;
-  uint64_t ran = 0, unsupported = 0, pgUnsupported = 0, timeouts = 0, bothFailed = 0, mismatches = 0;
+  uint64_t ran = 0, unsupported = 0, pgUnsupported = 0, timeouts = 0, tooLarge = 0, bothFailed = 0, mismatches = 0;
   std::string findings;
   const auto loopStart = Clock::now();
   for (uint64_t i = start; i < start + (vm.count("sql") ? 1 : count); ++i) {
@@ -195,6 +203,7 @@ int runSqlFuzz(int argc, char** argv) {
       case Outcome::What::Unsupported: ++unsupported; break;
       case Outcome::What::PostgresUnsupported: ++pgUnsupported; break;
       case Outcome::What::Timeout: ++timeouts; break;
+      case Outcome::What::TooLarge: ++tooLarge; break;
       case Outcome::What::BothFailed: ++bothFailed; break;
       case Outcome::What::Agree: break;
       case Outcome::What::Mismatch: {
@@ -250,10 +259,11 @@ int runSqlFuzz(int argc, char** argv) {
                 static_cast<unsigned long long>(vm["rows"].as<uint64_t>()));
     for (size_t w = 0; w < names.size(); ++w) std::printf("%s\"%s\"", w ? ", " : "", names[w].c_str());
     std::printf("], \"queries\": %llu, \"unsupported\": %llu, \"postgresql_unsupported\": %llu, \"timeouts\": %llu, "
-                "\"both_failed\": %llu, \"mismatches\": %llu, \"mismatch_kinds\": {",
+                "\"too_large\": %llu, \"both_failed\": %llu, \"mismatches\": %llu, \"mismatch_kinds\": {",
                 static_cast<unsigned long long>(ran), static_cast<unsigned long long>(unsupported),
                 static_cast<unsigned long long>(pgUnsupported), static_cast<unsigned long long>(timeouts),
-                static_cast<unsigned long long>(bothFailed), static_cast<unsigned long long>(mismatches));
+                static_cast<unsigned long long>(tooLarge), static_cast<unsigned long long>(bothFailed),
+                static_cast<unsigned long long>(mismatches));
     bool first = true;
     for (const auto& [k, n] : kinds) {
       std::printf("%s%s: %d", first ? "" : ", ", jsonString(k).c_str(), n);
@@ -262,12 +272,12 @@ int runSqlFuzz(int argc, char** argv) {
     std::printf("}, \"seconds\": %.1f, \"findings\": [%s]}\n", seconds, findings.c_str());
   } else {
     std::printf("\n%llu queries in %.1f s: %llu agree, %llu unsupported by hyrax (0A000), %llu by PostgreSQL, %llu timeouts, "
-                "%llu failed everywhere, %llu mismatches\n",
+                "%llu answers too large to compare, %llu failed everywhere, %llu mismatches\n",
                 static_cast<unsigned long long>(ran), seconds,
-                static_cast<unsigned long long>(ran - unsupported - pgUnsupported - timeouts - bothFailed - mismatches),
+                static_cast<unsigned long long>(ran - unsupported - pgUnsupported - timeouts - tooLarge - bothFailed - mismatches),
                 static_cast<unsigned long long>(unsupported), static_cast<unsigned long long>(pgUnsupported),
-                static_cast<unsigned long long>(timeouts), static_cast<unsigned long long>(bothFailed),
-                static_cast<unsigned long long>(mismatches));
+                static_cast<unsigned long long>(timeouts), static_cast<unsigned long long>(tooLarge),
+                static_cast<unsigned long long>(bothFailed), static_cast<unsigned long long>(mismatches));
     for (const auto& [k, n] : kinds) std::printf("  %s: %d\n", k.c_str(), n);
     std::printf("seconds per way:");
     for (size_t w = 0; w < waySeconds.size(); ++w) std::printf(" %s %.1f", names[w].c_str(), waySeconds[w]);
