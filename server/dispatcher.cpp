@@ -52,8 +52,6 @@ Dispatcher::~Dispatcher() {
   ::close(epoll_);
 }
 
-bool Dispatcher::onDispatcherThread() { return dispatcherThread; }
-
 void Dispatcher::startThread() {
   ++active_;
   try {
@@ -124,6 +122,7 @@ Dispatcher::Slot::Outcome Dispatcher::Slot::park(uint32_t idleMs) {
 }
 
 void Dispatcher::beginLongWait() {
+  if (!dispatcherThread) return;
   std::lock_guard lock(mutex_);
   ++waiting_;
   for (; batch.next < batch.ids.size(); ++batch.next) {
@@ -142,6 +141,7 @@ void Dispatcher::beginLongWait() {
 }
 
 void Dispatcher::endLongWait() {
+  if (!dispatcherThread) return;
   std::lock_guard lock(mutex_);
   --waiting_;  // a stand-in now too many becomes spare at its next round
 }

@@ -68,12 +68,10 @@ class Dispatcher {
     uint64_t id_;
   };
 
-  // Around a long wait of a session that a dispatcher thread serves (nothing when the session's
-  // own thread serves it): another thread watches the sockets meanwhile.
+  // Around a long wait of a session that a dispatcher thread serves (nothing on any other
+  // thread, e.g. the session's own): another thread watches the sockets meanwhile.
   void beginLongWait();
   void endLongWait();
-  // Whether the calling thread is one of this dispatcher's.
-  static bool onDispatcherThread();
 
  private:
   enum class State : uint8_t { Active, Parked, Serving, Returned };

@@ -156,7 +156,6 @@ bool Session::startup() {
     hangupWatcher_ = std::make_unique<HangupWatcher>(wire_.nativeHandle(), [c = connection_.get()] { c->cancel(); });
     if (dispatcher_)  // a dispatcher thread waiting for a snapshot's answer lets another watch the sockets
       connection_->setLongWaitHook([d = dispatcher_](bool begins) {
-        if (!Dispatcher::onDispatcherThread()) return;
         if (begins) d->beginLongWait();
         else d->endLongWait();
       });
@@ -184,7 +183,7 @@ void Session::serve() {
   bool park = true;  // false right after a dispatcher gave the session back: a message is read here first
   while (!terminate_) {
     wire_.pollBriefly();
-    if (slot && park && parkable() && wire_.bufferedBytes() == 0) {
+    if (slot && park && parkable() && wire_.buffered() == 0) {
       if (slot->park(config_.idleSessionTimeoutMs) == Dispatcher::Slot::Outcome::TimedOut)
         throw FatalError(wirestate::IdleSessionTimeout, "terminating connection due to idle-session timeout");
       if (handedBack_) std::rethrow_exception(std::exchange(handedBack_, nullptr));
@@ -214,9 +213,10 @@ bool Session::parkable() const {
 }
 
 namespace {
-// COPY anywhere in a statement's text: it may read CopyData from the client (FROM STDIN), which
-// must not be waited for on a dispatcher thread. Any mention, not only a COPY statement's (a
-// Query may hold several statements): a false alarm only costs a wake-up of the session's thread.
+// COPY anywhere in a Query's text: it may read CopyData from the client (FROM STDIN), which must
+// not be waited for on a dispatcher thread. Any mention, not only the first statement's (a Query
+// may hold several): a false alarm only costs a wake-up of the session's thread. A prepared
+// statement is one statement, which copyUseOf reads as the handlers do.
 bool mentionsCopy(std::string_view text) {
   for (size_t i = 0; i + 4 <= text.size(); ++i)
     if ((text[i] | 0x20) == 'c' && (text[i + 1] | 0x20) == 'o' && (text[i + 2] | 0x20) == 'p' && (text[i + 3] | 0x20) == 'y')
@@ -238,18 +238,20 @@ Session::BatchFit Session::arrivedBatch(size_t& count) {
         if (mentionsCopy(m.body)) return BatchFit::Thread;
         count = i + 1;
         return BatchFit::Run;
-      case frontend::Parse:
+      case frontend::Parse: {
         // name, then the statement's text
-        if (mentionsCopy(m.body.substr(std::min(m.body.size(), m.body.find('\0') + 1)))) return BatchFit::Thread;
+        const std::string_view text = m.body.substr(std::min(m.body.size(), m.body.find('\0') + 1));
+        if (copyUseOf(std::string(text.substr(0, text.find('\0')))).in) return BatchFit::Thread;
         continue;
+      }
       case frontend::Bind: {
-        // portal, then the statement's name: a COPY prepared before
+        // portal, then the statement's name: a COPY FROM STDIN prepared before
         const size_t portalEnd = m.body.find('\0');
         if (portalEnd == std::string_view::npos) return BatchFit::Thread;  // malformed: said there
         std::string_view rest = m.body.substr(portalEnd + 1);
-        std::string statement(rest.substr(0, rest.find('\0')));
         try {
-          if (mentionsCopy(connection_->describeStatement(statement).text)) return BatchFit::Thread;
+          if (copyUseOf(connection_->describeStatement(std::string(rest.substr(0, rest.find('\0')))).text).in)
+            return BatchFit::Thread;
         } catch (const Error&) {  // no such statement: Bind says so
         }
         continue;
@@ -292,7 +294,7 @@ bool Session::serveReady() {
         (this->*handlerFor(m.type))(m);
       }
       if (!parkable()) return false;
-      if (wire_.bufferedBytes() == 0) return true;
+      if (wire_.buffered() == 0) return true;
     }
   } catch (...) {
     handedBack_ = std::current_exception();
@@ -302,7 +304,7 @@ bool Session::serveReady() {
 
 bool Session::pollBriefly() {
   wire_.pollBriefly();
-  return wire_.bufferedBytes() > 0;
+  return wire_.buffered() > 0;
 }
 
 Session::Handler Session::handlerFor(char type) {

@@ -64,6 +64,11 @@ Wire::~Wire() { close(); }
 namespace {
 // What one read asks for: a batch of small messages. A larger body is read into its own buffer.
 constexpr size_t kReadChunk = 16 * 1024;
+// How long a session polls for the next request; the most credit its caught requests earn it;
+// how often it polls to probe once its misses used its credit up.
+constexpr auto kPollBriefly = std::chrono::microseconds(50);
+constexpr int kPollCredit = 8;
+constexpr uint32_t kPollProbe = 64;
 // Sessions polling now, and sessions handling a request (running, or waiting for their turn).
 std::atomic<uint32_t> pollingSessions{0};
 std::atomic<uint32_t> sessionsAtWork{0};
@@ -111,60 +116,47 @@ size_t Wire::receive(char* p, size_t n) {
   }
 }
 
-bool Wire::receiveNow() {
-  if (buffered() == 0) inBegin_ = inEnd_ = 0;
+Wire::Arrival Wire::receiveWithoutBlocking() {
   in_.resize(kReadChunk);
-  if (inEnd_ == in_.size()) return true;  // full: there is something to read
-  ssize_t got = ::recv(fd_, in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
-  if (got > 0) inEnd_ += static_cast<size_t>(got);
-  // The end of the stream or an error also ends the polling: the read that follows tells which.
-  return got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-}
-
-bool Wire::enterPolling() {
-  // Only while a core is left over: with many clients, a polling session took the core that a
-  // client or the session at work needed (YCSB at 16 clients: 30-40k ops/s polling, 48-57k not).
-  const uint32_t spare = std::max<uint32_t>(1, machineCores() - 1);
-  if (pollingSessions.fetch_add(1, std::memory_order_relaxed) + sessionsAtWork.load(std::memory_order_relaxed) < spare)
-    return true;
-  pollingSessions.fetch_sub(1, std::memory_order_relaxed);
-  return false;
-}
-
-void Wire::leavePolling() { pollingSessions.fetch_sub(1, std::memory_order_relaxed); }
-
-void Wire::pollBriefly() {
-  if (buffered()) return;
-  if (!enterPolling()) return;
-  if (!pollCredit_.worthPolling()) {
-    leavePolling();
-    return;
-  }
-  const auto until = std::chrono::steady_clock::now() + PollCredit::kPollFor;
-  bool caught = false;
-  while (!(caught = receiveNow()) && std::chrono::steady_clock::now() < until) {
-  }
-  leavePolling();
-  pollCredit_.record(caught);
-}
-
-bool Wire::receiveArrived() {
-  in_.resize(kReadChunk);
-  if (inBegin_ > 0) {  // a partial message to the front, so the rest of it fits behind
+  if (inBegin_ > 0) {  // what is buffered (a partial message) to the front, so the rest fits behind
     std::memmove(in_.data(), in_.data() + inBegin_, buffered());
     inEnd_ -= inBegin_;
     inBegin_ = 0;
   }
-  if (inEnd_ == in_.size()) return true;
+  if (inEnd_ == in_.size()) return Arrival::Some;  // full: there is something to read
   for (;;) {
     const ssize_t got = ::recv(fd_, in_.data() + inEnd_, in_.size() - inEnd_, MSG_DONTWAIT);
     if (got > 0) {
       inEnd_ += static_cast<size_t>(got);
-      return true;
+      return Arrival::Some;
     }
-    if (got == 0) return false;
-    if (errno != EINTR) return errno == EAGAIN || errno == EWOULDBLOCK;
+    if (got < 0 && errno == EINTR) continue;
+    // The end of the stream or an error: the read that follows tells which.
+    return got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? Arrival::None : Arrival::Ended;
   }
+}
+
+bool Wire::receiveArrived() { return receiveWithoutBlocking() != Arrival::Ended; }
+
+void Wire::pollBriefly() {
+  if (buffered()) return;
+  // Only while a core is left over: with many clients, a polling session took the core that a
+  // client or the session at work needed (YCSB at 16 clients: 30-40k ops/s polling, 48-57k not).
+  const uint32_t spare = std::max<uint32_t>(1, machineCores() - 1);
+  if (pollingSessions.fetch_add(1, std::memory_order_relaxed) + sessionsAtWork.load(std::memory_order_relaxed) >= spare) {
+    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+  if (pollCredit_ <= 0 && ++pollSkipped_ % kPollProbe != 0) {
+    pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+  const auto until = std::chrono::steady_clock::now() + kPollBriefly;
+  bool caught = false;
+  while (!(caught = receiveNow()) && std::chrono::steady_clock::now() < until) {
+  }
+  pollingSessions.fetch_sub(1, std::memory_order_relaxed);
+  pollCredit_ = caught ? std::min(pollCredit_ + 1, kPollCredit) : std::max(pollCredit_ - 2, 0);
 }
 
 void Wire::writeAll(const char* p, size_t n) {

@@ -4,7 +4,6 @@
 // Parse/Bind/Describe/Execute/Sync, instead of two system calls per message), and a buffered
 // writer that builds backend messages in place (no string per field) and sends them when a reply
 // is complete.
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -46,22 +45,6 @@ class MessageReader {
  private:
   std::string_view body_;
   size_t pos_ = 0;
-};
-
-// Whether polling for the next request pays for a session: a poll that caught a request earns
-// credit, a miss costs two; without credit it polls only every kProbe-th time, to notice that its
-// client got faster. A poll lasts kPollFor at most.
-class PollCredit {
- public:
-  static constexpr std::chrono::microseconds kPollFor{50};
-  bool worthPolling() { return credit_ > 0 || ++skipped_ % kProbe == 0; }
-  void record(bool caught) { credit_ = caught ? std::min(credit_ + 1, kMost) : std::max(credit_ - 2, 0); }
-
- private:
-  static constexpr int kMost = 8;
-  static constexpr uint32_t kProbe = 64;
-  int credit_ = 4;
-  uint32_t skipped_ = 0;
 };
 
 // The socket is a plain descriptor with blocking system calls, outside the server's asio
@@ -113,7 +96,7 @@ class Wire {
   // block on one client: receives what has arrived without blocking (false: the client closed
   // the connection or it failed, the next read says which), ...
   bool receiveArrived();
-  size_t bufferedBytes() const { return buffered(); }
+  size_t buffered() const { return inEnd_ - inBegin_; }  // received, not yet read
   // ... whether the bytes buffered fill the buffer (a message that long is read on the session's
   // thread), and writes that never block: what the socket does not take stays buffered
   // (hasUnsent()) until a flush() on the session's thread, which blocks again.
@@ -151,13 +134,12 @@ class Wire {
  private:
   void readExact(char* p, size_t n);
   size_t receive(char* p, size_t n);  // blocks for at least one byte; ClientGone at the end or an error
-  size_t buffered() const { return inEnd_ - inBegin_; }
-  bool receiveNow();  // what has arrived, into in_, without blocking; false if nothing
+  // What has arrived, into in_ behind what is buffered, without blocking (one recv).
+  enum class Arrival { Some, None, Ended };  // Ended: the end of the stream, or an error
+  Arrival receiveWithoutBlocking();
+  bool receiveNow() { return receiveWithoutBlocking() != Arrival::None; }  // false if nothing
   void writeAll(const char* p, size_t n);
   void sendWithoutBlocking();  // flush() while writes may not block
-  // pollBriefly's gate: true if it may poll now, a core being spare (leavePolling() after).
-  static bool enterPolling();
-  static void leavePolling();
 
   int fd_;
   uint32_t maxMessage_;
@@ -171,7 +153,10 @@ class Wire {
   std::chrono::steady_clock::time_point deadline_{};
   bool writesMayBlock_ = true;
   bool stalled_ = false;  // the socket took no more without blocking: no send is tried till flush() may block
-  PollCredit pollCredit_;  // pollBriefly's
+  // pollBriefly's record: polls while positive; a caught request adds one, a miss takes two. At
+  // zero it polls again only every kPollProbe-th time, to notice that its client got faster.
+  int pollCredit_ = 4;
+  uint32_t pollSkipped_ = 0;
 };
 
 }  // namespace hyrax::server

@@ -275,6 +275,14 @@ ExprPtr makeConcat(ExprPtr a, ExprPtr b, SourcePos pos) {
 
 namespace {
 
+// Calls f on each result arm of a CASE's args: WHEN/THEN pairs, then the ELSE if it has one.
+template <typename Args, typename F>
+void forEachCaseResult(Args& args, bool hasElse, F f) {
+  const size_t pairs = (args.size() - (hasElse ? 1 : 0)) / 2;
+  for (size_t i = 0; i < pairs; ++i) f(args[2 * i + 1]);
+  if (hasElse) f(args.back());
+}
+
 // A NULL or a quoted literal: an arm that leaves a CASE of CHARs character in PostgreSQL (the
 // literal is read as a character value of its own length, no blanks added).
 bool neutralArm(const Expr& e) {
@@ -297,15 +305,15 @@ bool blankPadded(const Expr& e) {
   if (e.kind != ExprKind::Case && e.type.id == TypeId::Char && e.type.length > 0) return true;
   if (e.kind == ExprKind::Cast && e.implicitCast && e.type.isString()) return blankPadded(*e.args[0]);
   if (e.kind != ExprKind::Case || !e.type.isString()) return false;
-  const size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
-  std::optional<bool> first;
-  for (size_t i = 0; i < pairs + (e.hasElse ? 1 : 0); ++i) {
-    const Expr& arm = asWritten(i < pairs ? *e.args[2 * i + 1] : *e.args.back());
-    if (neutralArm(arm)) continue;
-    if (arm.type.id == TypeId::Text) return false;
+  std::optional<bool> first;  // whether the first typed arm is
+  bool textArm = false;
+  forEachCaseResult(e.args, e.hasElse, [&](const ExprPtr& a) {
+    const Expr& arm = asWritten(*a);
+    if (neutralArm(arm)) return;
+    textArm = textArm || arm.type.id == TypeId::Text;
     if (!first) first = blankPadded(arm);
-  }
-  return first.value_or(false);
+  });
+  return !textArm && first.value_or(false);
 }
 
 // `e` (blankPadded) as TEXT with each value's trailing blanks: a CHAR(n) padded to n, a CASE arm
@@ -324,10 +332,7 @@ ExprPtr withBlanks(ExprPtr e) {
     return padded;
   }
   if (e->kind == ExprKind::Case) {
-    const size_t pairs = (e->args.size() - (e->hasElse ? 1 : 0)) / 2;
-    auto arm = [](ExprPtr& a) { a = blankPadded(*a) ? withBlanks(std::move(a)) : castTo(std::move(a), SqlType::text()); };
-    for (size_t i = 0; i < pairs; ++i) arm(e->args[2 * i + 1]);
-    if (e->hasElse) arm(e->args.back());
+    forEachCaseResult(e->args, e->hasElse, [](ExprPtr& a) { a = blankPadded(*a) ? withBlanks(std::move(a)) : castTo(std::move(a), SqlType::text()); });
     e->type = SqlType::text(e->type.nullable);
     return e;
   }
@@ -452,14 +457,10 @@ ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos
 }
 
 ExprPtr makeCase(std::vector<ExprPtr> args, bool hasElse, SourcePos pos) {
-  size_t pairs = (args.size() - (hasElse ? 1 : 0)) / 2;
+  const size_t pairs = (args.size() - (hasElse ? 1 : 0)) / 2;
   std::optional<SqlType> t;
-  auto results = [&](auto&& f) {
-    for (size_t i = 0; i < pairs; ++i) f(args[2 * i + 1]);
-    if (hasElse) f(args.back());
-  };
   for (size_t i = 0; i < pairs; ++i) requireBoolean(*args[2 * i], "CASE/WHEN");
-  results([&](ExprPtr& r) {
+  forEachCaseResult(args, hasElse, [&](ExprPtr& r) {
     if (!t) {
       t = r->type;
       return;
@@ -470,7 +471,7 @@ ExprPtr makeCase(std::vector<ExprPtr> args, bool hasElse, SourcePos pos) {
   });
   SqlType rt = t->isNull() ? SqlType::text(true) : *t;
   if (!hasElse) rt.nullable = true;
-  results([&](ExprPtr& r) { r = castTo(std::move(r), rt); });
+  forEachCaseResult(args, hasElse, [&](ExprPtr& r) { r = castTo(std::move(r), rt); });
   auto e = std::make_unique<Expr>(ExprKind::Case, rt, pos);
   e->hasElse = hasElse;
   e->args = std::move(args);
