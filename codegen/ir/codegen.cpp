@@ -1,5 +1,7 @@
 #include "codegen/ir/codegen.hpp"
 
+#include <llvm/IR/MDBuilder.h>
+
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/runtime/value_slot.hpp"
@@ -183,12 +185,12 @@ void CodeGen::raiseIf(llvm::Value* cond, int32_t code) {
     rb.CreateBr(errorBlock_);
   }
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn_);
-  b.CreateCondBr(cond, shared, cont);
+  b.CreateCondBr(cond, shared, cont, weights(Usually::False));
   b.SetInsertPoint(cont);
 }
 
 void CodeGen::raiseIf(llvm::Value* cond, const char* runtimeName, llvm::ArrayRef<llvm::Value*> args) {
-  If(cond, [&] {
+  If(cond, Usually::False, [&] {
     std::vector<llvm::Value*> all{queryContext()};
     all.insert(all.end(), args.begin(), args.end());
     call(runtimeName, all);
@@ -206,7 +208,7 @@ void CodeGen::cancelPoint() {
   }
   llvm::Value* left = b.CreateSub(b.CreateLoad(i64(), cancelBudget_), c64(1));
   b.CreateStore(left, cancelBudget_);
-  If(b.CreateICmpEQ(left, c64(0)), [&] {
+  If(b.CreateICmpEQ(left, c64(0)), Usually::False, [&] {
     b.CreateStore(c64(kBudget), cancelBudget_);
     checkCancel();
   });
@@ -216,13 +218,14 @@ void CodeGen::checkCancel() { checkStatus(call("hyrax_rt_check_cancel", {queryCo
 
 void CodeGen::checkStatus(llvm::Value* status) {
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn_);
-  b.CreateCondBr(b.CreateICmpNE(status, llvm::ConstantInt::get(status->getType(), 0)), errorBlock_, cont);
+  b.CreateCondBr(b.CreateICmpNE(status, llvm::ConstantInt::get(status->getType(), 0)), errorBlock_, cont,
+                 weights(Usually::False));
   b.SetInsertPoint(cont);
 }
 
 llvm::Value* CodeGen::checkNotNull(llvm::Value* pointer) {
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn_);
-  b.CreateCondBr(b.CreateIsNull(pointer), errorBlock_, cont);
+  b.CreateCondBr(b.CreateIsNull(pointer), errorBlock_, cont, weights(Usually::False));
   b.SetInsertPoint(cont);
   return pointer;
 }
@@ -241,6 +244,21 @@ void CodeGen::If(llvm::Value* cond, const std::function<void()>& then, const std
     b.CreateBr(contBB);
   }
   b.SetInsertPoint(contBB);
+}
+
+void CodeGen::If(llvm::Value* cond, Usually usually, const std::function<void()>& then) {
+  auto* thenBB = llvm::BasicBlock::Create(ctx, "then", fn_);
+  auto* contBB = llvm::BasicBlock::Create(ctx, "endif", fn_);
+  b.CreateCondBr(cond, thenBB, contBB, weights(usually));
+  b.SetInsertPoint(thenBB);
+  then();
+  b.CreateBr(contBB);
+  b.SetInsertPoint(contBB);
+}
+
+llvm::MDNode* CodeGen::weights(Usually usually) {
+  llvm::MDBuilder md(ctx);
+  return usually == Usually::True ? md.createLikelyBranchWeights() : md.createUnlikelyBranchWeights();
 }
 
 void CodeGen::ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body) {

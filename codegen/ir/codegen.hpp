@@ -93,6 +93,12 @@ class CodeGen {
 
   // ---- control flow ----
   void If(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise = {});
+  // If with what the condition usually is, as branch weights: LLVM lays the usual way out as the
+  // straight line and the other out of the loop (a row's hot path then takes no jump for it).
+  enum class Usually { True, False };
+  void If(llvm::Value* cond, Usually usually, const std::function<void()>& then);
+  // Branch weights for a condition that is usually `usually` (error checks: false).
+  llvm::MDNode* weights(Usually usually);
   // for (i = begin; i < end; ++i) body(i); body may call Continue-free code only.
   void ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body);
   // Walks a chain of hash table entries (HashEntryHeader::next) from `head` until nullptr.

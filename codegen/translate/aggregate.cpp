@@ -156,33 +156,38 @@ void AggregateTranslator::prefetchAhead() {
 // the bucket load, the chain's entry and the key compare, which made GROUP BY over 16 groups
 // 3.5 times the hand-written loop that indexes an array by the key (bench/micro (2)). The array
 // is a local of the pipeline function, zeroed on each call (2 KiB per morsel of 16,384 rows), and
-// holds entries of the table found or inserted in this call; it is used only while the table is
-// not large: entries stay where they are until the table spills (pre-aggregation), which makes it
-// large. Other keys (negative, larger, NULL) take the hash table's way, at the cost of a compare.
+// holds entries of the table found or inserted in this call. Entries stay where they are until
+// the table spills (pre-aggregation), which makes it large: the insert that makes it so clears
+// the array, and no entry is put there afterwards. So a row's way is one compare, one load and a
+// null test (the table's state is not asked per row: that kept LLVM's loop busy with it). Other
+// keys (negative, larger, NULL) take the hash table's way, at the cost of the compare.
 llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
   if (keys.values.size() != 1 || !keys.values[0].type.isInteger()) return findGroupByHash(keys);
   auto* slots = llvm::ArrayType::get(cg_.ptr(), kDirectKeys);
   auto* direct = cg_.local(slots, "direct_groups");
+  auto clear = [&] { b.CreateMemSet(direct, cg_.c8(0), kDirectKeys * sizeof(void*), llvm::MaybeAlign(8)); };
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b);
     b.SetInsertPoint(cg_.entryBlock());
-    b.CreateMemSet(direct, cg_.c8(0), kDirectKeys * sizeof(void*), llvm::MaybeAlign(8));
+    clear();
   }
   const SqlValue& key = keys.values[0];
   llvm::Value* index = b.CreateSExt(key.v, cg_.i64());
   llvm::Value* usable = b.CreateICmpULT(index, cg_.c64(kDirectKeys));
   if (key.null) usable = b.CreateAnd(usable, b.CreateNot(key.null));
-  usable = b.CreateAnd(usable, b.CreateNot(table_.isLarge()));
   auto* found = cg_.local(cg_.ptr(), "group");
   b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), found);
-  llvm::Value* slot = b.CreateGEP(slots, direct, {cg_.c64(0), b.CreateSelect(usable, index, cg_.c64(0))});
-  cg_.If(usable, [&] { b.CreateStore(cg_.loadPtr(slot), found); });
-  cg_.If(b.CreateIsNull(b.CreateLoad(cg_.ptr(), found)), [&] {
+  // (Read and written only where usable: no select to keep the address in bounds otherwise.)
+  llvm::Value* slot = b.CreateGEP(slots, direct, {cg_.c64(0), index});
+  cg_.If(usable, CodeGen::Usually::True, [&] { b.CreateStore(cg_.loadPtr(slot), found); });
+  cg_.If(b.CreateIsNull(b.CreateLoad(cg_.ptr(), found)), CodeGen::Usually::False, [&] {
+    llvm::Value* wasLarge = table_.isLarge();
     llvm::Value* group = findGroupByHash(keys);
     b.CreateStore(group, found);
-    // Not once the insert made the table large (a spill moves the entries it holds).
-    cg_.If(b.CreateAnd(usable, b.CreateNot(table_.isLarge())), [&] { b.CreateStore(group, slot); });
+    llvm::Value* large = table_.isLarge();
+    cg_.If(b.CreateAnd(large, b.CreateNot(wasLarge)), clear);  // this insert spilled: entries moved
+    cg_.If(b.CreateAnd(usable, b.CreateNot(large)), [&] { b.CreateStore(group, slot); });
   });
   return b.CreateLoad(cg_.ptr(), found);
 }
