@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -23,6 +24,7 @@ enum class OptLevel { None, Fast, Full };
 
 struct CompileTimes {
   double optimizeMs = 0, machineCodeMs = 0;
+  double share = 1;  // of the module's instructions compiled (compileFirst: the first part's)
 };
 
 struct CompileOptions {
@@ -43,6 +45,7 @@ class CompiledModule {
   ~CompiledModule();
   void* function(const std::string& name) const;  // throws when there is none
   uint64_t address(const std::string& name) const;  // 0 when there is none
+  uint64_t symbolAddress(const std::string& objectName) const;  // by the object file's name (prefixed)
   const std::string& ir() const { return ir_; }
   const std::string& assembly() const { return assembly_; }
 
@@ -50,17 +53,47 @@ class CompiledModule {
   friend std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext>, std::unique_ptr<llvm::Module>,
                                                  OptLevel, CompileTimes*, const CompileOptions&);
   friend std::unique_ptr<CompiledModule> compileAgain(CompiledModule&, OptLevel, CompileTimes*);
+  friend std::unique_ptr<CompiledModule> compileFirst(std::unique_ptr<llvm::LLVMContext>&, std::unique_ptr<llvm::Module>&,
+                                                      const std::vector<std::string>&, std::string&, OptLevel,
+                                                      CompileTimes*, const std::function<void()>&);
+  friend std::unique_ptr<CompiledModule> compileLater(const std::string&,
+                                                      const std::function<std::shared_ptr<CompiledModule>()>&, OptLevel,
+                                                      CompileTimes*);
+  friend void emitAndLoad(CompiledModule&, llvm::Module&, OptLevel, CompileTimes*, const CompileOptions&,
+                          const std::function<const CompiledModule*()>&);
   std::unique_ptr<llvm::LLVMContext> context_;
   std::unique_ptr<llvm::Module> module_;
   std::unique_ptr<llvm::RTDyldMemoryManager> memory_;
   std::unique_ptr<llvm::RuntimeDyld> loader_;
   char globalPrefix_ = 0;  // of symbol names in the object file ('_' on some targets)
+  // compileLater's: the part compiled first, whose functions this code calls (kept alive with it).
+  std::shared_ptr<CompiledModule> base_;
+  // compileFirst's: module_ is the IR as generated (its parts were compiled from clones), not yet
+  // through the fast pipeline as a cheap compile's IR is; compileAgain runs that first.
+  bool rawIR_ = false;
   std::string ir_, assembly_;
 };
 
 std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
                                         OptLevel level, CompileTimes* times = nullptr,
                                         const CompileOptions& options = {});
+
+// A module compiled in two parts (issue 18: the time to the first morsel). compileFirst writes
+// the functions not named in `first` (nor referred to by them) as bitcode into `later`, calls
+// `laterWritten` (so that another thread may start on it), compiles the others, and returns them
+// with the whole module's IR kept (for compileAgain); nullptr, leaving `ctx` and `m` as they were,
+// when that part would be most of the module (or the module has global variables, which two
+// parts could not share). compileLater compiles `later` in an LLVM context of its own, so on
+// another thread while the first part compiles or runs; once its machine code is made it asks
+// `first` for the first part (which may wait for it; null: the first part failed, and so does
+// this), whose functions its code calls and keeps alive.
+std::unique_ptr<CompiledModule> compileFirst(std::unique_ptr<llvm::LLVMContext>& ctx, std::unique_ptr<llvm::Module>& m,
+                                             const std::vector<std::string>& first, std::string& later, OptLevel level,
+                                             CompileTimes* times = nullptr,
+                                             const std::function<void()>& laterWritten = {});
+std::unique_ptr<CompiledModule> compileLater(const std::string& later,
+                                             const std::function<std::shared_ptr<CompiledModule>()>& first,
+                                             OptLevel level, CompileTimes* times = nullptr);
 
 // The module as bitcode, and a compile of such bitcode in an LLVM context of its own.
 std::string toBitcode(const llvm::Module& m);

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include <llvm/IR/IRBuilder.h>
@@ -150,4 +152,94 @@ TEST_CASE("a compiled module's IR compiles again at another level; the first cod
 
 TEST_CASE("bitcode that is not bitcode is an error") {
   CHECK_THROWS_AS(jit::compileBitcode("not bitcode", jit::OptLevel::Fast), Error);
+}
+
+namespace {
+// `first`: i64 first(i64 x) = x + 1; `sort_key` (referred to by first as a constant pointer it
+// returns through an external call, as a sort's compare function is); `rest`: i64 rest(i64 x)
+// = first(x) * 2 plus a loop body big enough that first is a small part of the module.
+std::pair<std::unique_ptr<llvm::LLVMContext>, std::unique_ptr<llvm::Module>> twoPartModule() {
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto m = std::make_unique<llvm::Module>("split", *ctx);
+  jit::configureModule(*m);
+  llvm::IRBuilder<> b(*ctx);
+  auto* i64 = b.getInt64Ty();
+  auto* unary = llvm::FunctionType::get(i64, {i64}, false);
+  auto* key = llvm::Function::Create(unary, llvm::Function::ExternalLinkage, "sort_key", *m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", key));
+  b.CreateRet(b.CreateMul(key->getArg(0), b.getInt64(3)));
+  auto* first = llvm::Function::Create(unary, llvm::Function::ExternalLinkage, "first", *m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", first));
+  auto apply = m->getOrInsertFunction("external_apply", llvm::FunctionType::get(i64, {b.getPtrTy(), i64}, false));
+  b.CreateRet(b.CreateAdd(b.CreateCall(apply, {key, first->getArg(0)}), b.getInt64(1)));
+  auto* rest = llvm::Function::Create(unary, llvm::Function::ExternalLinkage, "rest", *m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", rest));
+  llvm::Value* v = b.CreateCall(first, {rest->getArg(0)});
+  for (int i = 0; i < 40; ++i) v = b.CreateSub(b.CreateAdd(v, b.getInt64(i)), b.getInt64(i));  // net: v
+  b.CreateRet(b.CreateMul(v, b.getInt64(2)));
+  return {std::move(ctx), std::move(m)};
+}
+int64_t applyKey(int64_t (*f)(int64_t), int64_t x) { return f(x); }
+}  // namespace
+
+TEST_CASE("a module compiles in two parts: the named functions first, the rest later, calling into the first") {
+  jit::setSymbolResolver([](const std::string& name) -> void* {
+    return name == "external_apply" ? reinterpret_cast<void*>(&applyKey) : nullptr;
+  });
+  auto [ctx, m] = twoPartModule();
+  std::string laterBitcode;
+  std::shared_ptr<jit::CompiledModule> first;
+  std::unique_ptr<jit::CompiledModule> rest;
+  std::mutex mutex;
+  std::condition_variable ready;
+  bool firstDone = false;
+  std::thread other;
+  // The later part compiles on another thread while the first does, as the background thread
+  // does; it waits for the first part only to load.
+  first = jit::compileFirst(ctx, m, {"first"}, laterBitcode, jit::OptLevel::Fast, nullptr, [&] {
+    other = std::thread([&] {
+      rest = jit::compileLater(laterBitcode, [&] {
+        std::unique_lock lock(mutex);
+        ready.wait(lock, [&] { return firstDone; });
+        return first;
+      }, jit::OptLevel::Fast);
+    });
+  });
+  REQUIRE(first);
+  CHECK(!ctx);  // taken over
+  CHECK(first->address("rest") == 0);  // not in the first part
+  {
+    std::lock_guard lock(mutex);
+    firstDone = true;
+    ready.notify_all();
+  }
+  other.join();
+  auto firstFn = reinterpret_cast<int64_t (*)(int64_t)>(first->function("first"));
+  CHECK(firstFn(4) == 13);  // 4 * 3 + 1, through sort_key, which came with it
+  auto restFn = reinterpret_cast<int64_t (*)(int64_t)>(rest->function("rest"));
+  CHECK(restFn(4) == 26);
+  // The first part's IR is still whole: compiled again as one module, at another level.
+  auto again = jit::compileAgain(*first, jit::OptLevel::Full);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t)>(again->function("rest"))(5) == 32);
+  first.reset();  // the rest keeps the first part's code alive
+  CHECK(restFn(1) == 8);
+  // A later part whose first part failed fails too, without waiting.
+  CHECK_THROWS_AS(jit::compileLater(laterBitcode, [] { return std::shared_ptr<jit::CompiledModule>(); },
+                                    jit::OptLevel::Fast),
+                  Error);
+  jit::setSymbolResolver(nullptr);
+}
+
+TEST_CASE("no split when the named functions are most of the module") {
+  jit::setSymbolResolver([](const std::string& name) -> void* {
+    return name == "external_apply" ? reinterpret_cast<void*>(&applyKey) : nullptr;
+  });
+  auto [ctx, m] = twoPartModule();
+  std::string later;
+  CHECK(jit::compileFirst(ctx, m, {"rest"}, later, jit::OptLevel::Fast) == nullptr);  // rest calls first: everything
+  REQUIRE(ctx);
+  REQUIRE(m);  // left as it was: compiled whole
+  auto whole = jit::compile(std::move(ctx), std::move(m), jit::OptLevel::Fast);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t)>(whole->function("rest"))(4) == 26);
+  jit::setSymbolResolver(nullptr);
 }

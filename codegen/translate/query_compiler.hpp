@@ -58,6 +58,9 @@ struct CompileStats {
   double codegenMs = 0, optimizeMs = 0, machineCodeMs = 0;
   bool adaptive = false;  // started on cheap code, optimized code compiled in the background
   bool optimized = false; // the code compiled here had the full pipeline (not the fast one)
+  // The cheap code came in two parts: query_init and the first pipeline before the first row
+  // (the times above), the later pipelines' on the background thread (RunProfile says when).
+  bool split = false;
 };
 
 class CompiledQuery {

@@ -59,6 +59,8 @@ struct RunProfile {
   double optimizedCompileMs = -1; // the background compile's time, when it was done by the end
   double optimizedStartedAtMs = -1;  // since the run began, when that compile was started (0: before it)
   double optimizedExpectedMs = -1;   // what that compile was expected to cost (its start's threshold)
+  double laterCodeCompileMs = -1;  // a split cheap compile's second part (the later pipelines' code)
+  double laterCodeWaitMs = 0;      // how long the run waited for it (0: it was ready in time)
   uint32_t parallelPipelines = 0; // pipelines that ran on several threads
   uint32_t threads = 1;           // the most threads one of them ran on
 };

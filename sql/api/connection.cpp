@@ -660,6 +660,18 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                         static_cast<unsigned long long>(run.morsels));
         }
         text += buf;
+        if (ex.compiled->stats().split) {
+          if (run.laterCodeCompileMs >= 0)
+            std::snprintf(buf, sizeof(buf),
+                          "Cheap code in two parts: init and the first pipeline before the first row, the later "
+                          "pipelines' (%.3f ms) meanwhile; the run waited %.3f ms for them\n",
+                          run.laterCodeCompileMs, run.laterCodeWaitMs);
+          else
+            std::snprintf(buf, sizeof(buf),
+                          "Cheap code in two parts: init and the first pipeline before the first row (the run "
+                          "ended within it)\n");
+          text += buf;
+        }
         if (run.parallelPipelines)
           std::snprintf(buf, sizeof(buf), "Parallel: %u pipeline%s on up to %u threads\n", run.parallelPipelines,
                         run.parallelPipelines == 1 ? "" : "s", run.threads);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "sql/api/database.hpp"
 #include "sql/test/result_text.hpp"
@@ -74,6 +75,38 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   const int morsels = std::stoi(m[1]), optimizedMorsels = std::stoi(m[2]);
   CHECK(morsels - optimizedMorsels == 3);  // init and the scan's first two chunks
   CHECK(optimizedMorsels >= 1);            // the scan's rest, and all that follows
+}
+
+TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside them) answers as optimized code does", "[parallel]") {
+  Database db;
+  Connection cheap(db), optimized(db);
+  load(cheap);
+  cheap.execute("SET compile_tier = 'cheap'");
+  cheap.execute("SET threads = 1");  // a core left for the later part's compile (on a machine of two or more)
+  optimized.execute("SET analytics = 'inline'");
+  optimized.execute("SET compile_tier = 'optimized'");
+  const bool coreToSpare = std::thread::hardware_concurrency() > 1;
+  const char* queries[] = {
+      "SELECT d.v, count(*) FROM t JOIN d ON t.g = d.k GROUP BY d.v ORDER BY 2 DESC, 1 LIMIT 20",
+      "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.k = t.g + 500)",
+      "SELECT g, sum(a), count(*), min(s), max(s) FROM t GROUP BY g ORDER BY g",
+      "WITH w AS (SELECT g, count(*) AS n FROM t GROUP BY g) SELECT x.g, x.n + y.n FROM w x JOIN w y ON x.g = y.g + 1 "
+      "ORDER BY 1 LIMIT 7",
+  };
+  for (const char* q : queries) {
+    INFO(q);
+    std::string expected = rows(optimized.execute(q));
+    CHECK(!expected.empty());
+    CHECK(rows(cheap.execute(q)) == expected);
+    std::string plan = allText(cheap.execute(std::string("EXPLAIN ANALYZE ") + q));
+    INFO(plan);
+    CHECK((plan.find("Cheap code in two parts") != std::string::npos) == coreToSpare);
+  }
+  // On every core the later part would take one from the query: one compile.
+  cheap.execute("SET threads = " + std::to_string(std::thread::hardware_concurrency()));
+  std::string plan = allText(cheap.execute(std::string("EXPLAIN ANALYZE ") + queries[0]));
+  INFO(plan);
+  CHECK(plan.find("Cheap code in two parts") == std::string::npos);
 }
 
 TEST_CASE("compile_tier auto runs a query that ends soon on cheap code alone, without compiling it again", "[parallel]") {
