@@ -778,18 +778,19 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;
   jopts.keepIR = options.keepIR;
-  // Cheap code for one query of several pipelines: query_init and the first pipeline before the
-  // first row, the rest on the background thread meanwhile (LaterCode), when the split pays: a
-  // core is left to compile on (the query runs on fewer threads than there are cores), and the
-  // first part is not most of the module (jit::compileFirst). On every core the later part's
-  // compile takes one from the query: TPC-H SF 1 at 2 threads on 2 cores, four alternating runs,
-  // end to end geomean of the medians 62.4 ms whole against 66.5 split; at 1 thread 95.2 against
-  // 96.4, the first morsel 8.6 -> 3.5 ms (bench/README.md).
+  // Cheap code for one query of several pipelines, with SET compile_parts = 'two': query_init and
+  // the first pipeline before the first row, the rest on the background thread meanwhile
+  // (LaterCode), where a core is left to compile on (the query runs on fewer threads than there
+  // are cores) and the first part is not most of the module (jit::compileFirst). Not the
+  // default: whole TPC-H SF 1 runs at one thread, quiet machine, alternating, medians, measured
+  // 70.7 ms end to end whole against 85.3 in two parts (cheap tier alone: 77.7 against 87.1),
+  // while single queries run alone were faster in two parts (Q9 288 -> 259 ms, Q13 243 -> 222);
+  // the first morsel came at a median 3 ms instead of 6.5-9 (bench/README.md).
   std::shared_ptr<jit::CompiledModule> compiled;
   std::shared_ptr<LaterCode> later;
   const auto* policy = ThreadScope<const ExecutionPolicy>::current();
   const bool coreToSpare = (policy ? std::max(1u, policy->threads) : 1u) < machineCores();
-  if ((adaptive || options.cheapOnly) && coreToSpare && !program && plans.size() == 1 &&
+  if ((adaptive || options.cheapOnly) && policy && policy->twoParts && coreToSpare && !program && plans.size() == 1 &&
       results[0]->impl_->pipelines.size() > 1 && !options.keepIR && !options.keepAssembly) {
     const std::vector<PipelineInfo>& infos0 = results[0]->impl_->pipelines;
     std::vector<std::string> first{inits[0], infos0[0].function};

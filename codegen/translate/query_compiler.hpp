@@ -32,6 +32,7 @@ enum class CompileTier : uint8_t {
 struct ExecutionPolicy {
   CompileTier tier = CompileTier::Auto;
   uint32_t threads = 1;  // threads a query's pipelines may run on (morsel-driven parallelism)
+  bool twoParts = false;  // SET compile_parts = 'two': cheap code in two parts (query_compiler.cpp)
   // Tests (CompileOptions::waitForOptimizedAfter; from HYRAX_TEST_SWITCH_AFTER_MORSELS).
   uint32_t switchAfterMorsels = 0;
 };

@@ -83,6 +83,7 @@ TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside
   load(cheap);
   cheap.execute("SET compile_tier = 'cheap'");
   cheap.execute("SET threads = 1");  // a core left for the later part's compile (on a machine of two or more)
+  cheap.execute("SET compile_parts = 'two'");
   optimized.execute("SET analytics = 'inline'");
   optimized.execute("SET compile_tier = 'optimized'");
   const bool coreToSpare = std::thread::hardware_concurrency() > 1;
@@ -106,6 +107,11 @@ TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside
   cheap.execute("SET threads = " + std::to_string(std::thread::hardware_concurrency()));
   std::string plan = allText(cheap.execute(std::string("EXPLAIN ANALYZE ") + queries[0]));
   INFO(plan);
+  CHECK(plan.find("Cheap code in two parts") == std::string::npos);
+  // And not by default (compile_parts 'one').
+  cheap.execute("SET threads = 1");
+  cheap.execute("RESET compile_parts");
+  plan = allText(cheap.execute(std::string("EXPLAIN ANALYZE ") + queries[0]));
   CHECK(plan.find("Cheap code in two parts") == std::string::npos);
 }
 
