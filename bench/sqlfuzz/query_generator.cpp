@@ -399,7 +399,9 @@ class Generator {
         if (r < 58) return Node::of(std::string("($ / ") + std::to_string(rng_.pick(std::vector<int>{2, 3, 7, -4, 10})) + ")", {a}, {a});
         if (r < 64) return Node::of(std::string("($ % ") + std::to_string(rng_.range(2, 9)) + ")", {a}, {a});
         if (r < 70) return Node::of("abs($)", {a}, {a});
-        if (r < 78) return Node::of("length($)", {sub(rng_.chance(0.7) ? Kind::Str : Kind::Chr)}, {literal(k)});
+        if (r < 75) return Node::of("length($)", {sub(rng_.chance(0.7) ? Kind::Str : Kind::Chr)}, {literal(k)});
+        // octet_length of a CHAR(n) counts its padding, each value its own (README, finding 6)
+        if (r < 78) return Node::of("octet_length($)", {sub(rng_.chance(0.4) ? Kind::Str : Kind::Chr)}, {literal(k)});
         if (r < 84) return Node::of("CAST(EXTRACT(" + std::string(rng_.chance(0.5) ? "YEAR" : "DAY") + " FROM $) AS INTEGER)", {sub(Kind::Date)}, {literal(k)});
         if (r < 88) return Node::of("(- $)", {a}, {a});
         return a;
@@ -422,7 +424,9 @@ class Generator {
         if (r < 55) return Node::of(std::string("substr($, ") + std::to_string(rng_.range(1, 3)) + std::string(", ") + std::to_string(rng_.range(0, 4)) + ")", {a}, {a});
         if (r < 60) return Node::of("replace($, 'a', 'Zz')", {a}, {a});
         if (r < 66) return Node::of("trim($)", {a}, {a});
-        if (r < 74) return Node::of("CAST($ AS VARCHAR(30))", {sub(rng_.chance(0.5) ? Kind::Int : Kind::Chr)}, {literal(k)});
+        if (r < 71) return Node::of("CAST($ AS VARCHAR(30))", {sub(rng_.chance(0.5) ? Kind::Int : Kind::Chr)}, {literal(k)});
+        // concat prints a CHAR(n) with its padding, || without (README, finding 6)
+        if (r < 74) return Node::of("concat($, '|')", {sub(rng_.chance(0.3) ? Kind::Str : Kind::Chr)}, {literal(k)});
         return a;
       case Kind::Date:
         if (r < 50) return Node::of(std::string("($ + ") + std::to_string(rng_.range(-40, 40)) + ")", {a}, {a});
@@ -451,6 +455,9 @@ class Generator {
     }
     Kind k = randomKind(false);
     Node a = expr(k, c, d);
+    // A CHAR meets a VARCHAR as a CHAR (its blanks do not count), a TEXT as text (README, finding 6).
+    if (r < 62 && k == Kind::Chr && rng_.chance(0.3))
+      return Node::of("($ " + std::string(kCompare[rng_.next() % 6]) + " $)", {a, expr(Kind::Str, c, d)});
     if (r < 62) return Node::of("($ " + std::string(kCompare[rng_.next() % 6]) + " $)", {a, rng_.chance(0.6) ? literal(k) : expr(k, c, d)});
     if (r < 70) return Node::of(rng_.chance(0.8) ? "($ BETWEEN $ AND $)" : "($ NOT BETWEEN $ AND $)", {a, literal(k), literal(k)});
     if (r < 78) {

@@ -88,17 +88,13 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   if (e.name == "octet_length" || e.name == "bit_length") {
     count(1, 1);
     str(0);
-    const SqlType t = args[0]->type;
-    std::vector<ExprPtr> a;
-    a.push_back(args[0]->clone());
+    // octet_length of a CHAR(n) counts its padding, as PostgreSQL's octet_length(character):
+    // each value its own (of a COALESCE of CHAR(4) and CHAR(6) columns 4 or 6, not the
+    // common type's 6). bit_length is of the text, which drops the padding (as PostgreSQL's).
+    if (e.name == "octet_length") args[0] = asPaddedText(std::move(args[0]));
     ExprPtr bytes = call(ScalarFunc::OctetLength, SqlType::int32(), std::move(args), e.pos);
-    if (e.name == "bit_length")  // of the text: a CHAR(n)'s padding left out, as PostgreSQL does
-      return makeArith(plan::ArithOp::Mul, std::move(bytes), Expr::constant(Value::int32(8)), e.pos);
-    if (t.id != TypeId::Char || t.length == 0) return bytes;
-    // A CHAR(n) counts its padding, as PostgreSQL's does: the bytes plus n - its characters.
-    ExprPtr blanks = makeArith(plan::ArithOp::Sub, Expr::constant(Value::int32(static_cast<int32_t>(t.length))),
-                               call(ScalarFunc::CharLength, SqlType::int32(), std::move(a), e.pos), e.pos);
-    return makeArith(plan::ArithOp::Add, std::move(bytes), std::move(blanks), e.pos);
+    if (e.name == "bit_length") return makeArith(plan::ArithOp::Mul, std::move(bytes), Expr::constant(Value::int32(8)), e.pos);
+    return bytes;
   }
   if (e.name == "ascii") {
     count(1, 1);
@@ -191,7 +187,8 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     ExprPtr out;
     for (auto& a : args) {
       std::vector<ExprPtr> arms;
-      ExprPtr text = a->type.isString() ? std::move(a) : makeCast(std::move(a), SqlType::text(), e.pos);
+      // A CHAR(n) with its padding: PostgreSQL's concat prints each argument ('ab'::char(4): 'ab  ').
+      ExprPtr text = a->type.isString() ? asPaddedText(std::move(a)) : makeCast(std::move(a), SqlType::text(), e.pos);
       arms.push_back(isNotNull(text));
       arms.push_back(text->clone());
       arms.push_back(Expr::constant(Value::string("")));

@@ -55,6 +55,20 @@ void adoptLiteral(ExprPtr& a, ExprPtr& b) {
   adoptCharLiteral(b, a->type);
 }
 
+// A VARCHAR compared with a CHAR is compared as a CHAR: PostgreSQL resolves character =
+// varchar to character's operator (varchar converts to it implicitly), where trailing blanks do
+// not count ('ab'::char(4) = 'ab  '::varchar is true; hyrax compared the bytes: false). CHAR
+// values carry no trailing blanks, so the VARCHAR's are trimmed. Against a TEXT, PostgreSQL
+// compares the CHAR as text, without its blanks: as hyrax keeps it.
+void compareAsChar(ExprPtr& x, const SqlType& other) {
+  if (x->type.id != TypeId::Varchar || other.id != TypeId::Char) return;
+  auto trimmed = std::make_unique<Expr>(ExprKind::Call, SqlType::text(x->type.nullable), x->pos);
+  trimmed->func = plan::ScalarFunc::TrimTrailing;
+  trimmed->args.push_back(std::move(x));
+  trimmed->args.push_back(Expr::constant(Value::string(" ")));
+  x = std::move(trimmed);
+}
+
 [[noreturn]] void noOperator(const char* op, const SqlType& a, const SqlType& b, SourcePos pos) {
   throw Error(sqlstate::UndefinedFunction,
               std::string("operator does not exist: ") + a.name() + " " + op + " " + b.name(), pos);
@@ -219,6 +233,10 @@ ExprPtr makeCompare(plan::CmpOp op, ExprPtr a, ExprPtr b, SourcePos pos) {
   if (!(a->type.isString() && b->type.isString())) {
     a = castTo(std::move(a), c);
     b = castTo(std::move(b), c);
+  } else {
+    const SqlType ta = a->type, tb = b->type;
+    compareAsChar(a, tb);
+    compareAsChar(b, ta);
   }
   bool nullable = a->type.nullable || b->type.nullable || a->type.isNull() || b->type.isNull();
   auto e = std::make_unique<Expr>(ExprKind::Compare, SqlType::boolean(nullable), pos);
@@ -341,6 +359,8 @@ ExprPtr withBlanks(ExprPtr e) {
 
 }  // namespace
 
+ExprPtr asPaddedText(ExprPtr e) { return blankPadded(*e) ? withBlanks(std::move(e)) : castTo(std::move(e), SqlType::text()); }
+
 ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
     noOperator(negated ? "NOT LIKE" : "LIKE", a->type, pattern->type, pos);
@@ -354,8 +374,7 @@ ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   // bench/sqlfuzz against PostgreSQL). Likewise a CASE or COALESCE of CHARs, each value padded
   // to its own column's length (COALESCE(a, b) with a CHAR(6), b CHAR(4): found by sqlfuzz,
   // seed 205 query 698).
-  if (blankPadded(*a)) a = withBlanks(std::move(a));
-  e->args.push_back(castTo(std::move(a), SqlType::text()));
+  e->args.push_back(asPaddedText(std::move(a)));
   e->args.push_back(castTo(std::move(pattern), SqlType::text()));
   return e;
 }
@@ -451,6 +470,7 @@ ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos
   auto e = std::make_unique<Expr>(ExprKind::InList, SqlType::boolean(nullable), pos);
   e->negated = negated;
   if (!t.isString()) a = castTo(std::move(a), t);
+  for (auto& item : list) compareAsChar(item, a->type);  // CHAR IN (varchar, ...): as its =
   e->args.push_back(std::move(a));
   for (auto& item : list) e->args.push_back(t.isString() ? std::move(item) : castTo(std::move(item), t));
   return e;

@@ -31,6 +31,10 @@ plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, bool negated, Sou
 plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos);
 // a ~ pattern, a ~* pattern (caseInsensitive), !~ and !~* (negated): POSIX regex matches.
 plan::ExprPtr makeRegexMatch(plan::ExprPtr a, plan::ExprPtr pattern, bool caseInsensitive, bool negated, SourcePos pos);
+// `e` as TEXT as PostgreSQL prints it: a CHAR(n) value with its trailing blanks (hyrax keeps
+// none), each value of a CASE/COALESCE of CHARs padded to its own length (LIKE, concat,
+// octet_length see them); any other string as it is.
+plan::ExprPtr asPaddedText(plan::ExprPtr e);
 plan::ExprPtr makeIsNull(plan::ExprPtr a, bool negated, SourcePos pos);
 plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool negated, SourcePos pos);
 // args: when, then, when, then, ..., [else]
