@@ -12,9 +12,10 @@ if(HYRAX_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# HYRAX_TSAN=ON builds everything with ThreadSanitizer (the `tsan` preset: the parallel operators'
-# tests). Generated code is not instrumented; what it calls (hash tables, buffers, results,
-# strings, errors, the merges and the worker pool) is.
+# HYRAX_TSAN=ON builds everything with ThreadSanitizer (the `tsan` preset: the parallel operators',
+# the executor's and the server's tests; server/README.md says how the server's were run).
+# Generated code is not instrumented; what it calls (hash tables, buffers, results, strings,
+# errors, the merges and the worker pool) is.
 option(HYRAX_TSAN "Build with ThreadSanitizer" OFF)
 if(HYRAX_TSAN)
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)

@@ -22,6 +22,10 @@ namespace hyrax::server::test {
 class TestServer {
  public:
   explicit TestServer(ServerConfig config = {}) {
+    // HYRAX_TEST_DISPATCH_THREADS=n: a test that leaves dispatchThreads at its default gets n
+    // (0: none), so the whole suite runs at each setting (server/README.md, ThreadSanitizer).
+    if (const char* n = std::getenv("HYRAX_TEST_DISPATCH_THREADS"); n && *n && config.dispatchThreads == ServerConfig{}.dispatchThreads)
+      config.dispatchThreads = std::atoi(n);
     char dir[] = "/tmp/hyrax_server_test_XXXXXX";
     if (!::mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
     dir_ = dir;
