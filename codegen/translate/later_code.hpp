@@ -30,6 +30,7 @@ struct LaterCode {
   bool firstFailed = false;
   std::exception_ptr error;
   double compileMs = 0;
+  double codeMs = 0;  // of compileMs, LLVM's passes and machine code (not reading the bitcode back)
 
   // The query's thread: the first part is loaded (null: its compile failed).
   void firstReady(std::shared_ptr<jit::CompiledModule> m) {
@@ -62,12 +63,13 @@ struct LaterCode {
     std::shared_ptr<jit::CompiledModule> m;
     std::exception_ptr failed;
     const auto t = std::chrono::steady_clock::now();
+    jit::CompileTimes times;
     try {
       m = jit::compileLater(bitcode, [&] {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] { return first || firstFailed; });
         return first;
-      }, jit::OptLevel::Fast);
+      }, jit::OptLevel::Fast, &times);
     } catch (...) {
       failed = std::current_exception();
     }
@@ -76,6 +78,7 @@ struct LaterCode {
     error = failed;
     bitcode = std::string();
     compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    codeMs = times.optimizeMs + times.machineCodeMs;
     state = State::Done;
     changed.notify_all();
   }
