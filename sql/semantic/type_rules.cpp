@@ -466,6 +466,23 @@ ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos
     t = *c;
   }
   if (t.isNull()) t = SqlType::int32(true);
+  // VARCHAR IN (char_col, ...): PostgreSQL compares the left side with each item by that pair's
+  // =, so against a CHAR item as a CHAR (trailing blanks do not count) and against the others
+  // byte for byte ('ab  '::varchar IN (char_col) was false here where char_col held 'ab'). A list
+  // of CHARs alone: the left side trimmed once; a mixed list: the CHAR items and the others as two
+  // lists, x IN (A, B) being x IN (A) OR x IN (B) in three-valued logic too.
+  if (a->type.id == TypeId::Varchar) {
+    std::vector<ExprPtr> chars, others;
+    for (auto& item : list) (item->type.id == TypeId::Char ? chars : others).push_back(std::move(item));
+    if (!chars.empty() && !others.empty()) {
+      std::vector<ExprPtr> either;
+      either.push_back(makeInList(a->clone(), std::move(chars), negated, pos));
+      either.push_back(makeInList(std::move(a), std::move(others), negated, pos));
+      return makeLogic(negated ? ExprKind::And : ExprKind::Or, std::move(either), pos);
+    }
+    if (!chars.empty()) compareAsChar(a, chars[0]->type);
+    list = chars.empty() ? std::move(others) : std::move(chars);
+  }
   bool nullable = t.nullable;
   auto e = std::make_unique<Expr>(ExprKind::InList, SqlType::boolean(nullable), pos);
   e->negated = negated;
