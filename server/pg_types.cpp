@@ -62,11 +62,7 @@ class Reader {
 void checkString(std::string_view s, const SqlType& t) {
   if (size_t bad = invalidUtf8At(s); bad != std::string_view::npos)
     throw Error(sqlstate::CharacterNotInRepertoire, invalidUtf8Message(s, bad));
-  if (t.length && s.size() > t.length) {  // characters, not bytes, as PostgreSQL counts
-    size_t chars = 0;
-    for (char c : s) chars += (static_cast<uint8_t>(c) & 0xc0) != 0x80;
-    if (chars > t.length) throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
-  }
+  if (t.length && longerThanChars(s, t.length)) throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
 }
 
 // A DECIMAL's scaled value as NUMERIC's base-10000 digits.

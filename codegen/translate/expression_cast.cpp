@@ -17,6 +17,19 @@ void ExprCompiler::tooLongIf(llvm::Value* cond, const SqlType& to) {
   cg_.raiseIf(cond, "hyrax_rt_string_too_long", {cg_.c32(static_cast<int>(to.id)), cg_.c32(to.length)});
 }
 
+// Lengths of CHAR(n) and VARCHAR(n) are characters, as in SQL and PostgreSQL ('éé' fits a
+// VARCHAR(2); its 4 bytes were refused). Within the limit in bytes it is within it in
+// characters, so the runtime counts only strings longer in bytes.
+void ExprCompiler::tooLongIfLonger(const SqlValue& s, const SqlType& to) {
+  if (!to.length) return;
+  llvm::Value* maybe = b_.CreateICmpUGT(b_.CreateTrunc(s.v, cg_.i32()), cg_.c32(to.length));
+  if (s.null) maybe = b_.CreateAnd(maybe, b_.CreateNot(s.null));
+  cg_.If(maybe, CodeGen::Usually::False, [&] {
+    llvm::Value* chars = cg_.call("hyrax_rt_char_length", {s.v, s.hi});
+    tooLongIf(b_.CreateICmpUGT(chars, cg_.c32(to.length)), to);
+  });
+}
+
 SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   SqlValue r;
   r.type = to.withNullable(in.null != nullptr || in.type.id == TypeId::Null);
@@ -58,7 +71,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   if (from.isArray() && to.isString()) {  // its text
     r.v = in.v;
     r.hi = in.hi;
-    tooLongIf(notNull(b_.CreateICmpUGT(b_.CreateTrunc(r.v, cg_.i32()), cg_.c32(to.length ? to.length : UINT32_MAX))), to);
+    tooLongIfLonger(r, to);
     return r;
   }
 
@@ -77,8 +90,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
         cg_.loadStringOut(out, r);
       }
       // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
-      llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
-      tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
+      tooLongIfLonger(r, to);
       return r;
     }
     auto* out = cg_.localStringOut("tostr");
@@ -88,7 +100,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
                                                               in.hi ? in.hi : cg_.c64(0), out}));
       });
       cg_.loadStringOut(out, r);
-      if (to.length) tooLongIf(notNull(b_.CreateICmpUGT(b_.CreateTrunc(r.v, cg_.i32()), cg_.c32(to.length))), to);
+      tooLongIfLonger(r, to);
       return r;
     }
     guarded([&] {
@@ -103,10 +115,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
                                {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), cg_.c32(from.scale), bits, out}));
     });
     cg_.loadStringOut(out, r);
-    if (to.length) {
-      llvm::Value* len = b_.CreateTrunc(r.v, cg_.i32());
-      tooLongIf(notNull(b_.CreateICmpUGT(len, cg_.c32(to.length))), to);
-    }
+    tooLongIfLonger(r, to);
     return r;
   }
 

@@ -77,6 +77,8 @@ class ExprCompiler {
   // Converts a value to another type (NULL stays NULL; errors raise).
   SqlValue cast(const SqlValue& v, const SqlType& to);
   void tooLongIf(llvm::Value* cond, const SqlType& to);  // 22001 naming the type
+  // 22001 when string `s` (NULL passes) has more characters than `to`'s length (0: any).
+  void tooLongIfLonger(const SqlValue& s, const SqlType& to);
   SqlValue constant(const Value& v);
   // OR of the NULL flags (nullptr when none can be NULL).
   llvm::Value* anyNull(std::initializer_list<const SqlValue*> vs);

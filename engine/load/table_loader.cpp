@@ -89,7 +89,7 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
       if (size_t bad = invalidUtf8At(s); bad != std::string_view::npos)
         throw Error(sqlstate::CharacterNotInRepertoire, invalidUtf8Message(s, bad));
       std::string_view v = t.id == TypeId::Char ? text::withoutCharPadding(s) : s;
-      if (t.length && v.size() > t.length)
+      if (t.length && longerThanChars(v, t.length))
         throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
       StringRef r = StringRef::make(v);  // the table copies long strings into its heap
       std::memcpy(dst, &r, sizeof(r));

@@ -15,6 +15,7 @@
 #include "engine/runtime/session_values.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/utf8.hpp"
 
 using namespace hyrax;
 
@@ -31,11 +32,7 @@ size_t byteOfChar(std::string_view s, uint64_t n) {
   return i;
 }
 
-uint64_t charCount(std::string_view s) {
-  uint64_t n = 0;
-  for (char c : s) n += !utf8Continuation(c);
-  return n;
-}
+uint64_t charCount(std::string_view s) { return utf8Chars(s); }
 
 // PostgreSQL's limits for what string functions make: 1 GB, 2^28 - 1 characters.
 constexpr uint64_t kMaxStringBytes = (uint64_t{1} << 30) - 1;

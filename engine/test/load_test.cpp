@@ -94,6 +94,25 @@ TEST_CASE("loading is all or nothing and reports the line and column") {
   CHECK(t.getValue(1, 0).asInt() == 2);
 }
 
+TEST_CASE("a VARCHAR(n)'s length is in characters: four two-byte characters fit a VARCHAR(4), five do not") {
+  Table t("t", {{"s", SqlType::varchar(4)}});
+  CopyFormat f = CopyFormat::text();
+  {
+    DelimitedReader r(trickle("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n", 3), f);
+    CHECK(loadRecords({&t, {0}, "good"}, r, false) == 1);
+  }
+  REQUIRE(t.rowCount() == 1);
+  CHECK(t.getValue(0, 0).asString() == "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+  DelimitedReader bad(trickle("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n", 3), f);
+  try {
+    loadRecords({&t, {0}, "bad"}, bad, false);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.sqlstate() == "22001");
+  }
+  CHECK(t.rowCount() == 1);
+}
+
 TEST_CASE("a load leaves the statistics a full scan would gather") {
   Table t("s", {{"k", SqlType::int32(false)}, {"name", SqlType::text(true)}, {"d", SqlType::date(true)},
                 {"unlisted", SqlType::int64(true)}});

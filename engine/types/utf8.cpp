@@ -36,6 +36,12 @@ size_t invalidUtf8At(std::string_view s) {
   return std::string_view::npos;
 }
 
+size_t utf8Chars(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 std::string invalidUtf8Message(std::string_view s, size_t at) {
   std::string m = "invalid byte sequence for encoding \"UTF8\":";
   for (size_t k = at; k < s.size() && k < at + 2; ++k) {  // the first bytes, as PostgreSQL shows them

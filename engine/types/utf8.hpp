@@ -12,6 +12,14 @@ namespace hyrax {
 // overlong forms, no surrogates, nothing past U+10FFFF, no sequence cut short), or npos.
 size_t invalidUtf8At(std::string_view s);
 
+// The characters of valid UTF-8 `s`: its bytes that are not continuation bytes (10xxxxxx).
+size_t utf8Chars(std::string_view s);
+
+// Whether `s` has more than `limit` characters: the length of a CHAR(n) or VARCHAR(n) is in
+// characters, as SQL and PostgreSQL count it ('éé' fits a VARCHAR(2)). Within the limit in bytes
+// it is within it in characters, so only a string longer in bytes is counted.
+inline bool longerThanChars(std::string_view s, size_t limit) { return s.size() > limit && utf8Chars(s) > limit; }
+
 // PostgreSQL's message for it: invalid byte sequence for encoding "UTF8": 0xc3 0x28
 std::string invalidUtf8Message(std::string_view s, size_t at);
 

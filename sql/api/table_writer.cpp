@@ -12,6 +12,7 @@
 #include "sql/semantic/binder.hpp"
 #include "engine/txn/table_ops.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/utf8.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax::sql {
@@ -30,7 +31,7 @@ void checkValue(const Table& table, uint32_t c, const void* value, bool isNull) 
     if (!t.nullable) notNullViolation(table, c);
     return;
   }
-  if (t.isString() && t.length && static_cast<const StringRef*>(value)->len > t.length)
+  if (t.isString() && t.length && longerThanChars(static_cast<const StringRef*>(value)->view(), t.length))
     throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
 }
 

@@ -7,6 +7,7 @@
 
 #include "engine/types/int128.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/types/utf8.hpp"
 #include "sql/optimizer/datetime_folding.hpp"
 #include "engine/util/stack_depth.hpp"
 
@@ -82,7 +83,7 @@ std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) 
         case TypeId::Date: return Value::date(text::parseDate(s));
         default: {
           std::string_view t = to.id == TypeId::Char ? text::withoutCharPadding(s) : std::string_view(s);
-          if (to.length && t.size() > to.length)
+          if (to.length && longerThanChars(t, to.length))
             throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
           return Value::string(std::string(t), to.withNullable(false));
         }
@@ -90,7 +91,7 @@ std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) 
     }
     if (to.isString()) {
       std::string s = v.toString();
-      if (to.length && s.size() > to.length) throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
+      if (to.length && longerThanChars(s, to.length)) throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
       return Value::string(s, to.withNullable(false));
     }
     if ((from.isInteger() || from.id == TypeId::Date) && (to.isInteger() || to.id == TypeId::Date))
