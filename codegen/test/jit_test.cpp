@@ -230,6 +230,37 @@ TEST_CASE("a module compiles in two parts: the named functions first, the rest l
   jit::setSymbolResolver(nullptr);
 }
 
+TEST_CASE("the first part takes later functions while it stays within half the module") {
+  // first (tiny), mid (about a third, on its own) and rest (the rest, calling first): the first
+  // part is first and mid; rest, which would take it past half, comes later.
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto m = std::make_unique<llvm::Module>("halves", *ctx);
+  jit::configureModule(*m);
+  llvm::IRBuilder<> b(*ctx);
+  auto* i64 = b.getInt64Ty();
+  auto* unary = llvm::FunctionType::get(i64, {i64}, false);
+  auto body = [&](const char* name, int adds, llvm::Function* calls) {
+    auto* f = llvm::Function::Create(unary, llvm::Function::ExternalLinkage, name, *m);
+    b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
+    llvm::Value* v = calls ? b.CreateCall(calls, {f->getArg(0)}) : static_cast<llvm::Value*>(f->getArg(0));
+    for (int i = 0; i < adds; ++i) v = b.CreateAdd(v, b.getInt64(1));
+    b.CreateRet(v);
+    return f;
+  };
+  llvm::Function* first = body("first", 1, nullptr);
+  body("mid", 30, nullptr);
+  body("rest", 40, first);
+  std::string later;
+  std::shared_ptr<jit::CompiledModule> part = jit::compileFirst(ctx, m, {"first"}, later, jit::OptLevel::Fast);
+  REQUIRE(part);
+  CHECK(part->address("first") != 0);
+  CHECK(part->address("mid") != 0);
+  CHECK(part->address("rest") == 0);
+  auto rest = jit::compileLater(later, [&] { return part; }, jit::OptLevel::Fast);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t)>(rest->function("rest"))(2) == 43);
+  CHECK(reinterpret_cast<int64_t (*)(int64_t)>(part->function("mid"))(2) == 32);
+}
+
 TEST_CASE("no split when the named functions are most of the module") {
   jit::setSymbolResolver([](const std::string& name) -> void* {
     return name == "external_apply" ? reinterpret_cast<void*>(&applyKey) : nullptr;

@@ -729,11 +729,10 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   // Cheap code for one query of several pipelines, with SET compile_parts = 'two': query_init and
   // the first pipeline before the first row, the rest on the background thread meanwhile
   // (LaterCode), where a core is left to compile on (the query runs on fewer threads than there
-  // are cores) and the first part is not most of the module (jit::compileFirst). Not the
-  // default: whole TPC-H SF 1 runs at one thread, quiet machine, alternating, medians, measured
-  // 70.7 ms end to end whole against 85.3 in two parts (cheap tier alone: 77.7 against 87.1),
-  // while single queries run alone were faster in two parts (Q9 288 -> 259 ms, Q13 243 -> 222);
-  // the first morsel came at a median 3 ms instead of 6.5-9 (bench/README.md).
+  // are cores) and the first part is not most of the module (jit::compileFirst, which fills it
+  // up to half). Not the default: TPC-H SF 1 at one thread, alternating in one process, ends
+  // about as soon (95.0 ms against 95.9 whole) with the first morsel at a median 7.9 ms instead
+  // of 9.9 (bench/README.md).
   std::shared_ptr<jit::CompiledModule> compiled;
   std::shared_ptr<LaterCode> later;
   const auto* policy = ThreadScope<const ExecutionPolicy>::current();
