@@ -21,6 +21,10 @@ std::vector<Way> hyraxWays() {
       {"snapshot", {"SET analytics = 'snapshot'", "SET threads = 2", "SET snapshot_max_age = '10s'", timeout}},
       {"cheap", {"SET analytics = 'inline'", "SET threads = 2", "SET compile_tier = 'cheap'", timeout}},
       {"optimized", {"SET analytics = 'inline'", "SET threads = 2", "SET compile_tier = 'optimized'", timeout}},
+      // Cheap code in two parts (the first part's functions called from the second's), which needs
+      // a thread fewer than the cores; on a machine of one core it compiles one module.
+      {"split", {"SET analytics = 'inline'", "SET threads = 1", "SET compile_tier = 'cheap'", "SET compile_parts = 'two'",
+                 timeout}},
   };
 }
 
