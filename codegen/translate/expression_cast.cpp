@@ -276,7 +276,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
     guarded([&] {
       cg_.checkStatus(cg_.call("hyrax_rt_double_to_int",
                                {cg_.queryContext(), d, cg_.c32(to.id == TypeId::Decimal ? to.scale : 0),
-                                cg_.c32(to.id == TypeId::Decimal ? to.precision : 18), out}));
+                                cg_.c32(to.id == TypeId::Decimal ? to.precision : 18), cg_.c32(to.id != TypeId::Decimal), out}));
     });
     SqlValue wide = r;
     wide.type = to.id == TypeId::Decimal ? to : SqlType::int64(r.type.nullable);

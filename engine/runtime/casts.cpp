@@ -173,8 +173,10 @@ int32_t hyrax_rt_decimal_rescale(QueryContext* ctx, int64_t v, int32_t from, int
   return 0;
 }
 
-int32_t hyrax_rt_double_to_int(QueryContext* ctx, double d, int32_t scale, int32_t precision, int64_t* out) {
-  double scaled = std::round(d * static_cast<double>(text::pow10(static_cast<unsigned>(scale))));
+int32_t hyrax_rt_double_to_int(QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t toInteger,
+                               int64_t* out) {
+  const double exact = d * static_cast<double>(text::pow10(static_cast<unsigned>(scale)));
+  double scaled = toInteger ? std::nearbyint(exact) : std::round(exact);  // (nearbyint: the default mode, to even)
   // 64-bit integers: [-2^63, 2^63) (both ends exact doubles); fewer digits: an open interval.
   bool wide = precision >= 18;
   double limit = wide ? 9.2233720368547758e18 : static_cast<double>(text::pow10(static_cast<unsigned>(precision)));

@@ -237,8 +237,11 @@ int32_t hyrax_rt_decimal_div(hyrax::QueryContext* ctx, int64_t a, int32_t as, in
 int32_t hyrax_rt_decimal_rescale(hyrax::QueryContext* ctx, int64_t v, int32_t from, int32_t to, int32_t precision,
                                  int64_t* out);
 
-// Double to integer or decimal (rounded half away from zero), status 1 on overflow.
-int32_t hyrax_rt_double_to_int(hyrax::QueryContext* ctx, double d, int32_t scale, int32_t precision, int64_t* out);
+// `d` as a scaled integer of `scale` digits and `precision` (18: any 64-bit value), 22003 beyond
+// them. To an integer type (`toInteger`) a half goes to the even neighbour, as PostgreSQL's rint
+// (CAST(2.5::float8 AS integer) is 2); to a DECIMAL away from zero, as its numeric does (3).
+int32_t hyrax_rt_double_to_int(hyrax::QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t toInteger,
+                               int64_t* out);
 
 }  // extern "C"
 
