@@ -18,20 +18,27 @@ static llvm::CmpInst::Predicate intPredicate(CmpOp op, bool isSigned) {
   return llvm::CmpInst::ICMP_EQ;
 }
 
-static llvm::CmpInst::Predicate floatPredicate(CmpOp op) {
+// Floats in PostgreSQL's total order: NaN equals NaN and is above every other value, Infinity
+// included, so sorts, groups, DISTINCT, joins, IN, min and max treat NaN as one value at the top
+// (IEEE's comparisons made NaN unequal to itself and to nothing less or greater: NaNs formed
+// groups of their own, and a sort with one left rows out of order). -0.0 equals 0.0.
+llvm::Value* ExprCompiler::floatCompare(CmpOp op, llvm::Value* a, llvm::Value* c) {
+  auto isNan = [&](llvm::Value* x) { return b_.CreateFCmpUNO(x, x); };
+  // a below c: c is NaN and a is not, or both are numbers and a < c (ULT: unordered or less).
+  auto below = [&](llvm::Value* x, llvm::Value* y) { return b_.CreateAnd(b_.CreateFCmpULT(x, y), b_.CreateNot(isNan(x))); };
   switch (op) {
-    case CmpOp::Eq: return llvm::CmpInst::FCMP_OEQ;
-    case CmpOp::Ne: return llvm::CmpInst::FCMP_UNE;
-    case CmpOp::Lt: return llvm::CmpInst::FCMP_OLT;
-    case CmpOp::Le: return llvm::CmpInst::FCMP_OLE;
-    case CmpOp::Gt: return llvm::CmpInst::FCMP_OGT;
-    case CmpOp::Ge: return llvm::CmpInst::FCMP_OGE;
+    case CmpOp::Eq: return b_.CreateOr(b_.CreateFCmpOEQ(a, c), b_.CreateAnd(isNan(a), isNan(c)));
+    case CmpOp::Ne: return b_.CreateNot(floatCompare(CmpOp::Eq, a, c));
+    case CmpOp::Lt: return below(a, c);
+    case CmpOp::Gt: return below(c, a);
+    case CmpOp::Le: return b_.CreateNot(below(c, a));
+    case CmpOp::Ge: return b_.CreateNot(below(a, c));
   }
-  return llvm::CmpInst::FCMP_OEQ;
+  return b_.CreateFCmpOEQ(a, c);
 }
 
 llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& c) {
-  if (a.type.isFloat()) return b_.CreateFCmp(floatPredicate(op), a.v, c.v);
+  if (a.type.isFloat()) return floatCompare(op, a.v, c.v);
   if (a.type.id == TypeId::Interval) {  // by span: '1 mon' = '30 days' (engine/types/interval.hpp)
     llvm::Value* r = cg_.call("hyrax_rt_interval_cmp", {a.v, a.hi, c.v, c.hi});
     return b_.CreateICmp(intPredicate(op, true), r, cg_.c32(0));
@@ -97,9 +104,10 @@ llvm::Value* ExprCompiler::hash(const SqlValue& v) {
     return b_.CreateLoad(cg_.i64(), slot);
   }
   if (v.type.isFloat()) {
-    // -0.0 + 0.0 == +0.0, so equal values hash equally.
+    // -0.0 + 0.0 == +0.0, and every NaN one NaN, so equal values (floatCompare) hash equally.
     llvm::Value* d = b_.CreateFPExt(v.v, cg_.f64());
     d = b_.CreateFAdd(d, llvm::ConstantFP::get(cg_.f64(), 0.0));
+    d = b_.CreateSelect(b_.CreateFCmpUNO(d, d), llvm::ConstantFP::getNaN(cg_.f64()), d);
     x = b_.CreateBitCast(d, cg_.i64());
   } else if (v.type.id == TypeId::Bool || v.type.id == TypeId::Null) {
     x = b_.CreateZExt(v.v, cg_.i64());

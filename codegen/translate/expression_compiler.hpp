@@ -68,6 +68,7 @@ class ExprCompiler {
   // True when the value is not NULL and true (a WHERE/ON/HAVING condition holds).
   llvm::Value* isTrue(const SqlValue& v);
   // Comparison of two non-NULL values of the same type; i1.
+  llvm::Value* floatCompare(plan::CmpOp op, llvm::Value* a, llvm::Value* c);  // PostgreSQL's order: NaN on top
   llvm::Value* compare(plan::CmpOp op, const SqlValue& a, const SqlValue& b);
   // Three-way comparison of non-NULL values of the same type: i32 -1/0/1 (for ORDER BY).
   llvm::Value* compare3(const SqlValue& a, const SqlValue& b);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/types/int128.hpp"
+#include "engine/types/float_order.hpp"
 #include "engine/types/text_format.hpp"
 #include "engine/types/utf8.hpp"
 #include "sql/optimizer/datetime_folding.hpp"
@@ -193,8 +194,7 @@ std::optional<Value> foldCompare(const Expr& e, const Value& a, const Value& b) 
   } else if (a.type().isString()) {
     c = a.asString().compare(b.asString());
   } else if (a.type().isFloat()) {
-    double x = a.asDouble(), y = b.asDouble();
-    c = x < y ? -1 : x > y ? 1 : 0;
+    c = compareFloats(a.asDouble(), b.asDouble());
   } else {
     int64_t x = a.asInt(), y = b.asInt();
     c = x < y ? -1 : x > y ? 1 : 0;
