@@ -13,24 +13,26 @@ int64_t rangeMin(TypeId t) { return t == TypeId::Int16 ? INT16_MIN : t == TypeId
 int64_t rangeMax(TypeId t) { return t == TypeId::Int16 ? INT16_MAX : t == TypeId::Int32 ? INT32_MAX : INT64_MAX; }
 }  // namespace
 
-void ExprCompiler::tooLongIf(llvm::Value* cond, const SqlType& to) {
-  cg_.raiseIf(cond, "hyrax_rt_string_too_long", {cg_.c32(static_cast<int>(to.id)), cg_.c32(to.length)});
-}
-
 // Lengths of CHAR(n) and VARCHAR(n) are characters, as in SQL and PostgreSQL ('éé' fits a
 // VARCHAR(2); its 4 bytes were refused). Within the limit in bytes it is within it in
-// characters, so the runtime counts only strings longer in bytes.
-void ExprCompiler::tooLongIfLonger(const SqlValue& s, const SqlType& to) {
+// characters, so only strings longer in bytes go to the runtime, which cuts them as
+// text::fitString says: an explicit CAST to n characters, an assignment its trailing blanks
+// (22001 when other characters would go).
+void ExprCompiler::fitLength(SqlValue& s, const SqlType& to, bool explicitCast) {
   if (!to.length) return;
+  auto* out = cg_.localStringOut("fit");
+  b_.CreateStore(s.v, out);
+  b_.CreateStore(s.hi, b_.CreateConstInBoundsGEP1_64(cg_.i64(), out, 1));
   llvm::Value* maybe = b_.CreateICmpUGT(b_.CreateTrunc(s.v, cg_.i32()), cg_.c32(to.length));
   if (s.null) maybe = b_.CreateAnd(maybe, b_.CreateNot(s.null));
   cg_.If(maybe, CodeGen::Usually::False, [&] {
-    llvm::Value* chars = cg_.call("hyrax_rt_char_length", {s.v, s.hi});
-    tooLongIf(b_.CreateICmpUGT(chars, cg_.c32(to.length)), to);
+    cg_.checkStatus(cg_.call("hyrax_rt_fit_string", {cg_.queryContext(), s.v, s.hi, cg_.c32(static_cast<int>(to.id)),
+                                                     cg_.c32(to.length), cg_.c32(explicitCast), out}));
   });
+  cg_.loadStringOut(out, s);
 }
 
-SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
+SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to, bool explicitCast) {
   SqlValue r;
   r.type = to.withNullable(in.null != nullptr || in.type.id == TypeId::Null);
   r.null = in.null;
@@ -39,7 +41,9 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
     Value nv = Value::null(to);
     return constant(nv);
   }
-  if (from.sameAs(to) || (from.isString() && to.isString() && to.length == 0)) {
+  // To TEXT or an unbounded VARCHAR a string stays as it is; to an unbounded CHAR it loses its
+  // trailing blanks below (CHAR values carry none).
+  if (from.sameAs(to) || (from.isString() && to.isString() && to.length == 0 && (to.id != TypeId::Char || from.id == TypeId::Char))) {
     r.v = in.v;
     r.hi = in.hi;
     return r;
@@ -71,7 +75,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
   if (from.isArray() && to.isString()) {  // its text
     r.v = in.v;
     r.hi = in.hi;
-    tooLongIfLonger(r, to);
+    fitLength(r, to, explicitCast);
     return r;
   }
 
@@ -89,8 +93,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
         cg_.call("hyrax_rt_trim", {lo, hi, blank.v, blank.hi, cg_.c32(0), cg_.c32(1), out});
         cg_.loadStringOut(out, r);
       }
-      // Explicit casts to a shorter VARCHAR(n)/CHAR(n) raise rather than truncate.
-      tooLongIfLonger(r, to);
+      fitLength(r, to, explicitCast);
       return r;
     }
     auto* out = cg_.localStringOut("tostr");
@@ -100,7 +103,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
                                                               in.hi ? in.hi : cg_.c64(0), out}));
       });
       cg_.loadStringOut(out, r);
-      tooLongIfLonger(r, to);
+      fitLength(r, to, explicitCast);
       return r;
     }
     guarded([&] {
@@ -115,7 +118,7 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to) {
                                {cg_.queryContext(), cg_.c32(static_cast<int>(from.id)), cg_.c32(from.scale), bits, out}));
     });
     cg_.loadStringOut(out, r);
-    tooLongIfLonger(r, to);
+    fitLength(r, to, explicitCast);
     return r;
   }
 

@@ -155,7 +155,7 @@ SqlValue ExprCompiler::compile(const plan::Expr& e) {
     case ExprKind::Like: return like(e);
     case ExprKind::InList: return inList(e);
     case ExprKind::Case: return caseExpr(e);
-    case ExprKind::Cast: return cast(compile(*e.args[0]), e.type);
+    case ExprKind::Cast: return cast(compile(*e.args[0]), e.type, !e.implicitCast);
     case ExprKind::Concat: return concat(e);
     case ExprKind::Call: return call(e);
     case ExprKind::Extract: {

@@ -76,10 +76,12 @@ class ExprCompiler {
   llvm::Value* hash(const SqlValue& v);
   llvm::Value* combine(llvm::Value* h1, llvm::Value* h2);
   // Converts a value to another type (NULL stays NULL; errors raise).
-  SqlValue cast(const SqlValue& v, const SqlType& to);
-  void tooLongIf(llvm::Value* cond, const SqlType& to);  // 22001 naming the type
-  // 22001 when string `s` (NULL passes) has more characters than `to`'s length (0: any).
-  void tooLongIfLonger(const SqlValue& s, const SqlType& to);
+  // A string headed for a CHAR(n)/VARCHAR(n): cut to n characters by an explicit CAST
+  // (`explicitCast`, as the query wrote it), else as an assignment, which cuts only trailing
+  // blanks (22001 when others would go: INSERT, UPDATE, procedure variables).
+  SqlValue cast(const SqlValue& v, const SqlType& to, bool explicitCast = false);
+  // String `s` (NULL passes) cut to `to`'s length (0: any) as text::fitString says.
+  void fitLength(SqlValue& s, const SqlType& to, bool explicitCast);
   SqlValue constant(const Value& v);
   // OR of the NULL flags (nullptr when none can be NULL).
   llvm::Value* anyNull(std::initializer_list<const SqlValue*> vs);

@@ -88,10 +88,9 @@ void parseFieldValue(std::string_view s, const SqlType& t, void* dst) {
     case TypeId::Text: {
       if (size_t bad = invalidUtf8At(s); bad != std::string_view::npos)
         throw Error(sqlstate::CharacterNotInRepertoire, invalidUtf8Message(s, bad));
-      std::string_view v = t.id == TypeId::Char ? text::withoutCharPadding(s) : s;
-      if (t.length && longerThanChars(v, t.length))
-        throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
-      StringRef r = StringRef::make(v);  // the table copies long strings into its heap
+      auto v = text::fitString(s, t.id, t.length, false);  // as INSERT: trailing blanks past n go
+      if (!v) throw Error(sqlstate::StringTooLong, "value too long for type " + t.name());
+      StringRef r = StringRef::make(*v);  // the table copies long strings into its heap
       std::memcpy(dst, &r, sizeof(r));
       return;
     }

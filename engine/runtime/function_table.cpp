@@ -14,6 +14,7 @@ namespace {
 const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_error),
     HYRAX_FN(hyrax_rt_string_too_long),
+    HYRAX_FN(hyrax_rt_fit_string),
     HYRAX_FN(hyrax_rt_check_cancel),
     HYRAX_FN(hyrax_rt_table_chunks),
     HYRAX_FN(hyrax_rt_table_chunk_rows),

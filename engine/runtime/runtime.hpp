@@ -47,6 +47,11 @@ extern "C" {
 int32_t hyrax_rt_error(hyrax::QueryContext* ctx, int32_t code);
 // 22001 for a string longer than CHAR(n)/VARCHAR(n) allows, naming the type.
 int32_t hyrax_rt_string_too_long(hyrax::QueryContext* ctx, int32_t typeId, int32_t length);
+// A string headed for a CHAR(n)/VARCHAR(n) (text::fitString): an explicit CAST cuts it to n
+// characters, an assignment only its trailing blanks (22001 when others would go). Into out[0..1]
+// (a part of the string); 0, or 1 with the error set.
+int32_t hyrax_rt_fit_string(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int32_t length,
+                            int32_t explicitCast, uint64_t* out);
 // 0 normally; records 57014 and returns 1 when the statement was cancelled (Ctrl-C).
 int32_t hyrax_rt_check_cancel(hyrax::QueryContext* ctx);
 

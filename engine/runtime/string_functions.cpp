@@ -15,6 +15,7 @@
 #include "engine/runtime/session_values.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/text_format.hpp"
 #include "engine/types/utf8.hpp"
 
 using namespace hyrax;
@@ -81,6 +82,15 @@ int32_t hyrax_rt_str_case(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t u
     buf[i] = static_cast<char>(c < 0x80 ? (upper ? std::toupper(c) : std::tolower(c)) : c);
   }
   put({buf, s.len}, out);
+  return 0;
+}
+
+int32_t hyrax_rt_fit_string(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int32_t length,
+                            int32_t explicitCast, uint64_t* out) {
+  StringRef s = StringRef::fromHalves(lo, hi);
+  auto fitted = text::fitString(s.view(), static_cast<TypeId>(typeId), static_cast<uint32_t>(length), explicitCast != 0);
+  if (!fitted) return hyrax_rt_string_too_long(ctx, typeId, length);
+  put(*fitted, out);
   return 0;
 }
 

@@ -111,6 +111,10 @@ TEST_CASE("a VARCHAR(n)'s length is in characters: four two-byte characters fit 
     CHECK(e.sqlstate() == "22001");
   }
   CHECK(t.rowCount() == 1);
+  // Trailing blanks past the length are cut, as INSERT cuts them (PostgreSQL's COPY does too).
+  DelimitedReader blanks(trickle("ab   \n", 3), f);
+  CHECK(loadRecords({&t, {0}, "blanks"}, blanks, false) == 1);
+  CHECK(t.getValue(1, 0).asString() == "ab  ");
 }
 
 TEST_CASE("a load leaves the statistics a full scan would gather") {

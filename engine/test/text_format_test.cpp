@@ -48,3 +48,22 @@ TEST_CASE("values print as PostgreSQL does") {
   CHECK(Value::float64(0.1).toString() == "0.1");
   CHECK(Value::null(SqlType::int32()).toString() == "NULL");
 }
+
+TEST_CASE("a string headed for CHAR(n)/VARCHAR(n): a CAST cuts it to n characters, an assignment only trailing blanks") {
+  using text::fitString;
+  // within the length: as it is (a CHAR without its trailing blanks)
+  CHECK(*fitString("ab  ", TypeId::Varchar, 4, false) == "ab  ");
+  CHECK(*fitString("ab  ", TypeId::Char, 4, false) == "ab");
+  CHECK(*fitString("abcdef", TypeId::Varchar, 0, false) == "abcdef");  // no limit
+  // an explicit CAST: the first n characters, not bytes ('é' is two bytes, one character)
+  CHECK(*fitString("abc", TypeId::Varchar, 2, true) == "ab");
+  CHECK(*fitString("\xc3\xa9\xc3\xa8\xc3\xa0", TypeId::Char, 2, true) == "\xc3\xa9\xc3\xa8");
+  CHECK(*fitString("ab cd", TypeId::Char, 3, true) == "ab");   // a CHAR loses the blanks the cut leaves
+  CHECK(*fitString("ab cd", TypeId::Varchar, 3, true) == "ab ");
+  // an assignment: blanks past n go, anything else is too long (nullopt: 22001)
+  CHECK(*fitString("ab    ", TypeId::Varchar, 3, false) == "ab ");
+  CHECK(*fitString("\xc3\xa9     ", TypeId::Varchar, 3, false) == "\xc3\xa9  ");
+  CHECK_FALSE(fitString("ab c", TypeId::Varchar, 3, false));
+  CHECK_FALSE(fitString("abcd", TypeId::Char, 3, false));
+  CHECK(*fitString("abc   ", TypeId::Char, 3, false) == "abc");
+}

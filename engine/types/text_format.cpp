@@ -6,6 +6,7 @@
 
 #include "engine/types/int128.hpp"
 #include "engine/types/timestamp.hpp"
+#include "engine/types/utf8.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax::text {
@@ -246,6 +247,14 @@ std::string lowerAscii(std::string_view s) {
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
+}
+
+std::optional<std::string_view> fitString(std::string_view s, TypeId type, uint32_t length, bool explicitCast) {
+  if (type == TypeId::Char) s = withoutCharPadding(s);
+  if (!length || !longerThanChars(s, length)) return s;
+  std::string_view kept = s.substr(0, utf8Prefix(s, length));
+  if (!explicitCast && s.substr(kept.size()).find_first_not_of(' ') != std::string_view::npos) return std::nullopt;
+  return type == TypeId::Char ? withoutCharPadding(kept) : kept;
 }
 
 }  // namespace hyrax::text

@@ -3,6 +3,7 @@
 // runtime's string casts and every output format. Parsers throw hyrax::Error with SQLSTATE
 // 22P02 (bad number/boolean), 22007/22008 (bad date), 22003 (out of range).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,14 @@ inline std::string_view withoutCharPadding(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   return s;
 }
+
+// A string headed for a CHAR(n) or VARCHAR(n) (`length` n in characters, 0: no limit), as SQL-92
+// 6.10 and PostgreSQL convert it: an explicit CAST (`explicitCast`) cuts it to its first n
+// characters ('abc'::varchar(2) is 'ab'); an assignment (INSERT, UPDATE, COPY, a procedure's
+// variable) cuts only trailing blanks and is nullopt (22001 for the caller) when other characters
+// would be cut. A CHAR's value is then without its trailing blanks (withoutCharPadding). The
+// result is a part of `s`.
+std::optional<std::string_view> fitString(std::string_view s, TypeId type, uint32_t length, bool explicitCast);
 
 // DATE values lie in 0001-01-01 .. 9999-12-31 (days since 1970-01-01): what dates read from text
 // can be. Arithmetic that leaves the range fails with 22008, so every date prints in a form that

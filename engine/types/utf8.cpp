@@ -52,4 +52,13 @@ std::string invalidUtf8Message(std::string_view s, size_t at) {
   return m;
 }
 
+size_t utf8Prefix(std::string_view s, size_t chars) {
+  size_t i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;  // a continuation byte
+    if (chars-- == 0) break;
+  }
+  return i;
+}
+
 }  // namespace hyrax

@@ -20,6 +20,9 @@ size_t utf8Chars(std::string_view s);
 // it is within it in characters, so only a string longer in bytes is counted.
 inline bool longerThanChars(std::string_view s, size_t limit) { return s.size() > limit && utf8Chars(s) > limit; }
 
+// The bytes of the first `chars` characters of valid UTF-8 `s` (all of it when it has fewer).
+size_t utf8Prefix(std::string_view s, size_t chars);
+
 // PostgreSQL's message for it: invalid byte sequence for encoding "UTF8": 0xc3 0x28
 std::string invalidUtf8Message(std::string_view s, size_t at);
 

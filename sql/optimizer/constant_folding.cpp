@@ -8,7 +8,6 @@
 #include "engine/types/int128.hpp"
 #include "engine/types/float_order.hpp"
 #include "engine/types/text_format.hpp"
-#include "engine/types/utf8.hpp"
 #include "sql/optimizer/datetime_folding.hpp"
 #include "engine/util/stack_depth.hpp"
 
@@ -55,8 +54,16 @@ int64_t checkRange(int64_t x, TypeId id, SourcePos pos) {
   return x;
 }
 
-// Evaluates a cast of a non-NULL constant; nullopt when folding is not attempted.
-std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) {
+// Evaluates a cast of a non-NULL constant (`explicitCast`: written in the query, not an
+// assignment's); nullopt when folding is not attempted.
+// A string constant headed for a string type: cut as generated code cuts it (text::fitString).
+Value fitted(std::string_view s, const SqlType& to, bool explicitCast, SourcePos pos) {
+  auto f = text::fitString(s, to.id, to.length, explicitCast);
+  if (!f) throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
+  return Value::string(std::string(*f), to.withNullable(false));
+}
+
+std::optional<Value> foldCast(const Value& v, const SqlType& to, bool explicitCast, SourcePos pos) {
   const SqlType& from = v.type();
   try {
     if (to.isArray()) {  // from text or another array: each element checked and made canonical
@@ -82,19 +89,10 @@ std::optional<Value> foldCast(const Value& v, const SqlType& to, SourcePos pos) 
         case TypeId::Float32: return Value::float32(static_cast<float>(text::parseDouble(s)));
         case TypeId::Float64: return Value::float64(text::parseDouble(s));
         case TypeId::Date: return Value::date(text::parseDate(s));
-        default: {
-          std::string_view t = to.id == TypeId::Char ? text::withoutCharPadding(s) : std::string_view(s);
-          if (to.length && longerThanChars(t, to.length))
-            throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
-          return Value::string(std::string(t), to.withNullable(false));
-        }
+        default: return fitted(s, to, explicitCast, pos);
       }
     }
-    if (to.isString()) {
-      std::string s = v.toString();
-      if (to.length && longerThanChars(s, to.length)) throw Error(sqlstate::StringTooLong, "value too long for type " + to.name(), pos);
-      return Value::string(s, to.withNullable(false));
-    }
+    if (to.isString()) return fitted(v.toString(), to, explicitCast, pos);
     if ((from.isInteger() || from.id == TypeId::Date) && (to.isInteger() || to.id == TypeId::Date))
       return integral(to.id, checkRange(v.asInt(), to.id, pos), to);
     if (from.isInteger() && to.id == TypeId::Decimal) {
@@ -238,7 +236,7 @@ ExprPtr foldNode(ExprPtr e) {
       if (!allConst()) return e;
       const Value& v = e->args[0]->value;
       if (v.isNull()) return constant(Value::null(e->type), *e);
-      if (auto r = foldCast(v, e->type, e->pos)) return constant(*r, *e);
+      if (auto r = foldCast(v, e->type, !e->implicitCast, e->pos)) return constant(*r, *e);
       return e;
     }
     case ExprKind::Negate:

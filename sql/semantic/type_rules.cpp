@@ -86,8 +86,14 @@ std::optional<SqlType> commonType(const SqlType& a, const SqlType& b) {
     // CHARs of two lengths meet as a CHAR, as PostgreSQL's character: trailing blanks do not
     // count in its comparisons (COALESCE(char6, char4) = 'AB  ' is true; as VARCHAR it was
     // false). LIKE sees each value's own padding (blankPadded below).
-    if (a.id == TypeId::Char && b.id == TypeId::Char) return SqlType::charN(std::max(a.length, b.length), nullable);
-    return SqlType::varchar(std::max(a.length, b.length), nullable);
+    // A CHAR beside a VARCHAR: the first's type, as PostgreSQL's select_common_type keeps the
+    // first type when each converts to the other implicitly: COALESCE(char6, varchar) and a UNION
+    // whose first part gives the CHAR compare as character, trailing blanks not counting (it
+    // grouped 'ab' and 'ab  ' apart); COALESCE(varchar, char6) is varchar. The longer length, or
+    // none when either has none (a VARCHAR without one met CHAR(4) as VARCHAR(4)).
+    const uint32_t length = a.length && b.length ? std::max(a.length, b.length) : 0;
+    if (a.id == TypeId::Char) return SqlType::charN(length, nullable);
+    return SqlType::varchar(length, nullable);
   }
   if (a.isArray() || b.isArray()) {  // arrays of one element type (int2vector meets int2[] as int2[])
     if (!a.isArray() || !b.isArray() || a.element != b.element) return std::nullopt;
@@ -315,13 +321,14 @@ const Expr& asWritten(const Expr& e) { return e.kind == ExprKind::Cast && e.impl
 // CHAR(n), or a CASE (COALESCE and NULLIF are CASEs here) that PostgreSQL types character. Its
 // rule for string arms (select_common_type): TEXT if any arm is TEXT (the preferred type), else
 // the first typed arm's type (CHAR and VARCHAR convert either way), so COALESCE(char6, varchar)
-// is character and COALESCE(varchar, char6) varchar, whose CHAR values lose their blanks. hyrax
-// types the first VARCHAR and CHARs of two lengths CHAR of the longer (commonType), so a CASE
-// goes by its arms, not its type; a cast the query wrote to another string type drops the
-// blanks, as in PostgreSQL.
+// is character and COALESCE(varchar, char6) varchar, whose CHAR values lose their blanks. hyrax's
+// commonType follows it but for literals, which are TEXT here and unknown there, and CHARs of two
+// lengths meet as a CHAR of the longer, so a CASE goes by its arms, not its type; a cast the query
+// wrote to another string type drops the blanks, as in PostgreSQL.
 bool blankPadded(const Expr& e) {
-  if (e.kind != ExprKind::Case && e.type.id == TypeId::Char && e.type.length > 0) return true;
+  // Under a cast the CASE put in, as the arm gave it (a VARCHAR arm of a CASE typed CHAR is not).
   if (e.kind == ExprKind::Cast && e.implicitCast && e.type.isString()) return blankPadded(*e.args[0]);
+  if (e.kind != ExprKind::Case && e.type.id == TypeId::Char && e.type.length > 0) return true;
   if (e.kind != ExprKind::Case || !e.type.isString()) return false;
   std::optional<bool> first;  // whether the first typed arm is
   bool textArm = false;
@@ -332,6 +339,14 @@ bool blankPadded(const Expr& e) {
     if (!first) first = blankPadded(arm);
   });
   return !textArm && first.value_or(false);
+}
+
+// An arm that is not blankPadded as TEXT, under the string casts the CASE put in: as the arm gave
+// it (a VARCHAR arm of a CASE typed CHAR keeps its blanks, as in PostgreSQL's character without a
+// length; a CHAR arm of a VARCHAR CASE has none).
+ExprPtr plainText(ExprPtr e) {
+  while (e->kind == ExprKind::Cast && e->implicitCast && e->args[0]->type.isString()) e = std::move(e->args[0]);
+  return castTo(std::move(e), SqlType::text());
 }
 
 // `e` (blankPadded) as TEXT with each value's trailing blanks: a CHAR(n) padded to n, a CASE arm
@@ -350,7 +365,7 @@ ExprPtr withBlanks(ExprPtr e) {
     return padded;
   }
   if (e->kind == ExprKind::Case) {
-    forEachCaseResult(e->args, e->hasElse, [](ExprPtr& a) { a = blankPadded(*a) ? withBlanks(std::move(a)) : castTo(std::move(a), SqlType::text()); });
+    forEachCaseResult(e->args, e->hasElse, [](ExprPtr& a) { a = blankPadded(*a) ? withBlanks(std::move(a)) : plainText(std::move(a)); });
     e->type = SqlType::text(e->type.nullable);
     return e;
   }
