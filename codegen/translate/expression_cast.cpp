@@ -262,8 +262,15 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to, bool explicit
   }
   if ((from.isInteger() || from.id == TypeId::Decimal) && to.isFloat()) {
     llvm::Value* v = b_.CreateSIToFP(in.v, cg_.f64());
-    if (from.id == TypeId::Decimal && from.scale)
-      v = b_.CreateFDiv(v, llvm::ConstantFP::get(cg_.f64(), static_cast<double>(text::pow10(from.scale))));
+    if (from.id == TypeId::Decimal && from.scale) {
+      // One rounding (text::decimalToDouble): exact operands divided inline, larger ones by the runtime.
+      auto* slot = cg_.local(cg_.f64(), "dec2dbl");
+      b_.CreateStore(b_.CreateFDiv(v, llvm::ConstantFP::get(cg_.f64(), static_cast<double>(text::pow10(from.scale)))), slot);
+      llvm::Value* big = b_.CreateICmpUGT(b_.CreateAdd(in.v, cg_.c64(text::kDoubleExactInts)), cg_.c64(2 * text::kDoubleExactInts));
+      cg_.If(big, CodeGen::Usually::False,
+             [&] { b_.CreateStore(cg_.call("hyrax_rt_decimal_to_double", {in.v, cg_.c32(from.scale)}), slot); });
+      v = b_.CreateLoad(cg_.f64(), slot);
+    }
     if (to.id == TypeId::Float32) v = b_.CreateFPTrunc(v, b_.getFloatTy());
     r.v = v;
     return r;

@@ -173,6 +173,10 @@ int32_t hyrax_rt_decimal_rescale(QueryContext* ctx, int64_t v, int32_t from, int
   return 0;
 }
 
+double hyrax_rt_decimal_to_double(int64_t scaled, int32_t scale) {
+  return text::decimalToDouble(scaled, static_cast<uint8_t>(scale));
+}
+
 int32_t hyrax_rt_double_to_int(QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t toInteger,
                                int64_t* out) {
   const double exact = d * static_cast<double>(text::pow10(static_cast<unsigned>(scale)));

@@ -90,6 +90,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_decimal_div),
     HYRAX_FN(hyrax_rt_decimal_rescale),
     HYRAX_FN(hyrax_rt_double_to_int),
+    HYRAX_FN(hyrax_rt_decimal_to_double),
     HYRAX_FN(hyrax_rt_array_in),
     HYRAX_FN(hyrax_rt_array_append),
     HYRAX_FN(hyrax_rt_array_cat),

@@ -182,6 +182,12 @@ int32_t parseDate(std::string_view in) {
   return daysFromCivil(y, static_cast<uint32_t>(m), static_cast<uint32_t>(d));
 }
 
+double decimalToDouble(int64_t scaled, uint8_t scale) {
+  if (scaled >= -kDoubleExactInts && scaled <= kDoubleExactInts)
+    return static_cast<double>(scaled) / static_cast<double>(pow10(scale));
+  return parseDouble(formatDecimal(scaled, scale));
+}
+
 std::string formatDecimal(int64_t scaled, uint8_t scale) {
   bool neg = scaled < 0;
   uint64_t v = neg ? 0 - static_cast<uint64_t>(scaled) : static_cast<uint64_t>(scaled);

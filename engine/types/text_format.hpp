@@ -20,6 +20,11 @@ double parseDouble(std::string_view s);
 int32_t parseDate(std::string_view s);  // 'YYYY-MM-DD[ HH:MM:SS]' -> days since 1970-01-01 (the time dropped)
 
 std::string formatDecimal(int64_t scaled, uint8_t scale);  // 1250,2 -> "12.50"
+// The double nearest a DECIMAL's value, as reading its text would give (PostgreSQL converts so).
+// Up to 2^53 the unscaled integer and the power of ten are exact, and one division rounds once;
+// beyond, dividing the rounded integer rounded twice (123456789012345.678 became ...345.69).
+double decimalToDouble(int64_t scaled, uint8_t scale);
+constexpr int64_t kDoubleExactInts = int64_t{1} << 53;  // integers a double holds exactly: |v| <= this
 std::string formatDouble(double d);                        // shortest text that reads back equal
 std::string formatFloat(float f);
 std::string formatDate(int32_t days);                      // "1998-12-01"

@@ -12,7 +12,7 @@ namespace hyrax {
 
 double Value::toDouble() const {
   if (type_.isFloat()) return f_;
-  if (type_.id == TypeId::Decimal) return static_cast<double>(i_) / static_cast<double>(text::pow10(type_.scale));
+  if (type_.id == TypeId::Decimal) return text::decimalToDouble(i_, type_.scale);
   if (type_.isVarBytes()) return 0;
   return static_cast<double>(i_);
 }
