@@ -81,6 +81,12 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
         break;
       case ArithOp::BitAnd: throw Error(sqlstate::InternalError, "& of floating point values");
     }
+    // An infinite result of finite operands is an overflow (22003), as PostgreSQL's float
+    // arithmetic reports it (1.5e300 * 1e10 gave Infinity).
+    auto isInf = [&](llvm::Value* x) {
+      return b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), llvm::ConstantFP::getInfinity(x->getType()));
+    };
+    cg_.raiseIf(notNull(b_.CreateAnd(isInf(r.v), b_.CreateNot(b_.CreateOr(isInf(a.v), isInf(c.v))))), HYRAX_ERR_OVERFLOW);
     return r;
   }
 

@@ -153,6 +153,10 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
         break;
       case plan::ArithOp::BitAnd: return std::nullopt;  // the binder allows integers only
     }
+    // As generated code: an infinite result of finite operands is an overflow.
+    const double stored = t.id == TypeId::Float64 ? r : static_cast<double>(static_cast<float>(r));
+    if (std::isinf(stored) && !std::isinf(x) && !std::isinf(y))
+      throw Error(sqlstate::NumericOutOfRange, "value out of range: overflow", e.pos);
     return t.id == TypeId::Float64 ? Value::float64(r) : Value::float32(static_cast<float>(r));
   }
   if (t.id == TypeId::Decimal && e.arith == plan::ArithOp::Div) return std::nullopt;  // rounding: runtime
