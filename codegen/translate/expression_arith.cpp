@@ -87,6 +87,12 @@ SqlValue ExprCompiler::arith(const plan::Expr& e) {
       return b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), llvm::ConstantFP::getInfinity(x->getType()));
     };
     cg_.raiseIf(notNull(b_.CreateAnd(isInf(r.v), b_.CreateNot(b_.CreateOr(isInf(a.v), isInf(c.v))))), HYRAX_ERR_OVERFLOW);
+    // And a zero product or quotient of non-zero (finite divisor) operands an underflow, as there.
+    if (e.arith == ArithOp::Mul || e.arith == ArithOp::Div) {
+      auto isZero = [&](llvm::Value* x) { return b_.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0)); };
+      llvm::Value* second = e.arith == ArithOp::Mul ? b_.CreateNot(isZero(c.v)) : b_.CreateNot(isInf(c.v));
+      cg_.raiseIf(notNull(b_.CreateAnd(isZero(r.v), b_.CreateAnd(b_.CreateNot(isZero(a.v)), second))), HYRAX_ERR_UNDERFLOW);
+    }
     return r;
   }
 

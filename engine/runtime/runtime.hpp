@@ -38,6 +38,7 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_FIELD_ZERO = 12,        // 22023 split_part's field position 0
   HYRAX_ERR_NEGATIVE_LIMIT = 13,    // 2201W LIMIT $1 of a negative value
   HYRAX_ERR_NEGATIVE_OFFSET = 14,   // 2201X OFFSET $1 likewise
+  HYRAX_ERR_UNDERFLOW = 15,         // 22003 a float product or quotient of non-zero operands became 0
 };
 
 extern "C" {

@@ -38,6 +38,7 @@ int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
     case HYRAX_ERR_FIELD_ZERO: ctx->setError(sqlstate::InvalidParameter, "field position must not be zero"); break;
     case HYRAX_ERR_NEGATIVE_LIMIT: ctx->setError(sqlstate::InvalidRowCount, "LIMIT must not be negative"); break;
     case HYRAX_ERR_NEGATIVE_OFFSET: ctx->setError(sqlstate::InvalidOffsetCount, "OFFSET must not be negative"); break;
+    case HYRAX_ERR_UNDERFLOW: ctx->setError(sqlstate::NumericOutOfRange, "value out of range: underflow"); break;
     case HYRAX_ERR_SUBSTRING_LENGTH:
       ctx->setError(sqlstate::SubstringError, "negative substring length not allowed");
       break;

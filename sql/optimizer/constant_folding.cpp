@@ -157,6 +157,9 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
     const double stored = t.id == TypeId::Float64 ? r : static_cast<double>(static_cast<float>(r));
     if (std::isinf(stored) && !std::isinf(x) && !std::isinf(y))
       throw Error(sqlstate::NumericOutOfRange, "value out of range: overflow", e.pos);
+    const bool mul = e.arith == plan::ArithOp::Mul, div = e.arith == plan::ArithOp::Div;
+    if ((mul || div) && stored == 0 && x != 0 && (mul ? y != 0 : !std::isinf(y)))
+      throw Error(sqlstate::NumericOutOfRange, "value out of range: underflow", e.pos);
     return t.id == TypeId::Float64 ? Value::float64(r) : Value::float32(static_cast<float>(r));
   }
   if (t.id == TypeId::Decimal && e.arith == plan::ArithOp::Div) return std::nullopt;  // rounding: runtime
