@@ -13,7 +13,6 @@ namespace {
 
 const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_error),
-    HYRAX_FN(hyrax_rt_string_too_long),
     HYRAX_FN(hyrax_rt_fit_string),
     HYRAX_FN(hyrax_rt_check_cancel),
     HYRAX_FN(hyrax_rt_table_chunks),

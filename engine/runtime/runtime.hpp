@@ -46,7 +46,8 @@ extern "C" {
 // ---- errors and cancellation ----
 // Records the error for `code` and returns 1 (the status the pipeline then returns).
 int32_t hyrax_rt_error(hyrax::QueryContext* ctx, int32_t code);
-// 22001 for a string longer than CHAR(n)/VARCHAR(n) allows, naming the type.
+// 22001 for a string longer than CHAR(n)/VARCHAR(n) allows, naming the type (hyrax_rt_fit_string's
+// error; generated code calls that one).
 int32_t hyrax_rt_string_too_long(hyrax::QueryContext* ctx, int32_t typeId, int32_t length);
 // A string headed for a CHAR(n)/VARCHAR(n) (text::fitString): an explicit CAST cuts it to n
 // characters, an assignment only its trailing blanks (22001 when others would go). Into out[0..1]

@@ -33,8 +33,6 @@ size_t byteOfChar(std::string_view s, uint64_t n) {
   return i;
 }
 
-uint64_t charCount(std::string_view s) { return utf8Chars(s); }
-
 // PostgreSQL's limits for what string functions make: 1 GB, 2^28 - 1 characters.
 constexpr uint64_t kMaxStringBytes = (uint64_t{1} << 30) - 1;
 constexpr uint64_t kMaxStringChars = (uint64_t{1} << 28) - 1;
@@ -95,7 +93,7 @@ int32_t hyrax_rt_fit_string(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t
 }
 
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi) {
-  return static_cast<int32_t>(charCount(StringRef::fromHalves(lo, hi).view()));
+  return static_cast<int32_t>(utf8Chars(StringRef::fromHalves(lo, hi).view()));
 }
 
 // PostgreSQL's ascii(): the code point of the first character (UTF-8 decoded), 0 for ''.
@@ -115,7 +113,7 @@ int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi) 
   StringRef n = StringRef::fromHalves(nlo, nhi), s = StringRef::fromHalves(lo, hi);
   size_t at = s.view().find(n.view());
   if (at == std::string_view::npos) return 0;
-  return static_cast<int32_t>(charCount(s.view().substr(0, at)) + 1);
+  return static_cast<int32_t>(utf8Chars(s.view().substr(0, at)) + 1);
 }
 
 void hyrax_rt_trim(uint64_t lo, uint64_t hi, uint64_t clo, uint64_t chi, int32_t leading, int32_t trailing,
@@ -174,13 +172,13 @@ int32_t hyrax_rt_pad(QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t length
     return 0;
   }
   if (static_cast<uint64_t>(length) > kMaxStringChars) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
-  const uint64_t have = charCount(s);
+  const uint64_t have = utf8Chars(s);
   if (have >= static_cast<uint64_t>(length) || fill.empty()) {
     put(s.substr(0, byteOfChar(s, static_cast<uint64_t>(length))), out);
     return 0;
   }
   // The fill's first `missing` characters, repeated: whole copies, then a cut one.
-  const uint64_t missing = static_cast<uint64_t>(length) - have, fillChars = charCount(fill);
+  const uint64_t missing = static_cast<uint64_t>(length) - have, fillChars = utf8Chars(fill);
   const uint64_t padBytes = missing / fillChars * fill.size() + byteOfChar(fill, missing % fillChars);
   if (padBytes + s.size() > kMaxStringBytes) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
   const uint64_t size = padBytes + s.size();
