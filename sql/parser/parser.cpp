@@ -701,22 +701,4 @@ StatementPtr parseStatement(std::string_view sql, SourcePos origin) {
   return sqlparse::Parser(sqlparse::tokenize(sql, origin)).statement();
 }
 
-std::string defaultColumnName(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::Column: return e.name;
-    case ExprKind::Function: return e.name;
-    case ExprKind::Cast: return defaultColumnName(*e.args[0]);
-    case ExprKind::Case: return "case";
-    case ExprKind::Exists: return "exists";
-    case ExprKind::Array: return "array";
-    case ExprKind::Subscript: return defaultColumnName(*e.args[0]);  // a[i] is named as a
-    case ExprKind::FieldSelect: return e.name;
-    case ExprKind::Subquery:  // PostgreSQL names it after the subquery's column
-      if (e.subquery->items.size() == 1)
-        return e.subquery->items[0].alias.empty() ? defaultColumnName(*e.subquery->items[0].expr) : e.subquery->items[0].alias;
-      return "?column?";
-    default: return "?column?";
-  }
-}
-
 }  // namespace hyrax

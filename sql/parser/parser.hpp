@@ -13,8 +13,5 @@ ast::StatementPtr parseStatement(std::string_view sql, SourcePos origin = {1, 1}
 
 inline constexpr int kMaxParseDepth = 200;
 
-// PostgreSQL's name for an unaliased output column: the column's name, the function's name,
-// "case" for CASE, else "?column?".
-std::string defaultColumnName(const ast::Expr& e);
 
 }  // namespace hyrax

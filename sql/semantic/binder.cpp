@@ -8,6 +8,7 @@
 #include "sql/optimizer/constant_folding.hpp"
 #include "sql/optimizer/optimizer.hpp"
 #include "sql/parser/parser.hpp"
+#include "sql/semantic/column_names.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/system_catalog.hpp"
 #include "sql/semantic/type_rules.hpp"

@@ -33,6 +33,33 @@ TEST_CASE("results carry names, types, tags and phase times") {
   CHECK(r.times.machineCode > 0);
 }
 
+TEST_CASE("unaliased columns are named as PostgreSQL 15 names them") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE t (a INTEGER, b VARCHAR(5))");
+  con.execute("INSERT INTO t VALUES (1, 'x')");
+  // Every expected name below is what PostgreSQL 15 printed for the same select list.
+  QueryResult r = con.execute(
+      "SELECT a::bigint, cast(b AS varchar(3)), 1::int, 2::smallint, 1.5::real, 1.5::double precision, "
+      "cast(1.5 AS numeric(3,1)), 'a'::char(2), 'a'::varchar, 'x'::text, DATE '2020-01-01', TIMESTAMP '2020-01-01', "
+      "TIME '10:00', INTERVAL '1 day', true::boolean, cast(CASE WHEN true THEN 1 END AS bigint), cast(NULL AS int), "
+      "trim(b), trim(LEADING 'x' FROM b), trim(TRAILING FROM b), (SELECT 1::int), (SELECT a FROM t), max(a)::int, "
+      "CASE WHEN a > 0 THEN 1 END, a + 1, 1.5 FROM t GROUP BY a, b");
+  std::vector<std::string> names;
+  for (const auto& c : r.columns()) names.push_back(c.name);
+  CHECK(names == std::vector<std::string>{"a",     "b",    "int4",      "int2",     "float4", "float8", "numeric",
+                                          "bpchar", "varchar", "text",  "date",     "timestamp", "time", "interval",
+                                          "bool",  "int8", "int4",      "btrim",    "ltrim",  "rtrim", "int4",
+                                          "a",     "max",  "case",      "?column?", "?column?"});
+  // CREATE TABLE AS takes the same names.
+  con.execute("CREATE TABLE c AS SELECT 1::int, DATE '2020-01-01', trim(' a ')");
+  QueryResult c = con.execute("SELECT * FROM c");
+  REQUIRE(c.columns().size() == 3);
+  CHECK(c.columns()[0].name == "int4");
+  CHECK(c.columns()[1].name == "date");
+  CHECK(c.columns()[2].name == "btrim");
+}
+
 TEST_CASE("results span many chunks") {
   Database db;
   Connection con(db);
