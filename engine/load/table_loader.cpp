@@ -134,8 +134,8 @@ class BatchQueue {
   bool stopped_ = false;
 };
 
-// A left-out column whose DEFAULT is nextval('s'): the next value, as INSERT would assign it
-// (22003 past a narrower column's range).
+}  // namespace
+
 void storeDefaultSequenceValue(const ColumnDef& column, void* out) {
   int64_t v = nextvalForSession(column.defaultSequence);
   const SqlType& t = column.type;
@@ -143,8 +143,6 @@ void storeDefaultSequenceValue(const ColumnDef& column, void* out) {
     throw Error(sqlstate::NumericOutOfRange, t.id == TypeId::Int16 ? "smallint out of range" : "integer out of range");
   storeInteger(v, t, out);
 }
-
-}  // namespace
 
 void parseRecords(const LoadTarget& target, RecordReader& reader, bool skipHeader,
                   const std::function<bool(Batch&&)>& emit, FieldStatistics* stats) {

@@ -13,6 +13,7 @@ namespace hyrax {
 
 class Table;
 struct SqlType;
+struct ColumnDef;
 
 struct LoadProgress {
   uint64_t rows = 0;
@@ -29,6 +30,9 @@ struct LoadTarget {
 // A field's text as a value of type t in its physical representation (dst holds 16 bytes; a
 // string points into `s`). Throws the Error of a bad value (22P02, 22003, 22008, 22001, ...).
 void parseFieldValue(std::string_view s, const SqlType& t, void* dst);
+// A row's value of a column whose DEFAULT is nextval('s'): the next value, as INSERT would assign
+// it (22003 past a narrower column's range).
+void storeDefaultSequenceValue(const ColumnDef& column, void* out);
 
 // Appends every record and returns how many. On any error the table is truncated back to its
 // rows before the call and an Error names the source, line, field column and table column.

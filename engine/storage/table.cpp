@@ -150,6 +150,78 @@ void Table::truncate(uint64_t rows) {
   rows_ = rows;
 }
 
+// Everything replaceColumns changes, so that an undo puts back exactly what was there.
+struct Table::Storage {
+  std::vector<ColumnDef> columns;
+  std::vector<uint32_t> primaryKey;
+  std::vector<std::unique_ptr<Chunk>> chunks;
+  std::vector<Layout> layout;
+  size_t chunkBytes = 0;
+  std::vector<char*> bases;
+  std::shared_ptr<const TableStatistics> stats;
+};
+
+std::shared_ptr<Table::Storage> Table::replaceColumns(std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey,
+                                                      const std::vector<int64_t>& from) {
+  assert(from.size() == columns.size());
+  Table shape(name_, std::move(columns), std::move(primaryKey));  // the new layout, as CREATE TABLE makes it
+  auto before = std::make_shared<Storage>();
+  before->columns = std::move(columns_);
+  before->primaryKey = std::move(primaryKey_);
+  before->chunks = std::move(chunks_);
+  before->layout = std::move(layout_);
+  before->chunkBytes = chunkBytes_;
+  before->bases = std::move(bases_);
+  before->stats = std::move(stats_);
+  columns_ = std::move(shape.columns_);
+  primaryKey_ = std::move(shape.primaryKey_);
+  layout_ = std::move(shape.layout_);
+  chunkBytes_ = shape.chunkBytes_;
+  chunks_.clear();
+  bases_.clear();
+  for (size_t k = 0; k < before->chunks.size(); ++k) {
+    const Chunk& old = *before->chunks[k];
+    bool huge = k > 0 || before->chunks.size() > 1;  // as beginRow leaves a table past its first chunk
+    chunks_.push_back(std::make_unique<Chunk>(layout_, chunkBytes_, huge));
+    Chunk& c = *chunks_.back();
+    c.rows = old.rows;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (from[i] == kNewColumn) continue;  // fresh memory: zeros, NULL bits clear
+      auto o = static_cast<size_t>(from[i]);
+      std::memcpy(c.data[i], old.data[o], static_cast<size_t>(layout_[i].width) * old.rows);
+      if (c.nulls[i] && old.nulls[o]) std::memcpy(c.nulls[i], old.nulls[o], (old.rows + 7) / 8);
+    }
+    bases_.push_back(static_cast<char*>(c.mapping));
+  }
+  chunkBase_ = bases_.data();
+  return before;
+}
+
+void Table::restoreStorage(const std::shared_ptr<Storage>& before) {
+  columns_ = std::move(before->columns);
+  primaryKey_ = std::move(before->primaryKey);
+  chunks_ = std::move(before->chunks);
+  layout_ = std::move(before->layout);
+  chunkBytes_ = before->chunkBytes;
+  bases_ = std::move(before->bases);
+  chunkBase_ = bases_.data();
+  stats_ = std::move(before->stats);
+  rows_ = 0;
+  for (auto& c : chunks_) rows_ += c->rows;
+}
+
+void Table::setColumnDefault(uint32_t column, const ColumnDef& withDefault) {
+  ColumnDef& c = columns_[column];
+  c.defaultValue = withDefault.defaultValue;
+  c.defaultNow = withDefault.defaultNow;
+  c.defaultSequence = withDefault.defaultSequence;
+}
+
+std::vector<std::unique_ptr<Index>> Table::swapIndexes(std::vector<std::unique_ptr<Index>> indexes) {
+  std::swap(indexes, indexes_);
+  return indexes;
+}
+
 Value Table::getValue(uint64_t row, uint32_t column) const {
   const SqlType& t = columns_[column].type;
   return isNull(row, column) ? Value::null(t) : Value::decode(t, valuePtr(row, column));

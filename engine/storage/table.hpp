@@ -183,9 +183,26 @@ class Table {
   std::vector<const ForeignKey*>& referencedBy() { return referencedBy_; }
   const std::vector<const ForeignKey*>& referencedBy() const { return referencedBy_; }
 
+  // ALTER TABLE. The table's columns become `columns` (and its primary key `primaryKey`): new
+  // column i holds old column from[i]'s values, or NULLs / zeros where from[i] is kNewColumn (the
+  // caller fills those). Rows keep their numbers and long strings stay in the same heap, so
+  // nothing is copied but the columns' arrays. The storage before comes back, kept whole, for
+  // restoreStorage (the ALTER's undo). A value going from nullable to NOT NULL must not be NULL
+  // (the caller checks). Indexes read columns by position: the caller builds them anew.
+  static constexpr int64_t kNewColumn = -1;
+  struct Storage;
+  std::shared_ptr<Storage> replaceColumns(std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey,
+                                          const std::vector<int64_t>& from);
+  void restoreStorage(const std::shared_ptr<Storage>& before);
+  // A column's DEFAULT (ALTER COLUMN SET / DROP DEFAULT: the same column, another default).
+  void setColumnDefault(uint32_t column, const ColumnDef& withDefault);
+  // All indexes at once (ALTER TABLE builds them anew, in the same order); the ones before return.
+  std::vector<std::unique_ptr<Index>> swapIndexes(std::vector<std::unique_ptr<Index>> indexes);
+
   // The optimizer's statistics (statistics.hpp), or nullptr before the first ANALYZE / COPY.
   const TableStatistics* statistics() const { return stats_.get(); }
   void setStatistics(TableStatistics s) { stats_ = std::make_shared<const TableStatistics>(std::move(s)); }
+  void clearStatistics() { stats_.reset(); }
 
  private:
   // Where each column lives in a chunk (its values, then every nullable column's NULL bitmap),

@@ -208,6 +208,7 @@ void Connection::refuseWriteIfReadOnly(const ast::Statement& stmt) const {
     case ast::StmtKind::Analyze: what = "ANALYZE"; break;
     case ast::StmtKind::Reindex: what = "REINDEX"; break;
     case ast::StmtKind::CreateSequence: what = "CREATE SEQUENCE"; break;
+    case ast::StmtKind::AlterTable: what = "ALTER TABLE"; break;
     case ast::StmtKind::Role: {
       static const char* const kRole[] = {"CREATE ROLE", "ALTER ROLE", "DROP ROLE"};
       what = kRole[static_cast<int>(static_cast<const ast::RoleStmt&>(stmt).op)];
@@ -531,6 +532,12 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
       return sql::createIndex(catalog, undo, static_cast<const ast::CreateIndexStmt&>(*stmt));
     case ast::StmtKind::CreateSequence:
       return sql::createSequence(catalog, undo, static_cast<const ast::CreateSequenceStmt&>(*stmt));
+    case ast::StmtKind::AlterTable:
+      return sql::alterTable(catalog, undo, static_cast<ast::AlterTableStmt&>(*stmtPtr), [&](const std::string& sql) {
+        ast::StatementPtr parsed = parseStatement(sql);
+        auto compiled = sql::compileQuery(catalog, *static_cast<const ast::SelectStmt&>(*parsed).select, times);
+        return sql::runStatement(*compiled, undo, {}, &cancel_, times).rowCount() > 0;
+      });
     case ast::StmtKind::Transaction:
       return transactionControl(static_cast<const ast::TransactionStmt&>(*stmt));
     case ast::StmtKind::Analyze: {

@@ -21,6 +21,8 @@ bool sameKeyType(const SqlType& a, const SqlType& b) {
   return a.id != TypeId::Decimal || a.scale == b.scale;
 }
 
+}  // namespace
+
 void unlinkReferences(Table& t) {
   for (auto& fk : t.foreignKeys()) {
     auto& back = fk.referenced->referencedBy();
@@ -82,8 +84,6 @@ void addForeignKey(Catalog& catalog, Table& t, const TableDefinition::Reference&
   }
   t.foreignKeys().push_back(std::move(fk));
 }
-
-}  // namespace
 
 QueryResult createTable(Catalog& catalog, UndoLog& undo, const ast::CreateTableStmt& c) {
   if (catalog.findTable(c.name) && c.ifNotExists) return QueryResult({}, {}, "CREATE TABLE");

@@ -6,9 +6,11 @@
 
 #include "sql/api/database.hpp"
 #include "sql/parser/ast.hpp"
+#include "sql/semantic/binder.hpp"
 
 namespace hyrax {
 class Catalog;
+class Table;
 class UndoLog;
 }  // namespace hyrax
 
@@ -26,5 +28,17 @@ QueryResult createIndex(Catalog& catalog, UndoLog& undo, const ast::CreateIndexS
 QueryResult reindex(const Catalog& catalog, const ast::ReindexStmt& stmt);
 QueryResult createSequence(Catalog& catalog, UndoLog& undo, const ast::CreateSequenceStmt& stmt);
 QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStmt& stmt);  // tables, views, indexes, sequences
+
+// ALTER TABLE (alter_table.cpp): its actions in order, each undone with the transaction.
+// `firstRow` runs a query (SQL text) and says whether it found a row: how a new CHECK or FOREIGN
+// KEY is checked against the rows the table holds.
+QueryResult alterTable(Catalog& catalog, UndoLog& undo, ast::AlterTableStmt& stmt,
+                       const std::function<bool(const std::string& sql)>& firstRow);
+
+// A table's foreign keys, in and out of their referenced tables' back-references (ddl.cpp).
+void linkReferences(Table& t);
+void unlinkReferences(Table& t);
+// Adds the FOREIGN KEY `r` of table `t` (not yet linked); 42P01, 42703, 42830, 42804 as PostgreSQL.
+void addForeignKey(Catalog& catalog, Table& t, const TableDefinition::Reference& r);
 
 }  // namespace hyrax::sql

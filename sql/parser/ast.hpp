@@ -163,7 +163,7 @@ struct CommonTableExpr {
 enum class StmtKind : uint8_t {
   Select, CreateTable, DropTable, Insert, Explain, Copy, Analyze, CreateView,
   Update, Delete, Transaction, CreateIndex, Prepare, Execute, Deallocate,
-  CreateFunction, Call, Setting, Reindex, CreateSequence, Role
+  CreateFunction, Call, Setting, Reindex, CreateSequence, Role, AlterTable
 };
 
 struct Statement {
@@ -216,6 +216,36 @@ struct CreateTableStmt : Statement {
   std::vector<SourcePos> asNamePos;
   bool withData = true;
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
+};
+
+// ALTER TABLE [IF EXISTS] name action [, action ...]; the actions run in order, all or none.
+struct AlterTableAction {
+  enum class Kind : uint8_t {
+    AddColumn,       // ADD [COLUMN] [IF NOT EXISTS] column (its constraints in `constraints`)
+    AddConstraint,   // ADD table constraint (`constraints`: the one)
+    DropColumn,      // DROP [COLUMN] [IF EXISTS] name [RESTRICT | CASCADE]
+    DropConstraint,  // DROP CONSTRAINT [IF EXISTS] name [RESTRICT | CASCADE]
+    SetDefault,      // ALTER [COLUMN] name SET DEFAULT expr
+    DropDefault,     // ALTER [COLUMN] name DROP DEFAULT
+    SetNotNull,      // ALTER [COLUMN] name SET NOT NULL
+    DropNotNull,     // ALTER [COLUMN] name DROP NOT NULL
+  } kind;
+  SourcePos pos;
+  std::vector<ColumnDefinition> columns;     // AddColumn: the one column
+  std::vector<TableConstraint> constraints;  // AddColumn's column constraints; AddConstraint's
+  std::string name;                         // the column or constraint the others name
+  SourcePos namePos;
+  std::unique_ptr<Expr> defaultValue;  // SetDefault
+  bool ifExists = false;               // IF [NOT] EXISTS
+  bool cascade = false;
+};
+
+struct AlterTableStmt : Statement {
+  std::string name;
+  SourcePos namePos;
+  bool ifExists = false;
+  std::vector<AlterTableAction> actions;
+  explicit AlterTableStmt(SourcePos p) : Statement(StmtKind::AlterTable, p) {}
 };
 
 enum class ObjectKind : uint8_t { Table, View, Index, Function, Procedure, Sequence };

@@ -52,6 +52,7 @@ StatementPtr Parser::parseStatementBody() {
   }
   if (accept("alter")) {
     if (is("role") || is("user")) return role(pos, RoleStmt::Op::Alter);
+    if (accept("table")) return alterTable(pos);
     syntaxError();
   }
   if (is("drop") && (ahead(1).is("role") || ahead(1).is("user"))) {
@@ -448,39 +449,43 @@ StatementPtr Parser::createTable(SourcePos pos) {
       c->constraints.push_back(constraint(nullptr));
       continue;
     }
-    ColumnDefinition col;
-    col.pos = cur().pos;
-    col.name = identifier();
-    if (accept("serial") || accept("serial4")) col.type = SqlType::int32(false), col.identity = true;
-    else if (accept("bigserial") || accept("serial8")) col.type = SqlType::int64(false), col.identity = true;
-    else if (accept("smallserial") || accept("serial2")) col.type = SqlType::int16(false), col.identity = true;
-    else col.type = typeName();
-    while (true) {
-      if (accept("not")) {
-        expect("null");
-        col.type.nullable = false;
-      } else if (accept("null")) {
-        col.type.nullable = true;
-      } else if (accept("default")) {
-        col.defaultValue = expr();
-      } else if (accept("generated")) {  // GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY
-        col.identityAlways = accept("always");
-        if (!col.identityAlways) expect("by"), expect("default");
-        expect("as");
-        expect("identity");
-        col.identity = true;
-        col.type.nullable = false;
-      } else if (is("constraint") || is("primary") || is("unique") || is("check") || is("references")) {
-        c->constraints.push_back(constraint(&col));
-        if (c->constraints.back().kind == TableConstraint::Kind::PrimaryKey) col.type.nullable = false;
-      } else {
-        break;
-      }
-    }
-    c->columns.push_back(std::move(col));
+    c->columns.push_back(columnDefinition(c->constraints));
   } while (accept(","));
   expect(")");
   return c;
+}
+
+ColumnDefinition Parser::columnDefinition(std::vector<TableConstraint>& constraints) {
+  ColumnDefinition col;
+  col.pos = cur().pos;
+  col.name = identifier();
+  if (accept("serial") || accept("serial4")) col.type = SqlType::int32(false), col.identity = true;
+  else if (accept("bigserial") || accept("serial8")) col.type = SqlType::int64(false), col.identity = true;
+  else if (accept("smallserial") || accept("serial2")) col.type = SqlType::int16(false), col.identity = true;
+  else col.type = typeName();
+  while (true) {
+    if (accept("not")) {
+      expect("null");
+      col.type.nullable = false;
+    } else if (accept("null")) {
+      col.type.nullable = true;
+    } else if (accept("default")) {
+      col.defaultValue = expr();
+    } else if (accept("generated")) {  // GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY
+      col.identityAlways = accept("always");
+      if (!col.identityAlways) expect("by"), expect("default");
+      expect("as");
+      expect("identity");
+      col.identity = true;
+      col.type.nullable = false;
+    } else if (is("constraint") || is("primary") || is("unique") || is("check") || is("references")) {
+      constraints.push_back(constraint(&col));
+      if (constraints.back().kind == TableConstraint::Kind::PrimaryKey) col.type.nullable = false;
+    } else {
+      break;
+    }
+  }
+  return col;
 }
 
 std::vector<std::string> Parser::columnList(std::vector<SourcePos>* positions) {

@@ -117,6 +117,10 @@ class Parser {
   StatementPtr deleteFrom(SourcePos pos);
   StatementPtr createIndex(SourcePos pos, bool unique);
   TableConstraint constraint(const ColumnDefinition* column);  // column: written after it
+  // A column of CREATE TABLE or ALTER TABLE ADD: name, type, NOT NULL, DEFAULT, identity; the
+  // constraints written after it go to `constraints`.
+  ColumnDefinition columnDefinition(std::vector<TableConstraint>& constraints);
+  StatementPtr alterTable(SourcePos pos);  // after ALTER TABLE (alter_table_parser.cpp)
   std::vector<std::string> columnList(std::vector<SourcePos>* positions);  // (a, b, ...)
 
   // ---- stored procedures (procedure_parser.cpp) ----

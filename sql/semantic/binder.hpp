@@ -5,6 +5,7 @@
 //   aggregation -> HAVING filter -> projection map -> DISTINCT -> sort -> limit.
 // The optimizer then moves conditions down and turns equalities into join keys; its physical
 // planner picks each join's algorithm.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ struct TableDefinition {
   std::vector<Reference> references;
 };
 TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& stmt);
+// A column's DEFAULT or identity, as CREATE TABLE binds it: a constant of the column's type,
+// nextval('s') or the clock, put into `column`.
+void bindColumnDefault(Catalog& catalog, ColumnDef& column, const ast::ColumnDefinition& c);
+// The same for ALTER TABLE ADD: `columns` appended to a table's `existing` ones (kept as they
+// are), and `constraints` bound over them all, named apart from `takenNames` (the table's
+// indexes and constraints); a PRIMARY KEY is 42P16 when `hasPrimaryKey`. The result holds all the
+// columns, and the new keys, checks and references only.
+TableDefinition bindTableDefinition(Catalog& catalog, const std::string& tableName, std::vector<ColumnDef> existing,
+                                    const std::vector<ast::ColumnDefinition>& columns,
+                                    const std::vector<ast::TableConstraint>& constraints, std::set<std::string> takenNames,
+                                    bool hasPrimaryKey);
 
 // Assignment of a value to a column (INSERT, UPDATE): the value converted to the column's type.
 plan::ExprPtr assignTo(plan::ExprPtr e, const ColumnDef& column, SourcePos pos);

@@ -34,10 +34,46 @@ const plan::Expr* nextvalCall(const plan::Expr& e) {
 
 }  // namespace
 
+void bindColumnDefault(Catalog& catalog, ColumnDef& column, const ast::ColumnDefinition& c) {
+  if (c.identity) {
+    if (!c.type.isInteger())
+      throw Error(sqlstate::InvalidParameter, "identity column \"" + c.name + "\" must be SMALLINT, INTEGER or BIGINT", c.pos);
+    if (c.defaultValue)
+      throw Error(sqlstate::SyntaxError, "both default and identity specified for column \"" + c.name + "\"", c.pos);
+    column.sequence = std::make_shared<ColumnSequence>();
+    column.sequence->always = c.identityAlways;
+  }
+  if (!c.defaultValue) return;
+  plan::QueryPlan scratch;
+  SelectBinder b(catalog, scratch);
+  plan::ExprPtr e = foldConstants(assignTo(b.bindExpr(*c.defaultValue, Clause::Values), column, c.defaultValue->pos));
+  if (const plan::Expr* next = nextvalCall(*e); next && c.type.isInteger()) {
+    column.defaultSequence = next->sequence;
+    return;
+  }
+  if (readsOnlyTheClock(*e) && c.type.isDateTime()) {
+    column.defaultNow = true;
+    return;
+  }
+  if (e->kind != plan::ExprKind::Constant)
+    throw Error(sqlstate::FeatureNotSupported, "the default of column \"" + c.name + "\" must be a constant", c.defaultValue->pos);
+  if (!e->value.isNull()) column.defaultValue = e->value;
+}
+
 TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& stmt) {
+  return bindTableDefinition(catalog, stmt.name, {}, stmt.columns, stmt.constraints, {}, false);
+}
+
+TableDefinition bindTableDefinition(Catalog& catalog, const std::string& tableName, std::vector<ColumnDef> existing,
+                                    const std::vector<ast::ColumnDefinition>& columns,
+                                    const std::vector<ast::TableConstraint>& constraints, std::set<std::string> takenNames,
+                                    bool hasPrimaryKey) {
   TableDefinition def;
   std::set<std::string> seen;
-  for (auto& c : stmt.columns) {
+  for (auto& c : existing) seen.insert(c.name);
+  const size_t first = existing.size();  // the new columns' first index
+  def.columns = std::move(existing);
+  for (auto& c : columns) {
     if (!seen.insert(c.name).second)
       throw Error(sqlstate::DuplicateColumn, "column \"" + c.name + "\" specified more than once", c.pos);
     if (c.type.isArray())  // CREATE TABLE AS of an array value; the parser refuses T[] columns
@@ -58,68 +94,43 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
     }
     return idx;
   };
-  std::set<std::string> names;  // constraint names must differ
+  std::set<std::string> names = std::move(takenNames);  // constraint names must differ
   auto name = [&](const ast::TableConstraint& k, std::string base) {
     std::string n = k.name.empty() ? base : k.name;
     for (int i = 1; k.name.empty() && names.count(n); ++i) n = base + std::to_string(i);
     if (!names.insert(n).second)
-      throw Error(sqlstate::DuplicateObject, "constraint \"" + n + "\" for relation \"" + stmt.name + "\" already exists", k.pos);
+      throw Error(sqlstate::DuplicateObject, "constraint \"" + n + "\" for relation \"" + tableName + "\" already exists", k.pos);
     return n;
   };
 
   // Defaults: constants of the column's type (an expression of constants is computed now).
-  for (size_t i = 0; i < stmt.columns.size(); ++i) {
-    const ast::ColumnDefinition& c = stmt.columns[i];
-    if (c.identity) {
-      if (!c.type.isInteger())
-        throw Error(sqlstate::InvalidParameter, "identity column \"" + c.name + "\" must be SMALLINT, INTEGER or BIGINT", c.pos);
-      if (c.defaultValue)
-        throw Error(sqlstate::SyntaxError, "both default and identity specified for column \"" + c.name + "\"", c.pos);
-      def.columns[i].sequence = std::make_shared<ColumnSequence>();
-      def.columns[i].sequence->always = c.identityAlways;
-    }
-    if (!c.defaultValue) continue;
-    plan::QueryPlan scratch;
-    SelectBinder b(catalog, scratch);
-    plan::ExprPtr e = foldConstants(assignTo(b.bindExpr(*c.defaultValue, Clause::Values), def.columns[i], c.defaultValue->pos));
-    if (const plan::Expr* next = nextvalCall(*e); next && c.type.isInteger()) {
-      def.columns[i].defaultSequence = next->sequence;
-      continue;
-    }
-    if (readsOnlyTheClock(*e) && c.type.isDateTime()) {
-      def.columns[i].defaultNow = true;
-      continue;
-    }
-    if (e->kind != plan::ExprKind::Constant)
-      throw Error(sqlstate::FeatureNotSupported, "the default of column \"" + c.name + "\" must be a constant", c.defaultValue->pos);
-    if (!e->value.isNull()) def.columns[i].defaultValue = e->value;
-  }
+  for (size_t j = 0; j < columns.size(); ++j) bindColumnDefault(catalog, def.columns[first + j], columns[j]);
 
   // The primary key first (its index is the table's first), NOT NULL on its columns.
-  for (auto& k : stmt.constraints) {
+  for (auto& k : constraints) {
     if (k.kind != ast::TableConstraint::Kind::PrimaryKey) continue;
-    if (!def.primaryKey.empty())
-      throw Error("42P16", "multiple primary keys for table \"" + stmt.name + "\" are not allowed", k.pos);
+    if (!def.primaryKey.empty() || hasPrimaryKey)
+      throw Error("42P16", "multiple primary keys for table \"" + tableName + "\" are not allowed", k.pos);
     def.primaryKey = columnIndexes(k);
     for (uint32_t c : def.primaryKey) def.columns[c].type.nullable = false;
-    def.keys.push_back({name(k, stmt.name + "_pkey"), def.primaryKey});
+    def.keys.push_back({name(k, tableName + "_pkey"), def.primaryKey});
   }
   plan::QueryPlan scratch;  // CHECK expressions are bound once here to catch errors now
   std::vector<const plan::IU*> ius;
   for (auto& c : def.columns) ius.push_back(scratch.ius.make(c.type, c.name));
-  for (auto& k : stmt.constraints) {
+  for (auto& k : constraints) {
     switch (k.kind) {
       case ast::TableConstraint::Kind::PrimaryKey: break;
       case ast::TableConstraint::Kind::Unique: {
         std::vector<uint32_t> cols = columnIndexes(k);
         bool same = false;  // UNIQUE on the key's columns adds nothing
         for (auto& existing : def.keys) same = same || existing.columns == cols;
-        if (!same) def.keys.push_back({name(k, stmt.name + "_" + joined(k.columns) + "_key"), cols});
+        if (!same) def.keys.push_back({name(k, tableName + "_" + joined(k.columns) + "_key"), cols});
         break;
       }
       case ast::TableConstraint::Kind::Check: {
         bindCheck(catalog, scratch, def.columns, ius, *k.check);
-        def.checks.push_back({name(k, stmt.name + (k.columns.empty() ? "" : "_" + k.columns[0]) + "_check"), k.checkText});
+        def.checks.push_back({name(k, tableName + (k.columns.empty() ? "" : "_" + k.columns[0]) + "_check"), k.checkText});
         break;
       }
       case ast::TableConstraint::Kind::ForeignKey: {
@@ -127,7 +138,7 @@ TableDefinition bindCreateTable(Catalog& catalog, const ast::CreateTableStmt& st
         if (!k.refColumns.empty() && k.refColumns.size() != cols.size())
           throw Error(sqlstate::InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree", k.refPos);
         def.references.push_back(
-            {name(k, stmt.name + "_" + joined(k.columns) + "_fkey"), cols, k.refTable, k.refColumns, k.refPos, k.onDelete});
+            {name(k, tableName + "_" + joined(k.columns) + "_fkey"), cols, k.refTable, k.refColumns, k.refPos, k.onDelete});
         break;
       }
     }

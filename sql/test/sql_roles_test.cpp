@@ -102,7 +102,7 @@ TEST_CASE("role errors: 42710 exists, 42704 does not exist, and no password in a
     CHECK(e.sqlstate() == "42601");
     CHECK(e.message().find("hunter2") == std::string::npos);
   }
-  CHECK(sqlstateOf([&] { con.execute("ALTER TABLE t ADD x INT"); }) == "42601");
+  CHECK(sqlstateOf([&] { con.execute("ALTER SEQUENCE s RESTART"); }) == "42601");
 }
 
 TEST_CASE("role statements are transactional", "[roles]") {
