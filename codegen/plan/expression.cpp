@@ -1,5 +1,6 @@
 #include "codegen/plan/expression.hpp"
 
+#include "engine/runtime/math_functions.hpp"
 #include "engine/util/iterative_teardown.hpp"
 #include "engine/util/stack_depth.hpp"
 
@@ -228,6 +229,18 @@ std::string toString(const Expr& e) {
   return out;
 }
 
+int32_t floatFnOf(ScalarFunc f) {
+  using math::FloatFn;
+  switch (f) {
+    case ScalarFunc::Exp: return static_cast<int32_t>(FloatFn::Exp);
+    case ScalarFunc::Ln: return static_cast<int32_t>(FloatFn::Ln);
+    case ScalarFunc::Log10: return static_cast<int32_t>(FloatFn::Log10);
+    case ScalarFunc::LogBase: return static_cast<int32_t>(FloatFn::LogBase);
+    case ScalarFunc::Cbrt: return static_cast<int32_t>(FloatFn::Cbrt);
+    default: return -1;
+  }
+}
+
 const char* toString(ScalarFunc f) {
   switch (f) {
     case ScalarFunc::Substring: return "substring";
@@ -257,6 +270,19 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::RegexMatch: return "regex_match";
     case ScalarFunc::RegexMatchInsensitive: return "regex_match_insensitive";
     case ScalarFunc::CurrentSetting: return "current_setting";
+    case ScalarFunc::Exp: return "exp";
+    case ScalarFunc::Ln: return "ln";
+    case ScalarFunc::Log10: return "log";
+    case ScalarFunc::LogBase: return "log";
+    case ScalarFunc::Cbrt: return "cbrt";
+    case ScalarFunc::TruncDouble:
+    case ScalarFunc::TruncScaled: return "trunc";
+    case ScalarFunc::RoundScaled: return "round";
+    case ScalarFunc::DivTruncated: return "div";
+    case ScalarFunc::Gcd: return "gcd";
+    case ScalarFunc::Lcm: return "lcm";
+    case ScalarFunc::Greatest: return "greatest";
+    case ScalarFunc::Least: return "least";
     case ScalarFunc::ArrayAppend: return "array_append";
     case ScalarFunc::ArrayPrepend: return "array_prepend";
     case ScalarFunc::ArrayCat: return "array_cat";

@@ -70,6 +70,22 @@ enum class ScalarFunc : uint8_t {
   RegexMatchInsensitive,  // (s, pattern) -> BOOLEAN: s ~* pattern
   CurrentSetting,  // (name, missing_ok BOOLEAN constant) -> TEXT: the session's setting when the query runs;
                    // NULL for an unknown name when missing_ok (so the result is nullable then)
+  // Numeric functions of engine/runtime/math_functions.hpp (its FloatFn for the DOUBLE ones):
+  Exp,          // (x DOUBLE) -> DOUBLE
+  Ln,           // (x DOUBLE) -> DOUBLE
+  Log10,        // (x DOUBLE) -> DOUBLE: log(x)
+  LogBase,      // (b DOUBLE, x DOUBLE) -> DOUBLE: log(b, x)
+  Cbrt,         // (x DOUBLE) -> DOUBLE
+  TruncDouble,  // (x DOUBLE, digits INTEGER) -> DOUBLE
+  RoundScaled,  // (x DECIMAL(p,s) or BIGINT, digits INTEGER constant) -> DECIMAL(18, max(0, min(digits, s)))
+                // or BIGINT: half away from zero, also to tens, hundreds, ... (negative digits)
+  TruncScaled,  // the same, toward zero
+  DivTruncated, // (a, b) both BIGINT or both DECIMAL(p,s) -> BIGINT or DECIMAL(18,0): div(a, b)
+  Gcd,          // (a, b) both INTEGER, BIGINT or DECIMAL(18,s) -> that type
+  Lcm,          // the same
+  // NULL only when every argument is (the others are skipped), not "NULL when any argument is":
+  Greatest,     // (x, y, ...) all of the call's type: the greatest (floats: NaN above all)
+  Least,        // the same, the least
   // Arrays (engine/runtime/array_functions.cpp); their NULL rules are their own, not "NULL when
   // any argument is":
   ArrayAppend,  // (array, element TEXT): a NULL array is {}, a NULL element is added; never NULL
@@ -83,6 +99,9 @@ enum class ScalarFunc : uint8_t {
   ArraySort,    // (array): its elements in order, descending when `negated`, NULLs first when `hasElse`
 };
 inline bool isArrayFunc(ScalarFunc f) { return f >= ScalarFunc::ArrayAppend; }
+// The engine's math::FloatFn (engine/runtime/math_functions.hpp) that computes Exp, Ln, Log10,
+// LogBase or Cbrt, as an int; -1 for the other functions.
+int32_t floatFnOf(ScalarFunc f);
 const char* toString(ScalarFunc f);
 
 using DateField = DateTimeField;  // EXTRACT's field (engine/types/datetime_fields.hpp)

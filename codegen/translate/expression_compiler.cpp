@@ -1,8 +1,10 @@
 #include "codegen/translate/expression_compiler.hpp"
 
 #include <cstring>
+#include <tuple>
 
 #include "engine/runtime/like_pattern.hpp"
+#include "engine/runtime/math_functions.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/runtime/value_slot.hpp"
 #include "engine/types/string_ref.hpp"
@@ -344,6 +346,7 @@ namespace hyrax::codegen {
 
 SqlValue ExprCompiler::call(const plan::Expr& e) {
   if (plan::isArrayFunc(e.func)) return arrayCall(e);
+  if (e.func == plan::ScalarFunc::Greatest || e.func == plan::ScalarFunc::Least) return greatestOrLeast(e);
   std::vector<SqlValue> args;
   llvm::Value* null = nullptr;
   for (auto& a : e.args) {
@@ -433,14 +436,39 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
     case plan::ScalarFunc::Power: r.v = cg_.call("hyrax_rt_power", {args[0].v, args[1].v}); break;
     case plan::ScalarFunc::CurrentDate: r.v = cg_.call("hyrax_rt_current_date", {cg_.queryContext()}); break;
     case plan::ScalarFunc::CurrentTimestamp: r.v = cg_.call("hyrax_rt_transaction_time", {cg_.queryContext()}); break;
-    case plan::ScalarFunc::Sqrt: {
-      auto* out = cg_.local(cg_.f64(), "sqrt");
-      b_.CreateStore(llvm::ConstantFP::get(cg_.f64(), 0.0), out);
-      auto body = [&] { cg_.checkStatus(cg_.call("hyrax_rt_sqrt", {cg_.queryContext(), args[0].v, out})); };
-      unlessNull(null, body);
-      r.v = b_.CreateLoad(cg_.f64(), out);
+    case plan::ScalarFunc::Sqrt: r.v = checkedCall(null, cg_.f64(), "hyrax_rt_sqrt", {args[0].v}); break;
+    case plan::ScalarFunc::Exp:
+    case plan::ScalarFunc::Ln:
+    case plan::ScalarFunc::Log10:
+    case plan::ScalarFunc::LogBase:
+    case plan::ScalarFunc::Cbrt: {
+      llvm::Value* y = args.size() > 1 ? args[1].v : llvm::ConstantFP::get(cg_.f64(), 0.0);
+      r.v = checkedCall(null, cg_.f64(), "hyrax_rt_float_fn", {cg_.c32(plan::floatFnOf(e.func)), args[0].v, y});
       break;
     }
+    case plan::ScalarFunc::TruncDouble: r.v = cg_.call("hyrax_rt_trunc_double", {args[0].v, args[1].v}); break;
+    case plan::ScalarFunc::RoundScaled:
+    case plan::ScalarFunc::TruncScaled: {
+      const int32_t scale = args[0].type.id == TypeId::Decimal ? args[0].type.scale : 0;
+      r.v = checkedCall(null, cg_.i64(), "hyrax_rt_round_scaled",
+                        {args[0].v, cg_.c32(scale), args[1].v, cg_.c32(e.func == plan::ScalarFunc::TruncScaled),
+                         cg_.c64(math::largestMagnitude(e.type))});
+      break;
+    }
+    case plan::ScalarFunc::DivTruncated:
+      r.v = checkedCall(null, cg_.i64(), "hyrax_rt_div_truncated", {args[0].v, args[1].v});
+      break;
+    case plan::ScalarFunc::Gcd:
+    case plan::ScalarFunc::Lcm: {
+      // INTEGER arguments widened; the result fits INTEGER (largestMagnitude), so it is cut back.
+      llvm::Value* g = checkedCall(null, cg_.i64(), "hyrax_rt_gcd",
+                                   {b_.CreateSExt(args[0].v, cg_.i64()), b_.CreateSExt(args[1].v, cg_.i64()),
+                                    cg_.c32(e.func == plan::ScalarFunc::Lcm), cg_.c64(math::largestMagnitude(e.type))});
+      r.v = b_.CreateTrunc(g, cg_.payloadType(e.type));
+      break;
+    }
+    case plan::ScalarFunc::Greatest:
+    case plan::ScalarFunc::Least: break;  // greatestOrLeast's, above
     case plan::ScalarFunc::RegexMatch:
     case plan::ScalarFunc::RegexMatchInsensitive: {
       auto* out = cg_.local(cg_.i8(), "regex");
@@ -482,6 +510,39 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
       break;
     }
   }
+  return r;
+}
+
+llvm::Value* ExprCompiler::checkedCall(llvm::Value* null, llvm::Type* type, const char* runtimeName,
+                                       std::vector<llvm::Value*> args) {
+  auto* out = cg_.local(type, runtimeName);
+  b_.CreateStore(llvm::Constant::getNullValue(type), out);
+  args.insert(args.begin(), cg_.queryContext());
+  args.push_back(out);
+  unlessNull(null, [&] { cg_.checkStatus(cg_.call(runtimeName, args)); });
+  return b_.CreateLoad(type, out);
+}
+
+// greatest(x, y, ...) / least: the arguments (of the call's type) in order, a later one taking
+// the place of the value so far when it is not NULL and that is, or when it compares greater
+// (less); so NULLs are skipped, ties keep the first (PostgreSQL's order), and the result is NULL
+// only when every argument is.
+SqlValue ExprCompiler::greatestOrLeast(const plan::Expr& e) {
+  const plan::CmpOp better = e.func == plan::ScalarFunc::Greatest ? plan::CmpOp::Gt : plan::CmpOp::Lt;
+  SqlValue r = compile(*e.args[0]);
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    SqlValue x = compile(*e.args[i]);
+    SqlValue sx = x, sr = r;  // a NULL string is compared as '' (never read), not through its pointer
+    if (x.type.isVarBytes()) std::tie(sx.v, sx.hi) = safeString(x);
+    if (r.type.isVarBytes()) std::tie(sr.v, sr.hi) = safeString(r);
+    llvm::Value* take = compare(better, sx, sr);
+    if (r.null) take = b_.CreateOr(r.null, take);
+    if (x.null) take = b_.CreateAnd(b_.CreateNot(x.null), take);
+    r.v = b_.CreateSelect(take, x.v, r.v);
+    if (r.hi) r.hi = b_.CreateSelect(take, x.hi, r.hi);
+    r.null = r.null && x.null ? b_.CreateAnd(r.null, x.null) : nullptr;
+  }
+  r.type = e.type;
   return r;
 }
 

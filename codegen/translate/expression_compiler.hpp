@@ -100,6 +100,10 @@ class ExprCompiler {
   SqlValue concat(const plan::Expr& e);
   SqlValue call(const plan::Expr& e);  // plan::ScalarFunc, in the runtime
   SqlValue arrayCall(const plan::Expr& e);  // the array functions (plan::isArrayFunc)
+  SqlValue greatestOrLeast(const plan::Expr& e);
+  // A runtime call `runtimeName(ctx, args..., &out)` that returns a status and writes a `type`
+  // result, made unless `null`; its result (0 when NULL).
+  llvm::Value* checkedCall(llvm::Value* null, llvm::Type* type, const char* runtimeName, std::vector<llvm::Value*> args);
   // Integer op with overflow check (Add/Sub/Mul); raises 22003 unless `null`.
   llvm::Value* checkedOp(plan::ArithOp op, llvm::Value* a, llvm::Value* b, llvm::Value* null);
   // 22008 unless `days` (of a value that is not NULL) is a date in 0001-01-01 .. 9999-12-31.

@@ -39,6 +39,9 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_NEGATIVE_LIMIT = 13,    // 2201W LIMIT $1 of a negative value
   HYRAX_ERR_NEGATIVE_OFFSET = 14,   // 2201X OFFSET $1 likewise
   HYRAX_ERR_UNDERFLOW = 15,         // 22003 a float product or quotient of non-zero operands became 0
+  HYRAX_ERR_FLOAT_OVERFLOW = 16,    // 22003 a float function's result of a finite argument is infinite
+  HYRAX_ERR_LOG_OF_ZERO = 17,       // 2201E ln, log of 0
+  HYRAX_ERR_LOG_OF_NEGATIVE = 18,   // 2201E ln, log of a negative number
 };
 
 extern "C" {
@@ -157,12 +160,21 @@ int32_t hyrax_rt_substring(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, i
 int32_t hyrax_rt_str_case(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out);
 int32_t hyrax_rt_char_length(uint64_t lo, uint64_t hi);
 int32_t hyrax_rt_ascii(uint64_t lo, uint64_t hi);  // the first code point, 0 for ''
-// Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER).
+// Numeric functions (ROUND, FLOOR, CEIL, SQRT, POWER; the others of math_functions.hpp below).
 double hyrax_rt_round_double(double x, int32_t digits);
 double hyrax_rt_floor_double(double x, int32_t ceil);
 int64_t hyrax_rt_decimal_floor(int64_t scaled, int32_t scale, int32_t ceil);  // -> scale 0
 int32_t hyrax_rt_sqrt(hyrax::QueryContext* ctx, double x, double* out);
 double hyrax_rt_power(double x, double y);
+// exp, ln, log, log(b, x), cbrt (math::FloatFn `fn`; y only for log(b, x)), trunc(x, digits),
+// round/trunc of a DECIMAL or integer to `digits` places, div, gcd and lcm
+// (engine/runtime/math_functions.hpp says how each fails); status 0, or 1 with the error set.
+int32_t hyrax_rt_float_fn(hyrax::QueryContext* ctx, int32_t fn, double x, double y, double* out);
+double hyrax_rt_trunc_double(double x, int32_t digits);
+int32_t hyrax_rt_round_scaled(hyrax::QueryContext* ctx, int64_t x, int32_t scale, int32_t digits, int32_t truncate,
+                              int64_t maxAbs, int64_t* out);
+int32_t hyrax_rt_div_truncated(hyrax::QueryContext* ctx, int64_t a, int64_t b, int64_t* out);
+int32_t hyrax_rt_gcd(hyrax::QueryContext* ctx, int64_t a, int64_t b, int32_t lcm, int64_t maxAbs, int64_t* out);
 int32_t hyrax_rt_current_date(hyrax::QueryContext* ctx);  // the transaction's day (UTC), days since 1970-01-01
 // ---- TIMESTAMP, TIME, INTERVAL (datetime_functions.cpp); an interval is (micros, high) as in
 // text::Interval; statuses 0 = ok, 1 = the error is set ----

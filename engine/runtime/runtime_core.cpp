@@ -4,10 +4,12 @@
 
 #include "engine/index/index.hpp"
 #include "engine/runtime/hash_table.hpp"
+#include "engine/runtime/math_functions.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/row_buffer.hpp"
 #include "engine/runtime/row_writer.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/runtime/runtime_errors.hpp"
 #include "engine/runtime/runtime_guard.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/text_format.hpp"
@@ -18,32 +20,11 @@ using namespace hyrax;
 extern "C" {
 
 int32_t hyrax_rt_error(QueryContext* ctx, int32_t code) {
-  switch (code) {
-    case HYRAX_ERR_DIVISION_BY_ZERO: ctx->setError(sqlstate::DivisionByZero, "division by zero"); break;
-    case HYRAX_ERR_OVERFLOW: ctx->setError(sqlstate::NumericOutOfRange, "numeric value out of range"); break;
-    case HYRAX_ERR_CANCELLED: ctx->setError(sqlstate::QueryCanceled, "canceling statement due to user request"); break;
-    case HYRAX_ERR_NULL_VIOLATION: ctx->setError(sqlstate::NotNullViolation, "null value violates not-null constraint"); break;
-    case HYRAX_ERR_SUBQUERY_ROWS:
-      ctx->setError(sqlstate::CardinalityViolation, "more than one row returned by a subquery used as an expression");
-      break;
-    case HYRAX_ERR_NEGATIVE_SQRT:
-      ctx->setError(sqlstate::InvalidArgumentForPower, "cannot take square root of a negative number");
-      break;
-    case HYRAX_ERR_DATE_RANGE: ctx->setError(sqlstate::DatetimeOutOfRange, "date out of range"); break;
-    case HYRAX_ERR_LENGTH_TOO_LARGE: ctx->setError(sqlstate::ProgramLimitExceeded, "requested length too large"); break;
-    case HYRAX_ERR_BAD_CHARACTER:
-      ctx->setError(sqlstate::ProgramLimitExceeded, "requested character not valid for encoding (chr of 0, a surrogate "
-                                                    "or a code point past 1114111)");
-      break;
-    case HYRAX_ERR_FIELD_ZERO: ctx->setError(sqlstate::InvalidParameter, "field position must not be zero"); break;
-    case HYRAX_ERR_NEGATIVE_LIMIT: ctx->setError(sqlstate::InvalidRowCount, "LIMIT must not be negative"); break;
-    case HYRAX_ERR_NEGATIVE_OFFSET: ctx->setError(sqlstate::InvalidOffsetCount, "OFFSET must not be negative"); break;
-    case HYRAX_ERR_UNDERFLOW: ctx->setError(sqlstate::NumericOutOfRange, "value out of range: underflow"); break;
-    case HYRAX_ERR_SUBSTRING_LENGTH:
-      ctx->setError(sqlstate::SubstringError, "negative substring length not allowed");
-      break;
-    default: ctx->setError(sqlstate::InternalError, "runtime error " + std::to_string(code));
-  }
+  RuntimeErrorText t = runtimeErrorText(code);
+  if (t.message)
+    ctx->setError(t.sqlstate, t.message);
+  else
+    ctx->setError(t.sqlstate, "runtime error " + std::to_string(code));
   return 1;
 }
 
@@ -76,10 +57,7 @@ int32_t hyrax_rt_date_part(int32_t days, int32_t field) {
 }
 
 
-double hyrax_rt_round_double(double x, int32_t digits) {
-  double f = std::pow(10.0, digits);
-  return std::nearbyint(x * f) / f;  // ties to even, as PostgreSQL rounds DOUBLE PRECISION
-}
+double hyrax_rt_round_double(double x, int32_t digits) { return math::roundDouble(x, digits); }
 double hyrax_rt_floor_double(double x, int32_t ceil) { return ceil ? std::ceil(x) : std::floor(x); }
 int64_t hyrax_rt_decimal_floor(int64_t scaled, int32_t scale, int32_t ceil) {
   int64_t f = text::pow10(static_cast<unsigned>(scale));

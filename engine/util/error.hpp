@@ -66,6 +66,7 @@ inline constexpr const char* TooManyRows = "P0003";
 inline constexpr const char* CardinalityViolation = "21000";
 inline constexpr const char* SubstringError = "22011";
 inline constexpr const char* InvalidArgumentForPower = "2201F";
+inline constexpr const char* InvalidArgumentForLog = "2201E";
 inline constexpr const char* SequenceGeneratorLimitExceeded = "2200H";
 inline constexpr const char* WrongObjectType = "42809";
 inline constexpr const char* ProtocolViolation = "08P01";

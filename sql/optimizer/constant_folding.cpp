@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/runtime/math_functions.hpp"
+#include "engine/runtime/runtime_errors.hpp"
 #include "engine/types/int128.hpp"
 #include "engine/types/float_order.hpp"
 #include "engine/types/text_format.hpp"
@@ -192,18 +194,17 @@ std::optional<Value> foldArith(const Expr& e, const Value& a, const Value& b) {
   return integral(t.id, r, t);
 }
 
+// Two non-NULL constants of one type in SQL's order, as generated code compares them.
+int compareConstants(const Value& a, const Value& b) {
+  if (a.type().id == TypeId::Interval) return compareIntervalValues(a, b);
+  if (a.type().isString()) return a.asString().compare(b.asString());
+  if (a.type().isFloat()) return compareFloats(a.asDouble(), b.asDouble());
+  int64_t x = a.asInt(), y = b.asInt();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 std::optional<Value> foldCompare(const Expr& e, const Value& a, const Value& b) {
-  int c;
-  if (a.type().id == TypeId::Interval) {
-    c = compareIntervalValues(a, b);
-  } else if (a.type().isString()) {
-    c = a.asString().compare(b.asString());
-  } else if (a.type().isFloat()) {
-    c = compareFloats(a.asDouble(), b.asDouble());
-  } else {
-    int64_t x = a.asInt(), y = b.asInt();
-    c = x < y ? -1 : x > y ? 1 : 0;
-  }
+  const int c = compareConstants(a, b);
   bool r = false;
   switch (e.cmp) {
     case plan::CmpOp::Eq: r = c == 0; break;
@@ -214,6 +215,58 @@ std::optional<Value> foldCompare(const Expr& e, const Value& a, const Value& b) 
     case plan::CmpOp::Ge: r = c >= 0; break;
   }
   return Value::boolean(r);
+}
+
+// A call of constants, computed by the functions generated code calls (math_functions.hpp); nullopt
+// for the functions left to generated code.
+std::optional<Value> foldCall(const Expr& e) {
+  using plan::ScalarFunc;
+  const auto& args = e.args;
+  if (e.func == ScalarFunc::Greatest || e.func == ScalarFunc::Least) {  // NULLs skipped, ties keep the first
+    const Value* best = nullptr;
+    for (auto& a : args) {
+      if (a->value.isNull()) continue;
+      const int c = best ? compareConstants(a->value, *best) : 0;
+      if (!best || (e.func == ScalarFunc::Greatest ? c > 0 : c < 0)) best = &a->value;
+    }
+    return best ? *best : Value::null(e.type);
+  }
+  const bool computed = plan::floatFnOf(e.func) >= 0 || e.func == ScalarFunc::RoundDouble ||
+                        e.func == ScalarFunc::TruncDouble || e.func == ScalarFunc::RoundScaled ||
+                        e.func == ScalarFunc::TruncScaled || e.func == ScalarFunc::DivTruncated ||
+                        e.func == ScalarFunc::Gcd || e.func == ScalarFunc::Lcm;
+  if (!computed) return std::nullopt;
+  for (auto& a : args)
+    if (a->value.isNull()) return Value::null(e.type);
+  auto check = [&](int32_t status) {
+    if (!status) return;
+    RuntimeErrorText t = runtimeErrorText(status);
+    throw Error(t.sqlstate, t.message ? t.message : "runtime error", e.pos);
+  };
+  const Value& a = args[0]->value;
+  if (plan::floatFnOf(e.func) >= 0) {
+    double r = 0;
+    check(math::floatFunction(static_cast<math::FloatFn>(plan::floatFnOf(e.func)), a.asDouble(),
+                              args.size() > 1 ? args[1]->value.asDouble() : 0.0, &r));
+    return Value::float64(r);
+  }
+  if (e.func == ScalarFunc::RoundDouble || e.func == ScalarFunc::TruncDouble) {
+    const auto digits = static_cast<int32_t>(args[1]->value.asInt());
+    return Value::float64(e.func == ScalarFunc::RoundDouble ? math::roundDouble(a.asDouble(), digits)
+                                                           : math::truncDouble(a.asDouble(), digits));
+  }
+  int64_t r = 0;
+  const int64_t b = args[1]->value.asInt();
+  if (e.func == ScalarFunc::RoundScaled || e.func == ScalarFunc::TruncScaled) {
+    const int32_t scale = a.type().id == TypeId::Decimal ? a.type().scale : 0;
+    check(math::roundScaled(a.asInt(), scale, static_cast<int32_t>(b), e.func == ScalarFunc::TruncScaled,
+                            math::largestMagnitude(e.type), &r));
+  } else if (e.func == ScalarFunc::DivTruncated) {
+    check(math::divTruncated(a.asInt(), b, &r));
+  } else {
+    check(math::gcdOrLcm(a.asInt(), b, e.func == ScalarFunc::Lcm, math::largestMagnitude(e.type), &r));
+  }
+  return integral(e.type.id, r, e.type);
 }
 
 bool isBoolConst(const Expr& e, bool v) {
@@ -267,6 +320,11 @@ ExprPtr foldNode(ExprPtr e) {
       const Value& b = e->args[1]->value;
       if (a.isNull() || b.isNull()) return constant(Value::null(e->type), *e);
       auto r = e->kind == ExprKind::Arith ? foldArith(*e, a, b) : foldCompare(*e, a, b);
+      return r ? constant(*r, *e) : std::move(e);
+    }
+    case ExprKind::Call: {
+      if (!allConst()) return e;
+      auto r = foldCall(*e);
       return r ? constant(*r, *e) : std::move(e);
     }
     case ExprKind::Not:

@@ -1,8 +1,12 @@
-// Binding of SQL's scalar functions. String functions become plan Calls into the runtime;
-// COALESCE, NULLIF and ABS are spelled out as the CASE expressions the standard defines them by,
-// so code generation needs nothing new for them.
+// Binding of SQL's scalar functions. String and numeric functions become plan Calls into the
+// runtime (the numeric ones that can fail: engine/runtime/math_functions.hpp, which the constant
+// folder computes them with too); COALESCE, NULLIF and ABS are spelled out as the CASE
+// expressions the standard defines them by, so code generation needs nothing new for them.
+// GREATEST and LEAST are Calls of their own: as CASEs each argument would be copied per later one.
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <optional>
 
 #include "engine/types/text_format.hpp"
 #include "sql/optimizer/constant_folding.hpp"
@@ -44,7 +48,8 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "ceil",      "ceiling",  "mod",    "sqrt",  "power",       "current_date", "current_timestamp", "localtimestamp", "now",
                                        "current_time", "localtime", "octet_length", "bit_length",
                                        "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
-                                       "split_part", "chr"};
+                                       "split_part", "chr", "greatest", "least", "trunc", "exp", "ln", "log", "pi",
+                                       "cbrt", "div", "gcd", "lcm"};
   bool known = false;
   for (const char* n : kNames) known = known || e.name == n;
   if (!known) return nullptr;
@@ -209,6 +214,38 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     if (e.name == "rtrim" || e.unit == "trailing") f = ScalarFunc::TrimTrailing;
     return call(f, SqlType::text(), std::move(args), e.pos);
   }
+  if (e.name == "greatest" || e.name == "least") {
+    // The arguments meet in one type as CASE's arms do; NULL only when all are (plan::ScalarFunc).
+    if (args.empty()) noFunction(e, args);
+    // A quoted literal takes the type of the others, as PostgreSQL's unknown literals do:
+    // greatest(x, 'NaN') with x DOUBLE PRECISION.
+    auto literal = [](const Expr& a) { return a.kind == ExprKind::Constant && a.type.isString(); };
+    std::optional<SqlType> others;
+    for (auto& a : args)
+      if (!literal(*a) && !a->type.isNull()) others = others ? commonType(*others, a->type).value_or(*others) : a->type;
+    if (others && !others->isString())
+      for (auto& a : args)
+        if (literal(*a)) a = castTo(std::move(a), others->withNullable(false));
+    SqlType t = args[0]->type;
+    bool nullable = true;
+    for (auto& a : args) {
+      auto c = commonType(t, a->type);
+      if (!c)
+        throw Error(sqlstate::DatatypeMismatch,
+                    std::string(e.name == "greatest" ? "GREATEST" : "LEAST") + " types " + t.name() + " and " +
+                        a->type.name() + " cannot be matched",
+                    a->pos);
+      t = *c;
+      nullable = nullable && (a->type.nullable || a->type.isNull());
+    }
+    if (t.isNull()) t = SqlType::text();
+    if (t.isArray()) throw Error(sqlstate::FeatureNotSupported, e.name + " of arrays is not supported", e.pos);
+    for (auto& a : args) a = castTo(std::move(a), t.withNullable(a->type.nullable || a->type.isNull()));
+    auto x = std::make_unique<Expr>(ExprKind::Call, t.withNullable(nullable), e.pos);
+    x->func = e.name == "greatest" ? ScalarFunc::Greatest : ScalarFunc::Least;
+    x->args = std::move(args);
+    return x;
+  }
   if (e.name == "coalesce") {
     if (args.empty()) noFunction(e, args);
     // CASE WHEN a IS NOT NULL THEN a WHEN b IS NOT NULL THEN b ... ELSE last END
@@ -266,26 +303,84 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     for (size_t i = 0; i < args.size(); ++i) toDouble(i);
     return call(e.name == "sqrt" ? ScalarFunc::Sqrt : ScalarFunc::Power, SqlType::float64(), std::move(args), e.pos);
   }
-  if (e.name == "round") {
+  if (e.name == "round" || e.name == "trunc") {
+    // round(x [, n]) half away from zero (DOUBLE: ties to even, PostgreSQL's rint), trunc toward
+    // zero; n may be negative (round(1234.5, -2) = 1200). A DECIMAL result has scale n, as
+    // PostgreSQL's numeric, where DECIMAL(18) holds it: round(1.5, 3) = 1.500.
     count(1, 2);
     numeric(0);
-    int64_t digits = 0;
+    const bool truncate = e.name == "trunc";
+    int32_t digits = 0;
     if (args.size() == 2) {
       ExprPtr d = foldConstants(std::move(args[1]));
-      if (d->kind != ExprKind::Constant || !d->type.isInteger() || d->value.isNull() || d->value.asInt() < 0 ||
-          d->value.asInt() > 18)
-        throw Error(sqlstate::FeatureNotSupported, "round(x, n) takes n as an integer constant from 0 to 18", e.args[1]->pos);
-      digits = d->value.asInt();
+      if (d->kind != ExprKind::Constant || !d->type.isInteger() || d->value.isNull() || d->value.asInt() < INT32_MIN ||
+          d->value.asInt() > INT32_MAX)
+        throw Error(sqlstate::FeatureNotSupported, e.name + "(x, n) takes n as an integer constant", e.args[1]->pos);
+      digits = static_cast<int32_t>(d->value.asInt());
       args.pop_back();
     }
-    const SqlType& t = args[0]->type;
-    if (t.isInteger()) return std::move(args[0]);
-    if (t.id == TypeId::Decimal)  // the cast rounds half away from zero
-      return digits >= t.scale ? std::move(args[0])
-                               : castTo(std::move(args[0]), SqlType::decimal(18, static_cast<uint8_t>(digits), t.nullable));
+    const SqlType t = args[0]->type;
+    const ScalarFunc scaled = truncate ? ScalarFunc::TruncScaled : ScalarFunc::RoundScaled;
+    args.push_back(Expr::constant(Value::int32(digits)));
+    if (t.isInteger()) {
+      if (digits >= 0) return std::move(args[0]);
+      args[0] = castTo(std::move(args[0]), SqlType::int64(t.nullable));
+      return call(scaled, SqlType::int64(), std::move(args), e.pos);
+    }
+    if (t.id == TypeId::Decimal) {
+      if (digits >= t.scale) {  // more places: PostgreSQL shows them, where DECIMAL(18) has room
+        const int wide = t.precision - t.scale + digits;
+        if (digits == t.scale || wide > SqlType::kMaxDecimalPrecision) return std::move(args[0]);
+        return castTo(std::move(args[0]),
+                      SqlType::decimal(static_cast<uint8_t>(wide), static_cast<uint8_t>(digits), t.nullable));
+      }
+      if (digits >= 0 && !truncate)  // the cast rounds half away from zero
+        return castTo(std::move(args[0]), SqlType::decimal(18, static_cast<uint8_t>(digits), t.nullable));
+      return call(scaled, SqlType::decimal(18, static_cast<uint8_t>(std::max(digits, 0))), std::move(args), e.pos);
+    }
     toDouble(0);
-    args.push_back(Expr::constant(Value::int32(static_cast<int32_t>(digits))));
-    return call(ScalarFunc::RoundDouble, SqlType::float64(), std::move(args), e.pos);
+    const ScalarFunc f = truncate ? ScalarFunc::TruncDouble : ScalarFunc::RoundDouble;
+    return call(f, SqlType::float64(), std::move(args), e.pos);
+  }
+  if (e.name == "exp" || e.name == "ln" || e.name == "cbrt" || (e.name == "log" && args.size() == 1)) {
+    // In DOUBLE PRECISION, as PostgreSQL's float8 functions; a DECIMAL argument too (PostgreSQL's
+    // numeric ones answer in numeric, with more digits).
+    count(1, 1);
+    toDouble(0);
+    const ScalarFunc f = e.name == "exp"    ? ScalarFunc::Exp
+                         : e.name == "ln"   ? ScalarFunc::Ln
+                         : e.name == "cbrt" ? ScalarFunc::Cbrt
+                                            : ScalarFunc::Log10;
+    return call(f, SqlType::float64(), std::move(args), e.pos);
+  }
+  if (e.name == "pi") {
+    count(0, 0);
+    return Expr::constant(Value::float64(M_PI), e.pos);
+  }
+  // log(b, x), div, gcd, lcm: PostgreSQL's take integers and numeric, not floats.
+  auto exact = [&](size_t i) {
+    numeric(i);
+    if (args[i]->type.isFloat()) noFunction(e, args);
+  };
+  if (e.name == "log") {  // log(b, x): PostgreSQL's numeric log, here in DOUBLE PRECISION
+    count(2, 2);
+    for (size_t i = 0; i < 2; ++i) exact(i), toDouble(i);
+    return call(ScalarFunc::LogBase, SqlType::float64(), std::move(args), e.pos);
+  }
+  if (e.name == "div" || e.name == "gcd" || e.name == "lcm") {
+    count(2, 2);
+    exact(0);
+    exact(1);
+    SqlType c = *commonType(args[0]->type, args[1]->type);
+    // Both of one scale (integers: BIGINT, or INTEGER for gcd and lcm of smaller ones).
+    SqlType arg = c.id == TypeId::Decimal ? SqlType::decimal(18, c.scale)
+                  : c.id == TypeId::Int64 || e.name == "div" ? SqlType::int64()
+                                                              : SqlType::int32();
+    for (auto& a : args) a = castTo(std::move(a), arg.withNullable(a->type.nullable));
+    if (e.name == "div")
+      return call(ScalarFunc::DivTruncated, c.id == TypeId::Decimal ? SqlType::decimal(18, 0) : SqlType::int64(),
+                  std::move(args), e.pos);
+    return call(e.name == "gcd" ? ScalarFunc::Gcd : ScalarFunc::Lcm, arg, std::move(args), e.pos);
   }
   if (e.name == "floor" || e.name == "ceil" || e.name == "ceiling") {
     count(1, 1);
