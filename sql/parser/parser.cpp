@@ -647,6 +647,8 @@ StatementPtr Parser::dropTable(SourcePos pos) {
       expect(")");
     }
   } while (accept(","));
+  d->cascade = accept("cascade");
+  if (!d->cascade) accept("restrict");
   return d;
 }
 
