@@ -226,13 +226,13 @@ class Alteration {
     }
   }
 
-  // Other tables' foreign keys that `depends` picks: 2BP01 naming the first, or with CASCADE
+  // Foreign keys on this table (its own too) that `depends` picks: 2BP01 naming the first, or with CASCADE
   // dropped (each with a notice).
   void dropDependentKeys(const std::function<bool(const ForeignKey&)>& depends, bool cascade, const std::string& what,
                          const std::string& dependsOn, SourcePos pos) {
     std::vector<const ForeignKey*> found;
     for (const ForeignKey* fk : t_.referencedBy())
-      if (fk->referencing != &t_ && depends(*fk)) found.push_back(fk);
+      if (depends(*fk)) found.push_back(fk);
     if (found.empty()) return;
     if (!cascade)
       throw Error(sqlstate::DependentObjects, "cannot drop " + what + " because other objects depend on it", pos)
@@ -294,7 +294,11 @@ class Alteration {
     if (found < 0) return;
     const auto c = static_cast<uint32_t>(found);
     const std::string what = "column " + a.name + " of table " + t_.name();
-    dropDependentKeys([&](const ForeignKey& fk) { return contains(fk.referencedColumns, c); }, a.cascade, what, what, a.namePos);
+    // A key that references the column holds it; one of this table's keys on the column itself
+    // goes with it (below).
+    dropDependentKeys([&](const ForeignKey& fk) {
+      return contains(fk.referencedColumns, c) && !(fk.referencing == &t_ && contains(fk.columns, c));
+    }, a.cascade, what, what, a.namePos);
     keepForeignKeys(undo_, t_, [&](const ForeignKey& fk) {  // its own keys on the column go with it
       return !contains(fk.columns, c) && !(fk.referenced == &t_ && contains(fk.referencedColumns, c));
     });
