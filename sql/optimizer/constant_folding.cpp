@@ -1,5 +1,7 @@
 #include "sql/optimizer/constant_folding.hpp"
 
+#include "engine/types/utf8.hpp"
+
 #include "engine/types/array_text.hpp"
 
 #include <cmath>
@@ -230,6 +232,12 @@ std::optional<Value> foldCall(const Expr& e) {
       if (!best || (e.func == ScalarFunc::Greatest ? c > 0 : c < 0)) best = &a->value;
     }
     return best ? *best : Value::null(e.type);
+  }
+  if (e.func == ScalarFunc::Upper || e.func == ScalarFunc::Lower) {  // as the runtime's str_case maps them
+    const Value& v = args[0]->value;
+    if (v.isNull()) return Value::null(e.type);
+    if (!v.type().isString()) return std::nullopt;
+    return Value::string(utf8CaseMapped(v.asString(), e.func == ScalarFunc::Upper));
   }
   const bool computed = plan::floatFnOf(e.func) >= 0 || e.func == ScalarFunc::RoundDouble ||
                         e.func == ScalarFunc::TruncDouble || e.func == ScalarFunc::RoundScaled ||

@@ -544,7 +544,8 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       for (size_t i = 1; i < e.args.size(); ++i) list.push_back(sub(i));
       return makeInList(sub(0), std::move(list), e.negated, e.pos);
     }
-    case ast::ExprKind::Like: return makeLike(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos);
+    case ast::ExprKind::Like:
+      return makeLike(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos, e.name == "ilike");
     case ast::ExprKind::Case: {
       std::vector<ExprPtr> args;
       size_t first = e.hasOperand ? 1 : 0;
