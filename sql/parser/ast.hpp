@@ -60,6 +60,7 @@ struct Expr {
   bool negated = false;      // IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE, NOT EXISTS
   bool distinct = false;     // count(DISTINCT x)
   bool star = false;         // count(*)
+  bool filter = false;       // agg(...) FILTER (WHERE args.back()): the condition is the last arg
   bool hasOperand = false;   // CASE x WHEN ...
   bool hasElse = false;
   SqlType type;              // Cast target, TypedLiteral type

@@ -438,6 +438,12 @@ ExprPtr Parser::primary() {
       while (accept(","));
     }
     expect(")");
+    if (is("filter") && ahead(1).is("(") && ahead(2).is("where")) {  // agg(...) FILTER (WHERE condition)
+      i_ += 3;
+      f->args.push_back(expr());
+      f->filter = true;
+      expect(")");
+    }
     if (accept("over")) {  // a window: OVER (PARTITION BY ... ORDER BY ...)
       f->window = true;
       f->windowArgs = f->args.size();
