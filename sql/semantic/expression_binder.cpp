@@ -19,7 +19,8 @@ using plan::ExprKind;
 using plan::ExprPtr;
 
 bool isAggregateName(const std::string& n) {
-  return n == "count" || n == "sum" || n == "avg" || n == "min" || n == "max" || n == "array_agg" || n == "string_agg";
+  return n == "count" || n == "sum" || n == "avg" || n == "min" || n == "max" || n == "array_agg" || n == "string_agg" ||
+         n == "bool_and" || n == "bool_or" || n == "every";
 }
 
 bool containsAggregate(const ast::Expr& e) {
@@ -116,6 +117,7 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   ExprPtr arg;
   // string_agg(x, separator) is array_to_string(array_agg(x), separator): both leave NULLs out.
   const bool stringAgg = e.name == "string_agg";
+  const bool boolAgg = e.name == "bool_and" || e.name == "bool_or" || e.name == "every";
   const size_t argCount = e.args.size() - (e.filter ? 1 : 0);  // FILTER's condition is the last
   ExprPtr separator;
   if (stringAgg) {
@@ -142,6 +144,21 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
            : e.name == "min" ? plan::AggFunc::Min
            : e.name == "max" ? plan::AggFunc::Max
                              : plan::AggFunc::ArrayAgg;
+    if (boolAgg) {  // bool_and(x) is min of 1 for TRUE and 0 for FALSE (NULL left out) = 1; bool_or max
+      if (arg->type.isNull()) arg = castTo(std::move(arg), SqlType::boolean());
+      if (arg->type.id != TypeId::Bool)
+        throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + arg->type.name() + ") does not exist", e.pos);
+      func = e.name == "bool_or" ? plan::AggFunc::Max : plan::AggFunc::Min;
+      auto asInt = std::make_unique<Expr>(plan::ExprKind::Case, SqlType::int32(true), e.pos);
+      std::vector<ExprPtr> operand;
+      operand.push_back(arg->clone());
+      ExprPtr negated = makeLogic(plan::ExprKind::Not, std::move(operand), e.pos);
+      asInt->args.push_back(std::move(arg));
+      asInt->args.push_back(Expr::constant(Value::int32(1), e.pos));
+      asInt->args.push_back(std::move(negated));
+      asInt->args.push_back(Expr::constant(Value::int32(0), e.pos));
+      arg = std::move(asInt);
+    }
     if (arg->type.isNull()) arg = castTo(std::move(arg), func == plan::AggFunc::Count ? SqlType::int32() : SqlType::int32());
     if ((func == plan::AggFunc::Sum || func == plan::AggFunc::Avg) && !arg->type.isNumeric())
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + arg->type.name() + ") does not exist", e.pos);
@@ -180,6 +197,7 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
     arg = std::move(c);
   }
   auto result = [&](const plan::IU* iu) -> ExprPtr {
+    if (boolAgg) return makeCompare(plan::CmpOp::Eq, Expr::column(iu, e.pos), Expr::constant(Value::int32(1), e.pos), e.pos);
     if (!stringAgg) return Expr::column(iu, e.pos);
     std::vector<ExprPtr> args;
     args.push_back(Expr::column(iu, e.pos));
