@@ -11,7 +11,9 @@ namespace hyrax {
 
 enum class DateTimeField : uint8_t {
   Year, Month, Day, Hour, Minute, Second, Millisecond, Microsecond, Dow, IsoDow, Doy, Epoch, Quarter, Week,
-  Decade, Century, Millennium
+  Decade, Century, Millennium,
+  IsoYear,  // the ISO 8601 year its week (WEEK) belongs to: 2021-01-03 is in 2020's week 53
+  Julian    // the Julian Day: days since 4714-11-24 BC (1970-01-01 is day 2440588); of a DATE only here
 };
 
 namespace text {

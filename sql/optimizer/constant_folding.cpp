@@ -231,6 +231,7 @@ std::optional<Value> foldCall(const Expr& e) {
     }
     return best ? *best : Value::null(e.type);
   }
+  if (auto r = foldCalendarCall(e)) return r;
   const bool computed = plan::floatFnOf(e.func) >= 0 || e.func == ScalarFunc::RoundDouble ||
                         e.func == ScalarFunc::TruncDouble || e.func == ScalarFunc::RoundScaled ||
                         e.func == ScalarFunc::TruncScaled || e.func == ScalarFunc::DivTruncated ||

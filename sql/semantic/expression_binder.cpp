@@ -424,6 +424,7 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
   if (e.table != "public") {
     if (ExprPtr f = bindArrayFunction(e, clause)) return f;
     if (ExprPtr f = bindScalarFunction(e, clause)) return f;
+    if (ExprPtr f = bindDateTimeFunction(e, clause)) return f;
     if (ExprPtr f = bindSequenceFunction(e, clause)) return f;
     if (ExprPtr f = bindCatalogFunction(e, clause)) return f;
   }
