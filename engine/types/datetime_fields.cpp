@@ -9,30 +9,38 @@
 namespace hyrax::text {
 
 bool dateTimeFieldNamed(std::string_view name, DateTimeField& out) {
+  using F = DateTimeField;
   struct Name {
     const char* name;
     DateTimeField field;
   };
+  // PostgreSQL's spellings (datetime.c's deltatktbl and the reserved words EXTRACT takes), matched
+  // as its DecodeUnits does: lower-cased and cut to 10 characters, so 'milliseconds' is
+  // 'millisecon' and 'millenniums' 'millennium'.
   static const Name names[] = {
-      {"year", DateTimeField::Year},          {"years", DateTimeField::Year},
-      {"month", DateTimeField::Month},        {"months", DateTimeField::Month},
-      {"mon", DateTimeField::Month},          {"day", DateTimeField::Day},
-      {"days", DateTimeField::Day},           {"hour", DateTimeField::Hour},
-      {"hours", DateTimeField::Hour},         {"minute", DateTimeField::Minute},
-      {"minutes", DateTimeField::Minute},     {"min", DateTimeField::Minute},
-      {"second", DateTimeField::Second},      {"seconds", DateTimeField::Second},
-      {"sec", DateTimeField::Second},         {"millisecond", DateTimeField::Millisecond},
-      {"milliseconds", DateTimeField::Millisecond}, {"ms", DateTimeField::Millisecond},
-      {"microsecond", DateTimeField::Microsecond},  {"microseconds", DateTimeField::Microsecond},
-      {"us", DateTimeField::Microsecond},     {"dow", DateTimeField::Dow},
-      {"isodow", DateTimeField::IsoDow},      {"doy", DateTimeField::Doy},
-      {"epoch", DateTimeField::Epoch},        {"quarter", DateTimeField::Quarter},
-      {"week", DateTimeField::Week},          {"weeks", DateTimeField::Week},
-      {"decade", DateTimeField::Decade},      {"century", DateTimeField::Century},
-      {"millennium", DateTimeField::Millennium}, {"isoyear", DateTimeField::IsoYear},
-      {"julian", DateTimeField::Julian},
+      {"microsecon", F::Microsecond}, {"us", F::Microsecond},
+      {"usec", F::Microsecond},       {"usecs", F::Microsecond},       {"useconds", F::Microsecond},
+      {"millisecon", F::Millisecond}, {"ms", F::Millisecond},          {"msec", F::Millisecond},
+      {"msecs", F::Millisecond},      {"mseconds", F::Millisecond},    {"second", F::Second},
+      {"seconds", F::Second},         {"sec", F::Second},              {"secs", F::Second},
+      {"s", F::Second},               {"minute", F::Minute},           {"minutes", F::Minute},
+      {"min", F::Minute},             {"mins", F::Minute},             {"m", F::Minute},
+      {"hour", F::Hour},              {"hours", F::Hour},              {"hr", F::Hour},
+      {"hrs", F::Hour},               {"h", F::Hour},                  {"day", F::Day},
+      {"days", F::Day},               {"d", F::Day},                   {"week", F::Week},
+      {"weeks", F::Week},             {"w", F::Week},                  {"month", F::Month},
+      {"months", F::Month},           {"mon", F::Month},               {"mons", F::Month},
+      {"quarter", F::Quarter},        {"qtr", F::Quarter},             {"year", F::Year},
+      {"years", F::Year},             {"yr", F::Year},                 {"yrs", F::Year},
+      {"y", F::Year},                 {"decade", F::Decade},           {"decades", F::Decade},
+      {"dec", F::Decade},             {"decs", F::Decade},             {"century", F::Century},
+      {"centuries", F::Century},      {"cent", F::Century},            {"c", F::Century},
+      {"millennium", F::Millennium},  {"millennia", F::Millennium},    {"mil", F::Millennium},
+      {"mils", F::Millennium},        {"dow", F::Dow},                 {"isodow", F::IsoDow},
+      {"doy", F::Doy},                {"epoch", F::Epoch},             {"isoyear", F::IsoYear},
+      {"julian", F::Julian},
   };
-  std::string lower(name);
+  std::string lower(name.substr(0, 10));
   for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   for (const Name& n : names)
     if (lower == n.name) {

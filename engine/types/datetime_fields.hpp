@@ -18,7 +18,8 @@ enum class DateTimeField : uint8_t {
 
 namespace text {
 
-// The field a name means ("year", "years", "dow", "epoch", ...); false when there is none.
+// The field a name means ("year", "years", "yrs", "dow", "epoch", ... PostgreSQL's spellings);
+// false when there is none.
 bool dateTimeFieldNamed(std::string_view name, DateTimeField& out);
 const char* dateTimeFieldName(DateTimeField f);  // "YEAR", "DOW", ... (EXPLAIN)
 // Whether `type` has the field (PostgreSQL: no HOUR of a DATE, no DOW of an INTERVAL).
