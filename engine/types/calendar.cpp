@@ -62,7 +62,7 @@ bool dateFieldsValid(int32_t y, int32_t m, int32_t d) {
 
 DateTimeField truncUnit(std::string_view unit, TypeId type) {
   using F = DateTimeField;
-  const char* typeName = type == TypeId::Interval ? "interval" : "timestamp without time zone";
+  const char* typeName = dateTimeTypeName(type);
   DateTimeField f;
   // PostgreSQL's reserved words (dow, doy, epoch, ...) are not units: "not recognized" as unknown names.
   if (!dateTimeFieldNamed(unit, f) || f == F::Dow || f == F::IsoDow || f == F::Doy || f == F::Epoch || f == F::IsoYear ||

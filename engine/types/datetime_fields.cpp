@@ -59,6 +59,15 @@ const char* dateTimeFieldName(DateTimeField f) {
   return names[static_cast<size_t>(f)];
 }
 
+const char* dateTimeTypeName(TypeId type) {
+  switch (type) {
+    case TypeId::Date: return "date";
+    case TypeId::Time: return "time without time zone";
+    case TypeId::Timestamp: return "timestamp without time zone";
+    default: return "interval";
+  }
+}
+
 bool hasDateTimeField(TypeId type, DateTimeField f) {
   using F = DateTimeField;
   bool timeOfDay = f == F::Hour || f == F::Minute || f == F::Second || f == F::Millisecond || f == F::Microsecond;

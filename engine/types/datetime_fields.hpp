@@ -22,6 +22,9 @@ namespace text {
 // false when there is none.
 bool dateTimeFieldNamed(std::string_view name, DateTimeField& out);
 const char* dateTimeFieldName(DateTimeField f);  // "YEAR", "DOW", ... (EXPLAIN)
+// PostgreSQL's name of DATE, TIME, TIMESTAMP or INTERVAL in its messages ("timestamp without
+// time zone").
+const char* dateTimeTypeName(TypeId type);
 // Whether `type` has the field (PostgreSQL: no HOUR of a DATE, no DOW of an INTERVAL).
 bool hasDateTimeField(TypeId type, DateTimeField f);
 // The value's digits after the decimal point: SECOND and EPOCH have microseconds (6) but a
