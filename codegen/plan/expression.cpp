@@ -215,7 +215,12 @@ void print(const Expr& e, std::string& out) {
     }
     case ExprKind::Call:
       out += std::string(toString(e.func)) + "(";
-      printList(e, 0, ", ", out);
+      if (e.func == ScalarFunc::DateTrunc) {  // its unit by name, not its number
+        out += std::string(text::dateTimeFieldName(static_cast<DateTimeField>(e.args[0]->value.asInt()))) + ", ";
+        printList(e, 1, ", ", out);
+      } else {
+        printList(e, 0, ", ", out);
+      }
       out += ")";
       return;
   }
