@@ -5,7 +5,9 @@
 // depth first): 10,000 states keep it within a megabyte or so, well inside the 8 MB stacks of
 // the parallel workers. libstdc++'s own limit is 100,000; no other file instantiates wregex.
 #define _GLIBCXX_REGEX_STATE_LIMIT 10000
+#include <locale>
 #include <regex>
+#include <stdexcept>
 #include <string>
 
 #include "engine/runtime/query_context.hpp"
@@ -61,9 +63,20 @@ bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensi
     last.valid = false;
     auto flags = std::regex::extended | std::regex_constants::__polynomial;
     if (caseInsensitive) flags |= std::regex::icase;
+    // The C.UTF-8 locale's character classes and case mapping, as PostgreSQL's in a UTF-8
+    // database: ~* matches 'É' to 'é', [[:alpha:]] takes 'é' (the "C" locale knows ASCII only).
+    static const std::locale unicode = [] {
+      try {
+        return std::locale("C.UTF-8");
+      } catch (const std::runtime_error&) {
+        return std::locale::classic();
+      }
+    }();
     try {
       const std::wstring p = codePoints(pattern);
-      last.re = std::wregex(p.begin(), p.end(), flags);
+      last.re = std::wregex();
+      last.re.imbue(unicode);
+      last.re.assign(p.begin(), p.end(), flags);
     } catch (const std::regex_error& e) {
       if (e.code() == std::regex_constants::error_space)
         throw Error("2201B", "invalid regular expression: regular expression is too complex (more than " +

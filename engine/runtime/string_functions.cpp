@@ -1,4 +1,5 @@
-// SQL's scalar string functions for generated code: SUBSTRING, UPPER/LOWER, CHAR_LENGTH, ASCII,
+// SQL's scalar string functions for generated code: SUBSTRING, UPPER/LOWER (Unicode letters as
+// PostgreSQL maps them: engine/types/utf8.hpp), CHAR_LENGTH, ASCII,
 // POSITION, TRIM, REPLACE and LPAD/RPAD; current_setting. Positions and lengths count characters: UTF-8 code points, found by skipping
 // continuation bytes (10xxxxxx). Results that are part of the argument point into it (the heap or
 // arena that holds the argument outlives the query); new strings go to the query's arena.
@@ -72,14 +73,28 @@ int32_t hyrax_rt_substring(QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t 
 
 int32_t hyrax_rt_str_case(QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t upper, uint64_t* out) {
   StringRef s = StringRef::fromHalves(lo, hi);
-  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(s.len ? s.len : 1); });
-  if (!buf) return 1;
   const char* d = s.data();
-  for (uint32_t i = 0; i < s.len; ++i) {  // ASCII letters; other bytes (UTF-8 sequences) unchanged
-    unsigned char c = static_cast<unsigned char>(d[i]);
-    buf[i] = static_cast<char>(c < 0x80 ? (upper ? std::toupper(c) : std::tolower(c)) : c);
+  bool ascii = true;  // the common case: mapped in place, no string built
+  for (uint32_t i = 0; i < s.len && ascii; ++i) ascii = static_cast<unsigned char>(d[i]) < 0x80;
+  std::string mapped;
+  if (!ascii) {
+    bool ok = guarded(ctx, false, [&] {
+      mapped = utf8CaseMapped(s.view(), upper != 0);
+      return true;
+    });
+    if (!ok) return 1;
   }
-  put({buf, s.len}, out);
+  const size_t n = ascii ? s.len : mapped.size();
+  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(n ? n : 1); });
+  if (!buf) return 1;
+  if (ascii)
+    for (uint32_t i = 0; i < s.len; ++i) {
+      auto c = static_cast<unsigned char>(d[i]);
+      buf[i] = static_cast<char>(upper ? std::toupper(c) : std::tolower(c));
+    }
+  else
+    std::memcpy(buf, mapped.data(), n);
+  put({buf, static_cast<uint32_t>(n)}, out);
   return 0;
 }
 

@@ -194,6 +194,9 @@ class Table {
   std::shared_ptr<Storage> replaceColumns(std::vector<ColumnDef> columns, std::vector<uint32_t> primaryKey,
                                           const std::vector<int64_t>& from);
   void restoreStorage(const std::shared_ptr<Storage>& before);
+  // ALTER TABLE ... RENAME (the catalog, which finds tables by name, is the caller's to update).
+  void rename(std::string name) { name_ = std::move(name); }
+  void renameColumn(uint32_t column, std::string name) { columns_[column].name = std::move(name); }
   // A column's DEFAULT (ALTER COLUMN SET / DROP DEFAULT: the same column, another default).
   void setColumnDefault(uint32_t column, const ColumnDef& withDefault);
   // All indexes at once (ALTER TABLE builds them anew, in the same order); the ones before return.

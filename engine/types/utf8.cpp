@@ -1,6 +1,11 @@
 #include "engine/types/utf8.hpp"
 
+#include <cctype>
+#include <clocale>
 #include <cstdio>
+#include <cwctype>
+
+#include <locale.h>
 
 namespace hyrax {
 
@@ -59,6 +64,58 @@ size_t utf8Prefix(std::string_view s, size_t chars) {
     if (chars-- == 0) break;
   }
   return i;
+}
+
+namespace {
+
+// The C library's C.UTF-8 locale, made once; null when it has none.
+locale_t utf8Locale() {
+  static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  return loc;
+}
+
+void appendUtf8(std::string& out, uint32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+}  // namespace
+
+std::string utf8CaseMapped(std::string_view s, bool upper) {
+  std::string out;
+  out.reserve(s.size());
+  const locale_t loc = utf8Locale();
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  for (size_t i = 0; i < s.size();) {
+    uint32_t c = p[i];
+    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (len > 1) {
+      c &= len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07;
+      for (size_t k = 1; k < len && i + k < s.size(); ++k) c = (c << 6) | (p[i + k] & 0x3F);
+    }
+    i += len;
+    if (c < 0x80 || !loc) {
+      if (c < 0x80) out += static_cast<char>(upper ? std::toupper(static_cast<int>(c)) : std::tolower(static_cast<int>(c)));
+      else appendUtf8(out, c);
+      continue;
+    }
+    auto w = static_cast<wint_t>(c);
+    appendUtf8(out, static_cast<uint32_t>(upper ? towupper_l(w, loc) : towlower_l(w, loc)));
+  }
+  return out;
 }
 
 }  // namespace hyrax

@@ -23,6 +23,11 @@ inline bool longerThanChars(std::string_view s, size_t limit) { return s.size() 
 // The bytes of the first `chars` characters of valid UTF-8 `s` (all of it when it has fewer).
 size_t utf8Prefix(std::string_view s, size_t chars);
 
+// UPPER / LOWER of valid UTF-8 `s`, character by character as PostgreSQL maps them in a UTF-8
+// database with a libc locale (towupper/towlower of the C.UTF-8 locale: 'é' -> 'É', 'ß' stays);
+// ASCII letters only if the C library has no C.UTF-8. The bytes may grow or shrink.
+std::string utf8CaseMapped(std::string_view s, bool upper);
+
 // PostgreSQL's message for it: invalid byte sequence for encoding "UTF8": 0xc3 0x28
 std::string invalidUtf8Message(std::string_view s, size_t at);
 

@@ -5,6 +5,7 @@
 // undo. New constraints are checked against the rows the table holds, as PostgreSQL does.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <deque>
 
@@ -17,6 +18,7 @@
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/timestamp.hpp"
 #include "sql/api/ddl.hpp"
+#include "sql/parser/lexer.hpp"
 #include "sql/parser/parser.hpp"
 
 namespace hyrax::sql {
@@ -57,6 +59,8 @@ class Alteration {
       case Kind::DropDefault: return setDefault(a, true);
       case Kind::SetNotNull: return setNotNull(a, true);
       case Kind::DropNotNull: return setNotNull(a, false);
+      case Kind::RenameTable: return renameTable(a);
+      case Kind::RenameColumn: return renameColumn(a);
     }
   }
 
@@ -222,30 +226,13 @@ class Alteration {
     }
   }
 
-  // Table `owner` keeps the foreign keys `keep` says yes to. Its deque is replaced whole (others
-  // point into it), the one before kept for the undo.
-  void keepForeignKeys(Table& owner, const std::function<bool(const ForeignKey&)>& keep) {
-    if (std::all_of(owner.foreignKeys().begin(), owner.foreignKeys().end(), keep)) return;
-    unlinkReferences(owner);
-    auto before = std::make_shared<std::deque<ForeignKey>>(std::move(owner.foreignKeys()));
-    owner.foreignKeys().clear();
-    for (auto& fk : *before)
-      if (keep(fk)) owner.foreignKeys().push_back(fk);
-    linkReferences(owner);
-    undo_.logAction([&owner, before] {
-      unlinkReferences(owner);
-      owner.foreignKeys() = std::move(*before);
-      linkReferences(owner);
-    });
-  }
-
-  // Other tables' foreign keys that `depends` picks: 2BP01 naming the first, or with CASCADE
+  // Foreign keys on this table (its own too) that `depends` picks: 2BP01 naming the first, or with CASCADE
   // dropped (each with a notice).
   void dropDependentKeys(const std::function<bool(const ForeignKey&)>& depends, bool cascade, const std::string& what,
                          const std::string& dependsOn, SourcePos pos) {
     std::vector<const ForeignKey*> found;
     for (const ForeignKey* fk : t_.referencedBy())
-      if (fk->referencing != &t_ && depends(*fk)) found.push_back(fk);
+      if (depends(*fk)) found.push_back(fk);
     if (found.empty()) return;
     if (!cascade)
       throw Error(sqlstate::DependentObjects, "cannot drop " + what + " because other objects depend on it", pos)
@@ -256,7 +243,7 @@ class Alteration {
       if (std::find(owners.begin(), owners.end(), fk->referencing) == owners.end()) owners.push_back(fk->referencing);
     }
     for (Table* owner : owners)
-      keepForeignKeys(*owner, [&](const ForeignKey& fk) { return fk.referenced != &t_ || !depends(fk); });
+      keepForeignKeys(undo_, *owner, [&](const ForeignKey& fk) { return fk.referenced != &t_ || !depends(fk); });
   }
 
   bool checkBinds(const CheckConstraint& check) {
@@ -266,17 +253,6 @@ class Alteration {
       std::vector<const plan::IU*> ius;
       for (auto& c : t_.columns()) ius.push_back(scratch.ius.make(c.type, c.name));
       bindCheck(catalog_, scratch, t_.columns(), ius, *static_cast<const ast::SelectStmt&>(*parsed).select->items[0].expr);
-      return true;
-    } catch (const Error&) {
-      return false;
-    }
-  }
-
-  bool viewBinds(const Catalog::View& v) {
-    try {
-      ast::StatementPtr parsed = parseStatement(v.sql);
-      plan::QueryPlan p;
-      Binder(catalog_).bindSelect(*static_cast<const ast::SelectStmt&>(*parsed).select, p);
       return true;
     } catch (const Error&) {
       return false;
@@ -318,8 +294,12 @@ class Alteration {
     if (found < 0) return;
     const auto c = static_cast<uint32_t>(found);
     const std::string what = "column " + a.name + " of table " + t_.name();
-    dropDependentKeys([&](const ForeignKey& fk) { return contains(fk.referencedColumns, c); }, a.cascade, what, what, a.namePos);
-    keepForeignKeys(t_, [&](const ForeignKey& fk) {  // its own keys on the column go with it
+    // A key that references the column holds it; one of this table's keys on the column itself
+    // goes with it (below).
+    dropDependentKeys([&](const ForeignKey& fk) {
+      return contains(fk.referencedColumns, c) && !(fk.referencing == &t_ && contains(fk.columns, c));
+    }, a.cascade, what, what, a.namePos);
+    keepForeignKeys(undo_, t_, [&](const ForeignKey& fk) {  // its own keys on the column go with it
       return !contains(fk.columns, c) && !(fk.referenced == &t_ && contains(fk.referencedColumns, c));
     });
     std::vector<ColumnDef> columns;
@@ -345,20 +325,7 @@ class Alteration {
       undo_.logAction([&t, before] { t.checks() = std::move(*before); });
     }
     // Views that read it: 2BP01, or with CASCADE dropped.
-    for (bool again = true; again;) {
-      again = false;
-      for (const std::string& name : catalog_.views()) {
-        if (viewBinds(*catalog_.findView(name))) continue;
-        if (!a.cascade)
-          throw Error(sqlstate::DependentObjects, "cannot drop " + what + " because other objects depend on it", a.namePos)
-              .withDetail("view " + name + " depends on " + what);
-        notice("drop cascades to view " + name);
-        auto v = std::make_shared<Catalog::View>(catalog_.detachView(name));
-        undo_.logAction([&catalog = catalog_, name, v] { catalog.createView(name, *v); });
-        again = true;  // a view on that view may break in turn
-        break;
-      }
-    }
+    dropBrokenViews(catalog_, undo_, a.cascade, what, a.namePos, result_);
   }
 
   void dropConstraint(const ast::AlterTableAction& a) {
@@ -368,7 +335,7 @@ class Alteration {
       const std::vector<uint32_t> cols = idx->columns();
       dropDependentKeys([&](const ForeignKey& fk) { return fk.referencedColumns == cols; }, a.cascade, what,
                         "index " + a.name, a.namePos);
-      keepForeignKeys(t, [&](const ForeignKey& fk) { return fk.referenced != &t || fk.referencedColumns != cols; });
+      keepForeignKeys(undo_, t, [&](const ForeignKey& fk) { return fk.referenced != &t || fk.referencedColumns != cols; });
       const bool primary = cols == t.primaryKey();
       auto all = std::make_shared<std::vector<std::unique_ptr<Index>>>(t.swapIndexes({}));
       std::vector<std::unique_ptr<Index>> rest;
@@ -390,7 +357,7 @@ class Alteration {
     }
     auto& keys = t.foreignKeys();
     if (std::any_of(keys.begin(), keys.end(), [&](auto& fk) { return fk.name == a.name; })) {
-      keepForeignKeys(t, [&](const ForeignKey& fk) { return fk.name != a.name; });
+      keepForeignKeys(undo_, t, [&](const ForeignKey& fk) { return fk.name != a.name; });
       return;
     }
     if (a.ifExists) return notice("constraint \"" + a.name + "\"" + relation() + " does not exist, skipping");
@@ -432,6 +399,60 @@ class Alteration {
     std::vector<ColumnDef> columns = t_.columns();
     columns[c].type.nullable = !notNull;
     rebuild(std::move(columns), t_.primaryKey(), sameColumns());
+  }
+
+  // Views are text: one that reads the old name would break, so a rename refuses it (PostgreSQL,
+  // whose views hold the table's OID, renames under them).
+  void refuseBrokenViews(const std::string& object, SourcePos pos) {
+    std::string view = firstBrokenView(catalog_);
+    if (!view.empty())
+      throw Error(sqlstate::FeatureNotSupported, "cannot rename " + object + ": view " + view + " reads it by its name", pos)
+          .withDetail("A view is kept as its text here: drop it, rename, and create it again.");
+  }
+
+  static void moveInCatalog(Catalog& catalog, const std::string& from, const std::string& to) {
+    std::unique_ptr<Table> t = catalog.detachTable(from);
+    t->rename(to);
+    catalog.attachTable(std::move(t));
+  }
+
+  void renameTable(const ast::AlterTableAction& a) {
+    if (catalog_.nameTaken(a.newName))
+      throw Error(sqlstate::DuplicateTable, "relation \"" + a.newName + "\" already exists", a.newNamePos);
+    Catalog& catalog = catalog_;
+    const std::string before = t_.name();
+    moveInCatalog(catalog, before, a.newName);
+    undo_.logAction([&catalog, before, after = a.newName] { moveInCatalog(catalog, after, before); });
+    refuseBrokenViews("table " + before, a.pos);
+  }
+
+  void renameColumn(const ast::AlterTableAction& a) {
+    const auto c = static_cast<uint32_t>(namedColumn(a));
+    if (findColumn(a.newName) >= 0)
+      throw Error(sqlstate::DuplicateColumn, "column \"" + a.newName + "\"" + relation() + " already exists", a.newNamePos);
+    Table& t = t_;
+    const std::string before = t.columns()[c].name;
+    t.renameColumn(c, a.newName);
+    undo_.logAction([&t, c, before] { t.renameColumn(c, before); });
+    // CHECK constraints name the column in their text: it is renamed there too.
+    auto saved = std::make_shared<std::vector<CheckConstraint>>(t.checks());
+    for (auto& check : t.checks()) check.sql = renamedIdentifier(check.sql, before, a.newName);
+    undo_.logAction([&t, saved] { t.checks() = std::move(*saved); });
+    refuseBrokenViews("column " + before + " of table " + t.name(), a.pos);
+  }
+
+  // `sql` with each identifier that names `from` (unquoted: in any case) written as `to`, quoted.
+  static std::string renamedIdentifier(const std::string& sql, const std::string& from, const std::string& to) {
+    std::string lower = from;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string out;
+    for (const auto& tok : sqlparse::tokenize(sql)) {
+      if (tok.kind == sqlparse::TokenKind::End) break;
+      bool names = (tok.kind == sqlparse::TokenKind::Identifier && tok.text == lower) ||
+                   (tok.kind == sqlparse::TokenKind::QuotedIdentifier && tok.text == from);
+      out += (out.empty() ? "" : " ") + (names ? quoted(to) : tok.raw);
+    }
+    return out;
   }
 
   Catalog& catalog_;

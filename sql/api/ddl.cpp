@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 
 #include "engine/catalog/catalog.hpp"
 #include "engine/index/art_index.hpp"
 #include "engine/index/hash_index.hpp"
 #include "engine/txn/table_ops.hpp"
 #include "engine/txn/undo_log.hpp"
+#include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
 
 namespace hyrax::sql {
@@ -83,6 +85,47 @@ void addForeignKey(Catalog& catalog, Table& t, const TableDefinition::Reference&
                       " and " + b.type.name() + ".");
   }
   t.foreignKeys().push_back(std::move(fk));
+}
+
+void keepForeignKeys(UndoLog& undo, Table& owner, const std::function<bool(const ForeignKey&)>& keep) {
+  if (std::all_of(owner.foreignKeys().begin(), owner.foreignKeys().end(), keep)) return;
+  unlinkReferences(owner);
+  auto before = std::make_shared<std::deque<ForeignKey>>(std::move(owner.foreignKeys()));
+  owner.foreignKeys().clear();
+  for (auto& fk : *before)
+    if (keep(fk)) owner.foreignKeys().push_back(fk);
+  linkReferences(owner);
+  undo.logAction([&owner, before] {
+    unlinkReferences(owner);
+    owner.foreignKeys() = std::move(*before);
+    linkReferences(owner);
+  });
+}
+
+std::string firstBrokenView(Catalog& catalog) {
+  for (const std::string& name : catalog.views()) {
+    try {
+      ast::StatementPtr parsed = parseStatement(catalog.findView(name)->sql);
+      plan::QueryPlan p;
+      Binder(catalog).bindSelect(*static_cast<const ast::SelectStmt&>(*parsed).select, p);
+    } catch (const Error&) {
+      return name;
+    }
+  }
+  return {};
+}
+
+void dropBrokenViews(Catalog& catalog, UndoLog& undo, bool cascade, const std::string& object, SourcePos pos,
+                     QueryResult& result) {
+  // Each view dropped may break one on it in turn.
+  for (std::string name = firstBrokenView(catalog); !name.empty(); name = firstBrokenView(catalog)) {
+    if (!cascade)
+      throw Error(sqlstate::DependentObjects, "cannot drop " + object + " because other objects depend on it", pos)
+          .withDetail("view " + name + " depends on " + object);
+    result.notices.push_back({"NOTICE", "drop cascades to view " + name});
+    auto v = std::make_shared<Catalog::View>(catalog.detachView(name));
+    undo.logAction([&catalog, name, v] { catalog.createView(name, *v); });
+  }
 }
 
 QueryResult createTable(Catalog& catalog, UndoLog& undo, const ast::CreateTableStmt& c) {
@@ -232,7 +275,7 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
       if (d.ifExists) continue;
       throw Error(sqlstate::UndefinedTable, std::string(what) + " \"" + n + "\" does not exist", d.namePos[i]);
     }
-    if (d.object == ast::ObjectKind::Table) {
+    if (d.object == ast::ObjectKind::Table && !d.cascade) {
       for (const ForeignKey* fk : catalog.findTable(n)->referencedBy()) {
         if (std::find(d.names.begin(), d.names.end(), fk->referencing->name()) != d.names.end()) continue;
         throw Error(sqlstate::DependentObjects, "cannot drop table " + n + " because other objects depend on it", d.namePos[i])
@@ -256,6 +299,7 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
         throw Error(sqlstate::DependentObjects, "cannot drop index " + n + " because a constraint requires it", d.namePos[i]);
     }
   }
+  QueryResult result({}, {}, "");
   for (auto& n : d.names) {
     if (!exists(n)) continue;
     switch (d.object) {
@@ -278,6 +322,15 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
       }
       case ast::ObjectKind::Table: {
         Table* t = catalog.findTable(n);
+        // CASCADE: other tables' foreign keys on it go (those of tables dropped with it stay theirs).
+        std::vector<Table*> owners;
+        for (const ForeignKey* fk : t->referencedBy()) {
+          Table* owner = fk->referencing;
+          if (owner == t || std::find(d.names.begin(), d.names.end(), owner->name()) != d.names.end()) continue;
+          result.notices.push_back({"NOTICE", "drop cascades to constraint " + fk->name + " on table " + owner->name()});
+          if (std::find(owners.begin(), owners.end(), owner) == owners.end()) owners.push_back(owner);
+        }
+        for (Table* owner : owners) keepForeignKeys(undo, *owner, [t](const ForeignKey& fk) { return fk.referenced != t; });
         unlinkReferences(*t);
         auto kept = std::make_shared<std::unique_ptr<Table>>(catalog.detachTable(n));
         undo.logAction([&catalog, kept] {
@@ -295,9 +348,13 @@ QueryResult dropObjects(Catalog& catalog, UndoLog& undo, const ast::DropTableStm
       default: break;
     }
   }
+  if (d.object == ast::ObjectKind::Table || d.object == ast::ObjectKind::View)  // views that read what went
+    dropBrokenViews(catalog, undo, d.cascade, std::string(what) + " " + d.names[0], d.namePos[0], result);
   std::string tag = std::string("DROP ") + what;
   for (char& ch : tag) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return QueryResult({}, {}, tag);
+  QueryResult done({}, {}, tag);
+  done.notices = std::move(result.notices);
+  return done;
 }
 
 QueryResult reindex(const Catalog& catalog, const ast::ReindexStmt& r) {

@@ -40,5 +40,15 @@ void linkReferences(Table& t);
 void unlinkReferences(Table& t);
 // Adds the FOREIGN KEY `r` of table `t` (not yet linked); 42P01, 42703, 42830, 42804 as PostgreSQL.
 void addForeignKey(Catalog& catalog, Table& t, const TableDefinition::Reference& r);
+// Table `owner` keeps the foreign keys `keep` says yes to; the others are dropped, undone with
+// the transaction (its deque is replaced whole, since other tables point into it).
+void keepForeignKeys(UndoLog& undo, Table& owner, const std::function<bool(const ForeignKey&)>& keep);
+// After a DROP (of a table, view or column): views are text, bound where used, so each is bound
+// again; one that no longer binds makes the statement fail with 2BP01 ("cannot drop <object>
+// because other objects depend on it"), or with CASCADE goes too, with a NOTICE in `result`.
+void dropBrokenViews(Catalog& catalog, UndoLog& undo, bool cascade, const std::string& object, SourcePos pos,
+                     QueryResult& result);
+// The first view (by name) whose query no longer binds; empty when every one does.
+std::string firstBrokenView(Catalog& catalog);
 
 }  // namespace hyrax::sql

@@ -1,5 +1,7 @@
 #include "sql/optimizer/constant_folding.hpp"
 
+#include "engine/types/utf8.hpp"
+
 #include "engine/types/array_text.hpp"
 
 #include <cmath>
@@ -232,6 +234,12 @@ std::optional<Value> foldCall(const Expr& e) {
     return best ? *best : Value::null(e.type);
   }
   if (auto r = foldCalendarCall(e)) return r;
+  if (e.func == ScalarFunc::Upper || e.func == ScalarFunc::Lower) {  // as the runtime's str_case maps them
+    const Value& v = args[0]->value;
+    if (v.isNull()) return Value::null(e.type);
+    if (!v.type().isString()) return std::nullopt;
+    return Value::string(utf8CaseMapped(v.asString(), e.func == ScalarFunc::Upper));
+  }
   const bool computed = plan::floatFnOf(e.func) >= 0 || e.func == ScalarFunc::RoundDouble ||
                         e.func == ScalarFunc::TruncDouble || e.func == ScalarFunc::RoundScaled ||
                         e.func == ScalarFunc::TruncScaled || e.func == ScalarFunc::DivTruncated ||
@@ -384,9 +392,66 @@ ExprPtr foldNode(ExprPtr e) {
 
 }  // namespace
 
+namespace {
+
+// CASE (COALESCE is one), AND and OR fold their operands in order and stop where a constant
+// decides: an operand that is never evaluated is never folded, so `CASE WHEN false THEN 1/0 ELSE
+// 1 END`, `coalesce(1, 1/0)` and `false AND 1/0 = 1` answer as in PostgreSQL instead of failing
+// at the fold. Returns false for the other kinds, whose operands all fold.
+bool foldOperandsInOrder(Expr& e, bool deferErrors) {
+  if (e.kind == ExprKind::And || e.kind == ExprKind::Or) {
+    const bool decides = e.kind == ExprKind::Or;  // FALSE decides an AND, TRUE an OR
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      e.args[i] = foldConstants(std::move(e.args[i]), deferErrors);
+      if (isBoolConst(*e.args[i], decides)) {
+        e.args.resize(i + 1);
+        break;
+      }
+    }
+    return true;
+  }
+  if (e.kind != ExprKind::Case) return false;
+  const size_t pairs = (e.args.size() - (e.hasElse ? 1 : 0)) / 2;
+  std::vector<ExprPtr> kept;
+  auto constantOf = [&](SqlType t, Value v) {
+    auto c = std::make_unique<Expr>(ExprKind::Constant, t, e.pos);
+    c->value = std::move(v);
+    return c;
+  };
+  bool decided = false;
+  for (size_t i = 0; i < pairs && !decided; ++i) {
+    ExprPtr when = foldConstants(std::move(e.args[2 * i]), deferErrors);
+    if (when->kind == ExprKind::Constant && (when->value.isNull() || !when->value.asBool())) continue;  // never taken
+    decided = when->kind == ExprKind::Constant;  // TRUE: the arms after it never are
+    kept.push_back(std::move(when));
+    kept.push_back(foldConstants(std::move(e.args[2 * i + 1]), deferErrors));
+  }
+  if (!decided && e.hasElse) {
+    ExprPtr otherwise = foldConstants(std::move(e.args.back()), deferErrors);
+    if (kept.empty()) {  // only the ELSE is left: WHEN TRUE THEN it, a CASE of one arm
+      kept.push_back(constantOf(SqlType::boolean(), Value::boolean(true)));
+      kept.push_back(std::move(otherwise));
+      e.hasElse = false;
+    } else {
+      kept.push_back(std::move(otherwise));
+    }
+  } else {
+    e.hasElse = false;
+  }
+  if (kept.empty()) {  // no arm can be taken and there is no ELSE: NULL
+    kept.push_back(constantOf(SqlType::boolean(), Value::boolean(true)));
+    kept.push_back(constantOf(e.type, Value::null(e.type)));
+  }
+  e.args = std::move(kept);
+  return true;
+}
+
+}  // namespace
+
 ExprPtr foldConstants(ExprPtr e, bool deferErrors) {
   checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
-  for (auto& a : e->args) a = foldConstants(std::move(a), deferErrors);
+  if (!foldOperandsInOrder(*e, deferErrors))
+    for (auto& a : e->args) a = foldConstants(std::move(a), deferErrors);
   // Only a node whose arguments are all constants may fail to fold (overflow, a bad cast): only
   // then is the copy kept for that case needed, and it is one level deep (copying at every level
   // of a long chain would be quadratic).

@@ -1,5 +1,5 @@
-// ALTER TABLE (SQL-92's forms, and PostgreSQL's SET/DROP NOT NULL and IF [NOT] EXISTS; ast.hpp:
-// AlterTableStmt). RENAME and column type changes are refused as not supported yet.
+// ALTER TABLE (SQL-92's forms, and PostgreSQL's SET/DROP NOT NULL, RENAME and IF [NOT] EXISTS;
+// ast.hpp: AlterTableStmt). Column type changes are refused as not supported yet.
 #include "sql/parser/parser_internal.hpp"
 
 namespace hyrax::sqlparse {
@@ -13,8 +13,26 @@ StatementPtr Parser::alterTable(SourcePos pos) {
   accept("only");  // PostgreSQL's "no inheritance": there is none here
   a->namePos = cur().pos;
   a->name = identifier();
-  if (is("rename"))
-    throw Error(sqlstate::FeatureNotSupported, "ALTER TABLE ... RENAME is not supported yet", cur().pos);
+  if (is("rename")) {
+    AlterTableAction act;
+    act.pos = cur().pos;
+    ++i_;
+    if (accept("to")) {
+      act.kind = AlterTableAction::Kind::RenameTable;
+    } else {
+      if (is("constraint"))
+        throw Error(sqlstate::FeatureNotSupported, "ALTER TABLE ... RENAME CONSTRAINT is not supported yet", cur().pos);
+      accept("column");
+      act.kind = AlterTableAction::Kind::RenameColumn;
+      act.namePos = cur().pos;
+      act.name = identifier();
+      expect("to");
+    }
+    act.newNamePos = cur().pos;
+    act.newName = identifier();
+    a->actions.push_back(std::move(act));
+    return a;
+  }
   do {
     AlterTableAction act;
     act.pos = cur().pos;
@@ -68,8 +86,6 @@ StatementPtr Parser::alterTable(SourcePos pos) {
         }
       }
     } else {
-      if (is("rename"))
-        throw Error(sqlstate::FeatureNotSupported, "ALTER TABLE ... RENAME is not supported yet", cur().pos);
       syntaxError();
     }
     a->actions.push_back(std::move(act));

@@ -60,6 +60,7 @@ struct Expr {
   bool negated = false;      // IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE, NOT EXISTS
   bool distinct = false;     // count(DISTINCT x)
   bool star = false;         // count(*)
+  bool filter = false;       // agg(...) FILTER (WHERE args.back()): the condition is the last arg
   bool hasOperand = false;   // CASE x WHEN ...
   bool hasElse = false;
   SqlType type;              // Cast target, TypedLiteral type
@@ -218,7 +219,8 @@ struct CreateTableStmt : Statement {
   explicit CreateTableStmt(SourcePos p) : Statement(StmtKind::CreateTable, p) {}
 };
 
-// ALTER TABLE [IF EXISTS] name action [, action ...]; the actions run in order, all or none.
+// ALTER TABLE [IF EXISTS] name action [, action ...]; the actions run in order, all or none. A
+// RENAME is an ALTER TABLE's only action.
 struct AlterTableAction {
   enum class Kind : uint8_t {
     AddColumn,       // ADD [COLUMN] [IF NOT EXISTS] column (its constraints in `constraints`)
@@ -229,12 +231,16 @@ struct AlterTableAction {
     DropDefault,     // ALTER [COLUMN] name DROP DEFAULT
     SetNotNull,      // ALTER [COLUMN] name SET NOT NULL
     DropNotNull,     // ALTER [COLUMN] name DROP NOT NULL
+    RenameTable,     // RENAME TO newName (the statement's only action)
+    RenameColumn,    // RENAME [COLUMN] name TO newName (the statement's only action)
   } kind;
   SourcePos pos;
   std::vector<ColumnDefinition> columns;     // AddColumn: the one column
   std::vector<TableConstraint> constraints;  // AddColumn's column constraints; AddConstraint's
   std::string name;                         // the column or constraint the others name
   SourcePos namePos;
+  std::string newName;  // RENAME
+  SourcePos newNamePos;
   std::unique_ptr<Expr> defaultValue;  // SetDefault
   bool ifExists = false;               // IF [NOT] EXISTS
   bool cascade = false;
@@ -254,6 +260,7 @@ struct DropTableStmt : Statement {  // DROP TABLE, DROP VIEW, DROP INDEX
   std::vector<std::string> names;
   std::vector<SourcePos> namePos;
   bool ifExists = false;
+  bool cascade = false;  // [CASCADE | RESTRICT]: dependent foreign keys and views go too
   ObjectKind object = ObjectKind::Table;
   explicit DropTableStmt(SourcePos p) : Statement(StmtKind::DropTable, p) {}
 };

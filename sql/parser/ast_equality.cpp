@@ -36,7 +36,7 @@ bool sameAst(const Expr& a, const Expr& b) {
   checkStackDepth();
   return a.kind == b.kind && a.table == b.table && a.name == b.name && a.op == b.op && a.text == b.text &&
          a.unit == b.unit && a.boolValue == b.boolValue && a.negated == b.negated && a.distinct == b.distinct &&
-         a.star == b.star && a.hasOperand == b.hasOperand && a.hasElse == b.hasElse && a.type == b.type &&
+         a.star == b.star && a.filter == b.filter && a.hasOperand == b.hasOperand && a.hasElse == b.hasElse && a.type == b.type &&
          allEqual(a.args, b.args, optExpr) && optSelect(a.subquery, b.subquery);
 }
 

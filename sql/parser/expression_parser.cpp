@@ -114,7 +114,7 @@ ExprPtr Parser::comparison() {
       continue;
     }
     bool negated = false;
-    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like"))) {
+    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like") || ahead(1).is("ilike"))) {
       negated = true;
       ++i_;
     }
@@ -142,8 +142,10 @@ ExprPtr Parser::comparison() {
       in->negated = negated;
       expect(")");
       e = std::move(in);
-    } else if (accept("like")) {
+    } else if (is("like") || is("ilike")) {
       auto l = std::make_unique<Expr>(ExprKind::Like, p);
+      if (accept("ilike")) l->name = "ilike";  // PostgreSQL's: LIKE of both sides in lower case
+      else accept("like");
       l->negated = negated;
       l->args.push_back(std::move(e));
       l->args.push_back(concatExpr());
@@ -436,6 +438,12 @@ ExprPtr Parser::primary() {
       while (accept(","));
     }
     expect(")");
+    if (is("filter") && ahead(1).is("(") && ahead(2).is("where")) {  // agg(...) FILTER (WHERE condition)
+      i_ += 3;
+      f->args.push_back(expr());
+      f->filter = true;
+      expect(")");
+    }
     if (accept("over")) {  // a window: OVER (PARTITION BY ... ORDER BY ...)
       f->window = true;
       f->windowArgs = f->args.size();

@@ -12,7 +12,7 @@ namespace {
 const std::set<std::string> kReserved = {
     "select", "from", "where", "group", "having", "order", "limit", "offset", "join", "inner", "left", "right",
     "full", "cross", "on", "and", "or", "not", "as", "union", "intersect", "except", "by", "asc", "desc",
-    "nulls", "into", "values", "is", "in", "like", "between", "case", "when", "then", "else", "end", "null",
+    "nulls", "into", "values", "is", "in", "like", "ilike", "between", "case", "when", "then", "else", "end", "null",
     "true", "false", "distinct", "all", "fetch", "outer", "using", "natural", "create", "table", "drop",
     "insert", "explain", "with", "escape", "to", "default", "constraint", "primary", "unique", "check",
     "foreign", "references"};
@@ -647,6 +647,8 @@ StatementPtr Parser::dropTable(SourcePos pos) {
       expect(")");
     }
   } while (accept(","));
+  d->cascade = accept("cascade");
+  if (!d->cascade) accept("restrict");
   return d;
 }
 

@@ -116,9 +116,10 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   ExprPtr arg;
   // string_agg(x, separator) is array_to_string(array_agg(x), separator): both leave NULLs out.
   const bool stringAgg = e.name == "string_agg";
+  const size_t argCount = e.args.size() - (e.filter ? 1 : 0);  // FILTER's condition is the last
   ExprPtr separator;
   if (stringAgg) {
-    if (e.args.size() != 2 || e.star) throw Error(sqlstate::UndefinedFunction, "function string_agg takes two arguments", e.pos);
+    if (argCount != 2 || e.star) throw Error(sqlstate::UndefinedFunction, "function string_agg takes two arguments", e.pos);
     if (e.args[1]->kind != ast::ExprKind::String)
       throw Error(sqlstate::FeatureNotSupported, "string_agg's separator must be a string literal here", e.args[1]->pos);
     separator = Expr::constant(Value::string(e.args[1]->text), e.args[1]->pos);
@@ -126,7 +127,7 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   if (e.name == "count" && e.star) {
     func = plan::AggFunc::CountStar;
   } else {
-    if (e.star || e.args.size() != (stringAgg ? 2u : 1u))
+    if (e.star || argCount != (stringAgg ? 2u : 1u))
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + " takes exactly one argument", e.pos);
     plan::Aggregate* saved = aggregate_;
     plan::OperatorPtr* savedInput = input_;
@@ -154,6 +155,29 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
       throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "(" + arg->type.name() + ") is not supported", e.pos);
     if ((func == plan::AggFunc::Min || func == plan::AggFunc::Max) && arg->type.id == TypeId::Bool)
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(BOOLEAN) does not exist", e.pos);
+  }
+  if (e.filter) {  // agg(x) FILTER (WHERE p) is agg(CASE WHEN p THEN x END): the others leave NULLs out
+    if (func == plan::AggFunc::ArrayAgg && !stringAgg)
+      throw Error(sqlstate::FeatureNotSupported, "array_agg(...) FILTER (WHERE ...) is not supported yet", e.pos);
+    plan::Aggregate* saved = aggregate_;
+    plan::OperatorPtr* savedInput = input_;
+    aggregate_ = nullptr;
+    input_ = &saved->children[0];
+    ExprPtr condition = bindExpr(*e.args.back(), Clause::AggregateArg);
+    aggregate_ = saved;
+    input_ = savedInput;
+    if (condition->type.isNull()) condition = castTo(std::move(condition), SqlType::boolean());
+    if (condition->type.id != TypeId::Bool)
+      throw Error(sqlstate::DatatypeMismatch, "argument of FILTER must be type boolean, not type " + condition->type.name(),
+                  e.args.back()->pos);
+    if (func == plan::AggFunc::CountStar) {
+      func = plan::AggFunc::Count;
+      arg = Expr::constant(Value::int32(1), e.pos);
+    }
+    auto c = std::make_unique<Expr>(plan::ExprKind::Case, arg->type.withNullable(true), e.pos);
+    c->args.push_back(std::move(condition));
+    c->args.push_back(std::move(arg));
+    arg = std::move(c);
   }
   auto result = [&](const plan::IU* iu) -> ExprPtr {
     if (!stringAgg) return Expr::column(iu, e.pos);
@@ -547,7 +571,8 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       for (size_t i = 1; i < e.args.size(); ++i) list.push_back(sub(i));
       return makeInList(sub(0), std::move(list), e.negated, e.pos);
     }
-    case ast::ExprKind::Like: return makeLike(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos);
+    case ast::ExprKind::Like:
+      return makeLike(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos, e.name == "ilike");
     case ast::ExprKind::Case: {
       std::vector<ExprPtr> args;
       size_t first = e.hasOperand ? 1 : 0;
@@ -572,7 +597,10 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
         return makeCast(bindRegObject(arg.name, bindExpr(*arg.args[0], clause), true, arg.pos), e.type, e.pos);
       return makeCast(sub(0), e.type, e.pos);
     }
-    case ast::ExprKind::Function: return bindFunction(e, clause);
+    case ast::ExprKind::Function:
+      if (e.filter)  // an aggregate's is bound by bindAggregate
+        throw Error(sqlstate::WrongObjectType, "FILTER specified, but " + e.name + " is not an aggregate function", e.pos);
+      return bindFunction(e, clause);
     case ast::ExprKind::Array: return bindArray(e, clause);
     case ast::ExprKind::Subscript: return bindSubscript(e, clause);
     case ast::ExprKind::FieldSelect: return bindFieldSelect(e, clause);

@@ -440,7 +440,20 @@ std::string defaultEscapeForm(const std::string& p, const std::string& esc, Sour
 
 }  // namespace
 
-ExprPtr makeLike(ExprPtr a, ExprPtr pattern, ExprPtr escape, bool negated, SourcePos pos) {
+ExprPtr makeLike(ExprPtr a, ExprPtr pattern, ExprPtr escape, bool negated, SourcePos pos, bool caseInsensitive) {
+  if (caseInsensitive) {
+    if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
+      noOperator(negated ? "NOT ILIKE" : "ILIKE", a->type, pattern->type, pos);
+    auto lowered = [&](ExprPtr x) {
+      bool nullable = x->type.nullable || x->type.isNull();
+      auto l = std::make_unique<Expr>(ExprKind::Call, SqlType::text(nullable), pos);
+      l->func = plan::ScalarFunc::Lower;
+      l->args.push_back(std::move(x));
+      return foldConstants(std::move(l), true);
+    };
+    a = lowered(asPaddedText(std::move(a)));
+    pattern = lowered(castTo(std::move(pattern), SqlType::text()));
+  }
   if (!escape) escape = Expr::constant(Value::string("\\"));
   SourcePos escPos = escape->pos;
   if (!escape->type.isString() && !escape->type.isNull())

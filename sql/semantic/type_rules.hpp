@@ -28,7 +28,9 @@ plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, bool negated, Sou
 // a LIKE pattern ESCAPE escape (nullptr: the default, '\'). The escape must be a constant
 // (0A000); another escape character than '\' needs a constant pattern too (0A000), which is
 // rewritten into the default form. A constant pattern ending with the escape character is 22025.
-plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos);
+// ILIKE (caseInsensitive): the same of both sides in lower case, as PostgreSQL folds them.
+plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos,
+                       bool caseInsensitive = false);
 // a ~ pattern, a ~* pattern (caseInsensitive), !~ and !~* (negated): POSIX regex matches.
 plan::ExprPtr makeRegexMatch(plan::ExprPtr a, plan::ExprPtr pattern, bool caseInsensitive, bool negated, SourcePos pos);
 // `e` as TEXT as PostgreSQL prints it: a CHAR(n) value with its trailing blanks (hyrax keeps
