@@ -1,6 +1,7 @@
 #include "codegen/plan/expression.hpp"
 
 #include "engine/runtime/math_functions.hpp"
+#include "engine/types/calendar.hpp"
 #include "engine/util/iterative_teardown.hpp"
 #include "engine/util/stack_depth.hpp"
 
@@ -214,7 +215,12 @@ void print(const Expr& e, std::string& out) {
     }
     case ExprKind::Call:
       out += std::string(toString(e.func)) + "(";
-      printList(e, 0, ", ", out);
+      if (e.func == ScalarFunc::DateTrunc) {  // its unit by name, not its number
+        out += std::string(text::dateTimeFieldName(static_cast<DateTimeField>(e.args[0]->value.asInt()))) + ", ";
+        printList(e, 1, ", ", out);
+      } else {
+        printList(e, 0, ", ", out);
+      }
       out += ")";
       return;
   }
@@ -239,6 +245,13 @@ int32_t floatFnOf(ScalarFunc f) {
     case ScalarFunc::Cbrt: return static_cast<int32_t>(FloatFn::Cbrt);
     default: return -1;
   }
+}
+
+int32_t justifyOf(ScalarFunc f) {
+  using text::Justify;
+  return static_cast<int32_t>(f == ScalarFunc::JustifyDays    ? Justify::Days
+                              : f == ScalarFunc::JustifyHours ? Justify::Hours
+                                                              : Justify::Both);
 }
 
 const char* toString(ScalarFunc f) {
@@ -283,6 +296,14 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::Lcm: return "lcm";
     case ScalarFunc::Greatest: return "greatest";
     case ScalarFunc::Least: return "least";
+    case ScalarFunc::DateTrunc: return "date_trunc";
+    case ScalarFunc::MakeDate: return "make_date";
+    case ScalarFunc::MakeTime: return "make_time";
+    case ScalarFunc::MakeTimestamp: return "make_timestamp";
+    case ScalarFunc::JustifyDays: return "justify_days";
+    case ScalarFunc::JustifyHours: return "justify_hours";
+    case ScalarFunc::JustifyInterval: return "justify_interval";
+    case ScalarFunc::Age: return "age";
     case ScalarFunc::ArrayAppend: return "array_append";
     case ScalarFunc::ArrayPrepend: return "array_prepend";
     case ScalarFunc::ArrayCat: return "array_cat";

@@ -86,6 +86,15 @@ enum class ScalarFunc : uint8_t {
   // NULL only when every argument is (the others are skipped), not "NULL when any argument is":
   Greatest,     // (x, y, ...) all of the call's type: the greatest (floats: NaN above all)
   Least,        // the same, the least
+  // Calendar functions of engine/types/calendar.hpp (their errors are its):
+  DateTrunc,        // (unit INTEGER constant: a DateTimeField, x TIMESTAMP or INTERVAL) -> x's type
+  MakeDate,         // (y, m, d INTEGER) -> DATE
+  MakeTime,         // (h, m INTEGER, s DOUBLE) -> TIME
+  MakeTimestamp,    // (y, mo, d, h, mi INTEGER, s DOUBLE) -> TIMESTAMP
+  JustifyDays,      // (x INTERVAL) -> INTERVAL
+  JustifyHours,     // the same
+  JustifyInterval,  // the same
+  Age,              // (t1, t2 TIMESTAMP) -> INTERVAL
   // Arrays (engine/runtime/array_functions.cpp); their NULL rules are their own, not "NULL when
   // any argument is":
   ArrayAppend,  // (array, element TEXT): a NULL array is {}, a NULL element is added; never NULL
@@ -102,6 +111,8 @@ inline bool isArrayFunc(ScalarFunc f) { return f >= ScalarFunc::ArrayAppend; }
 // The engine's math::FloatFn (engine/runtime/math_functions.hpp) that computes Exp, Ln, Log10,
 // LogBase or Cbrt, as an int; -1 for the other functions.
 int32_t floatFnOf(ScalarFunc f);
+// The text::Justify (engine/types/calendar.hpp) of JustifyDays, JustifyHours or JustifyInterval, as an int.
+int32_t justifyOf(ScalarFunc f);
 const char* toString(ScalarFunc f);
 
 using DateField = DateTimeField;  // EXTRACT's field (engine/types/datetime_fields.hpp)

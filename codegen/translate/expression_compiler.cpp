@@ -469,6 +469,40 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
     }
     case plan::ScalarFunc::Greatest:
     case plan::ScalarFunc::Least: break;  // greatestOrLeast's, above
+    case plan::ScalarFunc::DateTrunc: {
+      // Two words out, as an interval's; a timestamp's is the first.
+      const SqlValue& x = args[1];
+      stringResult([&](llvm::Value* out) {
+        cg_.checkStatus(cg_.call("hyrax_rt_date_trunc", {cg_.queryContext(), cg_.c32(static_cast<int32_t>(x.type.id)),
+                                                         args[0].v, x.v, x.hi ? x.hi : cg_.c64(0), out}));
+      });
+      if (e.type.id != TypeId::Interval) r.hi = nullptr;
+      break;
+    }
+    case plan::ScalarFunc::MakeDate:
+      r.v = checkedCall(null, cg_.i32(), "hyrax_rt_make_date", {args[0].v, args[1].v, args[2].v});
+      break;
+    case plan::ScalarFunc::MakeTime:
+      r.v = checkedCall(null, cg_.i64(), "hyrax_rt_make_time", {args[0].v, args[1].v, args[2].v});
+      break;
+    case plan::ScalarFunc::MakeTimestamp:
+      r.v = checkedCall(null, cg_.i64(), "hyrax_rt_make_timestamp",
+                        {args[0].v, args[1].v, args[2].v, args[3].v, args[4].v, args[5].v});
+      break;
+    case plan::ScalarFunc::JustifyDays:
+    case plan::ScalarFunc::JustifyHours:
+    case plan::ScalarFunc::JustifyInterval: {
+      stringResult([&](llvm::Value* out) {
+        cg_.checkStatus(cg_.call("hyrax_rt_justify",
+                                 {cg_.queryContext(), cg_.c32(plan::justifyOf(e.func)), args[0].v, args[0].hi, out}));
+      });
+      break;
+    }
+    case plan::ScalarFunc::Age:
+      stringResult([&](llvm::Value* out) {
+        cg_.checkStatus(cg_.call("hyrax_rt_age", {cg_.queryContext(), args[0].v, args[1].v, out}));
+      });
+      break;
     case plan::ScalarFunc::RegexMatch:
     case plan::ScalarFunc::RegexMatchInsensitive: {
       auto* out = cg_.local(cg_.i8(), "regex");

@@ -191,6 +191,16 @@ int32_t hyrax_rt_interval_scale(hyrax::QueryContext* ctx, int64_t micros, uint64
 int32_t hyrax_rt_interval_cmp(int64_t am, uint64_t ah, int64_t bm, uint64_t bh);  // -1, 0, 1 by span
 uint64_t hyrax_rt_interval_hash(int64_t micros, uint64_t high);
 int64_t hyrax_rt_extract(int32_t typeId, int32_t field, int64_t bits, uint64_t high);  // text::extractField
+// date_trunc, make_date/time/timestamp, justify_*, age (engine/types/calendar.hpp says how each
+// fails). date_trunc of a TIMESTAMP writes out[0], of an INTERVAL (typeId) both words.
+int32_t hyrax_rt_date_trunc(hyrax::QueryContext* ctx, int32_t typeId, int32_t field, int64_t bits, uint64_t high,
+                            uint64_t* out);
+int32_t hyrax_rt_make_date(hyrax::QueryContext* ctx, int32_t y, int32_t m, int32_t d, int32_t* out);
+int32_t hyrax_rt_make_time(hyrax::QueryContext* ctx, int32_t h, int32_t m, double s, int64_t* out);
+int32_t hyrax_rt_make_timestamp(hyrax::QueryContext* ctx, int32_t y, int32_t mo, int32_t d, int32_t h, int32_t mi,
+                                double s, int64_t* out);
+int32_t hyrax_rt_justify(hyrax::QueryContext* ctx, int32_t how, int64_t micros, uint64_t high, uint64_t* out);
+int32_t hyrax_rt_age(hyrax::QueryContext* ctx, int64_t t1, int64_t t2, uint64_t* out);
 int32_t hyrax_rt_position(uint64_t nlo, uint64_t nhi, uint64_t lo, uint64_t hi);
 // current_setting(name [, missing_ok]) into *out (string_functions.cpp); *isNull 1 for a missing
 // name when missingOk. 0, or 1 with the error set (42704).

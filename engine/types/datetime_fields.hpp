@@ -11,14 +11,20 @@ namespace hyrax {
 
 enum class DateTimeField : uint8_t {
   Year, Month, Day, Hour, Minute, Second, Millisecond, Microsecond, Dow, IsoDow, Doy, Epoch, Quarter, Week,
-  Decade, Century, Millennium
+  Decade, Century, Millennium,
+  IsoYear,  // the ISO 8601 year its week (WEEK) belongs to: 2021-01-03 is in 2020's week 53
+  Julian    // the Julian Day: days since 4714-11-24 BC (1970-01-01 is day 2440588); of a DATE only here
 };
 
 namespace text {
 
-// The field a name means ("year", "years", "dow", "epoch", ...); false when there is none.
+// The field a name means ("year", "years", "yrs", "dow", "epoch", ... PostgreSQL's spellings);
+// false when there is none.
 bool dateTimeFieldNamed(std::string_view name, DateTimeField& out);
 const char* dateTimeFieldName(DateTimeField f);  // "YEAR", "DOW", ... (EXPLAIN)
+// PostgreSQL's name of DATE, TIME, TIMESTAMP or INTERVAL in its messages ("timestamp without
+// time zone").
+const char* dateTimeTypeName(TypeId type);
 // Whether `type` has the field (PostgreSQL: no HOUR of a DATE, no DOW of an INTERVAL).
 bool hasDateTimeField(TypeId type, DateTimeField f);
 // The value's digits after the decimal point: SECOND and EPOCH have microseconds (6) but a

@@ -175,9 +175,7 @@ int32_t parseDate(std::string_view in) {
   if (a == std::string_view::npos || b == std::string_view::npos) return bad();
   if (!num(s.substr(0, a), y, 1, 4) || !num(s.substr(a + 1, b - a - 1), m, 1, 2) || !num(s.substr(b + 1), d, 1, 2))
     return bad();
-  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (y < 1 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap))
+  if (y < 1 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m))
     throw Error(sqlstate::DatetimeOutOfRange, "date/time field value out of range: \"" + std::string(in) + "\"");
   return daysFromCivil(y, static_cast<uint32_t>(m), static_cast<uint32_t>(d));
 }
@@ -233,9 +231,7 @@ int32_t addMonths(int32_t days, int64_t months) {
   int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
   if (ny < 1 || ny > 9999) return kNoDate;
   auto nm = static_cast<uint32_t>(total - ny * 12 + 1);
-  static const uint32_t mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0;
-  uint32_t last = mdays[nm - 1] + (nm == 2 && leap);
+  auto last = static_cast<uint32_t>(daysInMonth(ny, nm));
   return daysFromCivil(static_cast<int32_t>(ny), nm, d < last ? d : last);
 }
 

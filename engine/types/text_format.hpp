@@ -32,6 +32,12 @@ std::string formatDate(int32_t days);                      // "1998-12-01"
 // Calendar helpers (proleptic Gregorian).
 int32_t daysFromCivil(int32_t y, uint32_t m, uint32_t d);
 void civilFromDays(int32_t days, int32_t& y, uint32_t& m, uint32_t& d);
+// The days of month m (1..12) of year y: 28..31.
+inline int daysInMonth(int64_t y, int64_t m) {
+  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return mdays[m - 1] + (m == 2 && leap);
+}
 // CHAR(n) values carry no trailing blanks: they do not count in SQL's comparisons of CHAR values
 // ('ab' = 'ab   '), so each value is stored, compared, hashed and indexed in that one form.
 inline std::string_view withoutCharPadding(std::string_view s) {

@@ -86,9 +86,7 @@ int64_t parseTimestamp(std::string_view in) {
     if (p == Parsed::Syntax) badSyntax("timestamp", in);
     if (p == Parsed::FieldRange) fieldRange(in);
   }
-  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (y < 1 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap)) fieldRange(in);
+  if (y < 1 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) fieldRange(in);
   if (y > 9999) throw Error(sqlstate::DatetimeOutOfRange, "timestamp out of range: \"" + std::string(in) + "\"");
   int64_t t = timestampOfDate(daysFromCivil(static_cast<int32_t>(y), static_cast<uint32_t>(m), static_cast<uint32_t>(d))) +
               timeOfDay;

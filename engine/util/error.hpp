@@ -16,6 +16,7 @@ inline constexpr const char* UndefinedTable = "42P01";
 inline constexpr const char* InvalidSchemaName = "3F000";
 inline constexpr const char* UndefinedColumn = "42703";
 inline constexpr const char* AmbiguousColumn = "42702";
+inline constexpr const char* AmbiguousFunction = "42725";
 inline constexpr const char* UndefinedFunction = "42883";
 inline constexpr const char* DuplicateTable = "42P07";
 inline constexpr const char* DuplicateColumn = "42701";

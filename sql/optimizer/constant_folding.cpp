@@ -233,6 +233,7 @@ std::optional<Value> foldCall(const Expr& e) {
     }
     return best ? *best : Value::null(e.type);
   }
+  if (auto r = foldCalendarCall(e)) return r;
   if (e.func == ScalarFunc::Upper || e.func == ScalarFunc::Lower) {  // as the runtime's str_case maps them
     const Value& v = args[0]->value;
     if (v.isNull()) return Value::null(e.type);

@@ -1,5 +1,6 @@
 #include "sql/optimizer/datetime_folding.hpp"
 
+#include "engine/types/calendar.hpp"
 #include "engine/types/interval.hpp"
 #include "engine/types/timestamp.hpp"
 
@@ -67,6 +68,41 @@ std::optional<Value> foldDateTimeArith(const Expr& e, const Value& a, const Valu
     return Value::interval(r.micros, r.high());
   }
   return std::nullopt;
+}
+
+std::optional<Value> foldCalendarCall(const Expr& e) {
+  using plan::ScalarFunc;
+  const ScalarFunc f = e.func;
+  if (f != ScalarFunc::DateTrunc && f != ScalarFunc::MakeDate && f != ScalarFunc::MakeTime &&
+      f != ScalarFunc::MakeTimestamp && f != ScalarFunc::JustifyDays && f != ScalarFunc::JustifyHours &&
+      f != ScalarFunc::JustifyInterval && f != ScalarFunc::Age)
+    return std::nullopt;
+  for (auto& a : e.args)
+    if (a->value.isNull()) return Value::null(e.type);
+  auto arg = [&](size_t i) -> const Value& { return e.args[i]->value; };
+  auto i32 = [&](size_t i) { return static_cast<int32_t>(arg(i).asInt()); };
+  auto interval = [](const text::Interval& iv) { return Value::interval(iv.micros, iv.high()); };
+  try {
+    switch (f) {
+      case ScalarFunc::DateTrunc: {
+        auto unit = static_cast<DateTimeField>(arg(0).asInt());
+        if (arg(1).type().id == TypeId::Interval)
+          return interval(text::truncInterval(unit, text::Interval::fromWords(arg(1).asInt(), arg(1).high())));
+        return Value::timestamp(text::truncTimestamp(unit, arg(1).asInt()));
+      }
+      case ScalarFunc::MakeDate: return Value::date(text::makeDate(i32(0), i32(1), i32(2)));
+      case ScalarFunc::MakeTime: return Value::time(text::makeTime(i32(0), i32(1), arg(2).asDouble()));
+      case ScalarFunc::MakeTimestamp:
+        return Value::timestamp(text::makeTimestamp(i32(0), i32(1), i32(2), i32(3), i32(4), arg(5).asDouble()));
+      case ScalarFunc::Age: return interval(text::age(arg(0).asInt(), arg(1).asInt()));
+      default:
+        return interval(text::justify(static_cast<text::Justify>(plan::justifyOf(f)),
+                                      text::Interval::fromWords(arg(0).asInt(), arg(0).high())));
+    }
+  } catch (Error& err) {
+    err.setPosIfUnknown(e.pos);
+    throw;
+  }
 }
 
 int compareIntervalValues(const Value& a, const Value& b) {

@@ -448,9 +448,11 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
                   e.pos);
     plan::DateField field;
     if (!text::dateTimeFieldNamed(unit, field))
-      throw Error(sqlstate::InvalidParameter, "unit \"" + unit + "\" not recognized for type " + arg->type.name(), e.pos);
+      throw Error(sqlstate::InvalidParameter, "unit \"" + unit + "\" not recognized for type " + text::dateTimeTypeName(t),
+                  e.pos);
     if (!text::hasDateTimeField(t, field))
-      throw Error(sqlstate::FeatureNotSupported, "unit \"" + unit + "\" not supported for type " + arg->type.name(), e.pos);
+      throw Error(sqlstate::FeatureNotSupported, "unit \"" + unit + "\" not supported for type " + text::dateTimeTypeName(t),
+                  e.pos);
     int scale = text::extractScale(t, field);
     bool wide = field == plan::DateField::Epoch || field == plan::DateField::Microsecond || t == TypeId::Interval;
     SqlType type = scale ? SqlType::decimal(18, static_cast<uint8_t>(scale)) : wide ? SqlType::int64() : SqlType::int32();
@@ -466,6 +468,7 @@ ExprPtr SelectBinder::bindFunction(const ast::Expr& e, Clause clause) {
   if (e.table != "public") {
     if (ExprPtr f = bindArrayFunction(e, clause)) return f;
     if (ExprPtr f = bindScalarFunction(e, clause)) return f;
+    if (ExprPtr f = bindDateTimeFunction(e, clause)) return f;
     if (ExprPtr f = bindSequenceFunction(e, clause)) return f;
     if (ExprPtr f = bindCatalogFunction(e, clause)) return f;
   }

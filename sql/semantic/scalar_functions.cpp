@@ -22,24 +22,26 @@ using plan::ScalarFunc;
 
 namespace {
 
-[[noreturn]] void noFunction(const ast::Expr& e, const std::vector<ExprPtr>& args) {
-  std::string sig;
-  for (size_t i = 0; i < args.size(); ++i) sig += (i ? ", " : "") + args[i]->type.name();
-  throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + sig + ") does not exist", e.pos);
-}
+[[noreturn]] void noFunction(const ast::Expr& e, const std::vector<ExprPtr>& args) { noSuchFunction(e.name, args, e.pos); }
 
 ExprPtr call(ScalarFunc f, SqlType result, std::vector<ExprPtr> args, SourcePos pos) {
-  bool nullable = false;
-  for (auto& a : args) nullable = nullable || a->type.nullable || a->type.isNull();
-  auto x = std::make_unique<Expr>(ExprKind::Call, result.withNullable(nullable), pos);
-  x->func = f;
-  x->args = std::move(args);
-  return x;
+  return makeScalarCall(f, result, std::move(args), pos);
 }
 
 ExprPtr isNotNull(const ExprPtr& e) { return makeIsNull(e->clone(), true, e->pos); }
 
 }  // namespace
+
+std::optional<std::vector<ExprPtr>> SelectBinder::bindArgsIfNamed(const ast::Expr& e, Clause clause,
+                                                                  const char* const* names, size_t count) {
+  bool known = false;
+  for (size_t i = 0; i < count; ++i) known = known || e.name == names[i];
+  if (!known) return std::nullopt;
+  if (e.star || e.distinct) throw Error(sqlstate::SyntaxError, e.name + "(*) / " + e.name + "(DISTINCT ...) is not valid", e.pos);
+  std::vector<ExprPtr> args;
+  for (auto& a : e.args) args.push_back(bindExpr(*a, clause));
+  return args;
+}
 
 ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
   static const char* const kNames[] = {"substring", "substr", "ascii", "upper",  "lower", "char_length", "character_length",
@@ -50,12 +52,9 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
                                        "split_part", "chr", "greatest", "least", "trunc", "exp", "ln", "log", "pi",
                                        "cbrt", "div", "gcd", "lcm"};
-  bool known = false;
-  for (const char* n : kNames) known = known || e.name == n;
-  if (!known) return nullptr;
-  if (e.star || e.distinct) throw Error(sqlstate::SyntaxError, e.name + "(*) / " + e.name + "(DISTINCT ...) is not valid", e.pos);
-  std::vector<ExprPtr> args;
-  for (auto& a : e.args) args.push_back(bindExpr(*a, clause));
+  auto bound = bindArgsIfNamed(e, clause, kNames, std::size(kNames));
+  if (!bound) return nullptr;
+  std::vector<ExprPtr> args = std::move(*bound);
   auto count = [&](size_t lo, size_t hi) {
     if (args.size() < lo || args.size() > hi) noFunction(e, args);
   };

@@ -191,6 +191,11 @@ class SelectBinder {
   plan::OperatorPtr bindOnce(const ast::Select& s, std::vector<const plan::IU*>& output, std::vector<std::string>& names);
   // SUBSTRING, UPPER, TRIM, COALESCE ... (scalar_functions.cpp); nullptr for other names.
   plan::ExprPtr bindScalarFunction(const ast::Expr& e, Clause clause);
+  // The bound arguments of the call `e` when its name is one of names[0..count) (scalar_functions.cpp);
+  // nullopt for another name; 42601 for f(*) and f(DISTINCT ...).
+  std::optional<std::vector<plan::ExprPtr>> bindArgsIfNamed(const ast::Expr& e, Clause clause, const char* const* names,
+                                                            size_t count);
+  plan::ExprPtr bindDateTimeFunction(const ast::Expr& e, Clause clause);  // datetime_functions.cpp
   plan::ExprPtr bindSequenceFunction(const ast::Expr& e, Clause clause);
   // pg_catalog's functions for clients (catalog_functions.cpp); nullptr: not one.
   plan::ExprPtr bindCatalogFunction(const ast::Expr& e, Clause clause);

@@ -559,6 +559,18 @@ ExprPtr makeArrayCall(plan::ScalarFunc f, SqlType type, std::vector<ExprPtr> arg
   return e;
 }
 
+ExprPtr makeScalarCall(plan::ScalarFunc f, SqlType result, std::vector<ExprPtr> args, SourcePos pos) {
+  bool nullable = false;
+  for (auto& a : args) nullable = nullable || a->type.nullable || a->type.isNull();
+  return makeArrayCall(f, result.withNullable(nullable), std::move(args), pos);
+}
+
+void noSuchFunction(const std::string& name, const std::vector<ExprPtr>& args, SourcePos pos) {
+  std::string sig;
+  for (size_t i = 0; i < args.size(); ++i) sig += (i ? ", " : "") + args[i]->type.name();
+  throw Error(sqlstate::UndefinedFunction, "function " + name + "(" + sig + ") does not exist", pos);
+}
+
 ExprPtr makeArrayConcat(ExprPtr& a, ExprPtr& b, SourcePos pos) {
   if (!a->type.isArray() && !b->type.isArray()) return nullptr;
   // A quoted literal or NULL beside an array is an array of its type (as PostgreSQL reads it).

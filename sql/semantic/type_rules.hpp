@@ -55,6 +55,11 @@ plan::ExprPtr makeArrayCall(plan::ScalarFunc f, SqlType type, std::vector<plan::
 // type), array || element, element || array; nullptr when neither is an array.
 plan::ExprPtr makeArrayConcat(plan::ExprPtr& a, plan::ExprPtr& b, SourcePos pos);
 
+// A Call of the scalar function `f` whose result, of type `result`, is NULL when any argument is.
+plan::ExprPtr makeScalarCall(plan::ScalarFunc f, SqlType result, std::vector<plan::ExprPtr> args, SourcePos pos);
+// 42883 "function name(types) does not exist".
+[[noreturn]] void noSuchFunction(const std::string& name, const std::vector<plan::ExprPtr>& args, SourcePos pos);
+
 // A condition (WHERE, ON, HAVING, CASE WHEN) must be boolean: 42804 otherwise.
 void requireBoolean(const plan::Expr& e, const char* clause);
 
