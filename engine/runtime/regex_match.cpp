@@ -13,6 +13,7 @@
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/string_ref.hpp"
+#include "engine/types/utf8.hpp"
 #include "engine/util/error.hpp"
 
 namespace hyrax {
@@ -24,24 +25,7 @@ namespace {
 std::wstring codePoints(std::string_view s) {
   std::wstring out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    bool valid = n > 0 && i + n <= s.size();
-    uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; valid && k < n; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      valid = (c & 0xC0) == 0x80;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    if (!valid) {
-      out.push_back(static_cast<wchar_t>(b));
-      ++i;
-      continue;
-    }
-    out.push_back(static_cast<wchar_t>(cp));
-    i += n;
-  }
+  for (size_t i = 0, len = 0; i < s.size(); i += len) out.push_back(static_cast<wchar_t>(utf8DecodeAt(s, i, len)));
   return out;
 }
 

@@ -236,27 +236,7 @@ int32_t hyrax_rt_split_part(QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_
 int32_t hyrax_rt_chr(QueryContext* ctx, int64_t code, uint64_t* out) {
   if (code <= 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return hyrax_rt_error(ctx, HYRAX_ERR_BAD_CHARACTER);
   char bytes[4];
-  size_t n;
-  const auto c = static_cast<uint32_t>(code);
-  if (c < 0x80) {
-    bytes[0] = static_cast<char>(c);
-    n = 1;
-  } else if (c < 0x800) {
-    bytes[0] = static_cast<char>(0xC0 | (c >> 6));
-    bytes[1] = static_cast<char>(0x80 | (c & 0x3F));
-    n = 2;
-  } else if (c < 0x10000) {
-    bytes[0] = static_cast<char>(0xE0 | (c >> 12));
-    bytes[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    bytes[2] = static_cast<char>(0x80 | (c & 0x3F));
-    n = 3;
-  } else {
-    bytes[0] = static_cast<char>(0xF0 | (c >> 18));
-    bytes[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    bytes[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    bytes[3] = static_cast<char>(0x80 | (c & 0x3F));
-    n = 4;
-  }
+  const size_t n = utf8Encode(static_cast<uint32_t>(code), bytes);
   put({bytes, n}, out);  // at most 4 bytes: kept inside the string value, no memory needed
   return 0;
 }

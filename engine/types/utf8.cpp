@@ -66,6 +66,43 @@ size_t utf8Prefix(std::string_view s, size_t chars) {
   return i;
 }
 
+uint32_t utf8DecodeAt(std::string_view s, size_t i, size_t& len) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  bool valid = n > 0 && i + n <= s.size();
+  uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+  for (size_t k = 1; valid && k < n; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    valid = (c & 0xC0) == 0x80;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  len = valid ? n : 1;
+  return valid ? cp : b;
+}
+
+size_t utf8Encode(uint32_t c, char* out) {
+  if (c < 0x80) {
+    out[0] = static_cast<char>(c);
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = static_cast<char>(0xC0 | (c >> 6));
+    out[1] = static_cast<char>(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = static_cast<char>(0xE0 | (c >> 12));
+    out[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out[2] = static_cast<char>(0x80 | (c & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<char>(0xF0 | (c >> 18));
+  out[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+  out[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+  out[3] = static_cast<char>(0x80 | (c & 0x3F));
+  return 4;
+}
+
 namespace {
 
 // The C library's C.UTF-8 locale, made once; null when it has none.
@@ -74,46 +111,18 @@ locale_t utf8Locale() {
   return loc;
 }
 
-void appendUtf8(std::string& out, uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
 }  // namespace
 
 std::string utf8CaseMapped(std::string_view s, bool upper) {
   std::string out;
   out.reserve(s.size());
   const locale_t loc = utf8Locale();
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  for (size_t i = 0; i < s.size();) {
-    uint32_t c = p[i];
-    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    if (len > 1) {
-      c &= len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07;
-      for (size_t k = 1; k < len && i + k < s.size(); ++k) c = (c << 6) | (p[i + k] & 0x3F);
-    }
-    i += len;
-    if (c < 0x80 || !loc) {
-      if (c < 0x80) out += static_cast<char>(upper ? std::toupper(static_cast<int>(c)) : std::tolower(static_cast<int>(c)));
-      else appendUtf8(out, c);
-      continue;
-    }
-    auto w = static_cast<wint_t>(c);
-    appendUtf8(out, static_cast<uint32_t>(upper ? towupper_l(w, loc) : towlower_l(w, loc)));
+  char bytes[4];
+  for (size_t i = 0, len = 0; i < s.size(); i += len) {
+    uint32_t c = utf8DecodeAt(s, i, len);
+    if (c < 0x80) c = static_cast<uint32_t>(upper ? std::toupper(static_cast<int>(c)) : std::tolower(static_cast<int>(c)));
+    else if (loc) c = static_cast<uint32_t>(upper ? towupper_l(static_cast<wint_t>(c), loc) : towlower_l(static_cast<wint_t>(c), loc));
+    out.append(bytes, utf8Encode(c, bytes));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // PostgreSQL does with 22021): functions that count characters rely on it, and what is stored is
 // what every client can read back.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,12 @@ inline bool longerThanChars(std::string_view s, size_t limit) { return s.size() 
 
 // The bytes of the first `chars` characters of valid UTF-8 `s` (all of it when it has fewer).
 size_t utf8Prefix(std::string_view s, size_t chars);
+
+// The code point of the character at byte `i` of `s`, and its length in bytes in `len`; a byte
+// that starts no valid sequence stands for itself (len 1).
+uint32_t utf8DecodeAt(std::string_view s, size_t i, size_t& len);
+// Writes code point `c` (at most U+10FFFF) UTF-8 encoded to `out` (room for 4 bytes); the bytes.
+size_t utf8Encode(uint32_t c, char* out);
 
 // UPPER / LOWER of valid UTF-8 `s`, character by character as PostgreSQL maps them in a UTF-8
 // database with a libc locale (towupper/towlower of the C.UTF-8 locale: 'é' -> 'É', 'ß' stays);

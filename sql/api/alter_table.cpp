@@ -25,12 +25,6 @@ namespace hyrax::sql {
 
 namespace {
 
-std::string quoted(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 bool contains(const std::vector<uint32_t>& v, uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 std::unique_ptr<Index> indexLike(const Index& like, Table& t, std::vector<uint32_t> columns) {
@@ -195,7 +189,7 @@ class Alteration {
       catalog_.constraintOid(t.name(), k.name);
     }
     for (auto& check : def.checks) {
-      if (firstRow_("SELECT 1 FROM " + quoted(t.name()) + " WHERE NOT (" + check.sql + ") LIMIT 1"))
+      if (firstRow_("SELECT 1 FROM " + quotedIdentifier(t.name()) + " WHERE NOT (" + check.sql + ") LIMIT 1"))
         throw Error(sqlstate::CheckViolation, "check constraint \"" + check.name + "\"" + relation() + " is violated by some row");
       t.checks().push_back(check);
       undo_.logAction([&t, name = check.name] {
@@ -215,12 +209,12 @@ class Alteration {
       });
       std::string cond, match;
       for (size_t i = 0; i < fk.columns.size(); ++i) {
-        std::string mine = "c." + quoted(t.columns()[fk.columns[i]].name);
+        std::string mine = "c." + quotedIdentifier(t.columns()[fk.columns[i]].name);
         cond += mine + " IS NOT NULL AND ";  // MATCH SIMPLE: a key with a NULL references nothing
-        match += std::string(i ? " AND " : "") + "r." + quoted(fk.referenced->columns()[fk.referencedColumns[i]].name) + " = " + mine;
+        match += std::string(i ? " AND " : "") + "r." + quotedIdentifier(fk.referenced->columns()[fk.referencedColumns[i]].name) + " = " + mine;
       }
-      if (firstRow_("SELECT 1 FROM " + quoted(t.name()) + " AS c WHERE " + cond + "NOT EXISTS (SELECT 1 FROM " +
-                    quoted(fk.referenced->name()) + " AS r WHERE " + match + ") LIMIT 1"))
+      if (firstRow_("SELECT 1 FROM " + quotedIdentifier(t.name()) + " AS c WHERE " + cond + "NOT EXISTS (SELECT 1 FROM " +
+                    quotedIdentifier(fk.referenced->name()) + " AS r WHERE " + match + ") LIMIT 1"))
         throw Error(sqlstate::ForeignKeyViolation,
                     "insert or update on table \"" + t.name() + "\" violates foreign key constraint \"" + fk.name + "\"");
     }
@@ -337,13 +331,15 @@ class Alteration {
                         "index " + a.name, a.namePos);
       keepForeignKeys(undo_, t, [&](const ForeignKey& fk) { return fk.referenced != &t || fk.referencedColumns != cols; });
       const bool primary = cols == t.primaryKey();
-      auto all = std::make_shared<std::vector<std::unique_ptr<Index>>>(t.swapIndexes({}));
-      std::vector<std::unique_ptr<Index>> rest;
-      for (auto& i : *all)
-        if (i->name() != a.name) rest.push_back(indexLike(*i, t, i->columns()));
-      for (auto& i : rest) txn::buildIndex(t, *i);
-      t.swapIndexes(std::move(rest));
-      undo_.logAction([&t, all] { t.swapIndexes(std::move(*all)); });
+      // Kept until the transaction ends; the undo puts it back where it was (the primary key's first).
+      const auto at = static_cast<size_t>(std::find_if(t.indexes().begin(), t.indexes().end(),
+                                                       [&](auto& i) { return i->name() == a.name; }) - t.indexes().begin());
+      auto kept = std::make_shared<std::unique_ptr<Index>>(t.removeIndex(a.name));
+      undo_.logAction([&t, at, kept] {
+        auto all = t.swapIndexes({});
+        all.insert(all.begin() + static_cast<std::ptrdiff_t>(at), std::move(*kept));
+        t.swapIndexes(std::move(all));
+      });
       if (primary) rebuild(t.columns(), {}, sameColumns());  // its columns stay NOT NULL, as in PostgreSQL
       return;
     }
@@ -450,7 +446,7 @@ class Alteration {
       if (tok.kind == sqlparse::TokenKind::End) break;
       bool names = (tok.kind == sqlparse::TokenKind::Identifier && tok.text == lower) ||
                    (tok.kind == sqlparse::TokenKind::QuotedIdentifier && tok.text == from);
-      out += (out.empty() ? "" : " ") + (names ? quoted(to) : tok.raw);
+      out += (out.empty() ? "" : " ") + (names ? quotedIdentifier(to) : tok.raw);
     }
     return out;
   }

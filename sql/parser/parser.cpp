@@ -708,4 +708,10 @@ StatementPtr parseStatement(std::string_view sql, SourcePos origin) {
   return sqlparse::Parser(sqlparse::tokenize(sql, origin)).statement();
 }
 
+std::string quotedIdentifier(const std::string& name) {
+  std::string q = "\"";
+  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 }  // namespace hyrax

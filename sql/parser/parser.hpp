@@ -13,5 +13,8 @@ ast::StatementPtr parseStatement(std::string_view sql, SourcePos origin = {1, 1}
 
 inline constexpr int kMaxParseDepth = 200;
 
+// `name` as a quoted identifier ("a""b"): read back as exactly that name, keyword or not.
+std::string quotedIdentifier(const std::string& name);
+
 
 }  // namespace hyrax

@@ -10,6 +10,7 @@
 #include "engine/catalog/catalog.hpp"
 #include "engine/index/art_index.hpp"
 #include "sql/optimizer/constant_folding.hpp"
+#include "sql/parser/parser.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/system_catalog.hpp"
 #include "sql/semantic/type_rules.hpp"
@@ -41,10 +42,7 @@ ExprPtr lookup(const ExprPtr& key, std::vector<std::pair<Value, ExprPtr>> arms, 
 std::string quoteIdent(const std::string& s) {
   bool plain = !s.empty() && (std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_');
   for (char c : s) plain = plain && (std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_');
-  if (plain) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
+  return plain ? s : quotedIdentifier(s);
 }
 
 std::string columnNames(const Table& t, const std::vector<uint32_t>& cols) {
