@@ -44,6 +44,7 @@ inline constexpr const char* InFailedTransaction = "25P02";
 inline constexpr const char* ReadOnlyTransaction = "25006";
 inline constexpr const char* ActiveTransaction = "25001";
 inline constexpr const char* NoActiveTransaction = "25P01";
+inline constexpr const char* InvalidSavepoint = "3B001";  // no savepoint of that name
 inline constexpr const char* ObjectNotInPrerequisiteState = "55000";
 inline constexpr const char* LockNotAvailable = "55P03";
 inline constexpr const char* DependentObjects = "2BP01";

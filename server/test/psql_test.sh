@@ -23,6 +23,13 @@ export PGHOST="$tmp" PGPORT="$port" PGUSER=tester PGDATABASE=hyrax PGCONNECT_TIM
 out=$(timeout 60 psql -X -q -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -f - < "$here/psql_script.sql" 2>&1)
 check "psql script" "$(cat "$here/psql_expected.out")" "$out"
 
+# ON_ERROR_ROLLBACK: psql sets a savepoint before each statement of a block and rolls back to it
+# when the statement fails, so the block goes on.
+out=$(printf '%s\n' "CREATE TABLE onerr (a INTEGER PRIMARY KEY);" "BEGIN;" "INSERT INTO onerr VALUES (1);" \
+  "INSERT INTO onerr VALUES (1);" "INSERT INTO onerr VALUES (2);" "COMMIT;" "SELECT a FROM onerr ORDER BY a;" |
+  timeout 60 psql -X -q -At -v ON_ERROR_ROLLBACK=on -f - 2>&1 | grep -v '^DETAIL' | tr '\n' ';')
+check "ON_ERROR_ROLLBACK" 'psql:<stdin>:4: ERROR:  duplicate key value violates unique constraint "onerr_pkey";1;2;' "$out"
+
 # Cancel: psql sends a CancelRequest when it gets SIGINT during a query.
 timeout 30 psql -X -q -c "CREATE TABLE spun (a INTEGER)" \
   -c "CREATE PROCEDURE spin() AS \$\$ BEGIN LOOP INSERT INTO spun VALUES (0); END LOOP; END \$\$ LANGUAGE plpgsql" >/dev/null

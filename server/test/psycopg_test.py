@@ -234,6 +234,21 @@ def run_checks(tmp, port):
     check("transaction committed, the other rolled back", [(20, "kept")],
           conn.execute("SELECT id, name FROM items WHERE id >= 20 ORDER BY id").fetchall())
     conn.commit()
+    # Nested conn.transaction() blocks are savepoints: an inner one that fails rolls back alone.
+    with conn.transaction():
+        conn.execute("INSERT INTO items (id, name) VALUES (%s, %s)", (23, "outer"))
+        try:
+            with conn.transaction():
+                conn.execute("INSERT INTO items (id, name) VALUES (%s, %s)", (24, "inner undone"))
+                conn.execute("INSERT INTO items (id, name) VALUES (%s, %s)", (23, "duplicate"))
+        except errors.UniqueViolation:
+            pass
+        with conn.transaction():
+            conn.execute("INSERT INTO items (id, name) VALUES (%s, %s)", (25, "inner kept"))
+    check("nested transactions are savepoints", [(23, "outer"), (25, "inner kept")],
+          conn.execute("SELECT id, name FROM items WHERE id BETWEEN 23 AND 25 ORDER BY id").fetchall())
+    conn.execute("DELETE FROM items WHERE id BETWEEN 23 AND 25")
+    conn.commit()
     # Outside autocommit psycopg opens a transaction itself: rollback() undoes the insert.
     conn.execute("INSERT INTO items (id, name) VALUES (22, 'undone')")
     conn.rollback()

@@ -52,32 +52,10 @@ QueryResult explainResult(const std::string& text, PhaseTimes times) {
   return r;
 }
 
-// SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]: PostgreSQL's
-// name of the command, or null. hyrax has no savepoints (its parser does not know them), but
-// PostgreSQL refuses them outside an explicit block before it would need one.
-const char* savepointCommand(std::string_view sql) {
-  std::vector<sqlparse::Token> tokens;
-  try {
-    tokens = sqlparse::tokenize(sql);
-  } catch (const Error&) {
-    return nullptr;
-  }
-  if (tokens.empty()) return nullptr;
-  if (tokens[0].is("savepoint")) return "SAVEPOINT";
-  if (tokens[0].is("release")) return "RELEASE SAVEPOINT";
-  size_t to = tokens.size() > 1 && (tokens[1].is("work") || tokens[1].is("transaction")) ? 2 : 1;
-  if (tokens[0].is("rollback") && to < tokens.size() && tokens[to].is("to")) return "ROLLBACK TO SAVEPOINT";
-  return nullptr;
-}
-
 }  // namespace
 
 void Connection::checkSyntax(std::string_view sql, SourcePos origin) {
-  try {
-    parseStatement(sql, origin);
-  } catch (const Error& e) {
-    if (e.sqlstate() != sqlstate::SyntaxError || !savepointCommand(sql)) throw;
-  }
+  parseStatement(sql, origin);
 }
 
 // A prepared statement: its text's tree (to compile again when the schema changed) and the code.
@@ -234,6 +212,13 @@ void Connection::endTransaction(bool commit) {
   if (implicitOpen_ ? implicitWrites_ : !blockOnSnapshot_) db_.executor().release(this);  // if it held it
   readOnly_ = blockOnSnapshot_ = implicitOpen_ = implicitWrites_ = false;
   pinned_.reset();
+  savepoints_.clear();
+}
+
+std::vector<Connection::Savepoint>::iterator Connection::findSavepoint(const ast::TransactionStmt& t) {
+  for (auto it = savepoints_.end(); it != savepoints_.begin();)
+    if ((--it)->name == t.savepoint) return it;
+  throw Error(sqlstate::InvalidSavepoint, "savepoint \"" + t.savepoint + "\" does not exist", t.savepointPos);
 }
 
 QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
@@ -268,6 +253,36 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
         r.notices.push_back({"WARNING", "there is no transaction in progress", "25P01"});
       if (txn_ != TransactionState::Idle) endTransaction(commit);
       return r;
+    }
+    case Op::Savepoint:
+    case Op::Release:
+    case Op::RollbackTo: {
+      static const char* const kTag[] = {"SAVEPOINT", "RELEASE", "ROLLBACK"};
+      const char* tag = kTag[static_cast<int>(t.op) - static_cast<int>(Op::Savepoint)];
+      // As in PostgreSQL: only in a block begun by BEGIN (a Query's implicit one has none), and a
+      // failed block takes only ROLLBACK [TO].
+      if (txn_ == TransactionState::Idle || implicitOpen_)
+        throw Error(sqlstate::NoActiveTransaction,
+                    std::string(t.op == Op::RollbackTo ? "ROLLBACK TO SAVEPOINT" : t.op == Op::Release ? "RELEASE SAVEPOINT" : "SAVEPOINT") +
+                        " can only be used in transaction blocks",
+                    t.pos);
+      if (txn_ == TransactionState::Failed && t.op != Op::RollbackTo)
+        throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block",
+                    t.pos);
+      if (t.op == Op::Savepoint) {
+        savepoints_.push_back({t.savepoint, undo_->savepoint()});
+      } else if (t.op == Op::Release) {
+        // The savepoint and every later one go; what was done since stays in the transaction.
+        savepoints_.erase(findSavepoint(t), savepoints_.end());
+      } else {
+        // Undoes what came after the savepoint (settings too: SET logs its undo), which stays
+        // set; later ones go. A failed block is usable again.
+        auto it = findSavepoint(t);
+        undo_->rollbackTo(it->undoLength);
+        savepoints_.erase(it + 1, savepoints_.end());
+        txn_ = TransactionState::InBlock;
+      }
+      return QueryResult({}, {}, tag);
     }
   }
   return r;
@@ -330,17 +345,7 @@ QueryResult Connection::run(std::string_view sql, SourcePos origin, std::shared_
   snapshots.sweep();
   PhaseTimes times;
   auto t = Clock::now();
-  ast::StatementPtr stmt;
-  try {
-    stmt = parseStatement(sql, origin);
-  } catch (const Error& e) {
-    const char* savepoint = e.sqlstate() == sqlstate::SyntaxError ? savepointCommand(sql) : nullptr;
-    if (!savepoint) throw;
-    // PostgreSQL's error outside a block, a Query's implicit one too; in a block it would work.
-    if (txn_ == TransactionState::Idle || implicitOpen_)
-      throw Error(sqlstate::NoActiveTransaction, std::string(savepoint) + " can only be used in transaction blocks");
-    throw Error(sqlstate::FeatureNotSupported, "savepoints are not supported", origin);
-  }
+  ast::StatementPtr stmt = parseStatement(sql, origin);
   times.parse = msSince(t);
   statementText_ = sql;  // for the statement cache, while dispatch() runs
   statementOrigin_ = origin;

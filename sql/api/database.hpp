@@ -335,6 +335,14 @@ class Connection {
   bool implicitOpen_ = false;
   bool implicitWrites_ = false;
   int64_t queryTime_ = 0;
+  // SAVEPOINT's in the open block, oldest first: a name, and the undo log's length when it was
+  // set (ROLLBACK TO undoes what came after). Names may repeat; the newest of a name counts.
+  struct Savepoint {
+    std::string name;
+    size_t undoLength;
+  };
+  std::vector<Savepoint> savepoints_;
+  std::vector<Savepoint>::iterator findSavepoint(const ast::TransactionStmt& t);
 };
 
 }  // namespace hyrax

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <thread>
 
 #include "engine/txn/undo_log.hpp"
@@ -380,12 +381,19 @@ std::string SessionSettings::resetValue(const char* name) const {
 void SessionSettings::assign(const std::string& name, std::string value, UndoLog& undo, bool local) {
   // As PostgreSQL: SET LOCAL's value lasts until the transaction ends, then the one before it
   // comes back; a plain SET after it in the same transaction stays.
+  // The undo (ROLLBACK, ROLLBACK TO a savepoint, a failed statement) puts back both the value and
+  // whether a SET LOCAL's value before it was pending.
+  auto pending = locals_.find(name);
+  std::optional<std::string> wasLocal;
+  if (pending != locals_.end()) wasLocal = pending->second;
   if (local) locals_.emplace(name, values_.at(name));
   else locals_.erase(name);
   std::string& slot = values_.at(name);
-  if (slot == value) return;
-  undo.logAction([this, name, old = slot] {
+  if (slot == value && local == wasLocal.has_value()) return;
+  undo.logAction([this, name, old = slot, wasLocal] {
     values_[name] = old;
+    if (wasLocal) locals_[name] = *wasLocal;
+    else locals_.erase(name);
     ++changes_;
     refresh();
   });

@@ -345,10 +345,13 @@ struct SettingStmt : Statement {
   SettingStmt(SourcePos p, Op o) : Statement(StmtKind::Setting, p), op(o) {}
 };
 
-// BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT
+// BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT, SAVEPOINT name, RELEASE [SAVEPOINT]
+// name, ROLLBACK TO [SAVEPOINT] name
 struct TransactionStmt : Statement {
-  enum class Op : uint8_t { Begin, Commit, Rollback } op;
+  enum class Op : uint8_t { Begin, Commit, Rollback, Savepoint, Release, RollbackTo } op;
   bool readOnly = false;  // BEGIN READ ONLY (the isolation level is always serializable)
+  std::string savepoint;  // SAVEPOINT, RELEASE, ROLLBACK TO: the savepoint's name
+  SourcePos savepointPos;
   TransactionStmt(SourcePos p, Op o) : Statement(StmtKind::Transaction, p), op(o) {}
 };
 

@@ -108,9 +108,19 @@ StatementPtr Parser::parseStatementBody() {
     if (!accept("work")) accept("transaction");
     return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Commit);
   }
-  if (accept("rollback") || accept("abort")) {
+  if (is("rollback") || is("abort")) {
+    const bool rollback = accept("rollback") || (expect("abort"), false);
     if (!accept("work")) accept("transaction");
+    if (rollback && accept("to")) {  // ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT] name
+      accept("savepoint");
+      return savepointStmt(pos, TransactionStmt::Op::RollbackTo);
+    }
     return std::make_unique<TransactionStmt>(pos, TransactionStmt::Op::Rollback);
+  }
+  if (accept("savepoint")) return savepointStmt(pos, TransactionStmt::Op::Savepoint);
+  if (accept("release")) {  // RELEASE [SAVEPOINT] name
+    accept("savepoint");
+    return savepointStmt(pos, TransactionStmt::Op::Release);
   }
   if (accept("explain")) return explain(pos);
   if (is("set") || is("reset") || is("show")) return setting(pos);
@@ -132,6 +142,14 @@ StatementPtr Parser::parseStatementBody() {
     return r;
   }
   syntaxError();
+}
+
+// After SAVEPOINT, RELEASE [SAVEPOINT] or ROLLBACK ... TO [SAVEPOINT]: the savepoint's name.
+StatementPtr Parser::savepointStmt(SourcePos pos, TransactionStmt::Op op) {
+  auto t = std::make_unique<TransactionStmt>(pos, op);
+  t->savepointPos = cur().pos;
+  t->savepoint = identifier();
+  return t;
 }
 
 // BEGIN's modes, as PostgreSQL takes them: ISOLATION LEVEL ..., READ WRITE | READ ONLY, [NOT]

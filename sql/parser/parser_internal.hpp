@@ -103,6 +103,7 @@ class Parser {
   StatementPtr copy(SourcePos pos);
   StatementPtr setting(SourcePos pos);  // SET, RESET, SHOW
   void transactionModes(TransactionStmt& t);  // BEGIN's ISOLATION LEVEL, READ ONLY, ...
+  StatementPtr savepointStmt(SourcePos pos, TransactionStmt::Op op);  // the name after SAVEPOINT ...
   StatementPtr explain(SourcePos pos);
   // A type's name; `array` allows T[] (casts), else an array type is 0A000 (columns, routines).
   SqlType typeName(bool array = false);
