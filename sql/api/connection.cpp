@@ -487,7 +487,7 @@ bool Connection::isFunctionCall(const ast::Statement& stmt) const {
   if (stmt.kind != ast::StmtKind::Select) return false;
   const ast::Select& s = *static_cast<const ast::SelectStmt&>(stmt).select;
   bool alone = s.setOp == ast::SetOp::None && s.from.empty() && !s.where && s.items.size() == 1 && s.groupBy.empty() &&
-               !s.having && !s.distinct && !s.limit && !s.offset && s.orderBy.empty() && s.with.empty();
+               !s.having && !s.distinct && s.distinctOn.empty() && !s.limit && !s.offset && s.orderBy.empty() && s.with.empty();
   if (!alone) return false;
   // Alone it is a call (no plan at all); elsewhere in a query the plan calls it for each row.
   const ast::Expr& e = *s.items[0].expr;

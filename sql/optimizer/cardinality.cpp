@@ -320,8 +320,17 @@ void CardinalityModel::estimate(Operator& op) {
     case OpKind::Filter:
       op.estimatedRows = std::max(1.0, op.child()->estimatedRows * selectivity(*static_cast<Filter&>(op).predicate));
       break;
-    case OpKind::Map:
-    case OpKind::Sort: op.estimatedRows = op.child()->estimatedRows; break;
+    case OpKind::Map: op.estimatedRows = op.child()->estimatedRows; break;
+    case OpKind::Sort: {
+      // Keeping at most partitionLimit rows of each partition: as many as the partitions allow.
+      auto& s = static_cast<Sort&>(op);
+      double in = op.child()->estimatedRows, partitions = 1;
+      for (size_t k = 0; k < s.partitionKeys; ++k) partitions *= distinct(*s.keys[k].expr, in);
+      op.estimatedRows = s.partitionLimit == UINT64_MAX || s.partitionKeys == 0
+                             ? in
+                             : std::max(1.0, std::min(in, partitions * static_cast<double>(s.partitionLimit)));
+      break;
+    }
     case OpKind::Expand: op.estimatedRows = op.child()->estimatedRows * 10; break;  // no statistics of arrays' lengths
     case OpKind::Join: {
       auto& j = static_cast<Join&>(op);

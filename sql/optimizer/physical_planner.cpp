@@ -93,8 +93,12 @@ void limitSorts(Operator& op) {
   for (auto& c : op.children) limitSorts(*c);
   if (op.kind != OpKind::Limit || op.child()->kind != OpKind::Sort) return;
   auto& l = static_cast<Limit&>(op);
+  auto& sort = static_cast<Sort&>(*op.child());
   if (l.limit == UINT64_MAX || l.runTimeCount() || l.offset > UINT64_MAX - 1 - l.limit) return;
-  static_cast<Sort&>(*op.child()).limit = l.limit + l.offset;
+  // A Sort that keeps only some rows of each partition (DISTINCT ON, an unnested ORDER BY ...
+  // LIMIT) must see every row: its first n rows are not the first n it passes on.
+  if (sort.partitionOffset != 0 || sort.partitionLimit != UINT64_MAX) return;
+  sort.limit = l.limit + l.offset;
 }
 
 void planPhysical(QueryPlan& plan, const CardinalityModel& model) {

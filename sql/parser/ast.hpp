@@ -132,6 +132,8 @@ struct Select {
   bool parenthesized = false;  // written in parentheses (keeps its own ORDER BY / LIMIT)
   std::vector<CommonTableExpr> with;  // WITH name [(columns)] AS (query), ...
   bool distinct = false;
+  // SELECT DISTINCT ON (e, ...): of the rows equal in these, the first in ORDER BY's order.
+  std::vector<ExprPtr> distinctOn;
   std::vector<SelectItem> items;
   // VALUES (...), (...): rows of expressions instead of a select list and FROM (the columns are
   // column1, column2 ... as in PostgreSQL).

@@ -52,7 +52,7 @@ bool sameAst(const Select& a, const Select& b) {
   auto row = [](const std::vector<ExprPtr>& x, const std::vector<ExprPtr>& y) { return allEqual(x, y, optExpr); };
   auto ref = [](const TableRefPtr& x, const TableRefPtr& y) { return x && y && sameRef(*x, *y); };
   return a.setOp == b.setOp && a.setAll == b.setAll && a.parenthesized == b.parenthesized && a.distinct == b.distinct &&
-         optSelect(a.left, b.left) && optSelect(a.right, b.right) && allEqual(a.with, b.with, cte) &&
+         allEqual(a.distinctOn, b.distinctOn, optExpr) && optSelect(a.left, b.left) && optSelect(a.right, b.right) && allEqual(a.with, b.with, cte) &&
          allEqual(a.items, b.items, item) && allEqual(a.values, b.values, row) && allEqual(a.from, b.from, ref) &&
          optExpr(a.where, b.where) && allEqual(a.groupBy, b.groupBy, optExpr) && optExpr(a.having, b.having) &&
          allEqual(a.orderBy, b.orderBy, order) && optExpr(a.limit, b.limit) && optExpr(a.offset, b.offset) &&

@@ -130,8 +130,19 @@ std::unique_ptr<Select> Parser::valuesCore() {
 std::unique_ptr<Select> Parser::selectCore() {
   auto s = std::make_unique<Select>();
   s->pos = cur().pos;
-  expect("select");    if (accept("distinct")) s->distinct = true;
-  else accept("all");
+  expect("select");
+  if (accept("distinct")) {
+    if (accept("on")) {  // DISTINCT ON (e, ...)
+      expect("(");
+      do s->distinctOn.push_back(expr());
+      while (accept(","));
+      expect(")");
+    } else {
+      s->distinct = true;
+    }
+  } else {
+    accept("all");
+  }
   do {
     SelectItem item;
     item.pos = cur().pos;

@@ -414,11 +414,9 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
               item.expr.get());
   }
 
-  // ---- ORDER BY: positions, output names, or expressions ----
-  std::vector<plan::SortKey> keys;
-  for (auto& o : s.orderBy) {
-    const ast::Expr& e = *o.expr;
-    const plan::IU* iu = orderByOutput(e, out, names);
+  // ---- ORDER BY and DISTINCT ON: positions, output names, or expressions ----
+  auto sortColumn = [&](const ast::Expr& e, const char* clause) {
+    const plan::IU* iu = orderByOutput(e, out, names, clause);
     if (!iu) {
       ExprPtr x = bindExpr(e, Clause::OrderBy);
       for (size_t i = 0; i < out.size() && !iu; ++i) {
@@ -432,18 +430,34 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
         if (x->kind == plan::ExprKind::Column) {
           iu = x->iu;
         } else {
+          // The same expression in DISTINCT ON and ORDER BY is one key (they are compared by key).
+          for (auto& c : map->computed)
+            if (plan::sameExpr(*c.expr, *x)) return c.iu;
           iu = plan_.ius.make(x->type, "order");
           map->computed.push_back({iu, std::move(x)});
         }
       }
     }
     if (iu->type.isArray())  // PostgreSQL orders arrays element by element; their text would not
-      throw Error(sqlstate::FeatureNotSupported, "ORDER BY an array is not supported", e.pos);
+      throw Error(sqlstate::FeatureNotSupported, std::string(clause) + " an array is not supported", e.pos);
+    return iu;
+  };
+  std::vector<plan::SortKey> keys;
+  for (auto& o : s.orderBy) {
+    const plan::IU* iu = sortColumn(*o.expr, "ORDER BY");
     plan::SortKey k;
     k.expr = Expr::column(iu);
     k.descending = o.descending;
     k.nullsFirst = o.nullsFirst < 0 ? o.descending : o.nullsFirst == 1;
     keys.push_back(std::move(k));
+  }
+  std::vector<const plan::IU*> distinctOn;
+  std::vector<SourcePos> distinctOnPos;
+  for (auto& e : s.distinctOn) {
+    const plan::IU* iu = sortColumn(*e, "DISTINCT ON");
+    if (std::find(distinctOn.begin(), distinctOn.end(), iu) != distinctOn.end()) continue;
+    distinctOn.push_back(iu);
+    distinctOnPos.push_back(e->pos);
   }
   input_ = nullptr;
   if (aggregate_) splitDistinctAggregates(op, *aggregate_);
@@ -467,7 +481,9 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
     d->children.push_back(std::move(op));
     op = std::move(d);
   }
-  if (!keys.empty()) {
+  if (!distinctOn.empty()) {
+    op = distinctOnSort(std::move(op), std::move(keys), distinctOn, distinctOnPos);
+  } else if (!keys.empty()) {
     auto sort = std::make_unique<plan::Sort>();
     sort->keys = std::move(keys);
     sort->children.push_back(std::move(op));
@@ -478,18 +494,57 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
   return op;
 }
 
+// DISTINCT ON (d, ...): one Sort whose first keys, the DISTINCT ON columns, are partitions of
+// which only the first row goes on (partitionLimit 1); the rest of ORDER BY decides which row is
+// first. As in PostgreSQL the DISTINCT ON columns must lead ORDER BY (42P10); those ORDER BY does
+// not name come after its ones, ascending, so the Sort's order is also ORDER BY's and no second
+// sort is needed. Without ORDER BY the rows come ordered by the DISTINCT ON columns.
+OperatorPtr SelectBinder::distinctOnSort(OperatorPtr op, std::vector<plan::SortKey> orderBy,
+                                         const std::vector<const plan::IU*>& distinctOn,
+                                         const std::vector<SourcePos>& positions) {
+  auto mismatch = [&](const plan::IU* iu) {
+    size_t i = std::find(distinctOn.begin(), distinctOn.end(), iu) - distinctOn.begin();
+    return Error(sqlstate::InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
+                 positions[i]);
+  };
+  auto sort = std::make_unique<plan::Sort>();
+  std::vector<bool> named(distinctOn.size(), false);
+  bool skipped = false;  // an ORDER BY key that is no DISTINCT ON column came already
+  for (auto& k : orderBy) {
+    auto it = std::find(distinctOn.begin(), distinctOn.end(), k.expr->iu);
+    if (it == distinctOn.end()) {
+      skipped = true;
+      continue;
+    }
+    if (skipped) throw mismatch(*it);
+    if (!named[it - distinctOn.begin()]) sort->keys.push_back({Expr::column(*it), k.descending, k.nullsFirst});
+    named[it - distinctOn.begin()] = true;
+  }
+  for (size_t i = 0; i < distinctOn.size(); ++i) {
+    if (named[i]) continue;
+    if (skipped) throw mismatch(distinctOn[i]);
+    sort->keys.push_back({Expr::column(distinctOn[i]), false, false});
+  }
+  sort->partitionKeys = sort->keys.size();
+  sort->partitionLimit = 1;
+  for (auto& k : orderBy)
+    if (std::find(distinctOn.begin(), distinctOn.end(), k.expr->iu) == distinctOn.end()) sort->keys.push_back(std::move(k));
+  sort->children.push_back(std::move(op));
+  return sort;
+}
+
 const plan::IU* SelectBinder::orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
-                                            const std::vector<std::string>& names) {
+                                            const std::vector<std::string>& names, const char* clause) {
   const plan::IU* iu = nullptr;
   if (e.kind == ast::ExprKind::Integer) {
     size_t n = e.text.size() > 9 ? 0 : std::stoul(e.text);
     if (n < 1 || n > out.size())
-      throw Error(sqlstate::InvalidColumnReference, "ORDER BY position " + e.text + " is not in select list", e.pos);
+      throw Error(sqlstate::InvalidColumnReference, std::string(clause) + " position " + e.text + " is not in select list", e.pos);
     iu = out[n - 1];
   } else if (e.kind == ast::ExprKind::Column && e.table.empty()) {
     for (size_t i = 0; i < names.size(); ++i) {
       if (names[i] != e.name) continue;
-      if (iu && iu != out[i]) throw Error(sqlstate::AmbiguousColumn, "ORDER BY \"" + e.name + "\" is ambiguous", e.pos);
+      if (iu && iu != out[i]) throw Error(sqlstate::AmbiguousColumn, std::string(clause) + " \"" + e.name + "\" is ambiguous", e.pos);
       iu = out[i];
     }
   }

@@ -117,8 +117,12 @@ class SelectBinder {
   // Splits every aggregation in the tree that still has f(DISTINCT x).
   void splitCopiedDistinctAggregates(plan::OperatorPtr& root);
   // An ORDER BY item that names an output column or its position; nullptr for other expressions.
+  // `clause` names it in errors (ORDER BY, DISTINCT ON).
   const plan::IU* orderByOutput(const ast::Expr& e, const std::vector<const plan::IU*>& out,
-                                const std::vector<std::string>& names);
+                                const std::vector<std::string>& names, const char* clause = "ORDER BY");
+  // SELECT DISTINCT ON's Sort over `op` (binder.cpp), ordered as ORDER BY's `orderBy` keys say.
+  plan::OperatorPtr distinctOnSort(plan::OperatorPtr op, std::vector<plan::SortKey> orderBy,
+                                   const std::vector<const plan::IU*>& distinctOn, const std::vector<SourcePos>& positions);
   plan::OperatorPtr addLimit(plan::OperatorPtr op, const ast::Select& s);  // LIMIT / OFFSET if any
   // LIMIT/OFFSET: a constant, or a BIGINT expression of parameters run when the query runs.
   void bindCount(const ast::Expr& e, const char* what, uint64_t& constant, plan::ExprPtr& atRunTime);
