@@ -125,13 +125,8 @@ std::unique_ptr<Select> Parser::valuesCore() {
   return s;
 }
 
-// SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ..., and ORDER BY / LIMIT when a set
-// operation does not follow (the caller moves them to it otherwise).
-std::unique_ptr<Select> Parser::selectCore() {
-  auto s = std::make_unique<Select>();
-  s->pos = cur().pos;
-  expect("select");    if (accept("distinct")) s->distinct = true;
-  else accept("all");
+// expr [[AS] alias] | * | table.*, ... (a select list, or RETURNING's)
+void Parser::selectList(std::vector<SelectItem>& items) {
   do {
     SelectItem item;
     item.pos = cur().pos;
@@ -147,8 +142,18 @@ std::unique_ptr<Select> Parser::selectCore() {
       if (accept("as")) item.alias = identifier();
       else if (atIdentifier()) item.alias = identifier();
     }
-    s->items.push_back(std::move(item));
+    items.push_back(std::move(item));
   } while (accept(","));
+}
+
+// SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ..., and ORDER BY / LIMIT when a set
+// operation does not follow (the caller moves them to it otherwise).
+std::unique_ptr<Select> Parser::selectCore() {
+  auto s = std::make_unique<Select>();
+  s->pos = cur().pos;
+  expect("select");    if (accept("distinct")) s->distinct = true;
+  else accept("all");
+  selectList(s->items);
   if (plBody_ && accept("into")) {
     accept("strict");
     do {
