@@ -264,6 +264,24 @@ public class JdbcTest {
       PreparedStatement del = c.prepareStatement("DELETE FROM items WHERE id >= ?");
       del.setInt(1, 100);
       check("executeUpdate DELETE count", 20, del.executeUpdate());
+      // Generated keys: pgjdbc adds RETURNING * (or RETURNING "id") to the INSERT, as ORMs ask it.
+      st.executeUpdate("CREATE TABLE keyed (id SERIAL PRIMARY KEY, name TEXT)");
+      try (PreparedStatement gen = c.prepareStatement("INSERT INTO keyed (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS)) {
+        gen.setString(1, "first");
+        check("generated keys: update count", 1, gen.executeUpdate());
+        try (ResultSet keys = gen.getGeneratedKeys()) {
+          check("generated keys: a row", true, keys.next());
+          check("generated keys: the serial", 1, keys.getInt("id"));
+          check("generated keys: the row's other column", "first", keys.getString("name"));
+        }
+      }
+      try (PreparedStatement gen = c.prepareStatement("INSERT INTO keyed (name) VALUES (?)", new String[] {"id"})) {
+        gen.setString(1, "second");
+        gen.executeUpdate();
+        try (ResultSet keys = gen.getGeneratedKeys()) {
+          check("generated keys by name", List.of("2"), rows(keys));
+        }
+      }
       PreparedStatement cnt = c.prepareStatement("SELECT count(*), sum(price) FROM items WHERE price > ?");
       cnt.setBigDecimal(1, new BigDecimal("0"));
       try (ResultSet rs = cnt.executeQuery()) {

@@ -209,6 +209,15 @@ def run_checks(tmp, port):
     check("UPDATE tag", "UPDATE 3", cur.statusmessage)
     cur.execute("DELETE FROM items WHERE id >= %s", (10,))
     check("DELETE rowcount", 4, cur.rowcount)
+    # RETURNING: the rows (server-side parameters in the RETURNING list too) and the write's tag.
+    cur.execute("INSERT INTO items (id, name) VALUES (%s, %s), (%s, %s) RETURNING id, upper(name) || %s AS shout",
+                (20, "x", 21, "y", "!"))
+    check("INSERT RETURNING rows", [(20, "X!"), (21, "Y!")], cur.fetchall())
+    check("INSERT RETURNING column names", ["id", "shout"], [d.name for d in cur.description])
+    check("INSERT RETURNING tag", "INSERT 0 2", cur.statusmessage)
+    cur.execute("DELETE FROM items WHERE id >= %s RETURNING name", (20,))
+    check("DELETE RETURNING rows", [("x",), ("y",)], sorted(cur.fetchall()))
+    check("DELETE RETURNING rowcount", 2, cur.rowcount)
     conn.commit()
 
     # Errors with their SQLSTATE; the session goes on after each.

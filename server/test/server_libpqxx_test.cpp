@@ -40,6 +40,38 @@ TEST_CASE("libpqxx: exec and typed results", "[server][libpqxx]") {
   CHECK(ins.affected_rows() == 2);
 }
 
+// (libpqxx 6.4 keeps the tag itself private; server_protocol_test.cpp reads it.)
+TEST_CASE("libpqxx: INSERT ... RETURNING gives the generated keys, UPDATE/DELETE their rows", "[server][libpqxx]") {
+  TestServer server;
+  pqxx::connection con(server.conninfo());
+  pqxx::nontransaction tx(con);
+  tx.exec("CREATE TABLE orders (id SERIAL PRIMARY KEY, item TEXT NOT NULL, qty INTEGER DEFAULT 1)");
+  pqxx::result r = tx.exec("INSERT INTO orders (item) VALUES ('pen'), ('ink') RETURNING id, qty");
+  REQUIRE(r.size() == 2);
+  CHECK(std::string(r.column_name(0)) == "id");
+  CHECK(r.column_type(0) == 23);
+  CHECK(r[0][0].as<int>() == 1);
+  CHECK(r[1][0].as<int>() == 2);
+  CHECK(r[1][1].as<int>() == 1);
+  CHECK(r.affected_rows() == 2);  // from the tag (libpq's PQcmdTuples)
+  con.prepare("add", "INSERT INTO orders (item, qty) VALUES ($1, $2) RETURNING id, upper(item), qty * $2");
+  r = tx.exec_prepared("add", "pad", 3);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0][0].as<int>() == 3);
+  CHECK(std::string(r.column_name(1)) == "upper");
+  CHECK(r[0][1].as<std::string>() == "PAD");
+  CHECK(r[0][2].as<int>() == 9);
+  CHECK(r.affected_rows() == 1);
+  r = tx.exec("UPDATE orders SET qty = qty + 1 WHERE id >= 2 RETURNING *");
+  CHECK(r.size() == 2);
+  CHECK(r.affected_rows() == 2);
+  r = tx.exec("DELETE FROM orders WHERE id = 1 RETURNING item");
+  REQUIRE(r.size() == 1);
+  CHECK(r[0][0].as<std::string>() == "pen");
+  CHECK(r.affected_rows() == 1);
+  CHECK(tx.exec("SELECT count(*) FROM orders")[0][0].as<int>() == 2);
+}
+
 TEST_CASE("libpqxx: an error carries its SQLSTATE and the session goes on", "[server][libpqxx]") {
   TestServer server;
   pqxx::connection con(server.conninfo());

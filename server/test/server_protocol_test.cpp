@@ -301,6 +301,54 @@ TEST_CASE("extended query: Parse, Describe, Bind, Execute with a row limit, bina
   checkServes(server);
 }
 
+// RETURNING's rows are a statement's rows like a SELECT's (RowDescription, DataRows), and its
+// tag is the write's, as PostgreSQL 15 sends them.
+TEST_CASE("INSERT/UPDATE/DELETE ... RETURNING: rows and the write's tag, simple and extended", "[server]") {
+  TestServer server;
+  RawClient c(server.socketPath());
+  c.start();
+  c.send(RawClient::query("CREATE TABLE t (id SERIAL, name VARCHAR(10), n INTEGER DEFAULT 5)"));
+  c.untilReady();
+  c.send(RawClient::query("INSERT INTO t (name) VALUES ('a'), (NULL) RETURNING id, name, n * 2 AS twice"));
+  auto r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "TDDCZ");
+  CHECK(r[0].body.substr(0, 5) == RawClient::int16(3) + std::string("id\0", 3));
+  CHECK(columnType(r[0], 0) == 23);
+  CHECK(columnType(r[0], 1) == 1043);
+  CHECK(cell(r[1], 0) == "1");
+  CHECK(cell(r[1], 2) == "10");
+  CHECK(cell(r[2], 1) == std::nullopt);
+  CHECK(r[3].body == std::string("INSERT 0 2\0", 11));
+  // No rows: the description and the tag.
+  c.send(RawClient::query("DELETE FROM t WHERE id > 10 RETURNING *"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "TCZ");
+  CHECK(r[1].body == std::string("DELETE 0\0", 9));
+  // A failing RETURNING expression: an error, and nothing changed.
+  c.send(RawClient::query("UPDATE t SET n = 0 RETURNING 1 / n; SELECT sum(n) FROM t"));
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "EZ");
+  CHECK(r[0].field('C') == "22012");
+  // Describe of a prepared UPDATE ... RETURNING: its parameter and columns; a parameter in the
+  // RETURNING list.
+  c.send(parse("u", "UPDATE t SET n = n + $1 WHERE id = 1 RETURNING id, n, $1 * 10 AS p", {}) + describe('S', "u") +
+         syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "1tTZ");
+  CHECK(r[1].body == RawClient::int16(1) + RawClient::int32(23));
+  CHECK(columnType(r[2], 1) == 23);
+  c.send(bind("", "u", {std::string("4")}, 0) + describe('P', "") + execute("", 0) + syncMessage());
+  r = c.untilReady();
+  REQUIRE(RawClient::types(r) == "2TDCZ");
+  CHECK(cell(r[2], 1) == "9");
+  CHECK(cell(r[2], 2) == "40");
+  CHECK(r[3].body == std::string("UPDATE 1\0", 9));
+  c.send(RawClient::query("SELECT sum(n) FROM t"));
+  r = c.untilReady();
+  CHECK(cell(r[1], 0) == "14");
+  checkServes(server);
+}
+
 TEST_CASE("extended query errors: the message's error, then everything up to Sync is skipped", "[server]") {
   TestServer server;
   RawClient c(server.socketPath());

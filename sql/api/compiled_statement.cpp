@@ -4,6 +4,7 @@
 
 #include "engine/catalog/catalog.hpp"
 #include "engine/runtime/thread_scope.hpp"
+#include "engine/storage/table.hpp"
 #include "engine/txn/undo_log.hpp"
 #include "engine/types/string_ref.hpp"
 #include "sql/api/table_writer.hpp"
@@ -101,8 +102,16 @@ std::unique_ptr<CompiledStatement> compile(Catalog& catalog, PlannedStatement pl
   auto s = std::make_unique<CompiledStatement>();
   static_cast<PlannedStatement&>(*s) = std::move(planned);
   s->catalogVersion = catalog.version();
+  if (s->returning) {
+    PhaseTimes own;
+    s->returningCode = compileAndRun(*s->returning, {}, nullptr, own, false).compiled;
+    times.codegen += own.codegen;
+    times.optimize += own.optimize;
+    times.machineCode += own.machineCode;
+  }
   if (s->kind == ast::StmtKind::Insert && allConstant(s->plan)) return s;
-  if (s->kind != ast::StmtKind::Select && (s->writer = oneRowWriter(*s))) s->plan.writer = s->writer.get();
+  // RETURNING reads the rows a write collected (a one-row writer keeps none).
+  if (s->kind != ast::StmtKind::Select && !s->returning && (s->writer = oneRowWriter(*s))) s->plan.writer = s->writer.get();
   Execution ex = compileAndRun(s->plan, {}, nullptr, times, false);
   s->compiled = std::move(ex.compiled);
   return s;
@@ -119,22 +128,47 @@ std::unique_ptr<CompiledStatement> compileQuery(Catalog& catalog, const ast::Sel
   return compile(catalog, planQuery(catalog, query, times), times);
 }
 
+namespace {
+
+Table* returnedTable(const CompiledStatement& s) { return s.returning ? s.returning->ownedTables[0].get() : nullptr; }
+
+// Runs `code` (compiled from `p`) in the statement's transaction; its results are the context's.
+std::shared_ptr<QueryContext> run(codegen::CompiledQuery& code, const plan::QueryPlan& p, UndoLog& undo,
+                                  const std::vector<ValueSlot>& parameters, const std::atomic<bool>* cancel) {
+  auto ctx = std::make_shared<QueryContext>(outputTypes(p), cancel);
+  if (!parameters.empty()) ctx->parameters() = parameters;
+  ctx->setUndo(&undo);
+  if (undo.transactionTime()) ctx->setTransactionTime(undo.transactionTime());
+  try {
+    code.run(*ctx);
+  } catch (Error& e) {
+    e.withNoticesBefore(std::move(ctx->notices()));  // raised by the calls that went well before
+    throw;
+  }
+  return ctx;
+}
+
+// Runs RETURNING's query over the rows the write gave its table: its result, with the write's tag.
+QueryResult returnedRows(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,
+                         const std::atomic<bool>* cancel, std::string tag) {
+  std::shared_ptr<QueryContext> ctx = run(*s.returningCode, *s.returning, undo, parameters, cancel);
+  QueryResult r(s.resultColumns(), ctx->takeResults(), std::move(tag));
+  r.notices = std::move(ctx->notices());
+  r.keepAlive(ctx);
+  r.keepAlive(s.returningCode);             // its string constants
+  r.keepAlive(s.table->stringsKeeper());    // long strings of the rows, which stay in the table's heap
+  return r;
+}
+
+}  // namespace
+
 QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,
                          const std::atomic<bool>* cancel, PhaseTimes& times) {
   auto t = Clock::now();
   std::vector<std::unique_ptr<ResultChunk>> chunks;
   std::shared_ptr<QueryContext> ctx;
   if (s.compiled) {
-    ctx = std::make_shared<QueryContext>(outputTypes(s.plan), cancel);
-    if (!parameters.empty()) ctx->parameters() = parameters;
-    ctx->setUndo(&undo);
-    if (undo.transactionTime()) ctx->setTransactionTime(undo.transactionTime());
-    try {
-      s.compiled->run(*ctx);
-    } catch (Error& e) {
-      e.withNoticesBefore(std::move(ctx->notices()));  // raised by the calls that went well before
-      throw;
-    }
+    ctx = run(*s.compiled, s.plan, undo, parameters, cancel);
     chunks = ctx->takeResults();
   } else {
     chunks = constantRows(s.plan);
@@ -142,11 +176,9 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
   QueryResult r;
   switch (s.kind) {
     case ast::StmtKind::Select: {
-      std::vector<ResultColumn> cols;
-      for (size_t i = 0; i < s.plan.output.size(); ++i) cols.push_back({s.plan.outputNames[i], s.plan.output[i]->type});
       uint64_t n = 0;
       for (auto& c : chunks) n += c->rowCount();
-      r = QueryResult(std::move(cols), std::move(chunks), "SELECT " + std::to_string(n));
+      r = QueryResult(s.resultColumns(), std::move(chunks), "SELECT " + std::to_string(n));
       r.keepAlive(ctx);
       r.keepAlive(s.compiled);  // its string constants
       for (auto& t : s.plan.ownedTables) r.keepAlive(t);  // strings in tables the plan made (pg_class, read_json)
@@ -155,22 +187,41 @@ QueryResult runStatement(CompiledStatement& s, UndoLog& undo, const std::vector<
       break;
     }
     // A one-row write's plan applied its row itself (oneRowWriter); others' rows are applied here.
+    // RETURNING's rows: those the write gave its table (the writer is then null).
     case ast::StmtKind::Insert: {
+      const uint64_t before = s.table->rowCount();
       uint64_t n = s.writer ? ctx->rowsWritten() : insertRows(undo, *s.table, chunks, insertTargetsOf(s));
       r = QueryResult({}, {}, "INSERT 0 " + std::to_string(n));
+      if (s.returning) {
+        std::vector<uint64_t> rows(n);
+        for (uint64_t i = 0; i < n; ++i) rows[i] = before + i;
+        copyReturnedRows(*s.table, rows, *s.returning->ownedTables[0]);
+      }
       break;
     }
     case ast::StmtKind::Update: {
-      uint64_t n = s.writer ? ctx->rowsWritten() : updateRows(undo, *s.table, chunks, updateBatchOf(s));
+      uint64_t n = s.writer ? ctx->rowsWritten()
+                            : updateRows(undo, *s.table, chunks, updateBatchOf(s), returnedTable(s));
       r = QueryResult({}, {}, "UPDATE " + std::to_string(n));
       break;
     }
     case ast::StmtKind::Delete: {
-      uint64_t n = s.writer ? ctx->rowsWritten() : deleteRows(undo, *s.table, chunks);
+      uint64_t n = s.writer ? ctx->rowsWritten() : deleteRows(undo, *s.table, chunks, returnedTable(s));
       r = QueryResult({}, {}, "DELETE " + std::to_string(n));
       break;
     }
     default: break;
+  }
+  if (s.returning) {
+    std::vector<Notice> notices;  // the write's calls' first
+    if (ctx) notices = std::move(ctx->notices());
+    r = returnedRows(s, undo, parameters, cancel, r.tag());
+    notices.insert(notices.end(), r.notices.begin(), r.notices.end());
+    r.notices = std::move(notices);
+    if (ctx) r.keepAlive(ctx);
+    times.execute = msSince(t);
+    r.times = times;
+    return r;
   }
   times.execute = msSince(t);
   r.times = times;

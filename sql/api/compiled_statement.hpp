@@ -34,6 +34,7 @@ struct CompiledStatement : PlannedStatement {
   std::shared_ptr<const struct InsertTargets> insertTargets;  // INSERT: made on its first run
   std::shared_ptr<const txn::UpdateBatch> updateBatch;         // UPDATE: made on its first run
   std::unique_ptr<RowWriter> writer;  // a one-row write's (table_writer.hpp: oneRowWriter); plan.writer
+  std::shared_ptr<codegen::CompiledQuery> returningCode;  // RETURNING's query (`returning`), if any
 };
 
 // Plans (planStatement) and compiles `stmt`; `parameterTypes` are declared types of $1, $2 ...

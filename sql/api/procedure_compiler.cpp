@@ -484,6 +484,8 @@ class ProcedureCompiler {
         if (s.sql->kind == ast::StmtKind::Insert) binder.bindInsert(static_cast<const ast::InsertStmt&>(*s.sql), w);
         else if (s.sql->kind == ast::StmtKind::Update) binder.bindUpdate(static_cast<const ast::UpdateStmt&>(*s.sql), w);
         else binder.bindDelete(static_cast<const ast::DeleteStmt&>(*s.sql), w);
+        if (w.returning)  // (RETURNING ... INTO would need the rows back from the host)
+          throw Error(sqlstate::FeatureNotSupported, "RETURNING in a routine's INSERT, UPDATE or DELETE is not supported", s.pos);
         st->plan = std::move(w.plan);
         st->table = w.table;
         st->columns = std::move(w.columns);

@@ -38,13 +38,6 @@ struct Connection::ProtocolStatement {
 
 namespace {
 
-std::vector<ResultColumn> resultColumns(const sql::CompiledStatement& s) {
-  std::vector<ResultColumn> cols;
-  if (s.kind != ast::StmtKind::Select) return cols;
-  for (size_t i = 0; i < s.plan.output.size(); ++i) cols.push_back({s.plan.outputNames[i], s.plan.output[i]->type});
-  return cols;
-}
-
 bool sameColumns(const std::vector<ResultColumn>& a, const std::vector<ResultColumn>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -154,7 +147,7 @@ Connection::StatementDescription Connection::prepareStatement(const std::string&
       }
       entry->statement = std::move(stmt);
       entry->description.parameters = entry->compiled->plan.parameters;
-      entry->description.columns = resultColumns(*entry->compiled);
+      entry->description.columns = entry->compiled->resultColumns();
     } catch (...) {
       if (txn_ == TransactionState::InBlock) txn_ = TransactionState::Failed;
       throw;
@@ -287,7 +280,7 @@ QueryResult Connection::runProtocolStatement(ProtocolStatement& s, const std::ve
     if (s.compiled->catalogVersion != catalog.version()) {  // the schema changed: bind and compile again
       std::shared_ptr<sql::CompiledStatement> again = compileTypingRestAsText(catalog, *s.statement, s.declared, times);
       // The client was told the types at Describe and decodes by them (PostgreSQL's error too).
-      if (!sameColumns(resultColumns(*again), s.description.columns) || again->plan.parameters.size() != s.description.parameters.size())
+      if (!sameColumns(again->resultColumns(), s.description.columns) || again->plan.parameters.size() != s.description.parameters.size())
         throw Error(sqlstate::FeatureNotSupported, "cached plan must not change result type");
       s.compiled = std::move(again);
     }

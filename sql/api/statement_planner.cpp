@@ -29,6 +29,8 @@ PlannedStatement plan(Catalog& catalog, const ast::Statement* stmt, const ast::S
       s.plan = std::move(w.plan);
       s.table = w.table;
       s.columns = std::move(w.columns);
+      s.returning = std::move(w.returning);
+      if (s.returning) optimize(*s.returning);
       break;
     }
     default:
@@ -40,6 +42,14 @@ PlannedStatement plan(Catalog& catalog, const ast::Statement* stmt, const ast::S
 }
 
 }  // namespace
+
+std::vector<ResultColumn> PlannedStatement::resultColumns() const {
+  const plan::QueryPlan* rows = kind == ast::StmtKind::Select ? &plan : returning.get();
+  std::vector<ResultColumn> cols;
+  if (rows)
+    for (size_t i = 0; i < rows->output.size(); ++i) cols.push_back({rows->outputNames[i], rows->output[i]->type});
+  return cols;
+}
 
 PlannedStatement planStatement(Catalog& catalog, const ast::Statement& stmt, std::vector<SqlType> parameterTypes,
                                PhaseTimes& times) {

@@ -26,6 +26,12 @@ struct PlannedStatement {
   plan::QueryPlan plan;           // plan.parameters: the type of each $n
   Table* table = nullptr;         // INSERT, UPDATE, DELETE
   std::vector<uint32_t> columns;  // INSERT: the column of each output; UPDATE: the SET columns
+  // A write's RETURNING: a query over the rows it wrote (sql/semantic/binder.hpp, BoundWrite),
+  // which run after it; null without RETURNING.
+  std::unique_ptr<plan::QueryPlan> returning;
+
+  // The columns of the rows it returns: a SELECT's, a write's RETURNING's; empty for others.
+  std::vector<ResultColumn> resultColumns() const;
 };
 
 // Plans `stmt` (one of the four kinds above; 0A000 for others); `parameterTypes` are declared

@@ -231,7 +231,8 @@ const txn::UpdateBatch& updateBatchOf(CompiledStatement& update) {
   return *update.updateBatch;
 }
 
-uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype) {
+uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype,
+                    Table* returned) {
   txn::UpdateBatch batch = prototype;
   // A row is updated once, whatever joins did: the rows so far are searched while few (an
   // order's lines), then hashed.
@@ -252,6 +253,7 @@ uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn
     for (uint64_t r = 0; r < chunk->rowCount(); ++r)
       if (firstTime(rowNumber(*chunk, r))) updateRow(undo, table, batch, ChunkRow(*chunk, r));
   txn::finishUpdate(table, batch);
+  if (returned) copyReturnedRows(table, {batch.rows.begin(), batch.rows.end()}, *returned);
   return batch.rows.size();
 }
 
@@ -273,15 +275,26 @@ void finishLoad(Catalog& catalog, UndoLog& undo, Table& table, uint64_t first, c
   txn::finishAppend(undo, table, first);
 }
 
-uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks) {
+uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks, Table* returned) {
   std::vector<uint64_t> rows;
   std::unordered_set<uint64_t> seen;
   bool single = chunks.size() == 1 && chunks[0]->rowCount() == 1;
   for (auto& chunk : chunks)
     for (uint64_t r = 0; r < chunk->rowCount(); ++r)
       if (single || seen.insert(rowNumber(*chunk, r)).second) rows.push_back(rowNumber(*chunk, r));
+  if (returned) copyReturnedRows(table, rows, *returned);
   txn::deleteRows(undo, table, rows);
   return rows.size();
+}
+
+void copyReturnedRows(const Table& table, const std::vector<uint64_t>& rows, Table& returned) {
+  returned.truncate(0);
+  const uint32_t columns = static_cast<uint32_t>(table.columns().size());
+  for (uint64_t row : rows) {
+    Table::RowSlot at = returned.slotOf(returned.beginRow());
+    for (uint32_t c = 0; c < columns; ++c)
+      returned.put(at, c, table.isNull(row, c) ? nullptr : table.valuePtr(row, c), /*copyString=*/false);
+  }
 }
 
 }  // namespace hyrax::sql

@@ -45,10 +45,15 @@ uint64_t insertRows(UndoLog& undo, Table& table, const Chunks& chunks, const Ins
 // Rows are [row number, new value of each of the batch's columns, CHECK results]; `prototype`
 // (txn::beginUpdate's, kept with the statement by updateBatchOf) names the SET columns and the
 // indexes over them.
-uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype);
+// `returned`: RETURNING's table (binder.hpp, BoundWrite), given the rows as they are after it.
+uint64_t updateRows(UndoLog& undo, Table& table, const Chunks& chunks, const txn::UpdateBatch& prototype,
+                    Table* returned = nullptr);
 const txn::UpdateBatch& updateBatchOf(CompiledStatement& update);  // made on its first run, then kept
-// Rows are [row number].
-uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks);
+// Rows are [row number]. `returned`: RETURNING's table, given the rows as they were.
+uint64_t deleteRows(UndoLog& undo, Table& table, const Chunks& chunks, Table* returned = nullptr);
+// RETURNING's table (emptied first) gets a copy of `rows` of `table`; long strings stay in
+// `table`'s heap (a result holds it: Table::stringsKeeper).
+void copyReturnedRows(const Table& table, const std::vector<uint64_t>& rows, Table& returned);
 
 // COPY appended rows [first, end): checks them against the CHECK constraints (by a compiled query
 // over those rows), then keys and indexes, and logs them. On an error the table is as before.

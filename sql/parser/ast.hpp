@@ -291,7 +291,7 @@ struct CreateIndexStmt : Statement {
   explicit CreateIndexStmt(SourcePos p) : Statement(StmtKind::CreateIndex, p) {}
 };
 
-// UPDATE table [[AS] alias] SET column = expr [, ...] [WHERE cond]
+// UPDATE table [[AS] alias] SET column = expr [, ...] [WHERE cond] [RETURNING items]
 struct UpdateStmt : Statement {
   std::string table, alias;
   SourcePos tablePos;
@@ -302,14 +302,16 @@ struct UpdateStmt : Statement {
   };
   std::vector<Assignment> set;
   ExprPtr where;
+  std::vector<SelectItem> returning;  // RETURNING's items over the new rows; empty: none
   explicit UpdateStmt(SourcePos p) : Statement(StmtKind::Update, p) {}
 };
 
-// DELETE FROM table [[AS] alias] [WHERE cond]
+// DELETE FROM table [[AS] alias] [WHERE cond] [RETURNING items]
 struct DeleteStmt : Statement {
   std::string table, alias;
   SourcePos tablePos;
   ExprPtr where;
+  std::vector<SelectItem> returning;  // over the deleted rows; empty: none
   explicit DeleteStmt(SourcePos p) : Statement(StmtKind::Delete, p) {}
 };
 
@@ -365,6 +367,7 @@ struct InsertStmt : Statement {
   std::vector<std::vector<ExprPtr>> values;  // VALUES rows, or
   std::unique_ptr<Select> select;            // INSERT ... SELECT, or
   bool defaultValues = false;                // DEFAULT VALUES
+  std::vector<SelectItem> returning;         // RETURNING's items over the new rows; empty: none
   explicit InsertStmt(SourcePos p) : Statement(StmtKind::Insert, p) {}
 };
 

@@ -15,7 +15,7 @@ const std::set<std::string> kReserved = {
     "nulls", "into", "values", "is", "in", "like", "ilike", "between", "case", "when", "then", "else", "end", "null",
     "true", "false", "distinct", "all", "fetch", "outer", "using", "natural", "create", "table", "drop",
     "insert", "explain", "with", "escape", "to", "default", "constraint", "primary", "unique", "check",
-    "foreign", "references"};
+    "foreign", "references", "returning"};
 
 }  // namespace
 
@@ -625,6 +625,7 @@ StatementPtr Parser::update(SourcePos pos) {
     u->set.push_back(std::move(a));
   } while (accept(","));
   if (accept("where")) u->where = expr();
+  returning(u->returning);
   return u;
 }
 
@@ -636,6 +637,7 @@ StatementPtr Parser::deleteFrom(SourcePos pos) {
   if (accept("as")) d->alias = identifier();
   else if (atIdentifier()) d->alias = identifier();
   if (accept("where")) d->where = expr();
+  returning(d->returning);
   return d;
 }
 
@@ -699,7 +701,12 @@ StatementPtr Parser::insert(SourcePos pos) {
   } else {
     syntaxError();
   }
+  returning(ins->returning);
   return ins;
+}
+
+void Parser::returning(std::vector<SelectItem>& items) {
+  if (accept("returning")) selectList(items);
 }
 
 }  // namespace hyrax::sqlparse

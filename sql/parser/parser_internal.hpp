@@ -141,6 +141,8 @@ class Parser {
                                        const std::function<std::unique_ptr<Select>()>& next);
   std::unique_ptr<Select> queryPrimary();
   std::unique_ptr<Select> selectCore();
+  void selectList(std::vector<SelectItem>& items);
+  void returning(std::vector<SelectItem>& items);  // [RETURNING select list] of INSERT, UPDATE, DELETE
   std::unique_ptr<Select> valuesCore();  // VALUES (...), (...) as a query
   void orderAndLimit(Select& sel);
   ExprPtr literalOne();

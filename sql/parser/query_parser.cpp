@@ -125,6 +125,27 @@ std::unique_ptr<Select> Parser::valuesCore() {
   return s;
 }
 
+// expr [[AS] alias] | * | table.*, ... (a select list, or RETURNING's)
+void Parser::selectList(std::vector<SelectItem>& items) {
+  do {
+    SelectItem item;
+    item.pos = cur().pos;
+    if (is("*")) {
+      item.expr = std::make_unique<Expr>(ExprKind::Star, cur().pos);
+      ++i_;
+    } else if (atIdentifier() && ahead(1).is(".") && ahead(2).is("*")) {
+      item.expr = std::make_unique<Expr>(ExprKind::Star, cur().pos);
+      item.expr->table = identifier();
+      i_ += 2;
+    } else {
+      item.expr = expr();
+      if (accept("as")) item.alias = identifier();
+      else if (atIdentifier()) item.alias = identifier();
+    }
+    items.push_back(std::move(item));
+  } while (accept(","));
+}
+
 // SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ..., and ORDER BY / LIMIT when a set
 // operation does not follow (the caller moves them to it otherwise).
 std::unique_ptr<Select> Parser::selectCore() {
@@ -143,23 +164,7 @@ std::unique_ptr<Select> Parser::selectCore() {
   } else {
     accept("all");
   }
-  do {
-    SelectItem item;
-    item.pos = cur().pos;
-    if (is("*")) {
-      item.expr = std::make_unique<Expr>(ExprKind::Star, cur().pos);
-      ++i_;
-    } else if (atIdentifier() && ahead(1).is(".") && ahead(2).is("*")) {
-      item.expr = std::make_unique<Expr>(ExprKind::Star, cur().pos);
-      item.expr->table = identifier();
-      i_ += 2;
-    } else {
-      item.expr = expr();
-      if (accept("as")) item.alias = identifier();
-      else if (atIdentifier()) item.alias = identifier();
-    }
-    s->items.push_back(std::move(item));
-  } while (accept(","));
+  selectList(s->items);
   if (plBody_ && accept("into")) {
     accept("strict");
     do {

@@ -695,6 +695,7 @@ void Binder::bindInsert(const ast::InsertStmt& stmt, BoundWrite& out) {
   }
   for (auto* iu : out.plan.output) out.plan.outputNames.push_back(iu->name);
   resolveParameters(out.plan);
+  bindReturning(stmt.returning, stmt.table, out);
   if (t->checks().empty()) return;
   // CHECK constraints see the whole new row: columns the INSERT leaves out are NULL.
   std::vector<const plan::IU*> row(cols.size(), nullptr);

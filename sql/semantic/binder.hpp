@@ -75,10 +75,14 @@ void addCheckOutputs(Catalog& catalog, plan::QueryPlan& plan, const Table& table
 //   INSERT  output i goes to table column columns[i], already of its type; then CHECK results
 //   UPDATE  [row number, the new value of each of `columns`, CHECK results]
 //   DELETE  [row number]
+//   RETURNING  a query of its own (dml_binder.cpp: bindReturning) over `returning.ownedTables[0]`,
+//              a table of the target's columns that the write fills with the rows it wrote, as
+//              stored (DELETE: as they were), and that runs after the write
 struct BoundWrite {
   Table* table = nullptr;
   std::vector<uint32_t> columns;
   plan::QueryPlan plan;
+  std::unique_ptr<plan::QueryPlan> returning;  // null: no RETURNING
 };
 
 // Gives parameters of unknown type the type of where they are used; 42P18 when that says
@@ -109,6 +113,9 @@ class Binder {
   void bindCheckRows(Table& table, uint64_t firstRow, plan::QueryPlan& out);
 
  private:
+  // out.returning for RETURNING `items` of a write to out.table as `alias` (dml_binder.cpp).
+  void bindReturning(const std::vector<ast::SelectItem>& items, const std::string& alias, BoundWrite& out);
+
   Catalog& catalog_;
 };
 

@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "engine/catalog/catalog.hpp"
+#include "engine/storage/table.hpp"
 #include "sql/parser/parser.hpp"
 #include "sql/semantic/binder.hpp"
+#include "sql/semantic/column_names.hpp"
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -131,6 +133,7 @@ void Binder::bindUpdate(const ast::UpdateStmt& stmt, BoundWrite& out) {
   out.plan.root = std::move(map);
   resolveParameters(out.plan);
   addCheckOutputs(catalog_, out.plan, *t, newRow);
+  bindReturning(stmt.returning, stmt.alias.empty() ? stmt.table : stmt.alias, out);
 }
 
 void Binder::bindDelete(const ast::DeleteStmt& stmt, BoundWrite& out) {
@@ -144,6 +147,63 @@ void Binder::bindDelete(const ast::DeleteStmt& stmt, BoundWrite& out) {
   out.plan.output.push_back(rowNumber);
   out.plan.outputNames.push_back("row_number");
   resolveParameters(out.plan);
+  bindReturning(stmt.returning, stmt.alias.empty() ? stmt.table : stmt.alias, out);
+}
+
+OperatorPtr SelectBinder::bindReturningList(OperatorPtr input, const std::vector<ast::SelectItem>& items,
+                                            std::vector<const plan::IU*>& output, std::vector<std::string>& names) {
+  auto map = std::make_unique<plan::Map>();
+  auto add = [&](ExprPtr e, std::string name) {
+    const plan::IU* iu = e->kind == plan::ExprKind::Column ? e->iu : nullptr;
+    if (!iu) {
+      iu = plan_.ius.make(e->type, name);
+      map->computed.push_back({iu, std::move(e)});
+    }
+    output.push_back(iu);
+    names.push_back(std::move(name));
+  };
+  for (auto& item : items) {
+    if (item.expr->kind != ast::ExprKind::Star) {
+      add(bindOver(input, *item.expr, Clause::Returning), item.alias.empty() ? defaultColumnName(*item.expr) : item.alias);
+      continue;
+    }
+    const ScopeEntry& target = scope_.front();
+    if (!item.expr->table.empty() && item.expr->table != target.alias)
+      throw Error(sqlstate::UndefinedTable, "missing FROM-clause entry for table \"" + item.expr->table + "\"", item.pos);
+    for (auto& [name, iu] : target.columns) add(Expr::column(iu, item.pos), name);
+  }
+  if (map->computed.empty()) return input;
+  map->children.push_back(std::move(input));
+  return map;
+}
+
+// RETURNING runs after the write, over a table of the rows it wrote (sql/api fills it): so it
+// shows what was stored (serial numbers, defaults, values as their column's type keeps them), and
+// the write's own code is the same with RETURNING or without. A subquery reading the target would
+// see the table after the write (PostgreSQL's sees it before): 0A000.
+void Binder::bindReturning(const std::vector<ast::SelectItem>& items, const std::string& alias, BoundWrite& out) {
+  if (items.empty()) return;
+  std::vector<ColumnDef> columns;
+  for (const ColumnDef& c : out.table->columns()) columns.push_back({c.name, c.type});
+  auto rows = std::make_shared<Table>(out.table->name(), std::move(columns));
+  out.returning = std::make_unique<plan::QueryPlan>();
+  plan::QueryPlan& r = *out.returning;
+  r.parameters = out.plan.parameters;
+  r.ownedTables.push_back(rows);
+  SelectBinder b(catalog_, r);
+  const plan::IU* rowNumber;
+  std::vector<const plan::IU*> values;
+  OperatorPtr scan = b.bindTarget(*rows, alias, nullptr, rowNumber, values);
+  r.root = b.bindReturningList(std::move(scan), items, r.output, r.outputNames);
+  for (Table* t : plan::tablesScanned(*r.root))
+    if (t == out.table)
+      throw Error(sqlstate::FeatureNotSupported, "a subquery in RETURNING that reads \"" + t->name() + "\" is not supported",
+                  items.front().pos);
+  resolveParameters(r);
+  // $n first used in RETURNING: the write's plan takes the same values.
+  if (r.parameters.size() > out.plan.parameters.size()) out.plan.parameters.resize(r.parameters.size(), SqlType::null());
+  for (size_t i = 0; i < r.parameters.size(); ++i)
+    if (out.plan.parameters[i].isNull()) out.plan.parameters[i] = r.parameters[i];
 }
 
 void Binder::bindCheckRows(Table& table, uint64_t firstRow, plan::QueryPlan& out) {

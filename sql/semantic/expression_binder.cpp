@@ -49,6 +49,7 @@ const char* clauseName(Clause c) {
     case Clause::Limit: return "LIMIT";
     case Clause::AggregateArg: return "aggregate arguments";
     case Clause::Check: return "check constraints";
+    case Clause::Returning: return "RETURNING";
     default: return "this context";
   }
 }

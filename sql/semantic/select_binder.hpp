@@ -29,7 +29,7 @@ struct ScopeEntry {
 };
 
 // Where an expression stands decides what it may contain.
-enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit, Check };
+enum class Clause { Where, On, GroupBy, Select, Having, OrderBy, AggregateArg, Values, Limit, Check, Returning };
 const char* clauseName(Clause c);  // "WHERE", "GROUP BY" ... for error messages
 // The comparison an AST operator symbol ("=", "<>", "<" ...) stands for; nullopt for others.
 std::optional<plan::CmpOp> comparisonOperator(const std::string& symbol);
@@ -63,6 +63,10 @@ class SelectBinder {
   plan::ExprPtr bindOver(plan::OperatorPtr& input, const ast::Expr& e, Clause clause);
   // Makes names visible (CHECK constraints see the new row's columns).
   void addScope(ScopeEntry entry) { scope_.push_back(std::move(entry)); }
+  // RETURNING's items over `input` (bindTarget's scan; subqueries join onto it): `*` and `t.*`
+  // are every column in scope, the others named as a select list's (dml_binder.cpp).
+  plan::OperatorPtr bindReturningList(plan::OperatorPtr input, const std::vector<ast::SelectItem>& items,
+                                      std::vector<const plan::IU*>& output, std::vector<std::string>& names);
 
  private:
   plan::OperatorPtr bindFrom(const ast::Select& s);

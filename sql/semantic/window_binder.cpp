@@ -11,6 +11,8 @@ using plan::Expr;
 using plan::ExprPtr;
 
 ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
+  if (clause == Clause::Returning)  // PostgreSQL's error, whatever the function
+    throw Error("42P20", "window functions are not allowed in RETURNING", e.pos);
   if (e.name != "row_number")
     throw Error(sqlstate::FeatureNotSupported, "window function " + e.name + "() is not supported (only row_number())", e.pos);
   if (e.windowArgs != 0 || e.star || e.distinct)

@@ -52,6 +52,12 @@ std::string jsonString(const std::string& s) {
 
 std::string cell(const QueryResult& r, uint64_t row, uint32_t col) { return r.isNull(row, col) ? "" : r.text(row, col); }
 
+// A write's RETURNING rows are followed by its tag, as psql prints them ("INSERT 0 1").
+void printWriteTag(std::ostream& out, const QueryResult& r) {
+  const std::string& t = r.tag();
+  if (t.rfind("INSERT", 0) == 0 || t.rfind("UPDATE", 0) == 0 || t.rfind("DELETE", 0) == 0) out << t << "\n";
+}
+
 }  // namespace
 
 void printResult(std::ostream& out, const QueryResult& r, Format f) {
@@ -67,6 +73,7 @@ void printResult(std::ostream& out, const QueryResult& r, Format f) {
       for (uint32_t c = 0; c < cols.size(); ++c) out << (c ? "," : "") << csvField(cell(r, i, c));
       out << "\n";
     }
+    printWriteTag(out, r);
     return;
   }
   if (f == Format::Json) {
@@ -110,6 +117,7 @@ void printResult(std::ostream& out, const QueryResult& r, Format f) {
     out << "\n";
   }
   out << "(" << r.rowCount() << (r.rowCount() == 1 ? " row)\n\n" : " rows)\n\n");
+  printWriteTag(out, r);
 }
 
 void printError(std::ostream& out, const Error& e, const std::string& script) {

@@ -15,6 +15,10 @@ check() {  # name, expected, actual
 out=$("$hyrax" --csv -c "CREATE TABLE t (a INT, b TEXT); INSERT INTO t VALUES (2, 'x,y'), (1, NULL); SELECT * FROM t ORDER BY a;")
 check "csv output" $'CREATE TABLE\nINSERT 0 2\na,b\n1,\n2,"x,y"' "$out"
 
+# RETURNING's rows, then the write's tag (as psql prints them).
+out=$("$hyrax" --csv -c "CREATE TABLE t (id SERIAL, b TEXT); INSERT INTO t (b) VALUES ('x'), (NULL) RETURNING id, b; DELETE FROM t WHERE id = 1 RETURNING b AS gone;")
+check "RETURNING rows and tag" $'CREATE TABLE\nid,b\n1,x\n2,\nINSERT 0 2\ngone\nx\nDELETE 1' "$out"
+
 out=$("$hyrax" --json -c "SELECT 1 AS n, 'q\"' AS s, NULL AS z, 1.50 AS d")
 check "json output" $'[\n {"n": 1, "s": "q\\"", "z": null, "d": 1.50}\n]' "$out"
 
