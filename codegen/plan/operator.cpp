@@ -115,6 +115,10 @@ const char* toString(AggFunc f) {
     case AggFunc::Min: return "min";
     case AggFunc::Max: return "max";
     case AggFunc::ArrayAgg: return "array_agg";
+    case AggFunc::VarSamp: return "var_samp";
+    case AggFunc::VarPop: return "var_pop";
+    case AggFunc::StddevSamp: return "stddev_samp";
+    case AggFunc::StddevPop: return "stddev_pop";
   }
   return "?";
 }
@@ -134,6 +138,10 @@ SqlType aggregateResultType(AggFunc f, const SqlType& arg) {
     case AggFunc::Min:
     case AggFunc::Max: return arg.withNullable(true);
     case AggFunc::ArrayAgg: return SqlType::array(arg.isInteger() ? arg.id : TypeId::Text, 0, true);
+    case AggFunc::VarSamp:
+    case AggFunc::VarPop:
+    case AggFunc::StddevSamp:
+    case AggFunc::StddevPop: return SqlType::float64(true);
   }
   return arg;
 }

@@ -206,13 +206,18 @@ struct IndexJoin : Operator {
   std::vector<const IU*> produced() const override;
 };
 
-enum class AggFunc : uint8_t { CountStar, Count, Sum, Avg, Min, Max, ArrayAgg };
+enum class AggFunc : uint8_t { CountStar, Count, Sum, Avg, Min, Max, ArrayAgg, VarSamp, VarPop, StddevSamp, StddevPop };
 const char* toString(AggFunc f);
+// var_samp, var_pop, stddev_samp, stddev_pop: computed in double precision by Welford's update
+// (count, mean and the sum of squared deviations; Chan's formula merges two threads' states), so
+// values far from zero with a small spread keep their digits.
+inline bool isVariance(AggFunc f) { return f >= AggFunc::VarSamp; }
 // The result type of an aggregate over `arg` (the binder and the code generator both use it):
 // count -> BIGINT NOT NULL; sum(integer) -> BIGINT, sum(DECIMAL(p,s)) -> DECIMAL(18,s), sum(float)
 // -> DOUBLE; avg(integer) -> DECIMAL(18,6), avg(DECIMAL(p,s)) -> DECIMAL(18,max(s,6)), avg(float)
 // -> DOUBLE; min/max -> the argument's type; array_agg -> an array of the argument's type (its
-// elements in input order, NULLs kept). All but count are NULL on empty input.
+// elements in input order, NULLs kept); variances and standard deviations -> DOUBLE (NULL below two
+// values for the _samp ones). All but count are NULL on empty input.
 SqlType aggregateResultType(AggFunc f, const SqlType& arg);
 
 // Hash aggregation (also DISTINCT: groups without aggregates). Without group keys it yields

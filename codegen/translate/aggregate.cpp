@@ -10,6 +10,7 @@
 
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
+#include "engine/types/text_format.hpp"
 
 namespace hyrax::codegen {
 
@@ -28,6 +29,20 @@ bool countCheckedSum(const plan::Aggregate::Agg& agg) {
   return (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) && agg.arg->type.isInteger() && agg.arg->type.byteWidth() <= 4;
 }
 constexpr int64_t kCountCheckedMaxValues = int64_t{1} << 32;
+
+// A variance's value as its distance from the group's first (`shift`), in double precision: the
+// distances are small where the values are close, so the mean and the squares keep their digits
+// (1e12 + 1, 1e12 + 2 ... would lose them as doubles), and integers and decimals subtract exactly
+// first. Variances do not move with the shift.
+llvm::Value* distanceFrom(CodeGen& cg, const SqlType& shiftType, llvm::Value* x, llvm::Value* shift) {
+  auto& b = cg.b;
+  if (shiftType.isFloat()) return b.CreateFSub(x, shift);
+  llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_with_overflow, x, shift);
+  cg.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+  llvm::Value* d = b.CreateSIToFP(b.CreateExtractValue(pair, 0), cg.f64());
+  if (shiftType.id != TypeId::Decimal || shiftType.scale == 0) return d;
+  return b.CreateFDiv(d, llvm::ConstantFP::get(cg.f64(), static_cast<double>(text::pow10(shiftType.scale))));
+}
 }  // namespace
 
 AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
@@ -47,6 +62,15 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
     } else if (agg.func == AggFunc::ArrayAgg) {
       s.valueType = agg.iu->type.withNullable(false);  // the array so far (its text in the query's arena)
       s.value = table_.addField(s.valueType);
+    } else if (plan::isVariance(agg.func)) {
+      const SqlType& in = agg.arg->type;
+      s.valueType = SqlType::float64(false);  // the mean's distance from the shift
+      s.value = table_.addField(s.valueType);
+      s.squares = table_.addField(s.valueType);
+      s.shiftType = in.isInteger() ? SqlType::int64(false)
+                    : in.id == TypeId::Decimal ? SqlType::decimal(18, in.scale, false)
+                                               : SqlType::float64(false);
+      s.shift = table_.addField(s.shiftType);
     }
     // count(*), array_agg (which keeps NULLs) and aggregates over NOT NULL arguments count every
     // row: one counter serves them all.
@@ -266,6 +290,27 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
       SqlValue cur = cg_.loadValue(addr, s.valueType);
       SqlValue in = v;
       in.null = nullptr;
+      if (plan::isVariance(agg.func)) {
+        // Welford, over the distances from the first value: with n values now, mean += (x - mean)
+        // / n; squares += (x - old mean) * (x - mean).
+        llvm::Value* seen = s.sharedCount ? count : b.CreateAdd(count, cg_.c64(1));
+        llvm::Value* n = b.CreateSIToFP(seen, cg_.f64());
+        llvm::Value* raw = s.shiftType.isFloat() ? q_.expr.cast(in, s.shiftType).v
+                           : in.type.isInteger() ? b.CreateSExt(in.v, cg_.i64())
+                                                 : in.v;
+        llvm::Value* shiftAddr = table_.fieldAddress(group, s.shift);
+        llvm::Value* shift = b.CreateSelect(b.CreateICmpEQ(seen, cg_.c64(1)), raw,
+                                            b.CreateLoad(raw->getType(), shiftAddr));
+        b.CreateStore(shift, shiftAddr);
+        llvm::Value* x = distanceFrom(cg_, s.shiftType, raw, shift);
+        llvm::Value* delta = b.CreateFSub(x, cur.v);
+        cur.v = b.CreateFAdd(cur.v, b.CreateFDiv(delta, n));
+        cg_.storeValue(addr, cur);
+        llvm::Value* squaresAddr = table_.fieldAddress(group, s.squares);
+        llvm::Value* squares = b.CreateLoad(cg_.f64(), squaresAddr);
+        b.CreateStore(b.CreateFAdd(squares, b.CreateFMul(delta, b.CreateFSub(x, cur.v))), squaresAddr);
+        return;
+      }
       if (agg.func == AggFunc::Sum || agg.func == AggFunc::Avg) {
         if (s.valueType.isFloat()) {
           in = q_.expr.cast(in, s.valueType);
@@ -333,6 +378,16 @@ void AggregateTranslator::produce() {
         if (countCheckedSum(agg)) cg_.raiseIf(b.CreateICmpUGE(count, cg_.c64(kCountCheckedMaxValues)), HYRAX_ERR_OVERFLOW);
         llvm::Value* empty = b.CreateICmpEQ(count, cg_.c64(0));
         SqlValue cur = cg_.loadValue(table_.fieldAddress(entry, (s.value)), s.valueType);
+        if (plan::isVariance(agg.func)) {
+          // The sum of squared deviations over n - 1 (sample) or n (population); NULL below 2 or 1.
+          const bool sample = agg.func == AggFunc::VarSamp || agg.func == AggFunc::StddevSamp;
+          llvm::Value* squares = b.CreateLoad(cg_.f64(), table_.fieldAddress(entry, s.squares));
+          llvm::Value* divisor = b.CreateSIToFP(sample ? b.CreateSub(count, cg_.c64(1)) : count, cg_.f64());
+          cur.v = b.CreateFDiv(squares, divisor);
+          if (agg.func == AggFunc::StddevSamp || agg.func == AggFunc::StddevPop)
+            cur.v = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, cur.v);
+          if (sample) empty = b.CreateICmpSLT(count, cg_.c64(2));
+        }
         if (agg.func == AggFunc::Avg) {
           if (s.valueType.isFloat()) {
             cur.v = b.CreateFDiv(cur.v, b.CreateSIToFP(count, cg_.f64()));
@@ -421,6 +476,30 @@ void AggregateTranslator::mergeGroup(llvm::Value* entry) {
           both.type = s.valueType;
           cg_.loadStringOut(out, both);
           cg_.storeValue(addr, both);
+        });
+      } else if (plan::isVariance(f)) {
+        llvm::Value* squaresAddr = table_.fieldAddress(group, s.squares);
+        llvm::Value* shiftAddr = table_.fieldAddress(group, s.shift);
+        llvm::Type* shiftTy = cg_.payloadType(s.shiftType);
+        llvm::Value* theirSquares = b.CreateLoad(cg_.f64(), table_.fieldAddress(entry, s.squares));
+        llvm::Value* theirShift = b.CreateLoad(shiftTy, table_.fieldAddress(entry, s.shift));
+        cg_.If(b.CreateICmpEQ(mine[k], cg_.c64(0)), [&] {  // none here yet: theirs as they are
+          cg_.storeValue(addr, in);
+          b.CreateStore(theirSquares, squaresAddr);
+          b.CreateStore(theirShift, shiftAddr);
+        }, [&] {
+          // Chan et al.: the means weighted by the counts (theirs moved to this shift); the
+          // squares add, plus the spread of the two means, delta^2 * n1 * n2 / n.
+          llvm::Value* n1 = b.CreateSIToFP(mine[k], cg_.f64());
+          llvm::Value* n2 = b.CreateSIToFP(theirs[k], cg_.f64());
+          llvm::Value* n = b.CreateFAdd(n1, n2);
+          llvm::Value* theirMean = b.CreateFAdd(in.v, distanceFrom(cg_, s.shiftType, theirShift, b.CreateLoad(shiftTy, shiftAddr)));
+          llvm::Value* delta = b.CreateFSub(theirMean, cur.v);
+          llvm::Value* squares = b.CreateLoad(cg_.f64(), squaresAddr);
+          llvm::Value* spread = b.CreateFDiv(b.CreateFMul(b.CreateFMul(delta, delta), b.CreateFMul(n1, n2)), n);
+          b.CreateStore(b.CreateFAdd(b.CreateFAdd(squares, theirSquares), spread), squaresAddr);
+          cur.v = b.CreateFAdd(cur.v, b.CreateFDiv(b.CreateFMul(delta, n2), n));
+          cg_.storeValue(addr, cur);
         });
       } else if (f == AggFunc::Sum || f == AggFunc::Avg) {
         if (s.valueType.isFloat()) {

@@ -167,7 +167,10 @@ class AggregateTranslator : public Translator {
 
  private:
   struct AggState {
-    uint32_t value = 0;  // sum / min / max field
+    uint32_t value = 0;  // sum / min / max field; a variance's mean
+    uint32_t squares = 0;  // a variance's sum of squared deviations from the mean
+    uint32_t shift = 0;    // a variance's first value: the others count as their distance from it
+    SqlType shiftType;     // BIGINT, the DECIMAL's scaled integer, or DOUBLE
     uint32_t count = 0;  // rows counted (decides NULL results, avg's divisor)
     bool sharedCount = false;  // count is the group's row count (rowCount_)
     SqlType valueType;

@@ -146,6 +146,13 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
       case plan::AggFunc::ArrayAgg:  // its partial arrays would need an aggregate that concatenates
         throw Error(sqlstate::FeatureNotSupported, "array_agg or string_agg beside an aggregate of DISTINCT values is not supported",
                     a.arg ? a.arg->pos : SourcePos{});
+      case plan::AggFunc::VarSamp:  // partial states would need an aggregate that merges them
+      case plan::AggFunc::VarPop:
+      case plan::AggFunc::StddevSamp:
+      case plan::AggFunc::StddevPop:
+        throw Error(sqlstate::FeatureNotSupported,
+                    std::string(plan::toString(a.func)) + " beside an aggregate of DISTINCT values is not supported",
+                    a.arg ? a.arg->pos : SourcePos{});
       case plan::AggFunc::Avg: {
         const plan::IU* sum = partial(plan::AggFunc::Sum, a.arg);
         const plan::IU* count = partial(plan::AggFunc::Count, a.arg);

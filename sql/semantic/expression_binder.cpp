@@ -20,7 +20,8 @@ using plan::ExprPtr;
 
 bool isAggregateName(const std::string& n) {
   return n == "count" || n == "sum" || n == "avg" || n == "min" || n == "max" || n == "array_agg" || n == "string_agg" ||
-         n == "bool_and" || n == "bool_or" || n == "every";
+         n == "bool_and" || n == "bool_or" || n == "every" || n == "stddev" || n == "stddev_samp" || n == "stddev_pop" ||
+         n == "variance" || n == "var_samp" || n == "var_pop";
 }
 
 bool containsAggregate(const ast::Expr& e) {
@@ -144,6 +145,10 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
            : e.name == "avg" ? plan::AggFunc::Avg
            : e.name == "min" ? plan::AggFunc::Min
            : e.name == "max" ? plan::AggFunc::Max
+           : e.name == "variance" || e.name == "var_samp" ? plan::AggFunc::VarSamp
+           : e.name == "var_pop" ? plan::AggFunc::VarPop
+           : e.name == "stddev" || e.name == "stddev_samp" ? plan::AggFunc::StddevSamp
+           : e.name == "stddev_pop" ? plan::AggFunc::StddevPop
                              : plan::AggFunc::ArrayAgg;
     if (boolAgg) {  // bool_and(x) is min of 1 for TRUE and 0 for FALSE (NULL left out) = 1; bool_or max
       if (arg->type.isNull()) arg = castTo(std::move(arg), SqlType::boolean());
@@ -161,7 +166,7 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
       arg = std::move(asInt);
     }
     if (arg->type.isNull()) arg = castTo(std::move(arg), func == plan::AggFunc::Count ? SqlType::int32() : SqlType::int32());
-    if ((func == plan::AggFunc::Sum || func == plan::AggFunc::Avg) && !arg->type.isNumeric())
+    if ((func == plan::AggFunc::Sum || func == plan::AggFunc::Avg || plan::isVariance(func)) && !arg->type.isNumeric())
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(" + arg->type.name() + ") does not exist", e.pos);
     if (func == plan::AggFunc::ArrayAgg) {
       if (e.distinct) throw Error(sqlstate::FeatureNotSupported, e.name + "(DISTINCT x) is not supported", e.pos);
