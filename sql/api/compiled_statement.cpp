@@ -151,6 +151,12 @@ std::shared_ptr<QueryContext> run(codegen::CompiledQuery& code, const plan::Quer
 // Runs RETURNING's query over the rows the write gave its table: its result, with the write's tag.
 QueryResult returnedRows(CompiledStatement& s, UndoLog& undo, const std::vector<ValueSlot>& parameters,
                          const std::atomic<bool>* cancel, std::string tag) {
+  // On one thread: the rows come back in the order they were written, as PostgreSQL's do (clients
+  // match an INSERT's VALUES rows with their RETURNING rows by position).
+  const auto* policy = ThreadScope<const codegen::ExecutionPolicy>::current();
+  codegen::ExecutionPolicy serial = policy ? *policy : codegen::ExecutionPolicy{};
+  serial.threads = 1;
+  ThreadScope<const codegen::ExecutionPolicy> oneThread(&serial);
   std::shared_ptr<QueryContext> ctx = run(*s.returningCode, *s.returning, undo, parameters, cancel);
   QueryResult r(s.resultColumns(), ctx->takeResults(), std::move(tag));
   r.notices = std::move(ctx->notices());
