@@ -132,7 +132,9 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       auto& a = static_cast<const Aggregate&>(op);
       auto r = std::make_unique<Aggregate>();
       for (auto& g : a.groups) r->groups.push_back({mapped(g.iu, map), copy(g.expr, map)});
-      for (auto& x : a.aggregates) r->aggregates.push_back({x.func, copy(x.arg, map), mapped(x.iu, map), x.distinct});
+      for (auto& x : a.aggregates)
+        r->aggregates.push_back({x.func, copy(x.arg, map), mapped(x.iu, map), x.distinct, x.skipNulls});
+      for (auto& k : a.inputOrder) r->inputOrder.push_back({copy(k.expr, map), k.descending, k.nullsFirst});
       return r;
     }
     case OpKind::Sort: {

@@ -186,6 +186,7 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
       auto& a = static_cast<Aggregate&>(op);
       for (auto& g : a.groups) visit(g.expr);
       for (auto& g : a.aggregates) visit(g.arg);
+      for (auto& k : a.inputOrder) visit(k.expr);
       break;
     }
     case OpKind::Sort:

@@ -206,6 +206,12 @@ struct IndexJoin : Operator {
   std::vector<const IU*> produced() const override;
 };
 
+struct SortKey {
+  ExprPtr expr;
+  bool descending = false;
+  bool nullsFirst = false;  // SQL default: NULLS LAST for ASC, NULLS FIRST for DESC (planner sets it)
+};
+
 enum class AggFunc : uint8_t { CountStar, Count, Sum, Avg, Min, Max, ArrayAgg, VarSamp, VarPop, StddevSamp, StddevPop };
 const char* toString(AggFunc f);
 // var_samp, var_pop, stddev_samp, stddev_pop: computed in double precision by Welford's update
@@ -232,17 +238,17 @@ struct Aggregate : Operator {
     ExprPtr arg;  // null for count(*)
     const IU* iu; // output
     bool distinct = false;  // f(DISTINCT arg): the binder rewrites it into two aggregations
+    // array_agg under string_agg: NULLs are left out (and counted out: none left gives NULL).
+    bool skipNulls = false;
   };
   std::vector<Group> groups;
   std::vector<Agg> aggregates;
+  // agg(x ORDER BY ...): the input is to come in this order (array_agg appends in input order).
+  // Kept here through the binder's rewrites (unnesting puts joins under an aggregation); the
+  // optimizer's first step puts a Sort by these keys right under it (sortAggregateInputs).
+  std::vector<SortKey> inputOrder;
   Aggregate() : Operator(OpKind::Aggregate) {}
   std::vector<const IU*> produced() const override;
-};
-
-struct SortKey {
-  ExprPtr expr;
-  bool descending = false;
-  bool nullsFirst = false;  // SQL default: NULLS LAST for ASC, NULLS FIRST for DESC (planner sets it)
 };
 
 struct Sort : Operator {

@@ -74,7 +74,8 @@ AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslat
     }
     // count(*), array_agg (which keeps NULLs) and aggregates over NOT NULL arguments count every
     // row: one counter serves them all.
-    s.sharedCount = agg.func == AggFunc::CountStar || agg.func == AggFunc::ArrayAgg || !agg.arg->type.nullable;
+    s.sharedCount = agg.func == AggFunc::CountStar || (agg.func == AggFunc::ArrayAgg && !agg.skipNulls) ||
+                    !agg.arg->type.nullable;
     if (s.sharedCount && !rowCount_) rowCount_ = table_.addField(SqlType::int64(false));
     s.count = s.sharedCount ? *rowCount_ : table_.addField(SqlType::int64(false));
     states_.push_back(s);
@@ -266,20 +267,18 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
     llvm::Value* countAddr = table_.fieldAddress(group, (s.count));
     llvm::Value* count = b.CreateLoad(cg_.i64(), countAddr);
     SqlValue v = q_.expr.compile(*agg.arg);
+    if (agg.func == AggFunc::ArrayAgg && !s.sharedCount) {  // string_agg's: NULLs left out and not counted
+      if (v.type.id == TypeId::Null) continue;
+      auto append = [&] {
+        b.CreateStore(b.CreateAdd(count, cg_.c64(1)), countAddr);
+        appendToArray(group, s, v, b.CreateICmpEQ(count, cg_.c64(0)));  // the first value: no array yet
+      };
+      if (v.null) cg_.If(b.CreateNot(v.null), append);
+      else append();
+      continue;
+    }
     if (agg.func == AggFunc::ArrayAgg) {  // every row, NULLs too, in input order
-      llvm::Value* addr = table_.fieldAddress(group, s.value);
-      SqlValue cur = cg_.loadValue(addr, s.valueType);
-      cur.null = b.CreateICmpEQ(count, cg_.c64(1));  // the first row: no array yet (count is one ahead)
-      SqlValue element = q_.expr.cast(v, SqlType::text());
-      auto [elo, ehi] = q_.expr.safeString(element);
-      auto* out = cg_.localStringOut("array_agg");
-      llvm::Value* elementNull = element.null ? element.null : (v.type.isNull() ? cg_.cTrue() : cg_.cFalse());
-      llvm::Value* flags = b.CreateOr(b.CreateZExt(cur.null, cg_.i32()), b.CreateShl(b.CreateZExt(elementNull, cg_.i32()), 1));
-      cg_.checkStatus(cg_.call("hyrax_rt_array_append", {cg_.queryContext(), cur.v, cur.hi, elo, ehi, flags, out}));
-      SqlValue next;
-      next.type = s.valueType;
-      cg_.loadStringOut(out, next);
-      cg_.storeValue(addr, next);
+      appendToArray(group, s, v, b.CreateICmpEQ(count, cg_.c64(1)));  // the first row: count is one ahead
       continue;
     }
     auto update = [&] {
@@ -340,6 +339,24 @@ void AggregateTranslator::accumulate(llvm::Value* group) {
     else
       update();
   }
+}
+
+// Appends the row's value `v` (NULL too) to the group's array; `first`: there is none yet.
+void AggregateTranslator::appendToArray(llvm::Value* group, const AggState& s, const SqlValue& v, llvm::Value* first) {
+  auto& b = cg_.b;
+  llvm::Value* addr = table_.fieldAddress(group, s.value);
+  SqlValue cur = cg_.loadValue(addr, s.valueType);
+  cur.null = first;
+  SqlValue element = q_.expr.cast(v, SqlType::text());
+  auto [elo, ehi] = q_.expr.safeString(element);
+  auto* out = cg_.localStringOut("array_agg");
+  llvm::Value* elementNull = element.null ? element.null : (v.type.isNull() ? cg_.cTrue() : cg_.cFalse());
+  llvm::Value* flags = b.CreateOr(b.CreateZExt(cur.null, cg_.i32()), b.CreateShl(b.CreateZExt(elementNull, cg_.i32()), 1));
+  cg_.checkStatus(cg_.call("hyrax_rt_array_append", {cg_.queryContext(), cur.v, cur.hi, elo, ehi, flags, out}));
+  SqlValue next;
+  next.type = s.valueType;
+  cg_.loadStringOut(out, next);
+  cg_.storeValue(addr, next);
 }
 
 void AggregateTranslator::produce() {

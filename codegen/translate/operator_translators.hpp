@@ -180,6 +180,7 @@ class AggregateTranslator : public Translator {
   llvm::Value* findGroup(const HashTableCode::Keys& keys);  // finds or inserts the row's group: its entry
   llvm::Value* findGroupByHash(const HashTableCode::Keys& keys);  // the same through the hash table only
   void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
+  void appendToArray(llvm::Value* group, const AggState& s, const SqlValue& v, llvm::Value* first);  // array_agg's step
   void generateMerge();  // merge_: folds a helper thread's groups into the query's table
   void mergeGroup(llvm::Value* entry);  // one of them
   std::string merge_;

@@ -70,6 +70,9 @@ struct Expr {
   bool window = false;
   size_t windowArgs = 0, windowPartitions = 0;
   std::vector<std::pair<bool, int>> windowOrder;
+  // agg(args ORDER BY o...): the ORDER BY expressions follow the call's args (before FILTER's
+  // condition), each with its (descending, nullsFirst as OrderItem's) here.
+  std::vector<std::pair<bool, int>> argumentOrder;
   std::vector<std::unique_ptr<Expr>> args;
   std::unique_ptr<Select> subquery;
 

@@ -436,6 +436,10 @@ ExprPtr Parser::primary() {
       else accept("all");
       do f->args.push_back(expr());
       while (accept(","));
+      if (accept("order")) {  // agg(args ORDER BY ...)
+        expect("by");
+        orderItems(*f, f->argumentOrder);
+      }
     }
     expect(")");
     if (is("filter") && ahead(1).is("(") && ahead(2).is("where")) {  // agg(...) FILTER (WHERE condition)
@@ -455,14 +459,7 @@ ExprPtr Parser::primary() {
       }
       if (accept("order")) {
         expect("by");
-        do {
-          f->args.push_back(expr());
-          bool desc = accept("desc");
-          if (!desc) accept("asc");
-          int nullsFirst = -1;
-          if (accept("nulls")) nullsFirst = accept("first") ? 1 : (expect("last"), 0);
-          f->windowOrder.push_back({desc, nullsFirst});
-        } while (accept(","));
+        orderItems(*f, f->windowOrder);
       }
       if (is("rows") || is("range") || is("groups"))
         throw Error(sqlstate::FeatureNotSupported, "window frames are not supported", cur().pos);
@@ -478,6 +475,18 @@ ExprPtr Parser::primary() {
     c->name = name;
   }
   return c;
+}
+
+// ORDER BY's items inside a call: each expression goes to f's args, its direction to `order`.
+void Parser::orderItems(Expr& f, std::vector<std::pair<bool, int>>& order) {
+  do {
+    f.args.push_back(expr());
+    bool desc = accept("desc");
+    if (!desc) accept("asc");
+    int nullsFirst = -1;
+    if (accept("nulls")) nullsFirst = accept("first") ? 1 : (expect("last"), 0);
+    order.push_back({desc, nullsFirst});
+  } while (accept(","));
 }
 
 ExprPtr Parser::caseExpr(SourcePos pos) {

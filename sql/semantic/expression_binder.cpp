@@ -120,7 +120,8 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   // string_agg(x, separator) is array_to_string(array_agg(x), separator): both leave NULLs out.
   const bool stringAgg = e.name == "string_agg";
   const bool boolAgg = e.name == "bool_and" || e.name == "bool_or" || e.name == "every";
-  const size_t argCount = e.args.size() - (e.filter ? 1 : 0);  // FILTER's condition is the last
+  // ORDER BY's keys follow the args, FILTER's condition is the last.
+  const size_t argCount = e.args.size() - (e.filter ? 1 : 0) - e.argumentOrder.size();
   ExprPtr separator;
   if (stringAgg) {
     if (argCount != 2 || e.star) throw Error(sqlstate::UndefinedFunction, "function string_agg takes two arguments", e.pos);
@@ -179,6 +180,9 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
     if ((func == plan::AggFunc::Min || func == plan::AggFunc::Max) && arg->type.id == TypeId::Bool)
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(BOOLEAN) does not exist", e.pos);
   }
+  // agg(x ORDER BY ...) matters for array_agg and string_agg only (the others' results do not
+  // depend on the order of their input, as in PostgreSQL, which takes it for any aggregate).
+  if (!e.argumentOrder.empty() && func == plan::AggFunc::ArrayAgg) orderAggregateInput(e, argCount);
   if (e.filter) {  // agg(x) FILTER (WHERE p) is agg(CASE WHEN p THEN x END): the others leave NULLs out
     if (func == plan::AggFunc::ArrayAgg && !stringAgg)
       throw Error(sqlstate::FeatureNotSupported, "array_agg(...) FILTER (WHERE ...) is not supported yet", e.pos);
@@ -212,12 +216,42 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
   };
   // The same aggregate twice is computed once.
   for (auto& a : aggregate_->aggregates)
-    if (a.func == func && a.distinct == e.distinct && ((!a.arg && !arg) || (a.arg && arg && plan::sameExpr(*a.arg, *arg))))
+    if (a.func == func && a.distinct == e.distinct && a.skipNulls == stringAgg &&
+        ((!a.arg && !arg) || (a.arg && arg && plan::sameExpr(*a.arg, *arg))))
       return result(a.iu);
   SqlType t = plan::aggregateResultType(func, arg ? arg->type : SqlType::int64());
   const plan::IU* iu = plan_.ius.make(t, e.name);
-  aggregate_->aggregates.push_back({func, std::move(arg), iu, e.distinct});
+  // string_agg leaves NULLs out, and is NULL without a value (array_agg keeps them).
+  aggregate_->aggregates.push_back({func, std::move(arg), iu, e.distinct, stringAgg});
   return result(iu);
+}
+
+// agg(x ORDER BY keys at args[first...]): the keys go on the aggregation (Aggregate::inputOrder),
+// whose input the optimizer then sorts by them. One order serves every aggregate of the SELECT,
+// so two different ORDER BYs are refused.
+void SelectBinder::orderAggregateInput(const ast::Expr& e, size_t first) {
+  plan::Aggregate* agg = aggregate_;
+  plan::OperatorPtr* savedInput = input_;
+  aggregate_ = nullptr;  // keys are computed per input row, below the aggregation
+  input_ = &agg->children[0];
+  std::vector<plan::SortKey> keys;
+  for (size_t i = 0; i < e.argumentOrder.size(); ++i) {
+    ExprPtr k = bindExpr(*e.args[first + i], Clause::AggregateArg);
+    if (k->type.isArray()) throw Error(sqlstate::FeatureNotSupported, "ORDER BY an array is not supported", e.args[first + i]->pos);
+    auto [descending, nullsFirst] = e.argumentOrder[i];
+    keys.push_back({std::move(k), descending, nullsFirst < 0 ? descending : nullsFirst == 1});
+  }
+  aggregate_ = agg;
+  input_ = savedInput;
+  if (agg->inputOrder.empty()) {
+    agg->inputOrder = std::move(keys);
+    return;
+  }
+  bool same = agg->inputOrder.size() == keys.size();
+  for (size_t i = 0; same && i < keys.size(); ++i)
+    same = plan::sameExpr(*agg->inputOrder[i].expr, *keys[i].expr) && agg->inputOrder[i].descending == keys[i].descending &&
+           agg->inputOrder[i].nullsFirst == keys[i].nullsFirst;
+  if (!same) throw Error(sqlstate::FeatureNotSupported, "aggregates with different ORDER BYs in one SELECT are not supported", e.pos);
 }
 
 SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {

@@ -184,6 +184,7 @@ class SelectBinder {
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);
+  void orderAggregateInput(const ast::Expr& e, size_t first);  // agg(... ORDER BY keys at args[first...])
   // (a, b) op (c, d): = is every pair equal, <> some pair unequal, < <= > >= compare the pairs
   // left to right (SQL's row comparisons, NULLs as in PostgreSQL).
   plan::ExprPtr bindRowComparison(const ast::Expr& e, Clause clause);
