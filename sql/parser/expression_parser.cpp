@@ -392,6 +392,22 @@ ExprPtr Parser::primary() {
     }
     i_ = save;  // an ordinary call: substring(x, a, b)
   }
+  if (name == "overlay" && is("(")) {  // OVERLAY(s PLACING t FROM start [FOR count])
+    size_t save = i_;
+    expect("(");
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = name;
+    f->args.push_back(expr());
+    if (accept("placing")) {
+      f->args.push_back(expr());
+      expect("from");
+      f->args.push_back(expr());
+      if (accept("for")) f->args.push_back(expr());
+      expect(")");
+      return f;
+    }
+    i_ = save;  // an ordinary call: overlay(s, t, start [, count])
+  }
   if (name == "position" && is("(")) {  // POSITION(needle IN s)
     size_t save = i_;
     expect("(");
