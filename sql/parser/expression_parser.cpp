@@ -114,7 +114,8 @@ ExprPtr Parser::comparison() {
       continue;
     }
     bool negated = false;
-    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like") || ahead(1).is("ilike"))) {
+    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like") || ahead(1).is("ilike") ||
+                      (ahead(1).is("similar") && ahead(2).is("to")))) {
       negated = true;
       ++i_;
     }
@@ -142,9 +143,10 @@ ExprPtr Parser::comparison() {
       in->negated = negated;
       expect(")");
       e = std::move(in);
-    } else if (is("like") || is("ilike")) {
+    } else if (is("like") || is("ilike") || (is("similar") && ahead(1).is("to"))) {
       auto l = std::make_unique<Expr>(ExprKind::Like, p);
       if (accept("ilike")) l->name = "ilike";  // PostgreSQL's: LIKE of both sides in lower case
+      else if (accept("similar")) expect("to"), l->name = "similar";  // SQL's regular expressions
       else accept("like");
       l->negated = negated;
       l->args.push_back(std::move(e));
