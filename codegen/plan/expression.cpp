@@ -1,6 +1,7 @@
 #include "codegen/plan/expression.hpp"
 
 #include "engine/runtime/math_functions.hpp"
+#include "engine/runtime/text_functions.hpp"
 #include "engine/types/calendar.hpp"
 #include "engine/util/iterative_teardown.hpp"
 #include "engine/util/stack_depth.hpp"
@@ -247,6 +248,22 @@ int32_t floatFnOf(ScalarFunc f) {
   }
 }
 
+int32_t textFnOf(ScalarFunc f) {
+  using textfn::TextFn;
+  switch (f) {
+    case ScalarFunc::Repeat: return static_cast<int32_t>(TextFn::Repeat);
+    case ScalarFunc::Reverse: return static_cast<int32_t>(TextFn::Reverse);
+    case ScalarFunc::Initcap: return static_cast<int32_t>(TextFn::Initcap);
+    case ScalarFunc::Translate: return static_cast<int32_t>(TextFn::Translate);
+    case ScalarFunc::Overlay: return static_cast<int32_t>(TextFn::Overlay);
+    case ScalarFunc::Md5: return static_cast<int32_t>(TextFn::Md5);
+    case ScalarFunc::ToHex32: return static_cast<int32_t>(TextFn::ToHex32);
+    case ScalarFunc::ToHex64: return static_cast<int32_t>(TextFn::ToHex64);
+    case ScalarFunc::RegexpReplace: return static_cast<int32_t>(TextFn::RegexpReplace);
+    default: return -1;
+  }
+}
+
 int32_t justifyOf(ScalarFunc f) {
   using text::Justify;
   return static_cast<int32_t>(f == ScalarFunc::JustifyDays    ? Justify::Days
@@ -280,6 +297,16 @@ const char* toString(ScalarFunc f) {
     case ScalarFunc::RightPad: return "rpad";
     case ScalarFunc::SplitPart: return "split_part";
     case ScalarFunc::Chr: return "chr";
+    case ScalarFunc::Repeat: return "repeat";
+    case ScalarFunc::Reverse: return "reverse";
+    case ScalarFunc::Initcap: return "initcap";
+    case ScalarFunc::Translate: return "translate";
+    case ScalarFunc::Overlay: return "overlay";
+    case ScalarFunc::Md5: return "md5";
+    case ScalarFunc::ToHex32:
+    case ScalarFunc::ToHex64: return "to_hex";
+    case ScalarFunc::RegexpReplace: return "regexp_replace";
+    case ScalarFunc::StartsWith: return "starts_with";
     case ScalarFunc::RegexMatch: return "regex_match";
     case ScalarFunc::RegexMatchInsensitive: return "regex_match_insensitive";
     case ScalarFunc::CurrentSetting: return "current_setting";

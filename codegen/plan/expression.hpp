@@ -95,6 +95,17 @@ enum class ScalarFunc : uint8_t {
   JustifyHours,     // the same
   JustifyInterval,  // the same
   Age,              // (t1, t2 TIMESTAMP) -> INTERVAL
+  // String functions of engine/runtime/text_functions.hpp (its TextFn), -> TEXT:
+  Repeat,         // (s, n BIGINT)
+  Reverse,        // (s)
+  Initcap,        // (s)
+  Translate,      // (s, from, to)
+  Overlay,        // (s, t, start BIGINT, count BIGINT: textfn::kNoCount without FOR)
+  Md5,            // (s)
+  ToHex32,        // (n BIGINT, an INTEGER's value)
+  ToHex64,        // (n BIGINT)
+  RegexpReplace,  // (s, pattern, replacement, flags)
+  StartsWith,     // (s, prefix) -> BOOLEAN
   // Arrays (engine/runtime/array_functions.cpp); their NULL rules are their own, not "NULL when
   // any argument is":
   ArrayAppend,  // (array, element TEXT): a NULL array is {}, a NULL element is added; never NULL
@@ -111,6 +122,9 @@ inline bool isArrayFunc(ScalarFunc f) { return f >= ScalarFunc::ArrayAppend; }
 // The engine's math::FloatFn (engine/runtime/math_functions.hpp) that computes Exp, Ln, Log10,
 // LogBase or Cbrt, as an int; -1 for the other functions.
 int32_t floatFnOf(ScalarFunc f);
+// The engine's textfn::TextFn (engine/runtime/text_functions.hpp) that computes Repeat .. RegexpReplace,
+// as an int; -1 for the other functions.
+int32_t textFnOf(ScalarFunc f);
 // The text::Justify (engine/types/calendar.hpp) of JustifyDays, JustifyHours or JustifyInterval, as an int.
 int32_t justifyOf(ScalarFunc f);
 const char* toString(ScalarFunc f);

@@ -410,6 +410,40 @@ SqlValue ExprCompiler::call(const plan::Expr& e) {
     case plan::ScalarFunc::Chr:
       stringResult([&](llvm::Value* out) { cg_.checkStatus(cg_.call("hyrax_rt_chr", {cg_.queryContext(), args[0].v, out})); });
       break;
+    case plan::ScalarFunc::Repeat:
+    case plan::ScalarFunc::Reverse:
+    case plan::ScalarFunc::Initcap:
+    case plan::ScalarFunc::Translate:
+    case plan::ScalarFunc::Overlay:
+    case plan::ScalarFunc::Md5:
+    case plan::ScalarFunc::ToHex32:
+    case plan::ScalarFunc::ToHex64:
+    case plan::ScalarFunc::RegexpReplace:
+      // One runtime entry for them all, its arguments in an array: the strings' halves in order,
+      // then the integers (text_functions.hpp's TextArgs); the unused ones empty or 0.
+      stringResult([&](llvm::Value* out) {
+        auto* words = cg_.local(llvm::ArrayType::get(cg_.i64(), 10), "text_args");
+        b_.CreateStore(llvm::Constant::getNullValue(words->getAllocatedType()), words);
+        unsigned strings = 0, integers = 8;
+        auto put = [&](unsigned at, llvm::Value* v) { b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(cg_.i64(), words, at)); };
+        for (size_t i = 0; i < args.size(); ++i) {
+          if (args[i].type.isString()) {
+            auto [lo, hi] = s(i);
+            put(strings++, lo);
+            put(strings++, hi);
+          } else {
+            put(integers++, args[i].v);
+          }
+        }
+        cg_.checkStatus(cg_.call("hyrax_rt_text_function", {cg_.queryContext(), cg_.c32(plan::textFnOf(e.func)), words, out}));
+      });
+      break;
+    case plan::ScalarFunc::StartsWith: {
+      auto [lo, hi] = s(0);
+      auto [plo, phi] = s(1);
+      r.v = b_.CreateICmpNE(cg_.call("hyrax_rt_starts_with", {lo, hi, plo, phi}), cg_.c32(0));
+      break;
+    }
     case plan::ScalarFunc::CharLength: {
       auto [lo, hi] = s(0);
       r.v = cg_.call("hyrax_rt_char_length", {lo, hi});

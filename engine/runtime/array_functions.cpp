@@ -26,13 +26,7 @@ bool elementsOf(QueryContext* ctx, uint64_t lo, uint64_t hi, text::ArrayElements
 // Copies `v` into the arena and writes its StringRef halves to out: 0, or 1 with the error set.
 int32_t put(QueryContext* ctx, const std::string& v, uint64_t* out) {
   if (v.size() > (uint64_t{1} << 30) - 1) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
-  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(v.size() ? v.size() : 1); });
-  if (!buf) return 1;
-  std::memcpy(buf, v.data(), v.size());
-  StringRef r = StringRef::make(buf, static_cast<uint32_t>(v.size()));
-  out[0] = r.lo();
-  out[1] = r.hi();
-  return 0;
+  return arenaString(ctx, v, out);
 }
 
 bool isInteger(int32_t elementType) {

@@ -91,6 +91,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_pad),
     HYRAX_FN(hyrax_rt_split_part),
     HYRAX_FN(hyrax_rt_chr),
+    HYRAX_FN(hyrax_rt_text_function),
+    HYRAX_FN(hyrax_rt_starts_with),
     HYRAX_FN(hyrax_rt_cast_str_to_int),
     HYRAX_FN(hyrax_rt_cast_str_to_decimal),
     HYRAX_FN(hyrax_rt_cast_str_to_double),

@@ -29,9 +29,8 @@ std::wstring codePoints(std::string_view s) {
   return out;
 }
 
-}  // namespace
-
-bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensitive) {
+// The pattern compiled; the last one per thread is kept, so a constant pattern is compiled once.
+const std::wregex& compiled(std::string_view pattern, bool caseInsensitive) {
   struct Compiled {
     std::string pattern;
     bool caseInsensitive = false;
@@ -71,11 +70,68 @@ bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensi
     last.caseInsensitive = caseInsensitive;
     last.valid = true;
   }
+  return last.re;
+}
+
+[[noreturn]] void tooComplex(const std::regex_error& e) {  // error_complexity / error_stack while matching
+  throw Error(sqlstate::ProgramLimitExceeded, "regular expression match too complex: " + std::string(e.what()));
+}
+
+void appendCodePoints(std::wstring::const_iterator b, std::wstring::const_iterator e, std::string& out) {
+  char bytes[4];
+  for (; b != e; ++b) out.append(bytes, utf8Encode(static_cast<uint32_t>(*b), bytes));
+}
+
+}  // namespace
+
+bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensitive) {
+  const std::wregex& re = compiled(pattern, caseInsensitive);
   try {
     const std::wstring text = codePoints(s);
-    return std::regex_search(text.begin(), text.end(), last.re);
-  } catch (const std::regex_error& e) {  // error_complexity / error_stack while matching
-    throw Error(sqlstate::ProgramLimitExceeded, "regular expression match too complex: " + std::string(e.what()));
+    return std::regex_search(text.begin(), text.end(), re);
+  } catch (const std::regex_error& e) {
+    tooComplex(e);
+  }
+}
+
+void regexReplace(std::string_view s, std::string_view pattern, std::string_view replacement, std::string_view flags,
+                  std::string& out) {
+  bool global = false, caseInsensitive = false;
+  for (char f : flags) {
+    if (f == 'g') global = true;
+    else if (f == 'i' || f == 'c') caseInsensitive = f == 'i';
+    else if (std::string_view("bemnpqstwx").find(f) != std::string_view::npos)
+      throw Error(sqlstate::FeatureNotSupported, std::string("regular expression option \"") + f + "\" is not supported");
+    else
+      throw Error("22023", "invalid regular expression option: \"" + std::string(1, f) + "\"");
+  }
+  const std::wregex& re = compiled(pattern, caseInsensitive);
+  try {
+    const std::wstring text = codePoints(s);
+    auto done = text.cbegin();  // the end of the last match: what is before it is written
+    for (std::wsregex_iterator m(text.begin(), text.end(), re), end; m != end; ++m) {
+      appendCodePoints(done, (*m)[0].first, out);
+      for (size_t i = 0; i < replacement.size(); ++i) {
+        const char c = replacement[i];
+        const char next = i + 1 < replacement.size() ? replacement[i + 1] : '\0';
+        if (c != '\\' || !(next == '&' || next == '\\' || (next >= '1' && next <= '9'))) {
+          out.push_back(c);
+          continue;
+        }
+        ++i;
+        if (next == '\\') {
+          out.push_back('\\');
+          continue;
+        }
+        const size_t group = next == '&' ? 0 : static_cast<size_t>(next - '0');
+        if (group < m->size() && (*m)[group].matched) appendCodePoints((*m)[group].first, (*m)[group].second, out);
+      }
+      done = (*m)[0].second;
+      if (!global) break;
+    }
+    appendCodePoints(done, text.cend(), out);
+  } catch (const std::regex_error& e) {
+    tooComplex(e);
   }
 }
 

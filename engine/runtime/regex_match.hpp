@@ -11,6 +11,7 @@
 // Bracket expressions with classes ([[:alpha:]]) work. Strings and patterns are matched as code
 // points (UTF-8 decoded), so "." is one character; classes and ~* case-folding know ASCII only
 // (the "C" locale's rules).
+#include <string>
 #include <string_view>
 
 namespace hyrax {
@@ -22,5 +23,14 @@ inline constexpr size_t kMaxRegexPatternBytes = 1000;  // longer patterns are 54
 // Throws Error 2201B for a malformed pattern, 54000 for one longer than kMaxRegexPatternBytes.
 // Keeps the last pattern compiled per thread, so a constant pattern is compiled once per query.
 bool regexMatches(std::string_view s, std::string_view pattern, bool caseInsensitive);
+
+// PostgreSQL's regexp_replace(s, pattern, replacement, flags) into `out`: the first match (every
+// one with flag g) replaced by `replacement`, in which \1 .. \9 are the parenthesized
+// subexpressions' matches ('' for one that does not exist or did not take part), \& the whole
+// match and \\ a backslash; any other backslash stands for itself. Flags: g, i (case-insensitive,
+// as ~*) and c (case-sensitive), the last of i and c winning; PostgreSQL's others are 0A000 here,
+// anything else 22023. Errors of the pattern as regexMatches'.
+void regexReplace(std::string_view s, std::string_view pattern, std::string_view replacement, std::string_view flags,
+                  std::string& out);
 
 }  // namespace hyrax

@@ -220,6 +220,12 @@ int32_t hyrax_rt_pad(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int64_t
 int32_t hyrax_rt_split_part(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, uint64_t dlo, uint64_t dhi, int64_t n,
                             uint64_t* out);
 int32_t hyrax_rt_chr(hyrax::QueryContext* ctx, int64_t code, uint64_t* out);
+// repeat, reverse, initcap, translate, overlay, md5, to_hex, regexp_replace: textfn::TextFn `fn`
+// (text_functions.hpp) of args[0..7], four strings as StringRef halves (unused ones empty), and
+// args[8..9], two integers (unused ones 0), into *out (the query's arena). 0, or 1 with the error set.
+int32_t hyrax_rt_text_function(hyrax::QueryContext* ctx, int32_t fn, uint64_t* args, uint64_t* out);
+// starts_with(s, prefix): 1 or 0.
+int32_t hyrax_rt_starts_with(uint64_t lo, uint64_t hi, uint64_t plo, uint64_t phi);
 int32_t hyrax_rt_cast_str_to_int(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t typeId, int64_t* out);
 int32_t hyrax_rt_cast_str_to_decimal(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, int32_t precision,
                                      int32_t scale, int64_t* out);

@@ -1,8 +1,10 @@
 // SQL's scalar string functions for generated code: SUBSTRING, UPPER/LOWER (Unicode letters as
 // PostgreSQL maps them: engine/types/utf8.hpp), CHAR_LENGTH, ASCII,
-// POSITION, TRIM, REPLACE and LPAD/RPAD; current_setting. Positions and lengths count characters: UTF-8 code points, found by skipping
-// continuation bytes (10xxxxxx). Results that are part of the argument point into it (the heap or
-// arena that holds the argument outlives the query); new strings go to the query's arena.
+// POSITION, TRIM, REPLACE, LPAD/RPAD, SPLIT_PART, CHR, STARTS_WITH; current_setting (repeat,
+// reverse, initcap, translate, overlay, md5, to_hex: text_functions.cpp). Positions and lengths
+// count characters: UTF-8 code points, found by skipping continuation bytes (10xxxxxx). Results
+// that are part of the argument point into it (the heap or arena that holds the argument outlives
+// the query); new strings go to the query's arena.
 #include <cctype>
 #include <cstring>
 #include <optional>
@@ -241,6 +243,11 @@ int32_t hyrax_rt_chr(QueryContext* ctx, int64_t code, uint64_t* out) {
   return 0;
 }
 
+int32_t hyrax_rt_starts_with(uint64_t lo, uint64_t hi, uint64_t plo, uint64_t phi) {
+  StringRef s = StringRef::fromHalves(lo, hi), p = StringRef::fromHalves(plo, phi);
+  return s.view().substr(0, p.len) == p.view();  // byte prefix = character prefix in valid UTF-8
+}
+
 }  // extern "C"
 
 // current_setting(name [, missing_ok]): the value in the session's settings (session_values.hpp);
@@ -261,11 +268,5 @@ extern "C" int32_t hyrax_rt_current_setting(QueryContext* ctx, uint64_t nlo, uin
     ctx->setError(sqlstate::UndefinedObject, "unrecognized configuration parameter \"" + name + "\"");
     return 1;
   }
-  char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(value->size() + 1); });
-  if (!buf) return 1;
-  std::memcpy(buf, value->data(), value->size());
-  StringRef r = StringRef::make(buf, static_cast<uint32_t>(value->size()));
-  out[0] = r.lo();
-  out[1] = r.hi();
-  return 0;
+  return arenaString(ctx, *value, out);
 }

@@ -111,6 +111,13 @@ locale_t utf8Locale() {
   return loc;
 }
 
+// One code point mapped as UPPER or LOWER maps it.
+uint32_t caseMapped(uint32_t c, bool upper, locale_t loc) {
+  if (c < 0x80) return static_cast<uint32_t>(upper ? std::toupper(static_cast<int>(c)) : std::tolower(static_cast<int>(c)));
+  if (!loc) return c;
+  return static_cast<uint32_t>(upper ? towupper_l(static_cast<wint_t>(c), loc) : towlower_l(static_cast<wint_t>(c), loc));
+}
+
 }  // namespace
 
 std::string utf8CaseMapped(std::string_view s, bool upper) {
@@ -118,10 +125,19 @@ std::string utf8CaseMapped(std::string_view s, bool upper) {
   out.reserve(s.size());
   const locale_t loc = utf8Locale();
   char bytes[4];
+  for (size_t i = 0, len = 0; i < s.size(); i += len) out.append(bytes, utf8Encode(caseMapped(utf8DecodeAt(s, i, len), upper, loc), bytes));
+  return out;
+}
+
+std::string utf8Initcap(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const locale_t loc = utf8Locale();
+  char bytes[4];
+  bool afterAlnum = false;
   for (size_t i = 0, len = 0; i < s.size(); i += len) {
-    uint32_t c = utf8DecodeAt(s, i, len);
-    if (c < 0x80) c = static_cast<uint32_t>(upper ? std::toupper(static_cast<int>(c)) : std::tolower(static_cast<int>(c)));
-    else if (loc) c = static_cast<uint32_t>(upper ? towupper_l(static_cast<wint_t>(c), loc) : towlower_l(static_cast<wint_t>(c), loc));
+    const uint32_t c = caseMapped(utf8DecodeAt(s, i, len), !afterAlnum, loc);
+    afterAlnum = c < 0x80 ? std::isalnum(static_cast<int>(c)) != 0 : loc && iswalnum_l(static_cast<wint_t>(c), loc) != 0;
     out.append(bytes, utf8Encode(c, bytes));
   }
   return out;

@@ -34,6 +34,9 @@ size_t utf8Encode(uint32_t c, char* out);
 // database with a libc locale (towupper/towlower of the C.UTF-8 locale: 'é' -> 'É', 'ß' stays);
 // ASCII letters only if the C library has no C.UTF-8. The bytes may grow or shrink.
 std::string utf8CaseMapped(std::string_view s, bool upper);
+// INITCAP of valid UTF-8 `s`, as PostgreSQL's in such a database: a letter after a letter or digit
+// (iswalnum) lower case, every other one upper case ('héllo wÖrld' -> 'Héllo Wörld').
+std::string utf8Initcap(std::string_view s);
 
 // PostgreSQL's message for it: invalid byte sequence for encoding "UTF8": 0xc3 0x28
 std::string invalidUtf8Message(std::string_view s, size_t at);

@@ -9,6 +9,7 @@
 
 #include "engine/runtime/math_functions.hpp"
 #include "engine/runtime/runtime_errors.hpp"
+#include "engine/runtime/text_functions.hpp"
 #include "engine/types/int128.hpp"
 #include "engine/types/float_order.hpp"
 #include "engine/types/text_format.hpp"
@@ -239,6 +240,25 @@ std::optional<Value> foldCall(const Expr& e) {
     if (v.isNull()) return Value::null(e.type);
     if (!v.type().isString()) return std::nullopt;
     return Value::string(utf8CaseMapped(v.asString(), e.func == ScalarFunc::Upper));
+  }
+  if (plan::textFnOf(e.func) >= 0 || e.func == ScalarFunc::StartsWith) {  // as the runtime computes them
+    for (auto& a : args)
+      if (a->value.isNull()) return Value::null(e.type);
+    textfn::TextArgs in;
+    size_t strings = 0, integers = 0;
+    for (auto& a : args) {
+      if (a->value.type().isString()) in.s[strings++] = a->value.asString();
+      else in.n[integers++] = a->value.asInt();
+    }
+    if (e.func == ScalarFunc::StartsWith) return Value::boolean(in.s[0].substr(0, in.s[1].size()) == in.s[1]);
+    std::string out;
+    try {
+      textfn::textFunction(static_cast<textfn::TextFn>(plan::textFnOf(e.func)), in, out);
+    } catch (Error& err) {
+      err.setPosIfUnknown(e.pos);
+      throw;
+    }
+    return Value::string(out);
   }
   const bool computed = plan::floatFnOf(e.func) >= 0 || e.func == ScalarFunc::RoundDouble ||
                         e.func == ScalarFunc::TruncDouble || e.func == ScalarFunc::RoundScaled ||

@@ -114,7 +114,8 @@ ExprPtr Parser::comparison() {
       continue;
     }
     bool negated = false;
-    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like") || ahead(1).is("ilike"))) {
+    if (is("not") && (ahead(1).is("between") || ahead(1).is("in") || ahead(1).is("like") || ahead(1).is("ilike") ||
+                      (ahead(1).is("similar") && ahead(2).is("to")))) {
       negated = true;
       ++i_;
     }
@@ -142,9 +143,10 @@ ExprPtr Parser::comparison() {
       in->negated = negated;
       expect(")");
       e = std::move(in);
-    } else if (is("like") || is("ilike")) {
+    } else if (is("like") || is("ilike") || (is("similar") && ahead(1).is("to"))) {
       auto l = std::make_unique<Expr>(ExprKind::Like, p);
       if (accept("ilike")) l->name = "ilike";  // PostgreSQL's: LIKE of both sides in lower case
+      else if (accept("similar")) expect("to"), l->name = "similar";  // SQL's regular expressions
       else accept("like");
       l->negated = negated;
       l->args.push_back(std::move(e));
@@ -391,6 +393,22 @@ ExprPtr Parser::primary() {
       }
     }
     i_ = save;  // an ordinary call: substring(x, a, b)
+  }
+  if (name == "overlay" && is("(")) {  // OVERLAY(s PLACING t FROM start [FOR count])
+    size_t save = i_;
+    expect("(");
+    auto f = std::make_unique<Expr>(ExprKind::Function, pos);
+    f->name = name;
+    f->args.push_back(expr());
+    if (accept("placing")) {
+      f->args.push_back(expr());
+      expect("from");
+      f->args.push_back(expr());
+      if (accept("for")) f->args.push_back(expr());
+      expect(")");
+      return f;
+    }
+    i_ = save;  // an ordinary call: overlay(s, t, start [, count])
   }
   if (name == "position" && is("(")) {  // POSITION(needle IN s)
     size_t save = i_;

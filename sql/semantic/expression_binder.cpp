@@ -630,6 +630,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       return makeInList(sub(0), std::move(list), e.negated, e.pos);
     }
     case ast::ExprKind::Like:
+      if (e.name == "similar") return makeSimilarTo(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos);
       return makeLike(sub(0), sub(1), e.args.size() > 2 ? sub(2) : nullptr, e.negated, e.pos, e.name == "ilike");
     case ast::ExprKind::Case: {
       std::vector<ExprPtr> args;

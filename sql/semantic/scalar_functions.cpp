@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/runtime/text_functions.hpp"
 #include "engine/types/text_format.hpp"
 #include "sql/optimizer/constant_folding.hpp"
 #include "sql/semantic/select_binder.hpp"
@@ -51,7 +52,9 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
                                        "current_time", "localtime", "octet_length", "bit_length",
                                        "left",      "right",    "strpos", "concat",      "replace", "lpad", "rpad",
                                        "split_part", "chr", "greatest", "least", "trunc", "exp", "ln", "log", "pi",
-                                       "cbrt", "div", "gcd", "lcm"};
+                                       "cbrt", "div", "gcd", "lcm", "concat_ws", "repeat", "reverse", "initcap",
+                                       "translate", "overlay", "md5", "starts_with", "to_hex", "regexp_replace",
+                                       "regexp_like"};
   auto bound = bindArgsIfNamed(e, clause, kNames, std::size(kNames));
   if (!bound) return nullptr;
   std::vector<ExprPtr> args = std::move(*bound);
@@ -185,21 +188,110 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
     integer(0);
     return call(ScalarFunc::Chr, SqlType::text(), std::move(args), e.pos);
   }
-  if (e.name == "concat") {
-    // Every argument as text, a NULL one as '': never NULL itself.
-    if (args.empty()) noFunction(e, args);
+  if (e.name == "concat" || e.name == "concat_ws") {
+    // Every argument as text, a NULL one left out (concat: as ''): concat is never NULL itself.
+    // concat_ws(sep, a, b, ...) is substring(CASE WHEN a IS NOT NULL THEN sep || a ELSE '' END ||
+    // ..., char_length(sep) + 1): the first separator cut off, NULL for a NULL sep.
+    const bool separated = e.name == "concat_ws";
+    if (args.size() < (separated ? 2u : 1u)) noFunction(e, args);
+    if (separated) str(0);
     ExprPtr out;
-    for (auto& a : args) {
+    for (size_t i = separated ? 1 : 0; i < args.size(); ++i) {
+      ExprPtr& a = args[i];
       std::vector<ExprPtr> arms;
-      // A CHAR(n) with its padding: PostgreSQL's concat prints each argument ('ab'::char(4): 'ab  ').
-      ExprPtr text = a->type.isString() ? asPaddedText(std::move(a)) : makeCast(std::move(a), SqlType::text(), e.pos);
+      // Each argument as PostgreSQL prints it: a CHAR(n) with its padding ('ab'::char(4): 'ab  '),
+      // a BOOLEAN as t or f (its CAST to text is 'true').
+      ExprPtr text;
+      if (a->type.isString()) {
+        text = asPaddedText(std::move(a));
+      } else if (a->type.id == TypeId::Bool) {
+        std::vector<ExprPtr> tf;
+        tf.push_back(a->clone());
+        tf.push_back(Expr::constant(Value::string("t")));
+        tf.push_back(isNotNull(a));
+        tf.push_back(Expr::constant(Value::string("f")));
+        text = makeCase(std::move(tf), false, e.pos);
+      } else {
+        text = makeCast(std::move(a), SqlType::text(), e.pos);
+      }
       arms.push_back(isNotNull(text));
-      arms.push_back(text->clone());
+      arms.push_back(separated ? makeConcat(args[0]->clone(), text->clone(), e.pos) : text->clone());
       arms.push_back(Expr::constant(Value::string("")));
       ExprPtr part = makeCase(std::move(arms), true, e.pos);
       out = out ? makeConcat(std::move(out), std::move(part), e.pos) : std::move(part);
     }
-    return out;
+    if (!separated) return out;
+    std::vector<ExprPtr> sub, length;
+    length.push_back(std::move(args[0]));
+    sub.push_back(std::move(out));
+    sub.push_back(makeArith(plan::ArithOp::Add,
+                            castTo(call(ScalarFunc::CharLength, SqlType::int32(), std::move(length), e.pos), SqlType::int64()),
+                            Expr::constant(Value::int64(1)), e.pos));
+    sub.push_back(Expr::constant(Value::int64(INT64_MIN)));  // no FOR: to the end
+    return call(ScalarFunc::Substring, SqlType::text(), std::move(sub), e.pos);
+  }
+  if (e.name == "repeat" || e.name == "reverse" || e.name == "initcap" || e.name == "md5" || e.name == "translate") {
+    const bool three = e.name == "translate", two = e.name == "repeat";
+    count(three ? 3 : two ? 2 : 1, three ? 3 : two ? 2 : 1);
+    str(0);
+    if (two) integer(1);
+    if (three) str(1), str(2);
+    const ScalarFunc f = e.name == "repeat"    ? ScalarFunc::Repeat
+                         : e.name == "reverse" ? ScalarFunc::Reverse
+                         : e.name == "initcap" ? ScalarFunc::Initcap
+                         : e.name == "md5"     ? ScalarFunc::Md5
+                                               : ScalarFunc::Translate;
+    return call(f, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "overlay") {  // overlay(s PLACING t FROM start [FOR count]), or overlay(s, t, start [, count])
+    count(3, 4);
+    str(0);
+    str(1);
+    integer(2);
+    if (args.size() == 4)
+      integer(3);
+    else
+      args.push_back(Expr::constant(Value::int64(textfn::kNoCount)));  // no FOR: t's length
+    return call(ScalarFunc::Overlay, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "starts_with") {
+    count(2, 2);
+    str(0);
+    str(1);
+    return call(ScalarFunc::StartsWith, SqlType::boolean(), std::move(args), e.pos);
+  }
+  if (e.name == "to_hex") {  // of an INTEGER (SMALLINT too) 8 hex digits at most, of a BIGINT 16
+    count(1, 1);
+    const bool wide = args[0]->type.id == TypeId::Int64;
+    integer(0);
+    return call(wide ? ScalarFunc::ToHex64 : ScalarFunc::ToHex32, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "regexp_replace") {  // (s, pattern, replacement [, flags]); PostgreSQL 15's start and N forms are not here
+    count(3, 4);
+    for (size_t i = 0; i < args.size(); ++i) str(i);
+    if (args.size() == 3) args.push_back(Expr::constant(Value::string("")));
+    return call(ScalarFunc::RegexpReplace, SqlType::text(), std::move(args), e.pos);
+  }
+  if (e.name == "regexp_like") {  // (s, pattern [, flags]): s ~ pattern, or ~* with flag i; the flags a constant
+    count(2, 3);
+    for (size_t i = 0; i < args.size(); ++i) str(i);
+    bool caseInsensitive = false;
+    if (args.size() == 3) {
+      ExprPtr flags = foldConstants(std::move(args[2]));
+      if (flags->kind != ExprKind::Constant)
+        throw Error(sqlstate::FeatureNotSupported, "regexp_like takes its flags as a constant", e.args[2]->pos);
+      if (flags->value.isNull()) {
+        auto null = Expr::constant(Value::null(SqlType::boolean()), e.pos);
+        null->type = SqlType::boolean().withNullable(true);
+        return null;
+      }
+      for (char f : flags->value.asString()) {
+        if (f == 'i' || f == 'c') caseInsensitive = f == 'i';
+        else if (f == 'g') throw Error("22023", "regexp_like() does not support the \"global\" option", e.args[2]->pos);
+        else throw Error("22023", "invalid regular expression option: \"" + std::string(1, f) + "\"", e.args[2]->pos);
+      }
+    }
+    return makeRegexMatch(std::move(args[0]), std::move(args[1]), caseInsensitive, false, e.pos);
   }
   if (e.name == "trim" || e.name == "btrim" || e.name == "ltrim" || e.name == "rtrim") {
     count(1, 2);

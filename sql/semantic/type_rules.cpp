@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "engine/types/string_ref.hpp"
+#include "engine/types/utf8.hpp"
 #include "sql/optimizer/constant_folding.hpp"
 
 namespace hyrax::sql {
@@ -475,6 +476,52 @@ ExprPtr makeLike(ExprPtr a, ExprPtr pattern, ExprPtr escape, bool negated, Sourc
     return makeLike(std::move(a), std::move(pattern), negated, pos);
   }
   return makeLike(std::move(a), Expr::constant(Value::string(defaultEscapeForm(folded->value.asString(), esc, pattern->pos))), negated, pos);
+}
+
+ExprPtr makeSimilarTo(ExprPtr a, ExprPtr pattern, ExprPtr escape, bool negated, SourcePos pos) {
+  const SourcePos patternPos = pattern->pos;
+  pattern = foldConstants(castTo(std::move(pattern), SqlType::text()), true);
+  escape = escape ? foldConstants(castTo(std::move(escape), SqlType::text()), true) : Expr::constant(Value::string("\\"));
+  if (pattern->kind != ExprKind::Constant || escape->kind != ExprKind::Constant)
+    throw Error(sqlstate::FeatureNotSupported, "SIMILAR TO takes only a constant pattern and escape character", patternPos);
+  if (pattern->value.isNull() || escape->value.isNull())  // strict: NULL
+    return makeRegexMatch(std::move(a), Expr::constant(Value::null(SqlType::text())), false, negated, pos);
+  const std::string& esc = escape->value.asString();
+  if (utf8Chars(esc) > 1) throw Error(sqlstate::InvalidEscape, "invalid escape string", escape->pos);
+  // PostgreSQL's similar_escape_internal, with ERE's plain groups where it writes (?:...).
+  const std::string& p = pattern->value.asString();
+  std::string re = "^(";
+  bool afterEscape = false, inClass = false;
+  for (size_t i = 0, len = 0; i < p.size(); i += len) {
+    utf8DecodeAt(p, i, len);
+    const std::string_view c(p.data() + i, len);
+    if (afterEscape) {
+      if (c == "\"") throw Error(sqlstate::FeatureNotSupported, "SIMILAR TO's substring markers are not supported", patternPos);
+      if (len == 1 && std::string_view("\\.^$[]()|*+?{}").find(c[0]) != std::string_view::npos) re += '\\';
+      re += c;
+      afterEscape = false;
+    } else if (!esc.empty() && c == esc) {
+      afterEscape = true;
+    } else if (inClass) {
+      if (c == "\\") re += '\\';
+      re += c;
+      inClass = c != "]";
+    } else if (c == "[") {
+      re += c;
+      inClass = true;
+    } else if (c == "%") {
+      re += ".*";
+    } else if (c == "_") {
+      re += '.';
+    } else if (c == "\\" || c == "." || c == "^" || c == "$") {
+      re += '\\';
+      re += c;
+    } else {
+      re += c;
+    }
+  }
+  re += ")$";
+  return makeRegexMatch(std::move(a), Expr::constant(Value::string(re)), false, negated, pos);
 }
 
 ExprPtr makeIsNull(ExprPtr a, bool negated, SourcePos pos) {

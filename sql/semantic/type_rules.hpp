@@ -29,6 +29,10 @@ plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, bool negated, Sou
 // (0A000); another escape character than '\' needs a constant pattern too (0A000), which is
 // rewritten into the default form. A constant pattern ending with the escape character is 22025.
 // ILIKE (caseInsensitive): the same of both sides in lower case, as PostgreSQL folds them.
+// a [NOT] SIMILAR TO pattern [ESCAPE e]: a regex match (makeRegexMatch) with the pattern turned
+// into an anchored POSIX ERE as PostgreSQL's similar_to_escape does (% .*, _ ., the escape
+// character quoting the next one, \ . ^ $ literal); pattern and escape must be constants (0A000).
+plan::ExprPtr makeSimilarTo(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos);
 plan::ExprPtr makeLike(plan::ExprPtr a, plan::ExprPtr pattern, plan::ExprPtr escape, bool negated, SourcePos pos,
                        bool caseInsensitive = false);
 // a ~ pattern, a ~* pattern (caseInsensitive), !~ and !~* (negated): POSIX regex matches.

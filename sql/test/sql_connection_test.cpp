@@ -58,6 +58,15 @@ TEST_CASE("unaliased columns are named as PostgreSQL 15 names them") {
   CHECK(c.columns()[0].name == "int4");
   CHECK(c.columns()[1].name == "date");
   CHECK(c.columns()[2].name == "btrim");
+  // The string functions, OVERLAY's keyword form included (PostgreSQL 15's names again).
+  QueryResult f = con.execute(
+      "SELECT overlay('a' PLACING 'b' FROM 1), concat_ws(',', 'a'), regexp_like('a', 'a'), regexp_replace('a', 'a', "
+      "'b'), starts_with('a', 'a'), to_hex(1), md5('a'), translate('a', 'a', 'b'), initcap('a'), reverse('a'), "
+      "repeat('a', 1)");
+  names.clear();
+  for (const auto& col : f.columns()) names.push_back(col.name);
+  CHECK(names == std::vector<std::string>{"overlay", "concat_ws", "regexp_like", "regexp_replace", "starts_with", "to_hex",
+                                          "md5", "translate", "initcap", "reverse", "repeat"});
 }
 
 TEST_CASE("results span many chunks") {
