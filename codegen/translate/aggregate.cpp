@@ -352,7 +352,7 @@ void AggregateTranslator::appendToArray(llvm::Value* group, const AggState& s, c
   auto* out = cg_.localStringOut("array_agg");
   llvm::Value* elementNull = element.null ? element.null : (v.type.isNull() ? cg_.cTrue() : cg_.cFalse());
   llvm::Value* flags = b.CreateOr(b.CreateZExt(cur.null, cg_.i32()), b.CreateShl(b.CreateZExt(elementNull, cg_.i32()), 1));
-  cg_.checkStatus(cg_.call("hyrax_rt_array_append", {cg_.queryContext(), cur.v, cur.hi, elo, ehi, flags, out}));
+  cg_.checkStatus(cg_.call("hyrax_rt_array_agg_add", {cg_.queryContext(), cur.v, cur.hi, elo, ehi, flags, out}));
   SqlValue next;
   next.type = s.valueType;
   cg_.loadStringOut(out, next);
@@ -418,6 +418,13 @@ void AggregateTranslator::produce() {
             });
             cur.v = b.CreateLoad(cg_.i64(), slot);
           }
+        }
+        if (agg.func == AggFunc::ArrayAgg) {  // the open text closed (hyrax_rt_array_agg_add)
+          auto* closed = cg_.localStringOut("array_agg");  // (zeroed: empty groups' NULL)
+          cg_.If(b.CreateNot(empty), [&] {
+            cg_.checkStatus(cg_.call("hyrax_rt_array_agg_close", {cg_.queryContext(), cur.v, cur.hi, closed}));
+          });
+          cg_.loadStringOut(closed, cur);
         }
         out.v = cur.v;
         out.hi = cur.hi;
@@ -488,7 +495,7 @@ void AggregateTranslator::mergeGroup(llvm::Value* entry) {
       if (f == AggFunc::ArrayAgg) {  // a thread's elements after the others' (no order is promised here)
         auto* out = cg_.localStringOut("array_agg");
         cg_.If(b.CreateICmpEQ(mine[k], cg_.c64(0)), [&] { cg_.storeValue(addr, in); }, [&] {
-          cg_.checkStatus(cg_.call("hyrax_rt_array_cat", {cg_.queryContext(), cur.v, cur.hi, in.v, in.hi, out}));
+          cg_.checkStatus(cg_.call("hyrax_rt_array_agg_merge", {cg_.queryContext(), cur.v, cur.hi, in.v, in.hi, out}));
           SqlValue both;
           both.type = s.valueType;
           cg_.loadStringOut(out, both);

@@ -83,6 +83,61 @@ int32_t hyrax_rt_array_append(QueryContext* ctx, uint64_t alo, uint64_t ahi, uin
   });
 }
 
+namespace {
+
+// `open` (array_agg's open text) with `tail` after it: in place where its buffer has room (a long
+// text made here has its capacity in the 8 bytes before it), else in a buffer twice the size.
+int32_t appendOpen(QueryContext* ctx, StringRef open, std::string_view tail, uint64_t* out) {
+  const uint64_t n = uint64_t{open.len} + tail.size();
+  if (n > (uint64_t{1} << 30) - 1) return hyrax_rt_error(ctx, HYRAX_ERR_LENGTH_TOO_LARGE);
+  if (n <= StringRef::kInlineMax) return arenaString(ctx, std::string(open.view()) + std::string(tail), out);
+  char* data = nullptr;
+  if (!open.isInline()) {
+    uint64_t capacity;
+    std::memcpy(&capacity, open.u.ptr - 8, 8);
+    if (n <= capacity) data = const_cast<char*>(open.u.ptr);
+  }
+  if (!data) {
+    const uint64_t capacity = std::max<uint64_t>(64, 2 * n);
+    char* buf = guarded(ctx, static_cast<char*>(nullptr), [&] { return ctx->arena().allocate(capacity + 8); });
+    if (!buf) return 1;
+    std::memcpy(buf, &capacity, 8);
+    data = buf + 8;
+    std::memcpy(data, open.data(), open.len);
+  }
+  std::memcpy(data + open.len, tail.data(), tail.size());
+  StringRef r = StringRef::make(data, static_cast<uint32_t>(n));
+  out[0] = r.lo();
+  out[1] = r.hi();
+  return 0;
+}
+
+}  // namespace
+
+int32_t hyrax_rt_array_agg_add(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t elo, uint64_t ehi, int32_t flags,
+                               uint64_t* out) {
+  return guarded(ctx, int32_t{1}, [&]() -> int32_t {
+    const bool first = flags & kArrayNull;
+    std::string tail = first ? "{" : ",";
+    if (flags & kElementNull) tail += "NULL";
+    else text::appendArrayElement(tail, StringRef::fromHalves(elo, ehi).view());
+    return appendOpen(ctx, first ? StringRef() : StringRef::fromHalves(alo, ahi), tail, out);
+  });
+}
+
+int32_t hyrax_rt_array_agg_merge(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out) {
+  return guarded(ctx, int32_t{1}, [&]() -> int32_t {
+    const StringRef b = StringRef::fromHalves(blo, bhi);
+    return appendOpen(ctx, StringRef::fromHalves(alo, ahi), "," + std::string(b.view().substr(1)), out);
+  });
+}
+
+int32_t hyrax_rt_array_agg_close(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t* out) {
+  return guarded(ctx, int32_t{1}, [&]() -> int32_t {
+    return put(ctx, std::string(StringRef::fromHalves(alo, ahi).view()) + "}", out);
+  });
+}
+
 int32_t hyrax_rt_array_cat(QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out) {
   return guarded(ctx, int32_t{1}, [&]() -> int32_t {
     const StringRef aref = StringRef::fromHalves(alo, ahi), bref = StringRef::fromHalves(blo, bhi);  // short ones hold their bytes

@@ -242,6 +242,16 @@ int32_t hyrax_rt_array_in(hyrax::QueryContext* ctx, uint64_t lo, uint64_t hi, in
 enum : int32_t { kArrayNull = 1, kElementNull = 2, kPrepend = 4 };
 int32_t hyrax_rt_array_append(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t elo, uint64_t ehi,
                               int32_t flags, uint64_t* out);
+// array_agg's own steps on its group's state, which nothing else reads until the aggregation ends:
+// the array's text kept open (without its closing brace) in a buffer that doubles, so a value is
+// appended in place, and a group of n values costs O(n) time and memory (a new copy per value
+// was O(n^2): 100,000 values in one group took gigabytes). add: the value's text (flags
+// kArrayNull: the first, kElementNull); merge: b's values after a's; close: the array's text.
+int32_t hyrax_rt_array_agg_add(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t elo, uint64_t ehi,
+                               int32_t flags, uint64_t* out);
+int32_t hyrax_rt_array_agg_merge(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi,
+                                 uint64_t* out);
+int32_t hyrax_rt_array_agg_close(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t* out);
 // a || b of two non-NULL arrays.
 int32_t hyrax_rt_array_cat(hyrax::QueryContext* ctx, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, uint64_t* out);
 // array_to_string(a, separator [, null string]): NULL elements left out when nlo is kNoString.
