@@ -311,6 +311,20 @@ public class JdbcTest {
       expectError("error inside a transaction", "23505", () -> st.executeUpdate("INSERT INTO items (id) VALUES (20)"));
       expectError("failed transaction refuses statements 25P02", "25P02", () -> st.executeQuery("SELECT 1"));
       c.rollback();
+      // Savepoints (pgjdbc sends SAVEPOINT / ROLLBACK TO SAVEPOINT through the extended protocol):
+      // an error after one is rolled back to it, and the transaction goes on.
+      st.executeUpdate("INSERT INTO items (id, name) VALUES (22, 'before')");
+      java.sql.Savepoint sp = c.setSavepoint("sp1");
+      st.executeUpdate("INSERT INTO items (id, name) VALUES (23, 'undone')");
+      expectError("error after a savepoint", "23505", () -> st.executeUpdate("INSERT INTO items (id) VALUES (22)"));
+      c.rollback(sp);
+      st.executeUpdate("INSERT INTO items (id, name) VALUES (24, 'after')");
+      c.commit();
+      try (ResultSet rs = st.executeQuery("SELECT id FROM items WHERE id BETWEEN 22 AND 24 ORDER BY id")) {
+        check("rolled back to a savepoint", List.of("22", "24"), rows(rs));
+      }
+      st.executeUpdate("DELETE FROM items WHERE id BETWEEN 22 AND 24");
+      c.commit();
       // A fetch size inside a transaction: pgjdbc reads through a portal in Executes of 2 rows
       // (PortalSuspended between them).
       PreparedStatement fetched = c.prepareStatement("SELECT id FROM items WHERE id > ? ORDER BY id");
