@@ -119,7 +119,9 @@ ExprPtr Parser::comparison() {
       negated = true;
       ++i_;
     }
-    if (accept("between")) {
+    if (!negated && accept("overlaps")) {  // (s1, e1) OVERLAPS (s2, e2): SQL-92's, bound as a CASE
+      e = binary("overlaps", std::move(e), concatExpr(), p);
+    } else if (accept("between")) {
       auto b = std::make_unique<Expr>(ExprKind::Between, p);
       b->negated = negated;
       b->args.push_back(std::move(e));

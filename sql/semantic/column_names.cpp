@@ -31,6 +31,9 @@ Name nameOf(const ast::Expr& e) {
     case ExprKind::TypedLiteral: return {pgType(e.type.id).typname, false};
     case ExprKind::Case: return {"case", false};
     case ExprKind::Exists: return {"exists", true};
+    case ExprKind::Binary:  // (a, b) OVERLAPS (c, d) is PostgreSQL's overlaps(a, b, c, d)
+      if (e.op == "overlaps") return {"overlaps", true};
+      return {kNoName, false};
     case ExprKind::Array: return {"array", false};
     case ExprKind::Subscript: return nameOf(*e.args[0]);  // a[i] is named as a
     case ExprKind::FieldSelect: return {e.name, true};

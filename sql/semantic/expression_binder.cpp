@@ -319,6 +319,83 @@ ExprPtr compareRows(plan::CmpOp op, std::vector<ExprPtr> a, std::vector<ExprPtr>
   return r;
 }
 
+// (s1, e1) OVERLAPS (s2, e2), as PostgreSQL's overlaps_timestamp decides it: each period from its
+// earlier end to its later (an INTERVAL as the end is s + interval), half-open, so periods that
+// only touch do not overlap, and equal starts always do; with NULL ends the answer is NULL
+// wherever it would depend on them. A CASE over the four values (each may be read more than once).
+ExprPtr SelectBinder::bindOverlaps(const ast::Expr& e, Clause clause) {
+  const SourcePos pos = e.pos;
+  for (int side = 0; side < 2; ++side)
+    if (e.args[side]->kind != ast::ExprKind::Row || e.args[side]->args.size() != 2)
+      throw Error(sqlstate::SyntaxError,
+                  std::string("wrong number of parameters on ") + (side ? "right" : "left") + " side of OVERLAPS expression",
+                  e.args[side]->pos);
+  ExprPtr start[2], end[2];
+  for (int side = 0; side < 2; ++side) {
+    start[side] = bindExpr(*e.args[side]->args[0], clause);
+    end[side] = bindExpr(*e.args[side]->args[1], clause);
+    const TypeId s = start[side]->type.id;
+    if (s != TypeId::Date && s != TypeId::Timestamp && s != TypeId::Time && s != TypeId::Null)
+      throw Error(sqlstate::UndefinedFunction, "function overlaps(" + start[side]->type.name() + ", " + end[side]->type.name() +
+                                                   ", ...) does not exist", pos);
+    if (end[side]->type.id == TypeId::Interval) end[side] = makeArith(plan::ArithOp::Add, start[side]->clone(), std::move(end[side]), pos);
+  }
+  auto isNull = [&](const ExprPtr& x) { return makeIsNull(x->clone(), false, pos); };
+  auto cmp = [&](plan::CmpOp op, const ExprPtr& a, const ExprPtr& b) { return makeCompare(op, a->clone(), b->clone(), pos); };
+  auto unknown = [&] { return Expr::constant(Value::null(SqlType::boolean()), pos); };
+  auto truth = [&](bool v) { return Expr::constant(Value::boolean(v), pos); };
+  auto either = [&](ExprPtr a, ExprPtr b) {
+    std::vector<ExprPtr> v;
+    v.push_back(std::move(a));
+    v.push_back(std::move(b));
+    return makeLogic(ExprKind::Or, std::move(v), pos);
+  };
+  auto caseOf = [&](std::vector<ExprPtr> arms) { return makeCase(std::move(arms), true, pos); };
+  // Each period's earlier end (the other one when one is NULL) and its later end (NULL when one is).
+  ExprPtr first[2], last[2];
+  for (int i = 0; i < 2; ++i) {
+    std::vector<ExprPtr> f;
+    f.push_back(isNull(start[i]));
+    f.push_back(end[i]->clone());
+    f.push_back(isNull(end[i]));
+    f.push_back(start[i]->clone());
+    f.push_back(cmp(plan::CmpOp::Gt, start[i], end[i]));
+    f.push_back(end[i]->clone());
+    f.push_back(start[i]->clone());
+    first[i] = caseOf(std::move(f));
+    std::vector<ExprPtr> l;
+    l.push_back(either(isNull(start[i]), isNull(end[i])));
+    l.push_back(Expr::constant(Value::null(end[i]->type), pos));
+    l.push_back(cmp(plan::CmpOp::Gt, start[i], end[i]));
+    l.push_back(start[i]->clone());
+    l.push_back(end[i]->clone());
+    last[i] = caseOf(std::move(l));
+  }
+  // The later-starting period starts before the other ends: true; unknown if that end is NULL.
+  auto startsInside = [&](int later, int earlier) {
+    std::vector<ExprPtr> arms;
+    arms.push_back(isNull(last[earlier]));
+    arms.push_back(unknown());
+    arms.push_back(cmp(plan::CmpOp::Lt, first[later], last[earlier]));
+    arms.push_back(truth(true));
+    arms.push_back(isNull(last[later]));
+    arms.push_back(unknown());
+    arms.push_back(truth(false));
+    return caseOf(std::move(arms));
+  };
+  std::vector<ExprPtr> arms;
+  arms.push_back(either(isNull(first[0]), isNull(first[1])));
+  arms.push_back(unknown());
+  arms.push_back(cmp(plan::CmpOp::Gt, first[0], first[1]));
+  arms.push_back(startsInside(0, 1));
+  arms.push_back(cmp(plan::CmpOp::Lt, first[0], first[1]));
+  arms.push_back(startsInside(1, 0));
+  arms.push_back(either(isNull(last[0]), isNull(last[1])));  // equal starts
+  arms.push_back(unknown());
+  arms.push_back(truth(true));
+  return caseOf(std::move(arms));
+}
+
 ExprPtr SelectBinder::bindRowComparison(const ast::Expr& e, Clause clause) {
   return bindRowComparison(*e.args[0], *e.args[1], e.op, clause, e.pos);
 }
@@ -584,6 +661,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
         for (auto it = operands.rbegin(); it != operands.rend(); ++it) args.push_back(bindExpr(**it, clause));
         return makeLogic(op == "AND" ? ExprKind::And : ExprKind::Or, std::move(args), e.pos);
       }
+      if (op == "overlaps") return bindOverlaps(e, clause);
       if (e.args[0]->kind == ast::ExprKind::Row || e.args[1]->kind == ast::ExprKind::Row) return bindRowComparison(e, clause);
       ExprPtr a = sub(0), b = sub(1);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);

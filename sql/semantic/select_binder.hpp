@@ -188,6 +188,7 @@ class SelectBinder {
   // (a, b) op (c, d): = is every pair equal, <> some pair unequal, < <= > >= compare the pairs
   // left to right (SQL's row comparisons, NULLs as in PostgreSQL).
   plan::ExprPtr bindRowComparison(const ast::Expr& e, Clause clause);
+  plan::ExprPtr bindOverlaps(const ast::Expr& e, Clause clause);  // (s1, e1) OVERLAPS (s2, e2)
   plan::ExprPtr bindRowComparison(const ast::Expr& left, const ast::Expr& right, const std::string& op, Clause clause,
                                   SourcePos pos);
   // For an aggregate call of a subquery: the SELECT further out whose aggregate it is (outer
