@@ -257,15 +257,14 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
     case Op::Savepoint:
     case Op::Release:
     case Op::RollbackTo: {
+      // Each one's name in PostgreSQL's errors, and its command tag.
+      static const char* const kCommand[] = {"SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT"};
       static const char* const kTag[] = {"SAVEPOINT", "RELEASE", "ROLLBACK"};
-      const char* tag = kTag[static_cast<int>(t.op) - static_cast<int>(Op::Savepoint)];
+      const int k = static_cast<int>(t.op) - static_cast<int>(Op::Savepoint);
       // As in PostgreSQL: only in a block begun by BEGIN (a Query's implicit one has none), and a
       // failed block takes only ROLLBACK [TO].
       if (txn_ == TransactionState::Idle || implicitOpen_)
-        throw Error(sqlstate::NoActiveTransaction,
-                    std::string(t.op == Op::RollbackTo ? "ROLLBACK TO SAVEPOINT" : t.op == Op::Release ? "RELEASE SAVEPOINT" : "SAVEPOINT") +
-                        " can only be used in transaction blocks",
-                    t.pos);
+        throw Error(sqlstate::NoActiveTransaction, std::string(kCommand[k]) + " can only be used in transaction blocks", t.pos);
       if (txn_ == TransactionState::Failed && t.op != Op::RollbackTo)
         throw Error(sqlstate::InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block",
                     t.pos);
@@ -282,7 +281,7 @@ QueryResult Connection::transactionControl(const ast::TransactionStmt& t) {
         savepoints_.erase(it + 1, savepoints_.end());
         txn_ = TransactionState::InBlock;
       }
-      return QueryResult({}, {}, tag);
+      return QueryResult({}, {}, kTag[k]);
     }
   }
   return r;

@@ -432,9 +432,11 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
         } else {
           // The same expression in DISTINCT ON and ORDER BY is one key (they are compared by key).
           for (auto& c : map->computed)
-            if (plan::sameExpr(*c.expr, *x)) return c.iu;
-          iu = plan_.ius.make(x->type, "order");
-          map->computed.push_back({iu, std::move(x)});
+            if (!iu && plan::sameExpr(*c.expr, *x)) iu = c.iu;
+          if (!iu) {
+            iu = plan_.ius.make(x->type, "order");
+            map->computed.push_back({iu, std::move(x)});
+          }
         }
       }
     }
