@@ -260,6 +260,9 @@ class SelectBinder {
 const ast::Expr* setReturningCall(const ast::Expr& e);
 
 bool isAggregateName(const std::string& name);
+// A call of an aggregate function that is one (not a window function: sum(x) OVER (...) is one
+// value per row, never part of the query's aggregation).
+bool isAggregateCall(const ast::Expr& e);
 // (a1, a2 ...) op (b1, b2 ...) of bound values (as many on each side): = every pair equal, <>
 // some pair unequal, < <= > >= the pairs left to right (SQL's row comparisons).
 plan::ExprPtr compareRows(plan::CmpOp op, std::vector<plan::ExprPtr> a, std::vector<plan::ExprPtr> b, SourcePos pos);
