@@ -123,6 +123,24 @@ const char* toString(AggFunc f) {
   return "?";
 }
 
+const char* toString(WindowFunc f) {
+  switch (f) {
+    case WindowFunc::RowNumber: return "row_number";
+    case WindowFunc::Rank: return "rank";
+    case WindowFunc::DenseRank: return "dense_rank";
+    case WindowFunc::PercentRank: return "percent_rank";
+    case WindowFunc::CumeDist: return "cume_dist";
+    case WindowFunc::Ntile: return "ntile";
+    case WindowFunc::Lag: return "lag";
+    case WindowFunc::Lead: return "lead";
+    case WindowFunc::FirstValue: return "first_value";
+    case WindowFunc::LastValue: return "last_value";
+    case WindowFunc::NthValue: return "nth_value";
+    case WindowFunc::Aggregate: return "aggregate";
+  }
+  return "?";
+}
+
 SqlType aggregateResultType(AggFunc f, const SqlType& arg) {
   switch (f) {
     case AggFunc::CountStar:
@@ -191,6 +209,8 @@ void forEachExpr(Operator& op, const std::function<void(ExprPtr&)>& fn) {
     }
     case OpKind::Sort:
       for (auto& k : static_cast<Sort&>(op).keys) visit(k.expr);
+      for (auto& w : static_cast<Sort&>(op).windows)
+        for (auto& a : w.args) visit(a);
       break;
     case OpKind::Limit:
       visit(static_cast<Limit&>(op).limitExpr);
@@ -324,6 +344,12 @@ std::string describe(const Operator& op) {
         if (s.partitionLimit != UINT64_MAX) r += fmt::format(" limit {}", s.partitionLimit);
         if (s.rank) r += fmt::format(" rank as {}", s.rank->name);
         r += ")";
+      }
+      for (auto& w : s.windows) {
+        r += fmt::format(" {}(", w.func == WindowFunc::Aggregate ? toString(w.aggregate) : toString(w.func));
+        for (size_t i = 0; i < w.args.size(); ++i) r += (i ? ", " : "") + toString(*w.args[i]);
+        static const char* const kFrames[] = {"", " rows", " whole partition"};
+        r += fmt::format("){} as {}", kFrames[static_cast<int>(w.frame)], w.iu->name);
       }
       return r;
     }

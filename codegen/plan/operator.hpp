@@ -251,6 +251,26 @@ struct Aggregate : Operator {
   std::vector<const IU*> produced() const override;
 };
 
+// A window function's value for each row of its partition, as PostgreSQL defines them. Frames
+// always start at the partition's first row; they end at the current row's last peer (RANGE, the
+// default), at the current row (ROWS), or at the partition's end (UNBOUNDED FOLLOWING, and every
+// frame without ORDER BY: all rows are peers then).
+enum class WindowFunc : uint8_t {
+  RowNumber, Rank, DenseRank, PercentRank, CumeDist, Ntile,  // by position; ntile's arg: the count
+  Lag, Lead,                                      // args: value, offset (BIGINT), default
+  FirstValue, LastValue, NthValue,                // args: value (and nth_value's n, BIGINT)
+  Aggregate                                       // `aggregate` over the frame; args: its argument
+};
+enum class WindowFrame : uint8_t { ToPeers, ToRow, Partition };
+const char* toString(WindowFunc f);
+struct WindowCall {
+  WindowFunc func = WindowFunc::Rank;
+  AggFunc aggregate = AggFunc::CountStar;  // CountStar, Count, Sum, Avg, Min, Max
+  WindowFrame frame = WindowFrame::ToPeers;
+  std::vector<ExprPtr> args;  // columns of the Sort's input
+  const IU* iu = nullptr;     // the value
+};
+
 struct Sort : Operator {
   std::vector<SortKey> keys;
   // Set under a LIMIT (limit + offset): only that many first rows are kept as rows come (top-k).
@@ -263,10 +283,15 @@ struct Sort : Operator {
   // With partitionKeys: also each row's place in its partition, 0, 1, 2 ... (a BIGINT; INTERSECT
   // ALL and EXCEPT ALL match the n-th copy of a row with the other side's n-th).
   const IU* rank = nullptr;
+  // Window functions over this Sort's order: its first partitionKeys keys are PARTITION BY (at
+  // least one, a constant without PARTITION BY), the rest ORDER BY; rows equal on every key are
+  // peers. Each call gives every row a value (codegen/translate/sort.cpp's window pass).
+  std::vector<WindowCall> windows;
   Sort() : Operator(OpKind::Sort) {}
   std::vector<const IU*> produced() const override {
     auto p = child()->produced();
     if (rank) p.push_back(rank);
+    for (auto& w : windows) p.push_back(w.iu);
     return p;
   }
 };

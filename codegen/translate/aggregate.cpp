@@ -45,6 +45,19 @@ llvm::Value* distanceFrom(CodeGen& cg, const SqlType& shiftType, llvm::Value* x,
 }
 }  // namespace
 
+llvm::Value* averageOf(CodeGen& cg, llvm::Value* sum, const SqlType& sumType, llvm::Value* count, llvm::Value* empty,
+                       const SqlType& out) {
+  auto& b = cg.b;
+  if (sumType.isFloat()) return b.CreateFDiv(sum, b.CreateSIToFP(count, cg.f64()));
+  auto* slot = cg.local(cg.i64(), "avg");  // (0 for no values: the caller makes it NULL)
+  b.CreateStore(cg.c64(0), slot);
+  cg.If(b.CreateNot(empty), [&] {
+    cg.checkStatus(cg.call("hyrax_rt_decimal_div", {cg.queryContext(), sum, cg.c32(sumType.scale), count, cg.c32(0),
+                                                    cg.c32(out.scale), slot}));
+  });
+  return b.CreateLoad(cg.i64(), slot);
+}
+
 AggregateTranslator::AggregateTranslator(const plan::Operator& op, QueryTranslator& q) : Translator(op, q) {
   auto& a = static_cast<const plan::Aggregate&>(op);
   for (auto& g : a.groups) groupFields_.push_back(table_.addField(g.iu->type));
@@ -405,20 +418,7 @@ void AggregateTranslator::produce() {
             cur.v = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, cur.v);
           if (sample) empty = b.CreateICmpSLT(count, cg_.c64(2));
         }
-        if (agg.func == AggFunc::Avg) {
-          if (s.valueType.isFloat()) {
-            cur.v = b.CreateFDiv(cur.v, b.CreateSIToFP(count, cg_.f64()));
-          } else {
-            auto* slot = cg_.local(cg_.i64(), "avg");
-            b.CreateStore(cg_.c64(0), slot);
-            cg_.If(b.CreateNot(empty), [&] {
-              cg_.checkStatus(cg_.call("hyrax_rt_decimal_div",
-                                       {cg_.queryContext(), cur.v, cg_.c32(s.valueType.scale), count, cg_.c32(0),
-                                        cg_.c32(out.type.scale), slot}));
-            });
-            cur.v = b.CreateLoad(cg_.i64(), slot);
-          }
-        }
+        if (agg.func == AggFunc::Avg) cur.v = averageOf(cg_, cur.v, s.valueType, count, empty, out.type);
         if (agg.func == AggFunc::ArrayAgg) {  // the open text closed (hyrax_rt_array_agg_add)
           auto* closed = cg_.localStringOut("array_agg");  // (zeroed: empty groups' NULL)
           cg_.If(b.CreateNot(empty), [&] {

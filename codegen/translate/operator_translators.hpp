@@ -194,6 +194,11 @@ class AggregateTranslator : public Translator {
   std::vector<AggState> states_;
 };
 
+// avg's value from a group's or a frame's sum and count (`empty`: no values; the result is then
+// meaningless, the caller makes it NULL): a double quotient, or a DECIMAL of out's scale.
+llvm::Value* averageOf(CodeGen& cg, llvm::Value* sum, const SqlType& sumType, llvm::Value* count, llvm::Value* empty,
+                       const SqlType& out);
+
 class SortTranslator : public Translator {
  public:
   SortTranslator(const plan::Operator& op, QueryTranslator& q);
@@ -202,6 +207,18 @@ class SortTranslator : public Translator {
 
  private:
   llvm::Function* comparator(size_t keys);  // over the first `keys` sort keys
+  // Window functions (window.cpp): each call's value into valueFields, in the sort's pipeline.
+  // An aggregate's running state: up to which row its frame has been added, the values counted,
+  // the sum or the best value so far.
+  struct WindowState {
+    llvm::AllocaInst *added = nullptr, *count = nullptr, *value = nullptr;
+    SqlType type;
+  };
+  void windowPass(llvm::Function* samePartition, llvm::Function* samePeers, uint32_t boundsField,
+                  const std::vector<uint32_t>& valueFields);
+  void aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out, llvm::Value* first,
+                     llvm::Value* partStart, llvm::Value* frameEnd);
+  uint32_t fieldOf(const plan::Expr& column) const;  // the field of an input column
   llvm::Function* cmp_ = nullptr;
   uint32_t slot_ = 0;
   RowLayout layout_{0};

@@ -65,6 +65,15 @@ void SortTranslator::produce() {
   for (auto* iu : columns_) fields_.push_back(layout_.add(iu->type));
   // The rank: a field the runtime fills when it keeps the rows of each partition.
   const uint32_t rankField = s.rank ? layout_.add(s.rank->type) : 0;
+  // Window functions: the row's partition and peer bounds (four BIGINTs, in a row), then a value
+  // per call.
+  uint32_t boundsField = 0;
+  std::vector<uint32_t> windowFields;
+  if (!s.windows.empty()) {
+    boundsField = layout_.add(SqlType::int64(false));
+    for (int n = 1; n < 4; ++n) layout_.add(SqlType::int64(false));
+    for (auto& w : s.windows) windowFields.push_back(layout_.add(w.iu->type));
+  }
   slot_ = q_.newStateSlot();
   q_.atInit([this] {
     llvm::Value* buf = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(std::max(8u, layout_.size()))}));
@@ -77,10 +86,13 @@ void SortTranslator::produce() {
   llvm::Function* cmp = cmp_ = comparator(s.keys.size());
   // A LIMIT per partition: rows equal on the partition keys (NULLs equal too) are one partition.
   llvm::Function* samePartition = s.partitionKeys ? comparator(s.partitionKeys) : nullptr;
+  llvm::Function* samePeers = s.windows.empty() ? nullptr : comparator(s.keys.size());
 
   q_.beginPipeline();
   cg_.checkStatus(cg_.call("hyrax_rt_buf_sort", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_)), cmp}));
-  if (samePartition)
+  if (!s.windows.empty())
+    windowPass(samePartition, samePeers, boundsField, windowFields);
+  else if (samePartition)
     cg_.call("hyrax_rt_buf_keep_per_partition",
              {cg_.loadPtr(cg_.stateSlot(slot_)), samePartition, cg_.c64(static_cast<int64_t>(s.partitionOffset)),
               cg_.c64(static_cast<int64_t>(s.partitionLimit)),
@@ -92,6 +104,7 @@ void SortTranslator::produce() {
   q_.forEachBufferRow(slot_, [&](llvm::Value* row) {
     for (size_t c = 0; c < columns_.size(); ++c) q_.values[columns_[c]] = layout_.load(cg_, row, fields_[c]);
     if (s.rank) q_.values[s.rank] = layout_.load(cg_, row, rankField);
+    for (size_t k = 0; k < s.windows.size(); ++k) q_.values[s.windows[k].iu] = layout_.load(cg_, row, windowFields[k]);
     emit();
   });
   q_.endPipeline();

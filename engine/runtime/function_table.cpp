@@ -42,6 +42,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_buf_sort),
     HYRAX_FN(hyrax_rt_buf_keep_first),
     HYRAX_FN(hyrax_rt_buf_keep_per_partition),
+    HYRAX_FN(hyrax_rt_buf_window_frames),
     HYRAX_FN(hyrax_rt_hash_string),
     HYRAX_FN(hyrax_rt_str_cmp),
     HYRAX_FN(hyrax_rt_str_eq),

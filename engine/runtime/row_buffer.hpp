@@ -100,6 +100,30 @@ class RowBuffer {
     }
     order_.resize(kept);
   }
+  // After sort(): the bounds window functions need, for each row as four int64 at `at`, positions
+  // in the sorted order: where its partition (a run of rows `samePartition` calls equal) starts
+  // and ends (one past its last row), and where its peers (rows `samePeers` calls equal: the
+  // partition and ORDER BY keys alike) start and end.
+  void windowFrames(Compare samePartition, Compare samePeers, int64_t at) {
+    const size_t n = order_.size();
+    auto bounds = [&](size_t i) { return reinterpret_cast<int64_t*>(static_cast<char*>(order_[i]) + at); };
+    int64_t partitionStart = 0, peerStart = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0 && samePartition(order_[i - 1], order_[i]) != 0) partitionStart = peerStart = static_cast<int64_t>(i);
+      else if (i > 0 && samePeers(order_[i - 1], order_[i]) != 0) peerStart = static_cast<int64_t>(i);
+      int64_t* b = bounds(i);
+      b[0] = partitionStart;
+      b[2] = peerStart;
+    }
+    int64_t partitionEnd = static_cast<int64_t>(n), peerEnd = static_cast<int64_t>(n);
+    for (size_t i = n; i-- > 0;) {
+      int64_t* b = bounds(i);
+      b[1] = partitionEnd;
+      b[3] = peerEnd;
+      if (b[0] == static_cast<int64_t>(i)) partitionEnd = peerEnd = static_cast<int64_t>(i);
+      else if (b[2] == static_cast<int64_t>(i)) peerEnd = static_cast<int64_t>(i);
+    }
+  }
   // From now on only the first `limit` rows in `cmp`'s order matter; the rest may be dropped.
   // (A stable sort then gives the same first rows as sorting everything.)
   void keepFirst(uint64_t limit, Compare cmp) {

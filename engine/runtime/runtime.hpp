@@ -42,6 +42,8 @@ enum HyraxRuntimeError : int32_t {
   HYRAX_ERR_FLOAT_OVERFLOW = 16,    // 22003 a float function's result of a finite argument is infinite
   HYRAX_ERR_LOG_OF_ZERO = 17,       // 2201E ln, log of 0
   HYRAX_ERR_LOG_OF_NEGATIVE = 18,   // 2201E ln, log of a negative number
+  HYRAX_ERR_NTILE_COUNT = 19,       // 22014 ntile's bucket count not above zero
+  HYRAX_ERR_NTH_VALUE = 20,         // 22016 nth_value's position not above zero
 };
 
 extern "C" {
@@ -134,6 +136,9 @@ void hyrax_rt_buf_keep_first(hyrax::RowBuffer* b, uint64_t limit, int32_t (*cmp)
 // After the sort: a LIMIT/OFFSET per partition of rows `same` calls equal (RowBuffer::keepPerPartition).
 void hyrax_rt_buf_keep_per_partition(hyrax::RowBuffer* b, int32_t (*same)(const void*, const void*), uint64_t offset,
                                      uint64_t limit, int64_t rankAt);
+// After the sort: each row's partition and peer bounds for window functions (RowBuffer::windowFrames).
+void hyrax_rt_buf_window_frames(hyrax::RowBuffer* b, int32_t (*samePartition)(const void*, const void*),
+                                int32_t (*samePeers)(const void*, const void*), int64_t at);
 
 // ---- dates ----
 int32_t hyrax_rt_date_part(int32_t days, int32_t field);  // field: 0 year, 1 month, 2 day

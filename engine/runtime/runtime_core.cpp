@@ -158,5 +158,9 @@ void hyrax_rt_buf_keep_per_partition(RowBuffer* b, int32_t (*same)(const void*, 
                                      uint64_t limit, int64_t rankAt) {
   b->keepPerPartition(same, offset, limit, rankAt);
 }
+void hyrax_rt_buf_window_frames(RowBuffer* b, int32_t (*samePartition)(const void*, const void*),
+                                int32_t (*samePeers)(const void*, const void*), int64_t at) {
+  b->windowFrames(samePartition, samePeers, at);
+}
 
 }  // extern "C"

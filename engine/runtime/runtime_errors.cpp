@@ -27,6 +27,8 @@ RuntimeErrorText runtimeErrorText(int32_t code) {
     case HYRAX_ERR_FLOAT_OVERFLOW: return {sqlstate::NumericOutOfRange, "value out of range: overflow"};
     case HYRAX_ERR_LOG_OF_ZERO: return {sqlstate::InvalidArgumentForLog, "cannot take logarithm of zero"};
     case HYRAX_ERR_LOG_OF_NEGATIVE: return {sqlstate::InvalidArgumentForLog, "cannot take logarithm of a negative number"};
+    case HYRAX_ERR_NTILE_COUNT: return {sqlstate::InvalidNtileArgument, "argument of ntile must be greater than zero"};
+    case HYRAX_ERR_NTH_VALUE: return {sqlstate::InvalidNthValueArgument, "argument of nth_value must be greater than zero"};
     default: return {sqlstate::InternalError, nullptr};
   }
 }

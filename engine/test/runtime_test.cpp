@@ -279,3 +279,28 @@ TEST_CASE("row buffers keep an OFFSET and LIMIT per partition of sorted rows") {
   REQUIRE(hyrax_rt_buf_count(b) == expected.size());
   for (uint64_t i = 0; i < expected.size(); ++i) CHECK(keyed(b, i) == expected[i]);
 }
+
+TEST_CASE("row buffers give each sorted row its partition's and its peers' bounds") {
+  // Rows (key, seq) of 48 bytes: partition = key / 10, peers = equal keys; the bounds go to 16..47.
+  QueryContext ctx;
+  RowBuffer* b = hyrax_rt_buf_create(&ctx, 48);
+  const std::vector<int64_t> keys = {31, 10, 12, 10, 55, 31, 30, 12, 12, 10};
+  for (size_t i = 0; i < keys.size(); ++i) appendKeyed(b, keys[i], static_cast<int64_t>(i));
+  hyrax_rt_buf_sort(&ctx, b, compareKeys);
+  auto samePartition = [](const void* x, const void* y) -> int32_t {
+    int64_t a, c;
+    std::memcpy(&a, x, 8);
+    std::memcpy(&c, y, 8);
+    return a / 10 == c / 10 ? 0 : (a / 10 < c / 10 ? -1 : 1);
+  };
+  hyrax_rt_buf_window_frames(b, samePartition, compareKeys, 16);
+  // Sorted keys: 10 10 10 12 12 12 | 30 31 31 | 55
+  const int64_t expected[][4] = {{0, 6, 0, 3}, {0, 6, 0, 3}, {0, 6, 0, 3}, {0, 6, 3, 6}, {0, 6, 3, 6}, {0, 6, 3, 6},
+                                 {6, 9, 6, 7}, {6, 9, 7, 9}, {6, 9, 7, 9}, {9, 10, 9, 10}};
+  REQUIRE(hyrax_rt_buf_count(b) == 10);
+  for (uint64_t i = 0; i < 10; ++i) {
+    int64_t bounds[4];
+    std::memcpy(bounds, static_cast<char*>(hyrax_rt_buf_row(b, i)) + 16, sizeof bounds);
+    for (int k = 0; k < 4; ++k) CHECK(bounds[k] == expected[i][k]);
+  }
+}

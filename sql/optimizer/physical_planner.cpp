@@ -98,6 +98,9 @@ void limitSorts(Operator& op) {
   // A Sort that keeps only some rows of each partition (DISTINCT ON, an unnested ORDER BY ...
   // LIMIT) must see every row: its first n rows are not the first n it passes on.
   if (sort.partitionOffset != 0 || sort.partitionLimit != UINT64_MAX) return;
+  // Window functions too: a partition's last rows decide its first rows' values (last_value, a
+  // sum over the partition).
+  if (!sort.windows.empty()) return;
   sort.limit = l.limit + l.offset;
 }
 

@@ -70,6 +70,9 @@ struct Expr {
   bool window = false;
   size_t windowArgs = 0, windowPartitions = 0;
   std::vector<std::pair<bool, int>> windowOrder;
+  // Its frame (the ones supported, all from UNBOUNDED PRECEDING): 0 RANGE to the current row's
+  // peers (the default), 1 ROWS to the current row, 2 to UNBOUNDED FOLLOWING.
+  int windowFrame = 0;
   // agg(args ORDER BY o...): the ORDER BY expressions follow the call's args (before FILTER's
   // condition), each with its (descending, nullsFirst as OrderItem's) here.
   std::vector<std::pair<bool, int>> argumentOrder;

@@ -37,7 +37,8 @@ bool sameAst(const Expr& a, const Expr& b) {
   return a.kind == b.kind && a.table == b.table && a.name == b.name && a.op == b.op && a.text == b.text &&
          a.unit == b.unit && a.boolValue == b.boolValue && a.negated == b.negated && a.distinct == b.distinct &&
          a.star == b.star && a.filter == b.filter && a.hasOperand == b.hasOperand && a.hasElse == b.hasElse && a.type == b.type &&
-         a.windowOrder == b.windowOrder && a.argumentOrder == b.argumentOrder && allEqual(a.args, b.args, optExpr) && optSelect(a.subquery, b.subquery);
+         a.window == b.window && a.windowPartitions == b.windowPartitions && a.windowOrder == b.windowOrder &&
+         a.windowFrame == b.windowFrame && a.argumentOrder == b.argumentOrder && allEqual(a.args, b.args, optExpr) && optSelect(a.subquery, b.subquery);
 }
 
 bool sameAst(const Select& a, const Select& b) {

@@ -481,8 +481,7 @@ ExprPtr Parser::primary() {
         expect("by");
         orderItems(*f, f->windowOrder);
       }
-      if (is("rows") || is("range") || is("groups"))
-        throw Error(sqlstate::FeatureNotSupported, "window frames are not supported", cur().pos);
+      if (is("rows") || is("range") || is("groups")) f->windowFrame = windowFrame();
       expect(")");
     }
     return f;
@@ -495,6 +494,27 @@ ExprPtr Parser::primary() {
     c->name = name;
   }
   return c;
+}
+
+// A window's frame: ROWS or RANGE from UNBOUNDED PRECEDING to CURRENT ROW (the short form too)
+// or to UNBOUNDED FOLLOWING (Expr::windowFrame). Other frames are refused (0A000).
+int Parser::windowFrame() {
+  const SourcePos at = cur().pos;
+  auto unsupported = [&] { return Error(sqlstate::FeatureNotSupported, "this window frame is not supported (only frames from UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING)", at); };
+  const bool rows = accept("rows");
+  if (!rows && !accept("range")) throw unsupported();  // GROUPS
+  const bool between = accept("between");
+  if (!accept("unbounded")) throw unsupported();
+  expect("preceding");
+  if (!between) return rows ? 1 : 0;
+  expect("and");
+  if (accept("current")) {
+    expect("row");
+    return rows ? 1 : 0;
+  }
+  if (!accept("unbounded")) throw unsupported();
+  expect("following");
+  return 2;
 }
 
 // ORDER BY's items inside a call: each expression goes to f's args, its direction to `order`.

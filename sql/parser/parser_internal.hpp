@@ -103,9 +103,10 @@ class Parser {
   StatementPtr copy(SourcePos pos);
   StatementPtr setting(SourcePos pos);  // SET, RESET, SHOW
   void transactionModes(TransactionStmt& t);  // BEGIN's ISOLATION LEVEL, READ ONLY, ...
-  StatementPtr savepointStmt(SourcePos pos, TransactionStmt::Op op);
+  StatementPtr savepointStmt(SourcePos pos, TransactionStmt::Op op);  // the name after SAVEPOINT ...
   // ORDER BY's items in a call (a window's, an aggregate's): expressions into f.args.
-  void orderItems(Expr& f, std::vector<std::pair<bool, int>>& order);  // the name after SAVEPOINT ...
+  void orderItems(Expr& f, std::vector<std::pair<bool, int>>& order);
+  int windowFrame();  // ROWS|RANGE ... of OVER (...): Expr::windowFrame
   StatementPtr explain(SourcePos pos);
   // A type's name; `array` allows T[] (casts), else an array type is 0A000 (columns, routines).
   SqlType typeName(bool array = false);

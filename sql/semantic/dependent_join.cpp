@@ -69,6 +69,8 @@ class Unnester {
         }
         s.keys = std::move(keys);
         s.partitionKeys += f_.size();
+        for (auto& w : s.windows)
+          for (auto& a : w.args) substituteIUs(a, d);
         return op;
       }
       case OpKind::Limit: return unnestLimit(std::move(op), d);

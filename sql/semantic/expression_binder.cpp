@@ -50,6 +50,7 @@ const char* clauseName(Clause c) {
     case Clause::Where: return "WHERE";
     case Clause::On: return "JOIN conditions";
     case Clause::GroupBy: return "GROUP BY";
+    case Clause::Having: return "HAVING";
     case Clause::Values: return "VALUES";
     case Clause::Limit: return "LIMIT";
     case Clause::AggregateArg: return "aggregate arguments";
@@ -739,7 +740,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       return makeCast(sub(0), e.type, e.pos);
     }
     case ast::ExprKind::Function:
-      if (e.filter)  // an aggregate's is bound by bindAggregate
+      if (e.filter && !e.window)  // an aggregate's is bound by bindAggregate (a window's by bindWindow)
         throw Error(sqlstate::WrongObjectType, "FILTER specified, but " + e.name + " is not an aggregate function", e.pos);
       return bindFunction(e, clause);
     case ast::ExprKind::Array: return bindArray(e, clause);

@@ -177,10 +177,11 @@ class SelectBinder {
   plan::ExprPtr bindFieldSelect(const ast::Expr& e, Clause clause);
   ArrayOrder arrayOfSubquery(plan::OperatorPtr& sub, std::vector<const plan::IU*>& out, SourcePos pos);
   plan::ExprPtr arrayResult(plan::ExprPtr value, const ArrayOrder& order, SourcePos pos);
-  // row_number() OVER (PARTITION BY ... ORDER BY ...) in a select list without aggregation
-  // (window_binder.cpp): a Sort by the partition and order keys under the select list, whose
-  // rank in its partition is the row's number less one. Other window functions are 0A000.
+  // f(...) OVER (PARTITION BY ... ORDER BY ...) in a select list without aggregation
+  // (window_binder.cpp): a Sort by the partition and order keys under the select list that also
+  // computes the call (plan::Sort::windows); calls over the same window share it.
   plan::ExprPtr bindWindow(const ast::Expr& e, Clause clause);
+  plan::Sort* sameWindowSort(const std::vector<plan::SortKey>& keys, size_t partitionKeys);
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);

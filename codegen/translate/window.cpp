@@ -1,0 +1,229 @@
+// Window functions (plan::Sort::windows): after the sort, one serial pass over the sorted rows
+// writes each call's value into a field of every row, which the Sort's output pipeline then reads
+// like any column. The runtime first gives each row the bounds of its partition and of its peers
+// (RowBuffer::windowFrames), so a value by position is arithmetic on them, a value of another row
+// (lag, lead, first_value ...) is that row's field, and an aggregate over a frame keeps a running
+// state that each row extends to its frame's end: O(n) for every frame the binder allows, since
+// frames all start at the partition's first row.
+#include "codegen/translate/operator_translators.hpp"
+
+namespace hyrax::codegen {
+
+using plan::AggFunc;
+using plan::WindowFunc;
+
+uint32_t SortTranslator::fieldOf(const plan::Expr& column) const {
+  if (column.kind != plan::ExprKind::Column) throw Error(sqlstate::InternalError, "codegen: window arguments must be columns");
+  for (size_t i = 0; i < columns_.size(); ++i)
+    if (columns_[i] == column.iu) return fields_[i];
+  throw Error(sqlstate::InternalError, "codegen: a window argument is not an input column");
+}
+
+void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* samePeers, uint32_t boundsField,
+                                const std::vector<uint32_t>& valueFields) {
+  auto& s = static_cast<const plan::Sort&>(op_);
+  auto& b = cg_.b;
+  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
+  cg_.call("hyrax_rt_buf_window_frames",
+           {buf, samePartition, samePeers, cg_.c64(static_cast<int64_t>(layout_.offset(boundsField)))});
+
+  std::vector<WindowState> states(s.windows.size());
+  for (size_t k = 0; k < s.windows.size(); ++k) {
+    const plan::WindowCall& w = s.windows[k];
+    if (w.func != WindowFunc::Aggregate) continue;
+    WindowState& st = states[k];
+    st.added = cg_.local(cg_.i64(), "window_added");
+    st.count = cg_.local(cg_.i64(), "window_count");
+    st.value = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "window_value");
+    if (w.aggregate == AggFunc::Sum || w.aggregate == AggFunc::Avg) {
+      const SqlType& in = w.args[0]->type;
+      st.type = in.isInteger() ? SqlType::int64(false)
+                : in.id == TypeId::Decimal ? SqlType::decimal(18, in.scale, false)
+                                           : SqlType::float64(false);
+    } else if (!w.args.empty()) {
+      st.type = w.args[0]->type.withNullable(false);
+    }
+  }
+  auto* dense = cg_.local(cg_.i64(), "dense_rank");
+
+  cg_.ForRange(cg_.c64(0), cg_.call("hyrax_rt_buf_count", {buf}), [&](llvm::Value* i) {
+    llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
+    auto bound = [&](int n) { return b.CreateLoad(cg_.i64(), cg_.gep(row, layout_.offset(boundsField) + 8 * n)); };
+    llvm::Value* partStart = bound(0);
+    llvm::Value* partEnd = bound(1);
+    llvm::Value* peerStart = bound(2);
+    llvm::Value* peerEnd = bound(3);
+    llvm::Value* first = b.CreateICmpEQ(i, partStart);
+    b.CreateStore(b.CreateSelect(first, cg_.c64(1),
+                                 b.CreateSelect(b.CreateICmpEQ(i, peerStart),
+                                                b.CreateAdd(b.CreateLoad(cg_.i64(), dense), cg_.c64(1)),
+                                                b.CreateLoad(cg_.i64(), dense))),
+                  dense);
+    auto rowAt = [&](llvm::Value* j) { return cg_.call("hyrax_rt_buf_row", {buf, j}); };
+    auto asDouble = [&](llvm::Value* x) { return b.CreateSIToFP(x, cg_.f64()); };
+
+    for (size_t k = 0; k < s.windows.size(); ++k) {
+      const plan::WindowCall& w = s.windows[k];
+      const uint32_t out = valueFields[k];
+      llvm::Value* frameEnd = w.frame == plan::WindowFrame::ToPeers ? peerEnd
+                              : w.frame == plan::WindowFrame::ToRow ? b.CreateAdd(i, cg_.c64(1))
+                                                                    : partEnd;
+      auto storeInt = [&](llvm::Value* x) {
+        SqlValue v;
+        v.type = w.iu->type;
+        v.v = x;
+        layout_.store(cg_, row, out, v);
+      };
+      // The value of column `arg` in row j, or (when `j` is null) NULL.
+      auto copyFrom = [&](llvm::Value* j, const plan::Expr& arg) {
+        SqlValue v = layout_.load(cg_, rowAt(j), fieldOf(arg));
+        layout_.store(cg_, row, out, v);
+      };
+      auto storeNull = [&](const plan::Expr& arg) {
+        SqlValue v = layout_.load(cg_, row, fieldOf(arg));
+        v.null = cg_.cTrue();
+        layout_.store(cg_, row, out, v);
+      };
+      switch (w.func) {
+        case WindowFunc::RowNumber: storeInt(b.CreateAdd(b.CreateSub(i, partStart), cg_.c64(1))); break;
+        case WindowFunc::Rank: storeInt(b.CreateAdd(b.CreateSub(peerStart, partStart), cg_.c64(1))); break;
+        case WindowFunc::DenseRank: storeInt(b.CreateLoad(cg_.i64(), dense)); break;
+        case WindowFunc::PercentRank: {  // (rank - 1) / (rows - 1), 0 for a partition of one row
+          llvm::Value* others = b.CreateSub(b.CreateSub(partEnd, partStart), cg_.c64(1));
+          llvm::Value* r = b.CreateFDiv(asDouble(b.CreateSub(peerStart, partStart)), asDouble(others));
+          storeInt(b.CreateSelect(b.CreateICmpEQ(others, cg_.c64(0)), llvm::ConstantFP::get(cg_.f64(), 0.0), r));
+          break;
+        }
+        case WindowFunc::CumeDist:  // rows up to the last peer / rows
+          storeInt(b.CreateFDiv(asDouble(b.CreateSub(peerEnd, partStart)), asDouble(b.CreateSub(partEnd, partStart))));
+          break;
+        case WindowFunc::Ntile: {
+          // PostgreSQL's buckets: rows / n each, the first rows % n of them one more.
+          SqlValue n = layout_.load(cg_, row, fieldOf(*w.args[0]));
+          auto compute = [&] {
+            llvm::Value* buckets = n.v;
+            cg_.raiseIf(b.CreateICmpSLE(buckets, cg_.c64(0)), HYRAX_ERR_NTILE_COUNT);
+            llvm::Value* rows = b.CreateSub(partEnd, partStart);
+            llvm::Value* pos = b.CreateSub(i, partStart);
+            llvm::Value* per = b.CreateSDiv(rows, buckets);
+            llvm::Value* extra = b.CreateSRem(rows, buckets);
+            llvm::Value* bigRows = b.CreateMul(extra, b.CreateAdd(per, cg_.c64(1)));
+            llvm::Value* inBig = b.CreateICmpSLT(pos, bigRows);
+            // (per is not 0 where a row lies past the bigger buckets)
+            llvm::Value* safePer = b.CreateSelect(b.CreateICmpEQ(per, cg_.c64(0)), cg_.c64(1), per);
+            llvm::Value* bucket = b.CreateSelect(inBig, b.CreateSDiv(pos, b.CreateAdd(per, cg_.c64(1))),
+                                                 b.CreateAdd(extra, b.CreateSDiv(b.CreateSub(pos, bigRows), safePer)));
+            SqlValue v;
+            v.type = w.iu->type;
+            v.v = b.CreateTrunc(b.CreateAdd(bucket, cg_.c64(1)), cg_.i32());
+            v.null = cg_.b.getFalse();
+            layout_.store(cg_, row, out, v);
+          };
+          if (n.null) cg_.If(n.null, [&] {
+              SqlValue v;
+              v.type = w.iu->type;
+              v.v = cg_.c32(0);
+              v.null = cg_.cTrue();
+              layout_.store(cg_, row, out, v);
+            }, compute);
+          else compute();
+          break;
+        }
+        case WindowFunc::Lag:
+        case WindowFunc::Lead: {
+          SqlValue offset = layout_.load(cg_, row, fieldOf(*w.args[1]));
+          auto compute = [&] {
+            llvm::Value* j = w.func == WindowFunc::Lag ? b.CreateSub(i, offset.v) : b.CreateAdd(i, offset.v);
+            llvm::Value* inside = b.CreateAnd(b.CreateICmpSGE(j, partStart), b.CreateICmpSLT(j, partEnd));
+            cg_.If(inside, [&] { copyFrom(j, *w.args[0]); }, [&] { copyFrom(i, *w.args[2]); });
+          };
+          if (offset.null) cg_.If(offset.null, [&] { storeNull(*w.args[0]); }, compute);
+          else compute();
+          break;
+        }
+        case WindowFunc::FirstValue: copyFrom(partStart, *w.args[0]); break;
+        case WindowFunc::LastValue: copyFrom(b.CreateSub(frameEnd, cg_.c64(1)), *w.args[0]); break;
+        case WindowFunc::NthValue: {
+          SqlValue n = layout_.load(cg_, row, fieldOf(*w.args[1]));
+          auto compute = [&] {
+            cg_.raiseIf(b.CreateICmpSLE(n.v, cg_.c64(0)), HYRAX_ERR_NTH_VALUE);
+            llvm::Value* j = b.CreateAdd(partStart, b.CreateSub(n.v, cg_.c64(1)));
+            cg_.If(b.CreateICmpSLT(j, frameEnd), [&] { copyFrom(j, *w.args[0]); }, [&] { storeNull(*w.args[0]); });
+          };
+          if (n.null) cg_.If(n.null, [&] { storeNull(*w.args[0]); }, compute);
+          else compute();
+          break;
+        }
+        case WindowFunc::Aggregate: aggregateStep(w, states[k], row, out, first, partStart, frameEnd); break;
+      }
+    }
+  });
+}
+
+// An aggregate's value for the row: its state extended by the rows from where it stopped to the
+// frame's end (a new partition starts afresh), then read out as the aggregation's output is.
+void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
+                                   llvm::Value* first, llvm::Value* partStart, llvm::Value* frameEnd) {
+  auto& b = cg_.b;
+  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
+  cg_.If(first, [&] {
+    b.CreateStore(partStart, st.added);
+    b.CreateStore(cg_.c64(0), st.count);
+    b.CreateStore(llvm::Constant::getNullValue(st.value->getAllocatedType()), st.value);
+  });
+  cg_.ForRange(b.CreateLoad(cg_.i64(), st.added), frameEnd, [&](llvm::Value* j) {
+    llvm::Value* count = b.CreateLoad(cg_.i64(), st.count);
+    if (w.aggregate == AggFunc::CountStar) {
+      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), st.count);
+      return;
+    }
+    SqlValue x = layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0]));
+    auto add = [&] {
+      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), st.count);
+      if (w.aggregate == AggFunc::Count) return;
+      SqlValue in = x;
+      in.null = nullptr;
+      llvm::Value* none = b.CreateICmpEQ(count, cg_.c64(0));
+      if (w.aggregate == AggFunc::Sum || w.aggregate == AggFunc::Avg) {
+        SqlValue cur = cg_.loadValue(st.value, st.type);
+        if (st.type.isFloat()) {
+          cur.v = b.CreateFAdd(b.CreateSelect(none, llvm::ConstantFP::get(cg_.f64(), 0.0), cur.v), q_.expr.cast(in, st.type).v);
+        } else {
+          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow,
+                                                      b.CreateSelect(none, cg_.c64(0), cur.v), b.CreateSExt(in.v, cg_.i64()));
+          cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
+          cur.v = b.CreateExtractValue(pair, 0);
+        }
+        cg_.storeValue(st.value, cur);
+        return;
+      }
+      // min, max: the first value, then a better one (the state holds nothing to compare before)
+      cg_.If(none, [&] { cg_.storeValue(st.value, in); }, [&] {
+        SqlValue cur = cg_.loadValue(st.value, st.type);
+        llvm::Value* better = q_.expr.compare(w.aggregate == AggFunc::Min ? plan::CmpOp::Lt : plan::CmpOp::Gt, in, cur);
+        cg_.If(better, [&] { cg_.storeValue(st.value, in); });
+      });
+    };
+    if (x.null) cg_.If(b.CreateNot(x.null), add);
+    else add();
+  });
+  b.CreateStore(frameEnd, st.added);
+
+  llvm::Value* count = b.CreateLoad(cg_.i64(), st.count);
+  SqlValue v;
+  v.type = w.iu->type;
+  if (w.aggregate == AggFunc::CountStar || w.aggregate == AggFunc::Count) {
+    v.v = count;
+    layout_.store(cg_, row, out, v);
+    return;
+  }
+  llvm::Value* empty = b.CreateICmpEQ(count, cg_.c64(0));
+  SqlValue cur = cg_.loadValue(st.value, st.type);
+  v.v = cur.v;
+  v.hi = cur.hi;
+  v.null = empty;
+  if (w.aggregate == AggFunc::Avg) v.v = averageOf(cg_, cur.v, st.type, count, empty, w.iu->type);
+  layout_.store(cg_, row, out, v);
+}
+
+}  // namespace hyrax::codegen
