@@ -177,11 +177,12 @@ class SelectBinder {
   plan::ExprPtr bindFieldSelect(const ast::Expr& e, Clause clause);
   ArrayOrder arrayOfSubquery(plan::OperatorPtr& sub, std::vector<const plan::IU*>& out, SourcePos pos);
   plan::ExprPtr arrayResult(plan::ExprPtr value, const ArrayOrder& order, SourcePos pos);
-  // f(...) OVER (PARTITION BY ... ORDER BY ...) in a select list without aggregation
-  // (window_binder.cpp): a Sort by the partition and order keys under the select list that also
+  // f(...) OVER (PARTITION BY ... ORDER BY ...) in a select list or ORDER BY (window_binder.cpp):
+  // a Sort by the partition and order keys over the SELECT's rows, under the select list, that also
   // computes the call (plan::Sort::windows); calls over the same window share it.
   plan::ExprPtr bindWindow(const ast::Expr& e, Clause clause);
   plan::Sort* sameWindowSort(const std::vector<plan::SortKey>& keys, size_t partitionKeys);
+  bool inWindow_ = false;  // binding a window call's keys and arguments
   plan::ExprPtr bindLiteral(const ast::Expr& e);
   plan::ExprPtr bindFunction(const ast::Expr& e, Clause clause);
   plan::ExprPtr bindAggregate(const ast::Expr& e, Clause clause);

@@ -1,9 +1,9 @@
-// Window functions: f(...) OVER (PARTITION BY ... ORDER BY ... [frame]) in the select list of a
-// query without GROUP BY. Each call becomes a Sort by its partition and order keys that also
-// computes the call's value for every row (plan::Sort::windows; codegen's window pass), so the
-// optimizer needs no window operator. The Sort goes on top of the SELECT's input (FROM and
-// WHERE), under its select list; a filter above the SELECT cannot be pushed below it (a Sort is a
-// barrier to pushdown). Names, argument rules, result types and errors are PostgreSQL's.
+// Window functions: f(...) OVER (PARTITION BY ... ORDER BY ... [frame]) in a select list or ORDER
+// BY, over the SELECT's rows (after its GROUP BY and HAVING). Each call becomes a Sort by its
+// partition and order keys that also computes the call's value for every row (plan::Sort::windows;
+// codegen's window pass), so the optimizer needs no window operator. The Sort goes on top of the
+// SELECT's rows, under its select list; a filter above the SELECT cannot be pushed below it (a
+// Sort is a barrier to pushdown). Names, argument rules, result types and errors are PostgreSQL's.
 #include "sql/semantic/select_binder.hpp"
 #include "sql/semantic/type_rules.hpp"
 
@@ -35,6 +35,7 @@ constexpr WindowName kWindowFunctions[] = {
 ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
   if (clause == Clause::AggregateArg)
     throw Error(sqlstate::GroupingError, "aggregate function calls cannot contain window function calls", e.pos);
+  if (inWindow_) throw Error("42P20", "window function calls cannot be nested", e.pos);
   if (clause != Clause::Select && clause != Clause::OrderBy)  // PostgreSQL's error, whatever the function
     throw Error("42P20", std::string("window functions are not allowed in ") + clauseName(clause), e.pos);
   const WindowName* known = nullptr;
@@ -50,9 +51,17 @@ ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
     throw Error(sqlstate::FeatureNotSupported, "FILTER is not implemented for non-aggregate window functions", e.pos);
   if (!e.argumentOrder.empty())
     throw Error(sqlstate::FeatureNotSupported, "ORDER BY in a window function's arguments is not supported", e.pos);
-  if (clause != Clause::Select || aggregate_ || !input_)
-    throw Error(sqlstate::FeatureNotSupported,
-                "window functions are supported only in the select list of a query with FROM and without GROUP BY", e.pos);
+  if (!input_)
+    throw Error(sqlstate::FeatureNotSupported, "window functions are supported only in a query with FROM", e.pos);
+  // Keys and arguments are values of the SELECT's rows: above its aggregation, if it has one
+  // (sum(sum(x)) OVER (), rank() OVER (ORDER BY count(*))), which the window's Sort goes over.
+  // Window calls inside them are refused (inWindow_).
+  const Clause rowClause = Clause::Select;
+  struct Nesting {
+    bool& flag;
+    explicit Nesting(bool& f) : flag(f) { flag = true; }
+    ~Nesting() { flag = false; }
+  } nesting(inWindow_);
   const size_t argCount = e.windowArgs - (e.filter ? 1 : 0);
   if (known && known->maxArgs == 0 && argCount > 0 && known->func != WindowFunc::RowNumber)  // rank(x) is an ordered-set aggregate
     throw Error("42809", "WITHIN GROUP is required for ordered-set aggregate " + e.name, e.pos);
@@ -70,13 +79,13 @@ ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
   std::vector<plan::SortKey> keys;
   if (e.windowPartitions == 0) keys.push_back({Expr::constant(Value::int32(0), e.pos), false, false});
   for (size_t i = 0; i < e.windowPartitions; ++i) {
-    ExprPtr k = bindExpr(*e.args[e.windowArgs + i], Clause::Where);
+    ExprPtr k = bindExpr(*e.args[e.windowArgs + i], rowClause);
     if (k->type.isArray()) throw Error(sqlstate::FeatureNotSupported, "PARTITION BY an array is not supported", e.pos);
     keys.push_back({std::move(k), false, false});
   }
   const size_t partitionKeys = keys.size();
   for (size_t i = 0; i < e.windowOrder.size(); ++i) {
-    ExprPtr k = bindExpr(*e.args[e.windowArgs + e.windowPartitions + i], Clause::Where);
+    ExprPtr k = bindExpr(*e.args[e.windowArgs + e.windowPartitions + i], rowClause);
     if (k->type.isArray()) throw Error(sqlstate::FeatureNotSupported, "ORDER BY an array is not supported", e.pos);
     auto [descending, nullsFirst] = e.windowOrder[i];
     keys.push_back({std::move(k), descending, nullsFirst < 0 ? descending : nullsFirst == 1});
@@ -101,7 +110,7 @@ ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
   call.frame = e.windowFrame == 1 ? plan::WindowFrame::ToRow
                : e.windowFrame == 2 ? plan::WindowFrame::Partition
                                     : plan::WindowFrame::ToPeers;
-  auto arg = [&](size_t i) { return bindExpr(*e.args[i], Clause::Where); };
+  auto arg = [&](size_t i) { return bindExpr(*e.args[i], rowClause); };
   // An integer argument (ntile's count, lag's offset, nth_value's n) as a BIGINT.
   auto integer = [&](size_t i) {
     ExprPtr x = arg(i);
@@ -133,7 +142,7 @@ ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
       }
     }
     if (e.filter) {  // agg(x) FILTER (WHERE p) OVER: agg(CASE WHEN p THEN x END), count(*) counting a 1
-      ExprPtr condition = bindExpr(*e.args[e.windowArgs - 1], Clause::Where);
+      ExprPtr condition = bindExpr(*e.args[e.windowArgs - 1], rowClause);
       if (condition->type.isNull()) condition = castTo(std::move(condition), SqlType::boolean());
       if (condition->type.id != TypeId::Bool)
         throw Error(sqlstate::DatatypeMismatch, "argument of FILTER must be type boolean, not type " + condition->type.name(),
