@@ -288,6 +288,10 @@ struct Sort : Operator {
   // peers. Each call gives every row a value (codegen/translate/sort.cpp's window pass).
   std::vector<WindowCall> windows;
   Sort() : Operator(OpKind::Sort) {}
+  // Only puts rows in order: none dropped (top-k, per partition: DISTINCT ON, unnested LIMITs),
+  // nothing computed (ranks, window functions). Only such a Sort may go where order does not
+  // matter (under IN, EXISTS, a scalar subquery's aggregate).
+  bool onlyOrders() const { return limit == UINT64_MAX && partitionKeys == 0 && !rank && windows.empty(); }
   std::vector<const IU*> produced() const override {
     auto p = child()->produced();
     if (rank) p.push_back(rank);

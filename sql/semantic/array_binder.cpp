@@ -189,7 +189,8 @@ SelectBinder::ArrayOrder SelectBinder::arrayOfSubquery(plan::OperatorPtr& sub, s
     if (s.keys.size() != 1 || s.keys[0].expr->kind != ExprKind::Column || s.keys[0].expr->iu != out[0])
       throw Error(sqlstate::FeatureNotSupported, "ARRAY(subquery) ordered by other than its column is not supported", pos);
     order = {true, s.keys[0].descending, s.keys[0].nullsFirst};
-    if (sub->kind == plan::OpKind::Sort) sub = std::move(sub->children[0]);
+    // (one that also drops rows, DISTINCT ON's, stays: the elements are put in order anyway)
+    if (sub->kind == plan::OpKind::Sort && s.onlyOrders()) sub = std::move(sub->children[0]);
   }
   const SqlType& t = out[0]->type;
   const TypeId element = t.isNull() ? TypeId::Text : arrayElementOf(t, pos);

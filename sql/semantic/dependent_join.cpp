@@ -57,7 +57,7 @@ class Unnester {
       case OpKind::Sort: {
         auto& s = static_cast<Sort&>(*op);
         if (s.limit != UINT64_MAX) unsupported("under LIMIT");  // set after binding
-        if (!s.partitionKeys) return unnest(std::move(op->children[0]), d);  // order means nothing here
+        if (s.onlyOrders()) return unnest(std::move(op->children[0]), d);  // order means nothing here
         // Partitions (INTERSECT/EXCEPT ALL's ranks of copies): per outer value too, so the domain's
         // columns lead the partition keys.
         op->children[0] = unnest(std::move(op->children[0]), d);

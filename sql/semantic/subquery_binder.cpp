@@ -408,13 +408,16 @@ ExprPtr SelectBinder::bindSubquery(const ast::Expr& arrayOrSubquery, Clause clau
   OperatorPtr sub = bindNested(query, out);
   std::optional<ArrayOrder> order;
   if (array) order = arrayOfSubquery(sub, out, arrayOrSubquery.pos);
-  if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);  // order does not matter here
+  auto dropOrder = [&] {  // order does not matter here (what a Sort drops or computes does)
+    if (sub->kind == OpKind::Sort && static_cast<const plan::Sort&>(*sub).onlyOrders()) sub = std::move(sub->children[0]);
+  };
+  dropOrder();
   const bool exists = e.kind == ast::ExprKind::Exists;
   if (exists && sub->kind == OpKind::Limit) {
     // EXISTS (... LIMIT n) with n > 0 and no OFFSET: whether a row exists does not depend on it.
     auto& l = static_cast<plan::Limit&>(*sub);
     if (l.offset == 0 && l.limit > 0 && !l.runTimeCount()) sub = std::move(sub->children[0]);
-    if (sub->kind == OpKind::Sort) sub = std::move(sub->children[0]);
+    dropOrder();
   }
   // (a, b) [NOT] IN (SELECT x, y ...), (a, b) op ANY / ALL (...): a mark join whose condition is
   // the row comparison (three-valued, as IN's), set up below once the subquery is unnested as
