@@ -468,20 +468,22 @@ ExprPtr Parser::primary() {
       f->filter = true;
       expect(")");
     }
-    if (accept("over")) {  // a window: OVER (PARTITION BY ... ORDER BY ...)
+    if (accept("over")) {  // a window: OVER (PARTITION BY ... ORDER BY ... frame), OVER w, OVER (w ...)
       f->window = true;
       f->windowArgs = f->args.size();
+      const SourcePos at = cur().pos;
+      if (!is("(")) {
+        std::string name = identifier();
+        windowRefs_.push_back({f.get(), std::move(name), false, false, at});
+        return f;
+      }
       expect("(");
-      if (accept("partition")) {
-        expect("by");
-        do f->args.push_back(expr()), ++f->windowPartitions;
-        while (accept(","));
-      }
-      if (accept("order")) {
-        expect("by");
-        orderItems(*f, f->windowOrder);
-      }
-      if (is("rows") || is("range") || is("groups")) f->windowFrame = windowFrame();
+      const bool named = atIdentifier() && !is("partition") && !is("order") && !is("rows") && !is("range") && !is("groups");
+      std::string name = named ? identifier() : "";
+      if (named && is("partition"))
+        throw Error("42P20", "cannot override PARTITION BY clause of window \"" + name + "\"", cur().pos);
+      const bool frame = windowBody(*f);
+      if (named) windowRefs_.push_back({f.get(), std::move(name), true, frame, at});
       expect(")");
     }
     return f;
@@ -494,6 +496,74 @@ ExprPtr Parser::primary() {
     c->name = name;
   }
   return c;
+}
+
+bool Parser::windowBody(Expr& f) {
+  if (accept("partition")) {
+    expect("by");
+    do f.args.push_back(expr()), ++f.windowPartitions;
+    while (accept(","));
+  }
+  if (accept("order")) {
+    expect("by");
+    orderItems(f, f.windowOrder);
+  }
+  if (!is("rows") && !is("range") && !is("groups")) return false;
+  f.windowFrame = windowFrame();
+  return true;
+}
+
+// WINDOW name AS (...), ...: each definition's tokens, checked by parsing them once.
+void Parser::windowClause(std::vector<WindowDefinition>& defs) {
+  do {
+    const SourcePos at = cur().pos;
+    std::string name = identifier();
+    for (auto& d : defs)
+      if (d.name == name) throw Error("42P20", "window \"" + name + "\" is already defined", at);
+    expect("as");
+    expect("(");
+    if (atIdentifier() && !is("partition") && !is("order") && !is("rows") && !is("range") && !is("groups"))
+      throw Error(sqlstate::FeatureNotSupported, "a window defined from another window is not supported", cur().pos);
+    const size_t begin = i_;
+    Expr scratch(ExprKind::Function, at);
+    windowBody(scratch);
+    defs.push_back({std::move(name), begin, i_});
+    expect(")");
+  } while (accept(","));
+}
+
+// Each call that names a window gets the window's PARTITION BY, ORDER BY and frame, parsed again
+// from its definition's tokens (PostgreSQL's rules: a call may add ORDER BY and a frame to a
+// window without them, never PARTITION BY; a window with a frame is only used as it is, OVER w).
+void Parser::resolveWindowNames(const std::vector<WindowDefinition>& defs) {
+  for (WindowReference& ref : windowRefs_) {
+    const WindowDefinition* def = nullptr;
+    for (auto& d : defs)
+      if (d.name == ref.name) def = &d;
+    if (!def) throw Error("42704", "window \"" + ref.name + "\" does not exist", ref.pos);
+    Expr& call = *ref.call;
+    Expr body(ExprKind::Function, ref.pos);
+    const size_t resume = i_;
+    i_ = def->begin;
+    const bool frame = windowBody(body);
+    i_ = resume;
+    if (!body.windowOrder.empty() && !call.windowOrder.empty())
+      throw Error("42P20", "cannot override ORDER BY clause of window \"" + ref.name + "\"", ref.pos);
+    if (frame && ref.copied)
+      throw Error("42P20", "cannot copy window \"" + ref.name + "\" because it has a frame clause", ref.pos);
+    // The call's args: its own, then the window's partitions, then its ORDER BY (the window's or the call's).
+    auto at = call.args.begin() + static_cast<std::ptrdiff_t>(call.windowArgs);
+    std::vector<ExprPtr> partitions;
+    for (size_t i = 0; i < body.windowPartitions; ++i) partitions.push_back(std::move(body.args[i]));
+    call.args.insert(at, std::make_move_iterator(partitions.begin()), std::make_move_iterator(partitions.end()));
+    call.windowPartitions = body.windowPartitions;
+    if (!body.windowOrder.empty()) {
+      for (size_t i = body.windowPartitions; i < body.args.size(); ++i) call.args.push_back(std::move(body.args[i]));
+      call.windowOrder = body.windowOrder;
+    }
+    if (frame) call.windowFrame = body.windowFrame;
+    else if (!ref.ownFrame) call.windowFrame = 0;
+  }
 }
 
 // A window's frame: ROWS or RANGE from UNBOUNDED PRECEDING to CURRENT ROW (the short form too)

@@ -15,7 +15,7 @@ const std::set<std::string> kReserved = {
     "nulls", "into", "values", "is", "in", "like", "ilike", "between", "case", "when", "then", "else", "end", "null",
     "true", "false", "distinct", "all", "fetch", "outer", "using", "natural", "create", "table", "drop",
     "insert", "explain", "with", "escape", "to", "default", "constraint", "primary", "unique", "check",
-    "foreign", "references", "returning"};
+    "foreign", "references", "returning", "window"};
 
 }  // namespace
 

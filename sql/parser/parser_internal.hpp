@@ -27,6 +27,9 @@ class Parser {
     StatementPtr s = parseStatementBody();
     accept(";");
     if (cur().kind != TokenKind::End) syntaxError();
+    // A window name no SELECT defines (one in a set operation's ORDER BY has no WINDOW clause).
+    if (!windowRefs_.empty())
+      throw Error("42704", "window \"" + windowRefs_[0].name + "\" does not exist", windowRefs_[0].pos);
     return s;
   }
 
@@ -170,6 +173,25 @@ class Parser {
   size_t i_ = 0;
   int depth_ = 0;
   bool plBody_ = false;  // parsing a procedure body: SELECT ... INTO is allowed
+  // Window calls of the SELECT being parsed that name a window of its WINDOW clause (OVER w,
+  // OVER (w ORDER BY ...)), resolved once that clause is read (resolveWindowNames).
+  struct WindowReference {
+    Expr* call;
+    std::string name;
+    bool copied;     // OVER (w ...), not OVER w
+    bool ownFrame;   // the call gave its own frame
+    SourcePos pos;
+  };
+  std::vector<WindowReference> windowRefs_;
+  struct WindowDefinition {
+    std::string name;
+    size_t begin, end;  // its tokens inside the parentheses, parsed again for each reference
+  };
+  void windowClause(std::vector<WindowDefinition>& defs);
+  void resolveWindowNames(const std::vector<WindowDefinition>& defs);
+  // A window's PARTITION BY, ORDER BY and frame into call f (the OVER (...) body from the current
+  // token); returns whether a frame was given.
+  bool windowBody(Expr& f);
 };
 
 }  // namespace hyrax::sqlparse

@@ -149,6 +149,9 @@ void Parser::selectList(std::vector<SelectItem>& items) {
 // SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ..., and ORDER BY / LIMIT when a set
 // operation does not follow (the caller moves them to it otherwise).
 std::unique_ptr<Select> Parser::selectCore() {
+  // This SELECT's named-window calls (a subquery in it has its own).
+  std::vector<WindowReference> outerRefs = std::move(windowRefs_);
+  windowRefs_.clear();
   auto s = std::make_unique<Select>();
   s->pos = cur().pos;
   expect("select");
@@ -186,7 +189,11 @@ std::unique_ptr<Select> Parser::selectCore() {
     while (accept(","));
   }
   if (accept("having")) s->having = expr();
+  std::vector<WindowDefinition> windows;
+  if (accept("window")) windowClause(windows);
   if (!is("union") && !is("except") && !is("intersect")) orderAndLimit(*s);
+  resolveWindowNames(windows);
+  windowRefs_ = std::move(outerRefs);
   return s;
 }
 
