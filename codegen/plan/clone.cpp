@@ -147,7 +147,7 @@ OperatorPtr copyOperator(const Operator& op, const IUMap& map) {
       r->partitionLimit = s.partitionLimit;
       r->rank = s.rank ? mapped(s.rank, map) : nullptr;
       for (auto& w : s.windows) {
-        WindowCall c{w.func, w.aggregate, w.frame, {}, mapped(w.iu, map)};
+        WindowCall c{w.func, w.aggregate, w.rows, w.start, w.end, {}, mapped(w.iu, map)};
         for (auto& a : w.args) c.args.push_back(copy(a, map));
         r->windows.push_back(std::move(c));
       }

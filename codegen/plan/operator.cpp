@@ -348,8 +348,20 @@ std::string describe(const Operator& op) {
       for (auto& w : s.windows) {
         r += fmt::format(" {}(", w.func == WindowFunc::Aggregate ? toString(w.aggregate) : toString(w.func));
         for (size_t i = 0; i < w.args.size(); ++i) r += (i ? ", " : "") + toString(*w.args[i]);
-        static const char* const kFrames[] = {"", " rows", " whole partition"};
-        r += fmt::format("){} as {}", kFrames[static_cast<int>(w.frame)], w.iu->name);
+        auto bound = [](const WindowBound& b) {
+          switch (b.kind) {
+            case WindowBound::Kind::UnboundedPreceding: return std::string("unbounded preceding");
+            case WindowBound::Kind::Preceding: return fmt::format("{} preceding", b.offset);
+            case WindowBound::Kind::CurrentRow: return std::string("current row");
+            case WindowBound::Kind::Following: return fmt::format("{} following", b.offset);
+            case WindowBound::Kind::UnboundedFollowing: return std::string("unbounded following");
+          }
+          return std::string("?");
+        };
+        const bool usual = !w.rows && w.start.kind == WindowBound::Kind::UnboundedPreceding &&
+                           w.end.kind == WindowBound::Kind::CurrentRow;
+        r += fmt::format("){} as {}", usual ? "" : fmt::format(" {} {} to {}", w.rows ? "rows" : "range", bound(w.start), bound(w.end)),
+                         w.iu->name);
       }
       return r;
     }

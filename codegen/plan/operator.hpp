@@ -251,22 +251,27 @@ struct Aggregate : Operator {
   std::vector<const IU*> produced() const override;
 };
 
-// A window function's value for each row of its partition, as PostgreSQL defines them. Frames
-// always start at the partition's first row; they end at the current row's last peer (RANGE, the
-// default), at the current row (ROWS), or at the partition's end (UNBOUNDED FOLLOWING, and every
-// frame without ORDER BY: all rows are peers then).
+// A window function's value for each row of its partition, as PostgreSQL defines them. A frame
+// (aggregates, first_value, last_value, nth_value) runs from its start to its end: the
+// partition's ends, the current row (RANGE: its first or last peer), or n rows before or after
+// it (ROWS only). Without ORDER BY all rows of a partition are peers.
 enum class WindowFunc : uint8_t {
   RowNumber, Rank, DenseRank, PercentRank, CumeDist, Ntile,  // by position; ntile's arg: the count
   Lag, Lead,                                      // args: value, offset (BIGINT), default
   FirstValue, LastValue, NthValue,                // args: value (and nth_value's n, BIGINT)
   Aggregate                                       // `aggregate` over the frame; args: its argument
 };
-enum class WindowFrame : uint8_t { ToPeers, ToRow, Partition };
 const char* toString(WindowFunc f);
+struct WindowBound {
+  enum class Kind : uint8_t { UnboundedPreceding, Preceding, CurrentRow, Following, UnboundedFollowing };
+  Kind kind = Kind::UnboundedPreceding;
+  int64_t offset = 0;  // Preceding, Following: rows
+};
 struct WindowCall {
   WindowFunc func = WindowFunc::Rank;
   AggFunc aggregate = AggFunc::CountStar;  // CountStar, Count, Sum, Avg, Min, Max
-  WindowFrame frame = WindowFrame::ToPeers;
+  bool rows = false;                       // ROWS (else RANGE: CURRENT ROW means its peers)
+  WindowBound start{WindowBound::Kind::UnboundedPreceding}, end{WindowBound::Kind::CurrentRow};
   std::vector<ExprPtr> args;  // columns of the Sort's input
   const IU* iu = nullptr;     // the value
 };

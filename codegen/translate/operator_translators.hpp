@@ -217,7 +217,7 @@ class SortTranslator : public Translator {
   void windowPass(llvm::Function* samePartition, llvm::Function* samePeers, uint32_t boundsField,
                   const std::vector<uint32_t>& valueFields);
   void aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out, llvm::Value* first,
-                     llvm::Value* partStart, llvm::Value* frameEnd);
+                     llvm::Value* partStart, llvm::Value* frameStart, llvm::Value* frameEnd);
   uint32_t fieldOf(const plan::Expr& column) const;  // the field of an input column
   llvm::Function* cmp_ = nullptr;
   uint32_t slot_ = 0;

@@ -65,9 +65,23 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
     for (size_t k = 0; k < s.windows.size(); ++k) {
       const plan::WindowCall& w = s.windows[k];
       const uint32_t out = valueFields[k];
-      llvm::Value* frameEnd = w.frame == plan::WindowFrame::ToPeers ? peerEnd
-                              : w.frame == plan::WindowFrame::ToRow ? b.CreateAdd(i, cg_.c64(1))
-                                                                    : partEnd;
+      // The frame [frameStart, frameEnd) within the partition (empty when they cross).
+      using Kind = plan::WindowBound::Kind;
+      auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSGT(x, y), x, y); };
+      auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSLT(x, y), x, y); };
+      auto position = [&](const plan::WindowBound& bound, bool end) -> llvm::Value* {
+        llvm::Value* at = end ? b.CreateAdd(i, cg_.c64(1)) : i;  // the current row's place on that side
+        switch (bound.kind) {
+          case Kind::UnboundedPreceding: return partStart;
+          case Kind::UnboundedFollowing: return partEnd;
+          case Kind::CurrentRow: return w.rows ? at : (end ? peerEnd : peerStart);
+          case Kind::Preceding: return smin(partEnd, smax(partStart, b.CreateSub(at, cg_.c64(bound.offset))));
+          case Kind::Following: return smin(partEnd, smax(partStart, b.CreateAdd(at, cg_.c64(bound.offset))));
+        }
+        return partStart;
+      };
+      llvm::Value* frameStart = position(w.start, false);
+      llvm::Value* frameEnd = smax(frameStart, position(w.end, true));
       auto storeInt = [&](llvm::Value* x) {
         SqlValue v;
         v.type = w.iu->type;
@@ -141,36 +155,50 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
           else compute();
           break;
         }
-        case WindowFunc::FirstValue: copyFrom(partStart, *w.args[0]); break;
-        case WindowFunc::LastValue: copyFrom(b.CreateSub(frameEnd, cg_.c64(1)), *w.args[0]); break;
+        case WindowFunc::FirstValue:
+        case WindowFunc::LastValue: {  // NULL for an empty frame
+          llvm::Value* j = w.func == WindowFunc::FirstValue ? frameStart : b.CreateSub(frameEnd, cg_.c64(1));
+          cg_.If(b.CreateICmpSLT(frameStart, frameEnd), [&] { copyFrom(j, *w.args[0]); }, [&] { storeNull(*w.args[0]); });
+          break;
+        }
         case WindowFunc::NthValue: {
           SqlValue n = layout_.load(cg_, row, fieldOf(*w.args[1]));
           auto compute = [&] {
             cg_.raiseIf(b.CreateICmpSLE(n.v, cg_.c64(0)), HYRAX_ERR_NTH_VALUE);
-            llvm::Value* j = b.CreateAdd(partStart, b.CreateSub(n.v, cg_.c64(1)));
+            llvm::Value* j = b.CreateAdd(frameStart, b.CreateSub(n.v, cg_.c64(1)));
             cg_.If(b.CreateICmpSLT(j, frameEnd), [&] { copyFrom(j, *w.args[0]); }, [&] { storeNull(*w.args[0]); });
           };
           if (n.null) cg_.If(n.null, [&] { storeNull(*w.args[0]); }, compute);
           else compute();
           break;
         }
-        case WindowFunc::Aggregate: aggregateStep(w, states[k], row, out, first, partStart, frameEnd); break;
+        case WindowFunc::Aggregate: aggregateStep(w, states[k], row, out, first, partStart, frameStart, frameEnd); break;
       }
     }
   });
 }
 
 // An aggregate's value for the row: its state extended by the rows from where it stopped to the
-// frame's end (a new partition starts afresh), then read out as the aggregation's output is.
+// frame's end, then read out as the aggregation's output is. A frame that starts at the
+// partition's start only grows from row to row (a new partition starts afresh): O(n) in all. One
+// whose start moves (ROWS n PRECEDING, CURRENT ROW ...) is added up afresh for each row: O(n k)
+// for frames of k rows.
 void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
-                                   llvm::Value* first, llvm::Value* partStart, llvm::Value* frameEnd) {
+                                   llvm::Value* first, llvm::Value* partStart, llvm::Value* frameStart, llvm::Value* frameEnd) {
   auto& b = cg_.b;
   llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
-  cg_.If(first, [&] {
-    b.CreateStore(partStart, st.added);
+  const bool growing = w.start.kind == plan::WindowBound::Kind::UnboundedPreceding;
+  auto reset = [&] {
+    b.CreateStore(growing ? partStart : frameStart, st.added);
     b.CreateStore(cg_.c64(0), st.count);
     b.CreateStore(llvm::Constant::getNullValue(st.value->getAllocatedType()), st.value);
-  });
+  };
+  if (growing) {
+    cg_.If(first, reset);
+  } else {
+    reset();
+    cg_.checkCancel();  // k rows for every row: Ctrl-C and statement_timeout must reach it
+  }
   cg_.ForRange(b.CreateLoad(cg_.i64(), st.added), frameEnd, [&](llvm::Value* j) {
     llvm::Value* count = b.CreateLoad(cg_.i64(), st.count);
     if (w.aggregate == AggFunc::CountStar) {

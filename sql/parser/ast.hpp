@@ -70,9 +70,11 @@ struct Expr {
   bool window = false;
   size_t windowArgs = 0, windowPartitions = 0;
   std::vector<std::pair<bool, int>> windowOrder;
-  // Its frame (the ones supported, all from UNBOUNDED PRECEDING): 0 RANGE to the current row's
-  // peers (the default), 1 ROWS to the current row, 2 to UNBOUNDED FOLLOWING.
+  // Its frame: 0 none given (RANGE UNBOUNDED PRECEDING to CURRENT ROW), 1 ROWS, 2 RANGE; its
+  // start and end each a kind (0 UNBOUNDED PRECEDING, 1 n PRECEDING, 2 CURRENT ROW, 3 n
+  // FOLLOWING, 4 UNBOUNDED FOLLOWING) and n.
   int windowFrame = 0;
+  std::pair<int, int64_t> windowStart{0, 0}, windowEnd{2, 0};
   // agg(args ORDER BY o...): the ORDER BY expressions follow the call's args (before FILTER's
   // condition), each with its (descending, nullsFirst as OrderItem's) here.
   std::vector<std::pair<bool, int>> argumentOrder;

@@ -38,7 +38,7 @@ bool sameAst(const Expr& a, const Expr& b) {
          a.unit == b.unit && a.boolValue == b.boolValue && a.negated == b.negated && a.distinct == b.distinct &&
          a.star == b.star && a.filter == b.filter && a.hasOperand == b.hasOperand && a.hasElse == b.hasElse && a.type == b.type &&
          a.window == b.window && a.windowPartitions == b.windowPartitions && a.windowOrder == b.windowOrder &&
-         a.windowFrame == b.windowFrame && a.argumentOrder == b.argumentOrder && allEqual(a.args, b.args, optExpr) && optSelect(a.subquery, b.subquery);
+         a.windowFrame == b.windowFrame && a.windowStart == b.windowStart && a.windowEnd == b.windowEnd && a.argumentOrder == b.argumentOrder && allEqual(a.args, b.args, optExpr) && optSelect(a.subquery, b.subquery);
 }
 
 bool sameAst(const Select& a, const Select& b) {

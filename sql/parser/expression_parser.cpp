@@ -509,7 +509,7 @@ bool Parser::windowBody(Expr& f) {
     orderItems(f, f.windowOrder);
   }
   if (!is("rows") && !is("range") && !is("groups")) return false;
-  f.windowFrame = windowFrame();
+  windowFrame(f);
   return true;
 }
 
@@ -561,30 +561,51 @@ void Parser::resolveWindowNames(const std::vector<WindowDefinition>& defs) {
       for (size_t i = body.windowPartitions; i < body.args.size(); ++i) call.args.push_back(std::move(body.args[i]));
       call.windowOrder = body.windowOrder;
     }
-    if (frame) call.windowFrame = body.windowFrame;
-    else if (!ref.ownFrame) call.windowFrame = 0;
+    if (frame) {
+      call.windowFrame = body.windowFrame;
+      call.windowStart = body.windowStart;
+      call.windowEnd = body.windowEnd;
+    }
   }
 }
 
-// A window's frame: ROWS or RANGE from UNBOUNDED PRECEDING to CURRENT ROW (the short form too)
-// or to UNBOUNDED FOLLOWING (Expr::windowFrame). Other frames are refused (0A000).
-int Parser::windowFrame() {
+// A window's frame: ROWS or RANGE, BETWEEN start AND end or start alone (to CURRENT ROW), each
+// bound UNBOUNDED PRECEDING/FOLLOWING, CURRENT ROW or n PRECEDING/FOLLOWING with n a constant
+// (Expr::windowFrame, windowStart, windowEnd). The binder checks what bounds may meet.
+void Parser::windowFrame(Expr& f) {
   const SourcePos at = cur().pos;
-  auto unsupported = [&] { return Error(sqlstate::FeatureNotSupported, "this window frame is not supported (only frames from UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING)", at); };
-  const bool rows = accept("rows");
-  if (!rows && !accept("range")) throw unsupported();  // GROUPS
-  const bool between = accept("between");
-  if (!accept("unbounded")) throw unsupported();
-  expect("preceding");
-  if (!between) return rows ? 1 : 0;
-  expect("and");
-  if (accept("current")) {
-    expect("row");
-    return rows ? 1 : 0;
+  if (accept("groups")) throw Error(sqlstate::FeatureNotSupported, "GROUPS frames are not supported", at);
+  f.windowFrame = accept("rows") ? 1 : (expect("range"), 2);
+  auto bound = [&]() -> std::pair<int, int64_t> {
+    if (accept("unbounded")) {
+      if (accept("preceding")) return {0, 0};
+      expect("following");
+      return {4, 0};
+    }
+    if (accept("current")) {
+      expect("row");
+      return {2, 0};
+    }
+    const SourcePos offsetAt = cur().pos;
+    if (cur().kind != TokenKind::Integer)
+      throw Error(sqlstate::FeatureNotSupported, "a window frame's offset must be an integer constant here", offsetAt);
+    const std::string digits = cur().text;
+    ++i_;
+    if (digits.size() > 18) throw Error(sqlstate::NumericOutOfRange, "window frame offset out of range", offsetAt);
+    const int64_t n = std::stoll(digits);
+    if (accept("preceding")) return {1, n};
+    expect("following");
+    return {3, n};
+  };
+  if (accept("between")) {
+    f.windowStart = bound();
+    expect("and");
+    f.windowEnd = bound();
+  } else {
+    f.windowStart = bound();
+    f.windowEnd = {2, 0};
   }
-  if (!accept("unbounded")) throw unsupported();
-  expect("following");
-  return 2;
+  if (accept("exclude")) throw Error(sqlstate::FeatureNotSupported, "EXCLUDE in a window frame is not supported", at);
 }
 
 // ORDER BY's items inside a call: each expression goes to f's args, its direction to `order`.

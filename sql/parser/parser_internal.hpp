@@ -109,7 +109,7 @@ class Parser {
   StatementPtr savepointStmt(SourcePos pos, TransactionStmt::Op op);  // the name after SAVEPOINT ...
   // ORDER BY's items in a call (a window's, an aggregate's): expressions into f.args.
   void orderItems(Expr& f, std::vector<std::pair<bool, int>>& order);
-  int windowFrame();  // ROWS|RANGE ... of OVER (...): Expr::windowFrame
+  void windowFrame(Expr& f);  // ROWS|RANGE ... of OVER (...): Expr::windowFrame, windowStart, windowEnd
   StatementPtr explain(SourcePos pos);
   // A type's name; `array` allows T[] (casts), else an array type is 0A000 (columns, routines).
   SqlType typeName(bool array = false);

@@ -32,6 +32,26 @@ constexpr WindowName kWindowFunctions[] = {
 };
 }  // namespace
 
+namespace {
+// The call's frame, after PostgreSQL's checks of which bounds may meet.
+void frameOf(const ast::Expr& e, plan::WindowCall& call) {
+  using Kind = plan::WindowBound::Kind;
+  if (e.windowFrame == 0) return;  // RANGE UNBOUNDED PRECEDING to CURRENT ROW
+  const auto [start, startRows] = e.windowStart;
+  const auto [end, endRows] = e.windowEnd;
+  if (start == 4) throw Error("42P20", "frame start cannot be UNBOUNDED FOLLOWING", e.pos);
+  if (end == 0) throw Error("42P20", "frame end cannot be UNBOUNDED PRECEDING", e.pos);
+  if (start == 2 && end == 1) throw Error("42P20", "frame starting from current row cannot have preceding rows", e.pos);
+  if (start == 3 && (end == 1 || end == 2))
+    throw Error("42P20", "frame starting from following row cannot have preceding rows", e.pos);
+  call.rows = e.windowFrame == 1;
+  if (!call.rows && (start == 1 || start == 3 || end == 1 || end == 3))
+    throw Error(sqlstate::FeatureNotSupported, "RANGE with an offset is not supported (ROWS is)", e.pos);
+  call.start = {static_cast<Kind>(start), startRows};
+  call.end = {static_cast<Kind>(end), endRows};
+}
+}  // namespace
+
 ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
   if (clause == Clause::AggregateArg)
     throw Error(sqlstate::GroupingError, "aggregate function calls cannot contain window function calls", e.pos);
@@ -107,9 +127,7 @@ ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
   }
 
   plan::WindowCall call;
-  call.frame = e.windowFrame == 1 ? plan::WindowFrame::ToRow
-               : e.windowFrame == 2 ? plan::WindowFrame::Partition
-                                    : plan::WindowFrame::ToPeers;
+  frameOf(e, call);
   auto arg = [&](size_t i) { return bindExpr(*e.args[i], rowClause); };
   // An integer argument (ntile's count, lag's offset, nth_value's n) as a BIGINT.
   auto integer = [&](size_t i) {
