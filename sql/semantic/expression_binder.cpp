@@ -664,6 +664,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       if (op == "overlaps") return bindOverlaps(e, clause);
       if (e.args[0]->kind == ast::ExprKind::Row || e.args[1]->kind == ast::ExprKind::Row) return bindRowComparison(e, clause);
       ExprPtr a = sub(0), b = sub(1);
+      if (op == "is distinct from" || op == "is not distinct from") return makeIsDistinct(std::move(a), std::move(b), op[3] == 'n', e.pos);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
       if (op == "~" || op == "~*" || op == "!~" || op == "!~*")
         return makeRegexMatch(std::move(a), std::move(b), op.back() == '*', op[0] == '!', e.pos);

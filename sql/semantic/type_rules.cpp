@@ -531,6 +531,20 @@ ExprPtr makeIsNull(ExprPtr a, bool negated, SourcePos pos) {
   return e;
 }
 
+// a IS [NOT] DISTINCT FROM b (SQL:1999) as a CASE: where neither is NULL the comparison, with
+// its type rules and errors (CHAR beside VARCHAR, 42883); else whether only one of them is NULL.
+// Never NULL itself. The operands are evaluated again in the arms, which have no side effects.
+ExprPtr makeIsDistinct(ExprPtr a, ExprPtr b, bool notDistinct, SourcePos pos) {
+  ExprPtr compared = makeCompare(notDistinct ? plan::CmpOp::Eq : plan::CmpOp::Ne, a->clone(), b->clone(), pos);
+  std::vector<ExprPtr> args;
+  args.push_back(makeIsNull(std::move(a), false, pos));
+  args.push_back(makeIsNull(b->clone(), !notDistinct, pos));  // a NULL: distinct from b unless b is NULL too
+  args.push_back(makeIsNull(std::move(b), false, pos));
+  args.push_back(Expr::constant(Value::boolean(!notDistinct), pos));
+  args.push_back(std::move(compared));
+  return makeCase(std::move(args), true, pos);
+}
+
 ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos pos) {
   SqlType t = a->type;
   for (auto& item : list) {

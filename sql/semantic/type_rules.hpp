@@ -42,6 +42,8 @@ plan::ExprPtr makeRegexMatch(plan::ExprPtr a, plan::ExprPtr pattern, bool caseIn
 // octet_length see them); any other string as it is.
 plan::ExprPtr asPaddedText(plan::ExprPtr e);
 plan::ExprPtr makeIsNull(plan::ExprPtr a, bool negated, SourcePos pos);
+// a IS [NOT] DISTINCT FROM b: NULL equal to NULL, never unknown (a CASE over IS NULL and the comparison)
+plan::ExprPtr makeIsDistinct(plan::ExprPtr a, plan::ExprPtr b, bool notDistinct, SourcePos pos);
 plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool negated, SourcePos pos);
 // args: when, then, when, then, ..., [else]
 plan::ExprPtr makeCase(std::vector<plan::ExprPtr> args, bool hasElse, SourcePos pos);
