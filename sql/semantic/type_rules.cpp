@@ -377,6 +377,13 @@ ExprPtr withBlanks(ExprPtr e) {
 
 ExprPtr asPaddedText(ExprPtr e) { return blankPadded(*e) ? withBlanks(std::move(e)) : castTo(std::move(e), SqlType::text()); }
 
+ExprPtr asUnpaddedText(ExprPtr e) {
+  const bool padded = blankPadded(*e);
+  ExprPtr c = castTo(std::move(e), SqlType::text());
+  if (padded && c->kind == ExprKind::Cast) c->implicitCast = false;  // as a cast the query wrote: no blanks
+  return c;
+}
+
 ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
     noOperator(negated ? "NOT LIKE" : "LIKE", a->type, pattern->type, pos);
@@ -402,7 +409,10 @@ ExprPtr makeRegexMatch(ExprPtr a, ExprPtr pattern, bool caseInsensitive, bool ne
   bool nullable = a->type.nullable || pattern->type.nullable || a->type.isNull() || pattern->type.isNull();
   auto e = std::make_unique<Expr>(ExprKind::Call, SqlType::boolean(nullable), pos);
   e->func = caseInsensitive ? plan::ScalarFunc::RegexMatchInsensitive : plan::ScalarFunc::RegexMatch;
-  e->args.push_back(castTo(std::move(a), SqlType::text()));
+  // A CHAR(n) value is matched padded to n, as PostgreSQL's ~ on character (bpcharregexeq) and so
+  // SIMILAR TO match it: 'a'::char(4) ~ '^a$' is false there, SIMILAR TO 'a' too (found by
+  // bench/sqlfuzz against PostgreSQL, seed 500 query 574). LIKE's rule (makeLike).
+  e->args.push_back(asPaddedText(std::move(a)));
   e->args.push_back(castTo(std::move(pattern), SqlType::text()));
   if (!negated) return e;
   std::vector<ExprPtr> one;
