@@ -583,8 +583,10 @@ class Generator {
     for (int i = 0, n = static_cast<int>(rng_.range(0, 2)); i < n; ++i)
       keys.push_back(Node::of("$" + direction(), {expr(randomKind(false), row, 1)}));
     for (const Rel& r : scope.rels) keys.push_back(Node::leaf(r.cols[0].ref + (rng_.chance(0.5) ? " ASC" : " DESC")));
-    Node over = parts.empty() ? Node::of("ORDER BY $", {Node::listOf(", ", keys)})
-                              : Node::of("PARTITION BY $ ORDER BY $", {Node::listOf(", ", parts), Node::listOf(", ", keys)});
+    // The shrinker keeps every ORDER BY key: without the ids the order would not be total.
+    const size_t all = keys.size();
+    Node over = parts.empty() ? Node::of("ORDER BY $", {Node::listOf(", ", keys, all)})
+                              : Node::of("PARTITION BY $ ORDER BY $", {Node::listOf(", ", parts), Node::listOf(", ", keys, all)});
     Node old = items[at];
     items[at] = Node::of("row_number() OVER ($) AS c" + std::to_string(at), {over}, {old});
   }
@@ -625,7 +627,7 @@ class Generator {
       items.push_back(Node::of("$ AS c" + std::to_string(i), {expr(kinds.back(), row, 1)}));
     }
     Node node = Node::of("SELECT DISTINCT ON ($) $ FROM " + t.name + " AS " + alias + "$ ORDER BY $",
-                         {Node::listOf(", ", keys), Node::listOf(", ", items), where, Node::listOf(", ", order)});
+                         {Node::listOf(", ", keys), Node::listOf(", ", items), where, Node::listOf(", ", order, order.size())});
     return {node, kinds, rel.rows};
   }
 
@@ -641,7 +643,7 @@ class Generator {
       std::vector<Node> keys;
       if (rng_.chance(0.4)) keys.push_back(Node::of("$" + direction(), {expr(randomKind(false), row, 1)}));
       keys.push_back(Node::of("$" + direction(), {v}));
-      return Node::of("string_agg($, " + sep + " ORDER BY $)", {v, Node::listOf(", ", keys)});
+      return Node::of("string_agg($, " + sep + " ORDER BY $)", {v, Node::listOf(", ", keys, keys.size())});
     }
     static const Kind kElements[] = {Kind::Int, Kind::Big, Kind::Dec, Kind::Dbl, Kind::Str, Kind::Date};
     Node v = expr(kElements[rng_.next() % std::size(kElements)], row, 1);
