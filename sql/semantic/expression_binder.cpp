@@ -57,7 +57,7 @@ const char* clauseName(Clause c) {
 
 ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
   checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
-  if (outer_ && e.kind == ast::ExprKind::Function && isAggregateName(e.name) && !e.star && clause != Clause::AggregateArg)
+  if (outer_ && e.kind == ast::ExprKind::Function && isAggregateName(e.name) && (!e.star || e.filter) && clause != Clause::AggregateArg)
     if (SelectBinder* owner = outerAggregateOwner(e)) {
       if (!owner->aggregate_)
         throw Error(sqlstate::GroupingError,
@@ -258,23 +258,27 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
   for (SelectBinder* b = outer_; b; b = b->outer_)
     if (b->outerAggregates_.count(&e)) return b;
   // Bound on trial (probing: a subquery in the argument refuses, and the aggregate stays here),
-  // the argument's columns say whose aggregate it is: the innermost SELECT that has one of them.
-  if (e.args.size() != 1) return nullptr;
-  ExprPtr arg;
+  // the argument's columns and FILTER's condition's say whose aggregate it is: the innermost
+  // SELECT that has one of them (PostgreSQL's check_agg_arguments counts the condition too, so
+  // count(*) FILTER (WHERE outer.x > 0) in a subquery is the outer query's aggregate).
+  const size_t values = e.args.size() - (e.filter ? 1 : 0);
+  if (e.star ? values != 0 : values != 1) return nullptr;
+  std::vector<const plan::IU*> used;
   plan::Aggregate* saved = aggregate_;
   const bool savedProbing = probing_;
   aggregate_ = nullptr;
   probing_ = true;
-  try {
-    arg = bindPlain(*e.args[0], Clause::AggregateArg);
-  } catch (const Error&) {
+  bool bound = true;
+  for (const auto& a : e.args) {
+    try {
+      bindPlain(*a, Clause::AggregateArg)->collectIUs(used);
+    } catch (const Error&) {
+      bound = false;
+    }
   }
   aggregate_ = saved;
   probing_ = savedProbing;
-  if (!arg) return nullptr;
-  std::vector<const plan::IU*> used;
-  arg->collectIUs(used);
-  if (used.empty()) return nullptr;
+  if (!bound || used.empty()) return nullptr;
   for (const plan::IU* iu : used)
     if (inScope(iu)) return nullptr;  // reads this SELECT's columns: its own
   for (SelectBinder* b = outer_; b; b = b->outer_) {
@@ -290,7 +294,7 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
 bool SelectBinder::containsOwnAggregate(const ast::Expr& e) {
   checkStackDepth();
   if (e.kind == ast::ExprKind::Function && isAggregateName(e.name))
-    return !(outer_ && !e.star && outerAggregateOwner(e));  // (as bindExpr asks)
+    return !(outer_ && (!e.star || e.filter) && outerAggregateOwner(e));  // (as bindExpr asks)
   for (auto& a : e.args)
     if (containsOwnAggregate(*a)) return true;
   return false;
