@@ -24,9 +24,14 @@ bool isAggregateName(const std::string& n) {
          n == "variance" || n == "var_samp" || n == "var_pop";
 }
 
+// count(...) OVER (...) is a window function, no aggregate of its SELECT: taken for one, it
+// folded the rows into a single one (SELECT count(*) OVER () FROM t gave 1 row, PostgreSQL one
+// per row of t); bindWindow refuses it (0A000) instead.
+bool isAggregateCall(const ast::Expr& e) { return e.kind == ast::ExprKind::Function && isAggregateName(e.name) && !e.window; }
+
 bool containsAggregate(const ast::Expr& e) {
   checkStackDepth();
-  if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return true;
+  if (isAggregateCall(e)) return true;
   for (auto& a : e.args)
     if (containsAggregate(*a)) return true;
   return false;
@@ -57,7 +62,7 @@ const char* clauseName(Clause c) {
 
 ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
   checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
-  if (outer_ && e.kind == ast::ExprKind::Function && isAggregateName(e.name) && (!e.star || e.filter) && clause != Clause::AggregateArg)
+  if (outer_ && isAggregateCall(e) && (!e.star || e.filter) && clause != Clause::AggregateArg)
     if (SelectBinder* owner = outerAggregateOwner(e)) {
       if (!owner->aggregate_)
         throw Error(sqlstate::GroupingError,
@@ -67,7 +72,7 @@ ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
     }
   bool aboveAggregation = aggregate_ && (clause == Clause::Select || clause == Clause::Having || clause == Clause::OrderBy);
   if (aboveAggregation) {
-    if (e.kind == ast::ExprKind::Function && isAggregateName(e.name)) return bindAggregate(e, clause);
+    if (isAggregateCall(e)) return bindAggregate(e, clause);
     if (auto g = matchGroup(e)) return std::move(*g);
     if (e.kind == ast::ExprKind::Column) {
       ExprPtr c = bindColumn(e);  // reports unknown names first
@@ -293,7 +298,7 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
 
 bool SelectBinder::containsOwnAggregate(const ast::Expr& e) {
   checkStackDepth();
-  if (e.kind == ast::ExprKind::Function && isAggregateName(e.name))
+  if (isAggregateCall(e))
     return !(outer_ && (!e.star || e.filter) && outerAggregateOwner(e));  // (as bindExpr asks)
   for (auto& a : e.args)
     if (containsOwnAggregate(*a)) return true;

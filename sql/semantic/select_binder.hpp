@@ -260,6 +260,7 @@ class SelectBinder {
 const ast::Expr* setReturningCall(const ast::Expr& e);
 
 bool isAggregateName(const std::string& name);
+bool isAggregateCall(const ast::Expr& e);  // an aggregate's name, no OVER
 // (a1, a2 ...) op (b1, b2 ...) of bound values (as many on each side): = every pair equal, <>
 // some pair unequal, < <= > >= the pairs left to right (SQL's row comparisons).
 plan::ExprPtr compareRows(plan::CmpOp op, std::vector<plan::ExprPtr> a, std::vector<plan::ExprPtr> b, SourcePos pos);
