@@ -732,7 +732,12 @@ class Generator {
                             {a}, {e});
           case 9: return Node::of(std::string(rng_.chance(0.5) ? "left" : "right") + "($, " + num(-2, 4) + ")", {a}, {e});
           case 10: return Node::of(std::string(rng_.chance(0.5) ? "lpad" : "rpad") + "($, " + num(0, 8) + ", " + rng_.pick(kFills) + ")", {a}, {e});
-          case 11: return Node::of("split_part($, '" + std::string(rng_.chance(0.5) ? "a" : " ") + "', " + num(-2, 3) + ")", {a}, {e});
+          case 11: {
+            // Field 0 is an error (22023), which PostgreSQL meets folding a constant call that
+            // hyrax never evaluates (seed 504, query 713).
+            static const std::vector<std::string> kFields = {"-2", "-1", "1", "2", "3"};
+            return Node::of("split_part($, '" + std::string(rng_.chance(0.5) ? "a" : " ") + "', " + rng_.pick(kFields) + ")", {a}, {e});
+          }
           case 12: return Node::of("CAST($ AS VARCHAR(20))", {sub(Kind::Date)}, {e});
           default: return Node::of("regexp_replace($, '(a)(b)', '\\2\\1', 'g')", {a}, {e});
         }
