@@ -138,13 +138,19 @@ int runSqlFuzz(int argc, char** argv) {
       "engines", po::value<std::string>()->default_value("hyrax,postgresql"), "hyrax and/or postgresql")(
       "sql", po::value<std::string>(), "run this query (on the seed's schema) instead of generated ones")(
       "shrink-budget", po::value<int>()->default_value(300), "at most this many tries to shrink a mismatch (0: none)")(
-      "verbose", "print every query and its outcome")("json", "machine-readable summary")(
+      "verbose", "print every query and its outcome")("print", "print the queries only, running none")("json", "machine-readable summary")(
       "test", "exit status 1 on any mismatch; without PostgreSQL installed, hyrax's ways alone");
   po::variables_map vm;
   if (!parseOptions(desc, argc, argv, vm, "usage: hyrax-bench sqlfuzz [options]\n")) return 0;
   const uint64_t seed = vm["seed"].as<uint64_t>(), start = vm["start"].as<uint64_t>(), count = vm["queries"].as<uint64_t>();
   const bool json = vm.count("json") > 0, verbose = vm.count("verbose") > 0, test = vm.count("test") > 0;
   const int budget = vm["shrink-budget"].as<int>();
+  if (vm.count("print")) {  // the generator alone: to read its queries, or compare two builds' (no engine loaded)
+    const Schema schema = makeSchema(seed, vm["rows"].as<uint64_t>());
+    for (uint64_t i = start; i < start + count; ++i)
+      std::printf("query %llu: %s\n", static_cast<unsigned long long>(i), generateQuery(schema, seed, i).root.render().c_str());
+    return 0;
+  }
   const std::vector<std::string> engineList = splitList(vm["engines"].as<std::string>());
   bool withPostgres = std::find(engineList.begin(), engineList.end(), "postgresql") != engineList.end();
   if (std::find(engineList.begin(), engineList.end(), "hyrax") == engineList.end()) {

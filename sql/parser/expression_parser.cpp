@@ -106,8 +106,14 @@ ExprPtr Parser::comparison() {
       continue;
     }
     if (accept("is")) {
+      const bool negated = accept("not");
+      if (accept("distinct")) {  // a IS [NOT] DISTINCT FROM b (SQL:1999): NULL equal to NULL, never unknown
+        expect("from");
+        e = binary(negated ? "is not distinct from" : "is distinct from", std::move(e), concatExpr(), p);
+        continue;
+      }
       auto n = std::make_unique<Expr>(ExprKind::IsNull, p);
-      n->negated = accept("not");
+      n->negated = negated;
       expect("null");
       n->args.push_back(std::move(e));
       e = std::move(n);

@@ -447,6 +447,10 @@ OperatorPtr SelectBinder::bindOnce(const ast::Select& s, std::vector<const plan:
   std::vector<plan::SortKey> keys;
   for (auto& o : s.orderBy) {
     const plan::IU* iu = sortColumn(*o.expr, "ORDER BY");
+    // A key that came before cannot change the order again: PostgreSQL drops it from the sort
+    // (targetIsInSortList, whatever its direction), so DISTINCT ON (a) ... ORDER BY a, b, a is
+    // accepted there (here it was 42P10: the second a came after b).
+    if (std::any_of(keys.begin(), keys.end(), [&](const plan::SortKey& k) { return k.expr->iu == iu; })) continue;
     plan::SortKey k;
     k.expr = Expr::column(iu);
     k.descending = o.descending;

@@ -24,6 +24,8 @@ bool isAggregateName(const std::string& n) {
          n == "variance" || n == "var_samp" || n == "var_pop";
 }
 
+// count(...) OVER (...) is a window function, no aggregate of its SELECT: taken for one, it
+// folded the rows into a single one (SELECT sum(v) OVER () FROM t gave one row of the sum).
 bool isAggregateCall(const ast::Expr& e) {
   return e.kind == ast::ExprKind::Function && !e.window && isAggregateName(e.name);
 }
@@ -62,7 +64,7 @@ const char* clauseName(Clause c) {
 
 ExprPtr SelectBinder::bindExpr(const ast::Expr& e, Clause clause) {
   checkStackDepth();  // a chain of 10,000 terms recurses that deep (stack_depth.hpp)
-  if (outer_ && isAggregateCall(e) && !e.star && clause != Clause::AggregateArg)
+  if (outer_ && isAggregateCall(e) && (!e.star || e.filter) && clause != Clause::AggregateArg)
     if (SelectBinder* owner = outerAggregateOwner(e)) {
       if (!owner->aggregate_)
         throw Error(sqlstate::GroupingError,
@@ -263,23 +265,27 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
   for (SelectBinder* b = outer_; b; b = b->outer_)
     if (b->outerAggregates_.count(&e)) return b;
   // Bound on trial (probing: a subquery in the argument refuses, and the aggregate stays here),
-  // the argument's columns say whose aggregate it is: the innermost SELECT that has one of them.
-  if (e.args.size() != 1) return nullptr;
-  ExprPtr arg;
+  // the argument's columns and FILTER's condition's say whose aggregate it is: the innermost
+  // SELECT that has one of them (PostgreSQL's check_agg_arguments counts the condition too, so
+  // count(*) FILTER (WHERE outer.x > 0) in a subquery is the outer query's aggregate).
+  const size_t values = e.args.size() - (e.filter ? 1 : 0);
+  if (e.star ? values != 0 : values != 1) return nullptr;
+  std::vector<const plan::IU*> used;
   plan::Aggregate* saved = aggregate_;
   const bool savedProbing = probing_;
   aggregate_ = nullptr;
   probing_ = true;
-  try {
-    arg = bindPlain(*e.args[0], Clause::AggregateArg);
-  } catch (const Error&) {
+  bool bound = true;
+  for (const auto& a : e.args) {
+    try {
+      bindPlain(*a, Clause::AggregateArg)->collectIUs(used);
+    } catch (const Error&) {
+      bound = false;
+    }
   }
   aggregate_ = saved;
   probing_ = savedProbing;
-  if (!arg) return nullptr;
-  std::vector<const plan::IU*> used;
-  arg->collectIUs(used);
-  if (used.empty()) return nullptr;
+  if (!bound || used.empty()) return nullptr;
   for (const plan::IU* iu : used)
     if (inScope(iu)) return nullptr;  // reads this SELECT's columns: its own
   for (SelectBinder* b = outer_; b; b = b->outer_) {
@@ -295,7 +301,7 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
 bool SelectBinder::containsOwnAggregate(const ast::Expr& e) {
   checkStackDepth();
   if (isAggregateCall(e))
-    return !(outer_ && !e.star && outerAggregateOwner(e));  // (as bindExpr asks)
+    return !(outer_ && (!e.star || e.filter) && outerAggregateOwner(e));  // (as bindExpr asks)
   for (auto& a : e.args)
     if (containsOwnAggregate(*a)) return true;
   return false;
@@ -669,6 +675,7 @@ ExprPtr SelectBinder::bindPlain(const ast::Expr& e, Clause clause) {
       if (op == "overlaps") return bindOverlaps(e, clause);
       if (e.args[0]->kind == ast::ExprKind::Row || e.args[1]->kind == ast::ExprKind::Row) return bindRowComparison(e, clause);
       ExprPtr a = sub(0), b = sub(1);
+      if (op == "is distinct from" || op == "is not distinct from") return makeIsDistinct(std::move(a), std::move(b), op[3] == 'n', e.pos);
       if (op == "||") return makeConcat(std::move(a), std::move(b), e.pos);
       if (op == "~" || op == "~*" || op == "!~" || op == "!~*")
         return makeRegexMatch(std::move(a), std::move(b), op.back() == '*', op[0] == '!', e.pos);

@@ -291,7 +291,8 @@ ExprPtr SelectBinder::bindScalarFunction(const ast::Expr& e, Clause clause) {
         else throw Error("22023", "invalid regular expression option: \"" + std::string(1, f) + "\"", e.args[2]->pos);
       }
     }
-    return makeRegexMatch(std::move(args[0]), std::move(args[1]), caseInsensitive, false, e.pos);
+    // regexp_like(text, text): a CHAR argument loses its blanks, where ~ on it matches them.
+    return makeRegexMatch(asUnpaddedText(std::move(args[0])), std::move(args[1]), caseInsensitive, false, e.pos);
   }
   if (e.name == "trim" || e.name == "btrim" || e.name == "ltrim" || e.name == "rtrim") {
     count(1, 2);

@@ -326,14 +326,27 @@ const Expr& asWritten(const Expr& e) { return e.kind == ExprKind::Cast && e.impl
 // commonType follows it but for literals, which are TEXT here and unknown there, and CHARs of two
 // lengths meet as a CHAR of the longer, so a CASE goes by its arms, not its type; a cast the query
 // wrote to another string type drops the blanks, as in PostgreSQL.
+// GREATEST and LEAST give one of their arguments as it is, so they follow CASE's rules (PostgreSQL
+// types them by select_common_type too): GREATEST(char3, char4) is each value with its own blanks.
+bool isMinMax(const Expr& e) {
+  return e.kind == ExprKind::Call && (e.func == plan::ScalarFunc::Greatest || e.func == plan::ScalarFunc::Least);
+}
+
 bool blankPadded(const Expr& e) {
   // Under a cast the CASE put in, as the arm gave it (a VARCHAR arm of a CASE typed CHAR is not).
   if (e.kind == ExprKind::Cast && e.implicitCast && e.type.isString()) return blankPadded(*e.args[0]);
-  if (e.kind != ExprKind::Case && e.type.id == TypeId::Char && e.type.length > 0) return true;
-  if (e.kind != ExprKind::Case || !e.type.isString()) return false;
+  const bool choice = e.kind == ExprKind::Case || isMinMax(e);
+  if (!choice && e.type.id == TypeId::Char && e.type.length > 0) return true;
+  if (!choice || !e.type.isString()) return false;
   std::optional<bool> first;  // whether the first typed arm is
   bool textArm = false;
-  forEachCaseResult(e.args, e.hasElse, [&](const ExprPtr& a) {
+  auto arms = [&](auto f) {  // each value it may give
+    if (isMinMax(e))
+      for (const ExprPtr& a : e.args) f(a);
+    else
+      forEachCaseResult(e.args, e.hasElse, f);
+  };
+  arms([&](const ExprPtr& a) {
     const Expr& arm = asWritten(*a);
     if (neutralArm(arm)) return;
     textArm = textArm || arm.type.id == TypeId::Text;
@@ -355,6 +368,17 @@ ExprPtr plainText(ExprPtr e) {
 ExprPtr withBlanks(ExprPtr e) {
   // Under a cast the CASE put in, the value's own length (a CHAR(4) arm of a CHAR(6) CASE).
   if (e->kind == ExprKind::Cast && e->implicitCast && blankPadded(*e->args[0])) return withBlanks(std::move(e->args[0]));
+  if (isMinMax(*e)) {
+    // The first argument equal to the result is the one it gave (PostgreSQL keeps the first of
+    // equal ones): CASE WHEN g = a1 THEN a1 with its blanks WHEN g = a2 ... END.
+    const SourcePos at = e->pos;
+    auto chosen = std::make_unique<Expr>(ExprKind::Case, SqlType::text(true), at);
+    for (const ExprPtr& a : e->args) {
+      chosen->args.push_back(makeCompare(plan::CmpOp::Eq, e->clone(), a->clone(), at));
+      chosen->args.push_back(blankPadded(*a) ? withBlanks(a->clone()) : plainText(a->clone()));
+    }
+    return chosen;
+  }
   if (e->kind != ExprKind::Case && e->type.id == TypeId::Char && e->type.length > 0) {
     const SourcePos at = e->pos;
     const int64_t length = e->type.length;
@@ -376,6 +400,13 @@ ExprPtr withBlanks(ExprPtr e) {
 }  // namespace
 
 ExprPtr asPaddedText(ExprPtr e) { return blankPadded(*e) ? withBlanks(std::move(e)) : castTo(std::move(e), SqlType::text()); }
+
+ExprPtr asUnpaddedText(ExprPtr e) {
+  const bool padded = blankPadded(*e);
+  ExprPtr c = castTo(std::move(e), SqlType::text());
+  if (padded && c->kind == ExprKind::Cast) c->implicitCast = false;  // as a cast the query wrote: no blanks
+  return c;
+}
 
 ExprPtr makeLike(ExprPtr a, ExprPtr pattern, bool negated, SourcePos pos) {
   if ((!a->type.isString() && !a->type.isNull()) || (!pattern->type.isString() && !pattern->type.isNull()))
@@ -402,7 +433,10 @@ ExprPtr makeRegexMatch(ExprPtr a, ExprPtr pattern, bool caseInsensitive, bool ne
   bool nullable = a->type.nullable || pattern->type.nullable || a->type.isNull() || pattern->type.isNull();
   auto e = std::make_unique<Expr>(ExprKind::Call, SqlType::boolean(nullable), pos);
   e->func = caseInsensitive ? plan::ScalarFunc::RegexMatchInsensitive : plan::ScalarFunc::RegexMatch;
-  e->args.push_back(castTo(std::move(a), SqlType::text()));
+  // A CHAR(n) value is matched padded to n, as PostgreSQL's ~ on character (bpcharregexeq) and so
+  // SIMILAR TO match it: 'a'::char(4) ~ '^a$' is false there, SIMILAR TO 'a' too (found by
+  // bench/sqlfuzz against PostgreSQL, seed 500 query 574). LIKE's rule (makeLike).
+  e->args.push_back(asPaddedText(std::move(a)));
   e->args.push_back(castTo(std::move(pattern), SqlType::text()));
   if (!negated) return e;
   std::vector<ExprPtr> one;
@@ -529,6 +563,20 @@ ExprPtr makeIsNull(ExprPtr a, bool negated, SourcePos pos) {
   e->negated = negated;
   e->args.push_back(std::move(a));
   return e;
+}
+
+// a IS [NOT] DISTINCT FROM b (SQL:1999) as a CASE: where neither is NULL the comparison, with
+// its type rules and errors (CHAR beside VARCHAR, 42883); else whether only one of them is NULL.
+// Never NULL itself. The operands are evaluated again in the arms, which have no side effects.
+ExprPtr makeIsDistinct(ExprPtr a, ExprPtr b, bool notDistinct, SourcePos pos) {
+  ExprPtr compared = makeCompare(notDistinct ? plan::CmpOp::Eq : plan::CmpOp::Ne, a->clone(), b->clone(), pos);
+  std::vector<ExprPtr> args;
+  args.push_back(makeIsNull(std::move(a), false, pos));
+  args.push_back(makeIsNull(b->clone(), !notDistinct, pos));  // a NULL: distinct from b unless b is NULL too
+  args.push_back(makeIsNull(std::move(b), false, pos));
+  args.push_back(Expr::constant(Value::boolean(!notDistinct), pos));
+  args.push_back(std::move(compared));
+  return makeCase(std::move(args), true, pos);
 }
 
 ExprPtr makeInList(ExprPtr a, std::vector<ExprPtr> list, bool negated, SourcePos pos) {

@@ -41,7 +41,12 @@ plan::ExprPtr makeRegexMatch(plan::ExprPtr a, plan::ExprPtr pattern, bool caseIn
 // none), each value of a CASE/COALESCE of CHARs padded to its own length (LIKE, concat,
 // octet_length see them); any other string as it is.
 plan::ExprPtr asPaddedText(plan::ExprPtr e);
+// `e` as TEXT as a function's text parameter takes it: a CHAR(n) value without trailing blanks,
+// also where an operator on it later pads (regexp_like(char, ...) against char ~ ...).
+plan::ExprPtr asUnpaddedText(plan::ExprPtr e);
 plan::ExprPtr makeIsNull(plan::ExprPtr a, bool negated, SourcePos pos);
+// a IS [NOT] DISTINCT FROM b: NULL equal to NULL, never unknown (a CASE over IS NULL and the comparison)
+plan::ExprPtr makeIsDistinct(plan::ExprPtr a, plan::ExprPtr b, bool notDistinct, SourcePos pos);
 plan::ExprPtr makeInList(plan::ExprPtr a, std::vector<plan::ExprPtr> list, bool negated, SourcePos pos);
 // args: when, then, when, then, ..., [else]
 plan::ExprPtr makeCase(std::vector<plan::ExprPtr> args, bool hasElse, SourcePos pos);
