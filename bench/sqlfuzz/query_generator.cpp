@@ -568,27 +568,50 @@ class Generator {
     return std::string(rng_.chance(0.5) ? " ASC" : " DESC") + (rng_.chance(0.5) ? " NULLS FIRST" : " NULLS LAST");
   }
 
-  // row_number() OVER (PARTITION BY ... ORDER BY ..., the ids) for an integer select item, where
-  // the ids make the order total in each partition.
+  // A window function for an integer select item. Those whose value depends on the order within
+  // peers (row_number, ntile, lag, lead, first_value and last_value, ROWS frames) get ORDER BY
+  // ..., the ids, where the ids make the order total in each partition; those decided by peers
+  // alone (rank, dense_rank, aggregates over RANGE frames) take any ORDER BY.
   void rowNumber(const Scope& scope, const std::vector<Kind>& kinds, std::vector<Node>& items) {
-    if (!uniqueIds(scope)) return;
     std::vector<size_t> ints;
     for (size_t i = 0; i < kinds.size(); ++i)
       if (kindClass(kinds[i]) == Kind::Int) ints.push_back(i);
     if (ints.empty()) return;
     const size_t at = rng_.pick(ints);
     Ctx row{&scope, nullptr, false};
+    const bool total = uniqueIds(scope);
+    static const char* const kByPeers[] = {"rank()", "dense_rank()", "count(*)", "count($)", "min($)", "max($)",
+                                           "sum($ % 1000)"};
+    static const char* const kRangeFrames[] = {"", "", " RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
+                                               " RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"};
+    static const char* const kByOrder[] = {"row_number()", "ntile(3)", "lag($, 1, 0)", "lead($, 2, -1)", "first_value($)",
+                                           "last_value($)", "sum($ % 1000)", "max($)"};
+    static const char* const kRowsFrames[] = {" ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING", " ROWS 2 PRECEDING",
+                                              " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+                                              " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"};
+    const bool byOrder = total && rng_.chance(0.6);
+    const size_t f = rng_.next() % (byOrder ? std::size(kByOrder) : std::size(kByPeers));
+    const std::string call = byOrder ? kByOrder[f] : kByPeers[f];
+    auto startsWith = [&](const char* prefix) { return call.rfind(prefix, 0) == 0; };
+    const bool framed = startsWith("count") || startsWith("min") || startsWith("max") || startsWith("sum") ||
+                        startsWith("first_value") || startsWith("last_value");  // a frame changes its value
+    std::string frame;
+    if (framed) frame = byOrder ? kRowsFrames[rng_.next() % std::size(kRowsFrames)] : kRangeFrames[rng_.next() % std::size(kRangeFrames)];
     std::vector<Node> parts, keys;
     for (int i = 0, n = static_cast<int>(rng_.range(0, 2)); i < n; ++i) parts.push_back(expr(randomKind(), row, 1));
-    for (int i = 0, n = static_cast<int>(rng_.range(0, 2)); i < n; ++i)
+    for (int i = 0, n = static_cast<int>(rng_.range(byOrder ? 0 : 1, 2)); i < n; ++i)
       keys.push_back(Node::of("$" + direction(), {expr(randomKind(false), row, 1)}));
-    for (const Rel& r : scope.rels) keys.push_back(Node::leaf(r.cols[0].ref + (rng_.chance(0.5) ? " ASC" : " DESC")));
+    if (byOrder)
+      for (const Rel& r : scope.rels) keys.push_back(Node::leaf(r.cols[0].ref + (rng_.chance(0.5) ? " ASC" : " DESC")));
     // The shrinker keeps every ORDER BY key: without the ids the order would not be total.
     const size_t all = keys.size();
-    Node over = parts.empty() ? Node::of("ORDER BY $", {Node::listOf(", ", keys, all)})
-                              : Node::of("PARTITION BY $ ORDER BY $", {Node::listOf(", ", parts), Node::listOf(", ", keys, all)});
+    Node over = parts.empty() ? Node::of("ORDER BY $" + frame, {Node::listOf(", ", keys, all)})
+                              : Node::of("PARTITION BY $ ORDER BY $" + frame, {Node::listOf(", ", parts), Node::listOf(", ", keys, all)});
     Node old = items[at];
-    items[at] = Node::of("row_number() OVER ($) AS c" + std::to_string(at), {over}, {old});
+    std::vector<Node> args;
+    if (call.find('$') != std::string::npos) args.push_back(expr(Kind::Int, row, 1));
+    args.push_back(over);
+    items[at] = Node::of(call + " OVER ($) AS c" + std::to_string(at), args, {old});
   }
 
   // A SELECT DISTINCT ON (keys) over a table with unique ids, its ORDER BY the keys, maybe other
