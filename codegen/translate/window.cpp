@@ -44,7 +44,10 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
       st.type = w.args[0]->type.withNullable(false);
     }
   }
-  auto* dense = cg_.local(cg_.i64(), "dense_rank");
+  // dense_rank's counter: the peer groups of the partition so far (only where one is asked for).
+  const bool denseRank = std::any_of(s.windows.begin(), s.windows.end(),
+                                     [](const plan::WindowCall& w) { return w.func == WindowFunc::DenseRank; });
+  auto* dense = denseRank ? cg_.local(cg_.i64(), "dense_rank") : nullptr;
 
   cg_.ForRange(cg_.c64(0), cg_.call("hyrax_rt_buf_count", {buf}), [&](llvm::Value* i) {
     llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
@@ -54,11 +57,12 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
     llvm::Value* peerStart = bound(2);
     llvm::Value* peerEnd = bound(3);
     llvm::Value* first = b.CreateICmpEQ(i, partStart);
-    b.CreateStore(b.CreateSelect(first, cg_.c64(1),
-                                 b.CreateSelect(b.CreateICmpEQ(i, peerStart),
-                                                b.CreateAdd(b.CreateLoad(cg_.i64(), dense), cg_.c64(1)),
-                                                b.CreateLoad(cg_.i64(), dense))),
-                  dense);
+    if (dense)
+      b.CreateStore(b.CreateSelect(first, cg_.c64(1),
+                                   b.CreateSelect(b.CreateICmpEQ(i, peerStart),
+                                                  b.CreateAdd(b.CreateLoad(cg_.i64(), dense), cg_.c64(1)),
+                                                  b.CreateLoad(cg_.i64(), dense))),
+                    dense);
     auto rowAt = [&](llvm::Value* j) { return cg_.call("hyrax_rt_buf_row", {buf, j}); };
     auto asDouble = [&](llvm::Value* x) { return b.CreateSIToFP(x, cg_.f64()); };
 
@@ -82,7 +86,7 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
       };
       llvm::Value* frameStart = position(w.start, false);
       llvm::Value* frameEnd = smax(frameStart, position(w.end, true));
-      auto storeInt = [&](llvm::Value* x) {
+      auto storeResult = [&](llvm::Value* x) {  // a value by position (never NULL)
         SqlValue v;
         v.type = w.iu->type;
         v.v = x;
@@ -99,17 +103,17 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
         layout_.store(cg_, row, out, v);
       };
       switch (w.func) {
-        case WindowFunc::RowNumber: storeInt(b.CreateAdd(b.CreateSub(i, partStart), cg_.c64(1))); break;
-        case WindowFunc::Rank: storeInt(b.CreateAdd(b.CreateSub(peerStart, partStart), cg_.c64(1))); break;
-        case WindowFunc::DenseRank: storeInt(b.CreateLoad(cg_.i64(), dense)); break;
+        case WindowFunc::RowNumber: storeResult(b.CreateAdd(b.CreateSub(i, partStart), cg_.c64(1))); break;
+        case WindowFunc::Rank: storeResult(b.CreateAdd(b.CreateSub(peerStart, partStart), cg_.c64(1))); break;
+        case WindowFunc::DenseRank: storeResult(b.CreateLoad(cg_.i64(), dense)); break;
         case WindowFunc::PercentRank: {  // (rank - 1) / (rows - 1), 0 for a partition of one row
           llvm::Value* others = b.CreateSub(b.CreateSub(partEnd, partStart), cg_.c64(1));
           llvm::Value* r = b.CreateFDiv(asDouble(b.CreateSub(peerStart, partStart)), asDouble(others));
-          storeInt(b.CreateSelect(b.CreateICmpEQ(others, cg_.c64(0)), llvm::ConstantFP::get(cg_.f64(), 0.0), r));
+          storeResult(b.CreateSelect(b.CreateICmpEQ(others, cg_.c64(0)), llvm::ConstantFP::get(cg_.f64(), 0.0), r));
           break;
         }
         case WindowFunc::CumeDist:  // rows up to the last peer / rows
-          storeInt(b.CreateFDiv(asDouble(b.CreateSub(peerEnd, partStart)), asDouble(b.CreateSub(partEnd, partStart))));
+          storeResult(b.CreateFDiv(asDouble(b.CreateSub(peerEnd, partStart)), asDouble(b.CreateSub(partEnd, partStart))));
           break;
         case WindowFunc::Ntile: {
           // PostgreSQL's buckets: rows / n each, the first rows % n of them one more.
