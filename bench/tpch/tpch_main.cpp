@@ -4,7 +4,8 @@
 // and execute times.
 //   hyrax-bench tpch --sf 0.01 [--query N] [--repeat R] [--threads N] [--peer-threads N] [--json] [--data DIR] [--test]
 //                    [--peers postgres,sqlite,duckdb,hyper] [--peer-limit S] [--analytics inline|snapshot]
-//                    [--explain] [--compile-tier auto|adaptive|optimized|cheap] [--compile-parts one|two]
+//                    [--explain] [--compile-tier auto|adaptive|optimized|cheap|interpreted] [--compile-parts one|two]
+//                    [--first-tier interpreter|cheap]
 // --threads N sends SET threads = N before the load and the queries (without it hyrax runs on
 // its default, the cores; a build without the setting runs one thread, and then anything but 1 is
 // refused); the peers get as many threads as hyrax runs, where they have a setting (--peer-threads:
@@ -218,7 +219,9 @@ int tpch(int argc, char** argv) {
       "compile-tier", po::value<std::string>(),
       "hyrax: SET compile_tier = T (auto, adaptive, optimized, cheap): compare the adaptive compile's end to end "
       "with cheap code alone and optimized code alone (issue 18: within 1.1x of the better)")(
-      "compile-parts", po::value<std::string>(), "hyrax: SET compile_parts = P (one, two)");
+      "compile-parts", po::value<std::string>(), "hyrax: SET compile_parts = P (one, two)")(
+      "first-tier", po::value<std::string>(),
+      "hyrax: SET first_tier = T (interpreter, cheap): what an adaptive query runs before its cheap code");
   po::variables_map vm;
   if (!bench::parseOptions(desc, argc, argv, vm)) return 0;
   const bool json = vm.count("json") > 0;
@@ -245,6 +248,7 @@ int tpch(int argc, char** argv) {
   }
   if (vm.count("compile-parts")) con.execute("SET compile_parts = '" + vm["compile-parts"].as<std::string>() + "'");
   if (vm.count("compile-tier")) con.execute("SET compile_tier = '" + vm["compile-tier"].as<std::string>() + "'");
+  if (vm.count("first-tier")) con.execute("SET first_tier = '" + vm["first-tier"].as<std::string>() + "'");
   if (!vm.count("peer-threads")) peerThreads = threads;
   con.executeScript(readFile(src / "schema.sql"));
   auto loadStart = Clock::now();

@@ -22,15 +22,19 @@ struct Queue {
   bool exiting = false;  // the process is exiting: no more jobs run
 };
 
+constexpr int kLanes = 2;
+
 // Never destroyed: the thread may still wait on it while the process exits, and after a fork the
 // child's copy is replaced (placement new), not destructed (its thread is the parent's).
-alignas(Queue) unsigned char storage[sizeof(Queue)];
-Queue* queue() {
-  static Queue* q = [] {
-    auto* created = new (storage) Queue();
-    // Before fork(): let the thread finish what is queued. After it, in the child: a fresh queue
+alignas(Queue) unsigned char storage[kLanes][sizeof(Queue)];
+Queue* queue(Lane lane) {
+  static bool registered = [] {
+    for (auto& s : storage) new (s) Queue();
+    // Before fork(): let the threads finish what is queued. After it, in the child: fresh queues
     // (the copied mutex and condition variable may describe the parent's waiting thread).
-    pthread_atfork([] { drainBackground(); }, nullptr, [] { new (storage) Queue(); });
+    pthread_atfork([] { drainBackground(); }, nullptr, [] {
+      for (auto& s : storage) new (s) Queue();
+    });
     // At exit: no job may still use LLVM while its globals are destroyed. Jobs not begun are
     // dropped (nobody waits for an optimized tier then); the one running is waited for. Not
     // enough alone: exit handlers run newest first, and objects LLVM made on first use in a
@@ -38,16 +42,19 @@ Queue* queue() {
     // it, under a running job; so Database's destructor waits for the queue first
     // (codegen::waitForBackgroundCompiles).
     std::atexit([] {
-      Queue* q = reinterpret_cast<Queue*>(storage);
-      std::unique_lock lock(q->mutex);
-      std::deque<std::function<void()>> dropped;
-      dropped.swap(q->jobs);
-      q->changed.wait(lock, [&] { return !q->running; });
-      q->exiting = true;  // a job queued from now on is dropped too
+      for (auto& s : storage) {
+        Queue* q = reinterpret_cast<Queue*>(s);
+        std::unique_lock lock(q->mutex);
+        std::deque<std::function<void()>> dropped;
+        dropped.swap(q->jobs);
+        q->changed.wait(lock, [&] { return !q->running; });
+        q->exiting = true;  // a job queued from now on is dropped too
+      }
     });
-    return created;
+    return true;
   }();
-  return q;
+  (void)registered;
+  return reinterpret_cast<Queue*>(storage[static_cast<int>(lane)]);
 }
 
 void loop(Queue* q) {
@@ -68,8 +75,8 @@ void loop(Queue* q) {
 
 }  // namespace
 
-void runInBackground(std::function<void()> job) {
-  Queue* q = queue();
+void runInBackground(std::function<void()> job, Lane lane) {
+  Queue* q = queue(lane);
   std::lock_guard lock(q->mutex);
   if (q->exiting) return;
   q->jobs.push_back(std::move(job));
@@ -81,9 +88,11 @@ void runInBackground(std::function<void()> job) {
 }
 
 void drainBackground() {
-  Queue* q = queue();
-  std::unique_lock lock(q->mutex);
-  q->changed.wait(lock, [&] { return q->jobs.empty() && !q->running; });
+  for (Lane lane : {Lane::FirstCode, Lane::Optimized}) {
+    Queue* q = queue(lane);
+    std::unique_lock lock(q->mutex);
+    q->changed.wait(lock, [&] { return q->jobs.empty() && !q->running; });
+  }
 }
 
 }  // namespace hyrax::jit

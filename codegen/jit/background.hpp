@@ -1,6 +1,6 @@
 #pragma once
-// One background thread per process for compile work that nobody waits for (adaptive
-// compilation: the optimized tier of a query that already runs on cheap code). Fork-safe: before
+// Background threads for compile work that nobody waits for (adaptive compilation: the code of a
+// query that already runs in the interpreter or on cheap code). Fork-safe: before
 // any fork() the thread finishes what is queued (so no LLVM or allocator lock is held and the
 // child inherits every finished result), and a child starts with an empty queue and starts a
 // thread of its own when it first needs one. Only codegen/ includes this header.
@@ -8,8 +8,14 @@
 
 namespace hyrax::jit {
 
-// Runs `job` on the background thread, after the jobs queued before it. Jobs must not throw.
-void runInBackground(std::function<void()> job);
+// Two threads, each with a queue of its own: the optimized tier's compiles (tens of milliseconds,
+// started when worth it), and the first machine code of queries that started in the interpreter
+// (a few milliseconds, wanted at once), which must never wait behind an optimized compile.
+enum class Lane { Optimized = 0, FirstCode = 1 };
+
+// Runs `job` on the lane's background thread, after the jobs queued there before it. Jobs must
+// not throw.
+void runInBackground(std::function<void()> job, Lane lane = Lane::Optimized);
 
 // Waits until every job queued so far has finished (tests; the fork handler does the same).
 void drainBackground();

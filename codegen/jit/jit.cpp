@@ -464,6 +464,13 @@ std::unique_ptr<CompiledModule> compileAgain(CompiledModule& from, OptLevel leve
   return compile(std::move(ctx), std::move(m), level, times);
 }
 
+void discard(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m) {
+  if (!ctx && !m) return;
+  std::shared_lock inLlvm(llvmGuard());
+  m.reset();  // before the context that owns its types
+  ctx.reset();
+}
+
 std::string printIR(const llvm::Module& m) {
   std::string s;
   llvm::raw_string_ostream os(s);

@@ -107,6 +107,9 @@ std::unique_ptr<CompiledModule> compileBitcode(const std::string& bitcode, OptLe
 // lives until this returns. Throws when the IR was taken already.
 std::unique_ptr<CompiledModule> compileAgain(CompiledModule& from, OptLevel level, CompileTimes* times = nullptr);
 
+// Frees IR that will not be compiled (the interpreter ran it), as LLVM work is done: no fork meanwhile.
+void discard(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m);
+
 void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm);
 std::string printIR(const llvm::Module& m);
 // Assembly for a target triple ("" = host; e.g. "armv7-unknown-linux-gnueabihf").

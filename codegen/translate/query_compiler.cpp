@@ -1,10 +1,13 @@
 #include "codegen/translate/query_compiler.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
+#include "codegen/interp/interpreter.hpp"
 #include "codegen/jit/background.hpp"
 #include "codegen/jit/jit.hpp"
 #include "codegen/translate/later_code.hpp"
@@ -46,6 +49,7 @@ using PipelineFn = int32_t (*)(QueryContext*, void**, uint64_t, uint64_t);
 // aggregation) merge functions.
 struct CodeTier {
   std::shared_ptr<jit::CompiledModule> module;  // shared by the plans compiled together
+  std::shared_ptr<interp::InterpretedModule> interpreted;  // or the interpreter's bytecode
   PipelineFn init = nullptr;
   // merges[i]: null unless pipeline i aggregates. A split compile's (`later`) are null after the
   // first until completeFrom() filled them in; only the query's thread fills them, before any
@@ -71,6 +75,18 @@ struct CodeTier {
       merges.push_back(p.merge.empty() ? nullptr : find(p.merge));
     }
     complete.store(!later, std::memory_order_release);
+  }
+  // The interpreter's tier: its functions' native entry points.
+  void resolve(const std::shared_ptr<interp::InterpretedModule>& m, const std::string& initName,
+               const std::vector<PipelineInfo>& infos) {
+    interpreted = m;
+    init = reinterpret_cast<PipelineFn>(m->function(initName));
+    pipelines.clear();
+    merges.clear();
+    for (auto& p : infos) {
+      pipelines.push_back(reinterpret_cast<PipelineFn>(m->function(p.function)));
+      merges.push_back(p.merge.empty() ? nullptr : reinterpret_cast<PipelineFn>(m->function(p.merge)));
+    }
   }
   // Every function there (waits for, or compiles, the second part of a split compile).
   void completeFrom(const std::vector<PipelineInfo>& infos) const {
@@ -139,10 +155,46 @@ struct OptimizedTier {
   }
 };
 
+// An adaptive query that starts in the interpreter (ExecutionPolicy::interpretFirst): its cheap
+// code, compiled on the background thread as soon as the bytecode is made, published through
+// `ready`; runs switch at their next morsel. Its module holds the IR the optimized tier compiles
+// again, so the optimized compile waits for it (Driver::considerCompiling).
+struct CheapTier {
+  std::atomic<const CodeTier*> ready{nullptr};
+  std::atomic<bool> wanted{true};  // false once the query is gone: the compile is skipped
+  CodeTier tier;
+  std::atomic<double> compileMs{-1};
+  // What the compile needs; used only by the background thread once submitted.
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::string init;
+  std::vector<PipelineInfo> infos;
+  std::shared_ptr<OptimizedTier> optimized;  // told the cheap module and its compile's cost
+  bool optimizeAtOnce = false;               // then submits the optimized compile (tests, compile_tier adaptive)
+  // A small statement's cheap compile starts only once it is worth it, as the optimized one does:
+  // an ad-hoc query over a few rows ends in the interpreter sooner than LLVM could compile it.
+  std::atomic<bool> submitted{false};
+  double expectedCompileMs = 0;  // from the bytecode's size (expectedCheapCompileMs)
+  std::atomic<uint64_t> interpretedMicros{0};  // finished runs' time in the interpreter before the compile began
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;  // compiled, failed or skipped
+
+  static void submit(const std::shared_ptr<CheapTier>& self);
+  // Tests (CompileOptions::waitForOptimizedAfter): starts the compile if it has not begun, and
+  // waits for its end.
+  static void waitUntilDone(const std::shared_ptr<CheapTier>& self) {
+    submit(self);
+    std::unique_lock lock(self->mutex);
+    self->finished.wait(lock, [&] { return self->done; });
+  }
+};
+
 struct CompiledQuery::Impl {
   CodeConstants constants;  // long string constants and stored functions the code points at
   CodeTier code;            // what runs first (the only code unless adaptive)
   std::shared_ptr<OptimizedTier> optimized;  // adaptive: the code compiled in the background
+  std::shared_ptr<CheapTier> cheap;  // adaptive, the interpreter first: its cheap code, compiled in the background
   bool hasInit = true;     // false: the init function does nothing (no hash tables or buffers)
   bool countRows = false;
   uint32_t waitForOptimizedAfter = 0;
@@ -151,6 +203,7 @@ struct CompiledQuery::Impl {
   uint32_t threadTagSlot = 0;  // QueryTranslator::threadTagSlot (0: none)
 
   ~Impl() {
+    if (cheap) cheap->wanted = false;
     if (optimized) optimized->wanted = false;
     if (code.later) code.later->wanted = false;
   }
@@ -194,6 +247,52 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
   });
 }
 
+// What a module's cheap compile is expected to take, from its size in bytecode instructions:
+// about a fixed cost plus a share per instruction (measured: TODO).
+double expectedCheapCompileMs(size_t instructions) { return 0.8 + 0.002 * static_cast<double>(instructions); }
+
+void CheapTier::submit(const std::shared_ptr<CheapTier>& self) {
+  if (self->submitted.exchange(true)) return;
+  jit::runInBackground([cheap = self] {
+    std::shared_ptr<OptimizedTier> optimized = cheap->optimized;
+    bool compiled = false;
+    if (cheap->wanted) {
+      try {
+        auto t = std::chrono::steady_clock::now();
+        jit::CompileTimes times;
+        std::shared_ptr<jit::CompiledModule> m =
+            jit::compile(std::move(cheap->context), std::move(cheap->module), jit::OptLevel::Fast, &times);
+        cheap->tier.resolve(m, cheap->init, cheap->infos);
+        cheap->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+        if (optimized) {
+          optimized->cheap = m;
+          optimized->firstPartMs = times.optimizeMs + times.machineCodeMs;
+          optimized->expectedCompileMs = kOptimizedCompilePerCheap * optimized->firstPartMs;
+        }
+        cheap->ready.store(&cheap->tier, std::memory_order_release);
+        compiled = true;
+      } catch (...) {
+        // The interpreter is correct and goes on to the end; only speed is lost.
+      }
+    }
+    jit::discard(std::move(cheap->context), std::move(cheap->module));  // what a skipped or failed compile left
+    {
+      std::lock_guard lock(cheap->mutex);
+      cheap->done = true;
+      cheap->finished.notify_all();
+    }
+    if (!optimized) return;
+    if (compiled && cheap->optimizeAtOnce) {
+      OptimizedTier::submit(optimized);
+    } else if (!compiled) {  // no optimized code either: nobody may wait for it
+      optimized->submitted = true;
+      std::lock_guard lock(optimized->mutex);
+      optimized->done = true;
+      optimized->finished.notify_all();
+    }
+  }, jit::Lane::FirstCode);
+}
+
 namespace {
 
 // Morsels: a slice of a table chunk (kTableMorselRows, 16,384 rows) of a scan, this many entries
@@ -234,11 +333,18 @@ class Driver {
     profile_ = {};
     if (auto* policy = ThreadScope<const ExecutionPolicy>::current()) threads_ = std::max(1u, policy->threads);
     ctx.setThreads(threads_);
+    cheap_ = impl.cheap.get();
+    if (cheap_)
+      if (const CodeTier* t = cheap_->ready.load(std::memory_order_acquire)) {
+        code_ = t;  // compiled before the run began
+        cheap_ = nullptr;
+      }
     optimized_ = impl.optimized.get();
     if (optimized_) {
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
         code_ = t;  // ready before the run began
         optimized_ = nullptr;
+        cheap_ = nullptr;
       } else if (optimized_->submitted.load()) {
         profile_.optimizedStartedAtMs = 0;  // by an earlier run
       }
@@ -254,6 +360,11 @@ class Driver {
     if (impl_.optimized && !impl_.optimized->submitted.load())
       impl_.optimized->cheapMicros.fetch_add(static_cast<uint64_t>(msSince(start_) * 1000));
     if (impl_.optimized) profile_.optimizedExpectedMs = impl_.optimized->expectedCompileMs * compileFactor();
+    if (impl_.cheap) {
+      profile_.cheapCompileMs = impl_.cheap->compileMs;
+      if (!impl_.cheap->submitted.load())
+        impl_.cheap->interpretedMicros.fetch_add(static_cast<uint64_t>(msSince(start_) * 1000));
+    }
   }
 
  private:
@@ -282,6 +393,8 @@ class Driver {
   // this call started it.
   bool considerCompiling(std::chrono::steady_clock::time_point pipelineStart, uint64_t done, uint64_t total) {
     if (!optimized_ || optimized_->submitted.load(std::memory_order_relaxed)) return false;
+    // The optimized compile starts from the cheap compile's IR, and its cost is judged by that compile's.
+    if (impl_.cheap && !impl_.cheap->ready.load(std::memory_order_acquire)) return false;
     const double pipelineMs = msSince(pipelineStart);
     // The later pipelines count only while a core is idle for the compile: on every core, an
     // early compile takes one from the query on an extrapolation across pipelines whose rows
@@ -294,24 +407,54 @@ class Driver {
     return true;
   }
 
+  // Starts the cheap compile of a statement that began in the interpreter once it is worth it
+  // (the optimized tier's rule, against the cheap compile's expected time); any thread.
+  void considerCheapCompile(std::chrono::steady_clock::time_point pipelineStart, uint64_t done, uint64_t total) {
+    if (!cheap_ || cheap_->submitted.load(std::memory_order_relaxed)) return;
+    const double spent = msSince(start_) + static_cast<double>(cheap_->interpretedMicros.load(std::memory_order_relaxed)) / 1000;
+    if (worthOptimizedCompile(spent, msSince(pipelineStart), done, total, cheap_->expectedCompileMs))
+      CheapTier::submit(impl_.cheap);
+  }
+
   // The code of the moment (the session's thread): optimized code once it has come.
   const CodeTier* tier() {
     if (optimized_) {
       if (considerCompiling(pipelineStart_, pipelineDone_, pipelineTotal_)) profile_.optimizedStartedAtMs = msSince(start_);
-      if (impl_.waitForOptimizedAfter && profile_.morsels >= impl_.waitForOptimizedAfter) optimized_->waitUntilDone();
-      if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
+      if (impl_.waitForOptimizedAfter && profile_.morsels >= optimizedWaitAfter()) optimized_->waitUntilDone();
+      if (tooSoon(profile_.morsels, optimizedWaitAfter())) {
+      } else if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
         code_ = t;
         profile_.switchedAtMs = msSince(start_);
         optimized_ = nullptr;
+        cheap_ = nullptr;
+      }
+    }
+    if (cheap_) {
+      considerCheapCompile(pipelineStart_, pipelineDone_, pipelineTotal_);
+      if (impl_.waitForOptimizedAfter && profile_.morsels >= impl_.waitForOptimizedAfter) CheapTier::waitUntilDone(impl_.cheap);
+      if (tooSoon(profile_.morsels, impl_.waitForOptimizedAfter)) {
+      } else if (const CodeTier* t = cheap_->ready.load(std::memory_order_acquire)) {
+        code_ = t;
+        profile_.cheapSwitchedAtMs = msSince(start_);
+        cheap_ = nullptr;
       }
     }
     return code_;
   }
+  // Tests: after waitForOptimizedAfter morsels the run waits for the next tier: the optimized
+  // code, or after the interpreter the cheap code, and the optimized code as many morsels later.
+  uint64_t optimizedWaitAfter() const { return impl_.waitForOptimizedAfter * (impl_.cheap ? 2 : 1); }
+  // ... and never takes it sooner, so that the switch comes at that morsel every time.
+  bool tooSoon(uint64_t morsels, uint64_t after) const { return impl_.waitForOptimizedAfter && morsels < after; }
+  // Whether the code may change at a morsel's end: the pipelines then run morsel by morsel.
+  bool switchMayCome() const { return optimized_ || cheap_; }
+  bool isOptimized(const CodeTier* t) const { return impl_.optimized && t == &impl_.optimized->tier; }
   // The code for the next morsel on the session's thread, counted.
   const CodeTier* next() {
     const CodeTier* t = tier();
     ++profile_.morsels;
-    if (t != &impl_.code) ++profile_.optimizedMorsels;
+    if (isOptimized(t)) ++profile_.optimizedMorsels;
+    if (t->interpreted) ++profile_.interpretedMorsels;
     return t;
   }
 
@@ -337,7 +480,7 @@ class Driver {
     pipelineStart_ = std::chrono::steady_clock::now();
     pipelineDone_ = 0;
     pipelineTotal_ = UINT64_MAX;  // unknown: only the time spent counts
-    if ((!optimized_ && !parallel) || p.source == MorselSource::Once) {
+    if ((!switchMayCome() && !parallel) || p.source == MorselSource::Once) {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
       return;
     }
@@ -346,7 +489,7 @@ class Driver {
     if (parallel && total > step) return runParallel(i, total, step);
     pipelineTotal_ = total == UINT64_MAX ? total : (total + step - 1) / step;
     for (uint64_t begin = 0; begin < total; begin += step, ++pipelineDone_) {
-      const uint64_t end = optimized_ ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
+      const uint64_t end = switchMayCome() ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
       if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
     }
   }
@@ -557,10 +700,11 @@ class Driver {
         case PipelineSink::None: break;
       }
     }
-    std::atomic<uint64_t> nextMorsel{0}, morsels{0}, optimizedMorsels{0};
+    std::atomic<uint64_t> nextMorsel{0}, morsels{0}, optimizedMorsels{0}, interpretedMorsels{0};
     std::atomic<bool> stop{false}, silentFailure{false}, compileStarted{false};
     const CodeTier* first = tier();
     OptimizedTier* optimized = optimized_;
+    CheapTier* cheap = cheap_;
     const auto pipelineStart = std::chrono::steady_clock::now();
     runOnWorkers(n, [&](uint32_t w) {
       Helper& h = helpers[w];
@@ -568,14 +712,27 @@ class Driver {
         const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed) * step;
         if (m >= total || stop.load(std::memory_order_relaxed)) return;
         const CodeTier* code = first;
-        if (optimized && code == &impl_.code) {
+        if (optimized) {
           if (considerCompiling(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount)) compileStarted = true;
-          if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= impl_.waitForOptimizedAfter)
+          if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= optimizedWaitAfter())
             optimized->waitUntilDone();  // tests: the switch comes here every time
-          if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) code = t;
+          if (tooSoon(profile_.morsels + morsels.load(), optimizedWaitAfter())) {
+          } else if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) {
+            code = t;
+          }
+        }
+        if (cheap && code == first) {
+          considerCheapCompile(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount);
+          if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= impl_.waitForOptimizedAfter)
+            CheapTier::waitUntilDone(impl_.cheap);
+          if (tooSoon(profile_.morsels + morsels.load(), impl_.waitForOptimizedAfter)) {
+          } else if (const CodeTier* t = cheap->ready.load(std::memory_order_acquire)) {
+            code = t;
+          }
         }
         morsels.fetch_add(1, std::memory_order_relaxed);
-        if (code != &impl_.code) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
+        if (isOptimized(code)) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
+        if (code->interpreted) interpretedMorsels.fetch_add(1, std::memory_order_relaxed);
         const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, std::min(total, m + step));
         if (status != CodeGen::kPipelineOk) {
           stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
@@ -586,6 +743,7 @@ class Driver {
     });
     profile_.morsels += morsels;
     profile_.optimizedMorsels += optimizedMorsels;
+    profile_.interpretedMorsels += interpretedMorsels;
     if (compileStarted) profile_.optimizedStartedAtMs = msSince(start_);  // about: when the pipeline ended
     if (n > 1) profile_.parallelPipelines++;
     profile_.threads = std::max(profile_.threads, n);
@@ -618,6 +776,7 @@ class Driver {
   const uint32_t cores_ = machineCores();
   const CodeTier* code_ = &impl_.code;
   OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come
+  CheapTier* cheap_ = nullptr;  // non-null while the switch from the interpreter may come
   // The pipeline running on this thread: its start, morsels done and their number (UINT64_MAX:
   // unknown), for the optimized compile's decision.
   std::chrono::steady_clock::time_point pipelineStart_ = std::chrono::steady_clock::now();
@@ -723,6 +882,53 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   // used to compile a copy written as bitcode before the cheap compile: 0.4 ms of a 6 ms cheap
   // compile, on the way to the first row, for a compile that most queries never start.)
   if (adaptive || options.cheapOnly) level = jit::OptLevel::Fast;
+  const auto* policy = ThreadScope<const ExecutionPolicy>::current();
+  // The interpreter first (adaptive, SET first_tier) or throughout (compile_tier interpreted): the
+  // module as bytecode now (a fraction of a millisecond), and for an adaptive query the same IR's
+  // cheap compile on the background thread, which takes over when it is ready.
+  const bool interpretable = !program && plans.size() == 1 && !options.keepIR && !options.keepAssembly;
+  // compile_tier auto's small statements too (options.adaptive, but not expected to read many rows).
+  const bool interpretFirst = options.adaptive && policy && policy->interpretFirst;
+  if (interpretable && (options.interpretOnly || interpretFirst)) {
+    std::string why;
+    std::shared_ptr<interp::InterpretedModule> bytecode = interp::translate(*module, &why);
+    if (bytecode && std::getenv("HYRAX_INTERP_DUMP")) std::fprintf(stderr, "%s", bytecode->disassemble().c_str());
+    if (!bytecode && std::getenv("HYRAX_INTERP_DUMP")) std::fprintf(stderr, "not interpreted: %s\n", why.c_str());
+    if (bytecode) {
+      auto& r = *results[0];
+      stats.translateMs = std::chrono::duration<double, std::milli>(clock::now() - start).count() - stats.codegenMs;
+      stats.codegenMs += stats.translateMs;
+      stats.interpreted = true;
+      stats.bytecodeInstructions = bytecode->instructions();
+      stats.adaptive = adaptive;
+      r.stats_ = stats;
+      r.impl_->code.resolve(bytecode, inits[0], r.impl_->pipelines);
+      r.impl_->waitForOptimizedAfter = options.waitForOptimizedAfter;
+      if (options.interpretOnly) {
+        jit::discard(std::move(llctx), std::move(module));
+      } else {
+        auto cheap = std::make_shared<CheapTier>();
+        cheap->init = inits[0];
+        cheap->infos = r.impl_->pipelines;
+        cheap->context = std::move(llctx);
+        cheap->module = std::move(module);
+        cheap->expectedCompileMs = expectedCheapCompileMs(bytecode->instructions());
+        r.impl_->cheap = cheap;
+        if (adaptive) {  // a big query: its cheap code at once, the optimized code when worth it
+          auto optimized = std::make_shared<OptimizedTier>();
+          optimized->init = inits[0];
+          optimized->infos = r.impl_->pipelines;
+          cheap->optimized = optimized;
+          cheap->optimizeAtOnce = !options.optimizeWhenWorthIt || options.waitForOptimizedAfter;
+          r.impl_->optimized = optimized;
+          CheapTier::submit(cheap);
+        }
+      }
+      CompiledProgram out;
+      out.plans = std::move(results);
+      return out;
+    }
+  }
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;
   jopts.keepIR = options.keepIR;
@@ -735,7 +941,6 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   // of 9.9 (bench/README.md).
   std::shared_ptr<jit::CompiledModule> compiled;
   std::shared_ptr<LaterCode> later;
-  const auto* policy = ThreadScope<const ExecutionPolicy>::current();
   const bool coreToSpare = (policy ? std::max(1u, policy->threads) : 1u) < machineCores();
   if ((adaptive || options.cheapOnly) && policy && policy->twoParts && coreToSpare && !program && plans.size() == 1 &&
       results[0]->impl_->pipelines.size() > 1 && !options.keepIR && !options.keepAssembly) {

@@ -26,6 +26,7 @@ namespace hyrax::codegen {
 enum class CompileTier : uint8_t {
   Auto,
   Cheap,      // cheap code only (the fast pipeline)
+  Interpreted,  // the interpreter only, where it runs the code (tests, measurements); cheap code elsewhere
   Optimized,  // wait for the optimized code before the first row, as before adaptive compilation
   Adaptive,   // every statement adaptive, however small
 };
@@ -33,6 +34,9 @@ struct ExecutionPolicy {
   CompileTier tier = CompileTier::Auto;
   uint32_t threads = 1;  // threads a query's pipelines may run on (morsel-driven parallelism)
   bool twoParts = false;  // SET compile_parts = 'two': cheap code in two parts (query_compiler.cpp)
+  // SET first_tier: an adaptive query's first morsels in the interpreter (codegen/interp) while
+  // its cheap code compiles on the background thread, or ('cheap') on cheap code compiled first.
+  bool interpretFirst = true;
   // Tests (CompileOptions::waitForOptimizedAfter; from HYRAX_TEST_SWITCH_AFTER_MORSELS).
   uint32_t switchAfterMorsels = 0;
 };
@@ -50,6 +54,7 @@ struct CompileOptions {
   // (Kohn et al.'s rule; query_compiler.cpp's OptimizedTier); false compiles it at once.
   bool optimizeWhenWorthIt = false;
   bool cheapOnly = false;  // only cheap code (CompileTier::Cheap)
+  bool interpretOnly = false;  // only the interpreter where it can (CompileTier::Interpreted)
   // Tests: after this many morsels have run, wait for the optimized code (0: never wait), so that
   // a switch in the middle of a pipeline happens every time.
   uint32_t waitForOptimizedAfter = 0;
@@ -62,6 +67,11 @@ struct CompileStats {
   // The cheap code came in two parts: query_init and the first pipeline before the first row
   // (the times above), the later pipelines' on the background thread (RunProfile says when).
   bool split = false;
+  // Run by the interpreter: from the first morsel on (an adaptive query's first tier, its cheap
+  // code compiled meanwhile), or throughout (CompileTier::Interpreted). translateMs: the bytecode's.
+  bool interpreted = false;
+  double translateMs = 0;
+  size_t bytecodeInstructions = 0;
 };
 
 class CompiledQuery {

@@ -6,8 +6,11 @@
 // double and pointers; a string travels as two uint64_t halves (see string_ref.hpp); a function
 // that can fail records the error in the QueryContext and returns a non-zero int32 status (or
 // nullptr), and the generated code then returns from its pipeline with that status.
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace hyrax {
 class QueryContext;
@@ -326,12 +329,48 @@ struct RuntimeFunction {
   // It uses the session thread's objects (ThreadScope: the routine caller, the sequence session,
   // a procedure's host) or changes the database: a pipeline that calls it runs on that thread.
   bool sessionThread = false;
+  // Calls `address` with arguments and result as 64-bit slots (codegen/interp's interpreter, which
+  // cannot make a native call of a signature known only at run time): integers zero-extended,
+  // doubles as their bits, pointers as addresses. Made from the C++ type, like the signature.
+  void (*invoke)(void* fn, const uint64_t* args, uint64_t* result) = nullptr;
 };
+
+// A value to and from the interpreter's 64-bit slots (RuntimeFunction::invoke).
+template <typename T>
+T fromSlot(uint64_t v) {
+  if constexpr (std::is_pointer_v<T>) return reinterpret_cast<T>(static_cast<uintptr_t>(v));
+  else if constexpr (std::is_same_v<T, double>) return std::bit_cast<double>(v);
+  else if constexpr (std::is_same_v<T, bool>) return v != 0;
+  else return static_cast<T>(v);
+}
+template <typename T>
+uint64_t toSlot(T v) {
+  if constexpr (std::is_pointer_v<T>) return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v));
+  else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(v);
+  else if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
+  else return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+}
+template <typename R, typename... Args, std::size_t... I>
+void invokeWithSlots(void* fn, const uint64_t* args, uint64_t* result, std::index_sequence<I...>) {
+  auto* f = reinterpret_cast<R (*)(Args...)>(fn);
+  if constexpr (std::is_void_v<R>) {
+    f(fromSlot<Args>(args[I])...);
+    (void)result;
+  } else {
+    *result = toSlot<R>(f(fromSlot<Args>(args[I])...));
+  }
+  (void)args;
+}
+template <typename R, typename... Args>
+void invokeWithSlots(void* fn, const uint64_t* args, uint64_t* result) {
+  invokeWithSlots<R, Args...>(fn, args, result, std::index_sequence_for<Args...>{});
+}
 
 template <typename R, typename... Args>
 RuntimeFunction runtimeFunction(const char* name, R (*fn)(Args...)) {
   static_assert(sizeof...(Args) <= 8, "a runtime function has at most 8 parameters");
-  return {name, reinterpret_cast<void*>(fn), abiTypeOf<R>(), static_cast<uint8_t>(sizeof...(Args)), {abiTypeOf<Args>()...}};
+  return {name,  reinterpret_cast<void*>(fn), abiTypeOf<R>(), static_cast<uint8_t>(sizeof...(Args)),
+          {abiTypeOf<Args>()...}, false, &invokeWithSlots<R, Args...>};
 }
 template <typename F>
 RuntimeFunction sessionRuntimeFunction(const char* name, F* fn) {

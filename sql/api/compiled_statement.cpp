@@ -45,6 +45,7 @@ Execution compileAndRun(const plan::QueryPlan& p, codegen::CompileOptions opts, 
     case codegen::CompileTier::Auto: opts.adaptive = opts.optimizeWhenWorthIt = true; break;  // codegen: only a fully optimized one
     case codegen::CompileTier::Optimized: break;
     case codegen::CompileTier::Cheap: opts.cheapOnly = true; break;
+    case codegen::CompileTier::Interpreted: opts.cheapOnly = opts.interpretOnly = true; break;
     case codegen::CompileTier::Adaptive:
       opts.fullOptimization = opts.adaptive = true;
       break;

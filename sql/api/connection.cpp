@@ -647,7 +647,27 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                       times.machineCode, times.execute, times.total());
         text += buf;
         const RunProfile& run = ex.ctx->runProfile();
-        if (ex.compiled->stats().adaptive) {
+        if (ex.compiled->stats().interpreted) {
+          // The interpreter first (codegen/interp): its bytecode is in Codegen's time above.
+          const double bytecodeMs = ex.compiled->stats().translateMs;
+          const auto instructions = static_cast<unsigned long long>(ex.compiled->stats().bytecodeInstructions);
+          const auto morsels = static_cast<unsigned long long>(run.morsels);
+          const auto interpreted = static_cast<unsigned long long>(run.interpretedMorsels);
+          if (run.switchedAtMs >= 0)
+            std::snprintf(buf, sizeof(buf),
+                          "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), optimized code (%.3f ms "
+                          "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted, %llu optimized\n",
+                          bytecodeMs, instructions, run.optimizedCompileMs, run.switchedAtMs, morsels, interpreted,
+                          static_cast<unsigned long long>(run.optimizedMorsels));
+          else if (run.cheapSwitchedAtMs >= 0)
+            std::snprintf(buf, sizeof(buf),
+                          "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), cheap code (%.3f ms "
+                          "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted\n",
+                          bytecodeMs, instructions, run.cheapCompileMs, run.cheapSwitchedAtMs, morsels, interpreted);
+          else
+            std::snprintf(buf, sizeof(buf), "Compile tiers: interpreter throughout (bytecode %.3f ms); morsels: %llu\n",
+                          bytecodeMs, morsels);
+        } else if (ex.compiled->stats().adaptive) {
           // Adaptive: the cheap code's compile is above; the optimized one ran in the background.
           if (run.switchedAtMs >= 0)
             std::snprintf(buf, sizeof(buf),

@@ -131,9 +131,18 @@ const SettingDef kSettings[] = {
      "How queries become machine code: 'auto' starts a query expected to read many rows on cheap code and, "
      "once the work left outweighs the compile, compiles optimized code on a background thread that takes "
      "over the remaining morsels when it is ready; 'optimized' waits for the optimized code; 'cheap' never optimizes; 'adaptive' "
-     "starts every query on cheap code, however small.",
+     "starts every query on cheap code, however small; 'interpreted' runs every query in the interpreter (where it "
+     "can; cheap code elsewhere): tests and measurements.",
      [] { return std::string("auto"); },
-     [](const std::string& v, SourcePos pos) { return oneOf(v, "compile_tier", pos, {"auto", "adaptive", "optimized", "cheap"}); }},
+     [](const std::string& v, SourcePos pos) {
+       return oneOf(v, "compile_tier", pos, {"auto", "adaptive", "optimized", "cheap", "interpreted"});
+     }},
+    {"first_tier",
+     "What an adaptive query (compile_tier auto or adaptive) runs first: 'interpreter' runs its first morsels "
+     "in an interpreter of the generated code while its cheap code compiles on a background thread, which then "
+     "takes over; 'cheap' compiles the cheap code before the first row.",
+     [] { return std::string("interpreter"); },
+     [](const std::string& v, SourcePos pos) { return oneOf(v, "first_tier", pos, {"interpreter", "cheap"}); }},
     {"compile_parts",
      "How a query's cheap code is compiled: 'one' module before the first row; 'two' (when the query runs on "
      "fewer threads than there are cores) query_init and the first pipeline before the first row and the "
@@ -318,7 +327,9 @@ void SessionSettings::refresh() {
   executionPolicy_.tier = tier == "cheap"       ? codegen::CompileTier::Cheap
                         : tier == "optimized" ? codegen::CompileTier::Optimized
                         : tier == "adaptive"  ? codegen::CompileTier::Adaptive
+                        : tier == "interpreted" ? codegen::CompileTier::Interpreted
                                               : codegen::CompileTier::Auto;
+  executionPolicy_.interpretFirst = values_.at("first_tier") == "interpreter";
   executionPolicy_.twoParts = values_.at("compile_parts") == "two";
   statementCache_ = values_.at("statement_cache") == "on";
   executionPolicy_.threads = static_cast<uint32_t>(std::strtoul(values_.at("threads").c_str(), nullptr, 10));

@@ -39,9 +39,32 @@ void load(Connection& con) {
   con.execute("INSERT INTO d SELECT g, 'v' || g FROM t WHERE a < 1000");
 }
 
+// Every breaker: an aggregation, a filter, a join's build and probe, a top-k sort, an anti join, a LIMIT.
+const char* const kSwitchQueries[] = {
+    "SELECT g, sum(a), count(*), min(s), max(s) FROM t GROUP BY g ORDER BY g",
+    "SELECT count(*), sum(a) FROM t WHERE s LIKE 'x1%'",
+    "SELECT d.v, count(*) FROM t JOIN d ON t.g = d.k GROUP BY d.v ORDER BY 2 DESC, 1 LIMIT 20",
+    "SELECT a, s FROM t ORDER BY s DESC, a LIMIT 30",
+    "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.k = t.g + 500)",
+    "SELECT g FROM t WHERE a > 400000 LIMIT 5",
+};
+
+// Each of them answers on the switching connection as on the optimized one.
+void checkAnswers(Connection& switching, Connection& optimized) {
+  for (const char* q : kSwitchQueries) {
+    INFO(q);
+    std::string expected = rows(optimized.execute(q));
+    CHECK(!expected.empty());
+    CHECK(rows(switching.execute(q)) == expected);
+  }
+}
+
 }  // namespace
 
-TEST_CASE("a query switched from cheap to optimized code between morsels answers as optimized code does", "[parallel]") {
+// A database whose adaptive connection switches tiers after 3 morsels (HYRAX_TEST_SWITCH_AFTER_MORSELS),
+// starting on `firstTier`, at one thread (the switch comes between two morsels of the scan): the
+// answers checked against optimized code alone, and the first query's EXPLAIN ANALYZE.
+std::string switchedPlan(const char* firstTier) {
   setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "3", 1);
   Database db;
   Connection adaptive(db);
@@ -49,25 +72,17 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   Connection optimized(db);
   load(adaptive);
   adaptive.execute("SET compile_tier = 'adaptive'");
-  adaptive.execute("SET threads = 1");  // one thread: the switch comes between two morsels of the scan
+  adaptive.execute(std::string("SET first_tier = '") + firstTier + "'");
+  adaptive.execute("SET threads = 1");
   optimized.execute("SET analytics = 'inline'");
   optimized.execute("SET compile_tier = 'optimized'");
-  const char* queries[] = {
-      "SELECT g, sum(a), count(*), min(s), max(s) FROM t GROUP BY g ORDER BY g",
-      "SELECT count(*), sum(a) FROM t WHERE s LIKE 'x1%'",
-      "SELECT d.v, count(*) FROM t JOIN d ON t.g = d.k GROUP BY d.v ORDER BY 2 DESC, 1 LIMIT 20",
-      "SELECT a, s FROM t ORDER BY s DESC, a LIMIT 30",
-      "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.k = t.g + 500)",
-      "SELECT g FROM t WHERE a > 400000 LIMIT 5",
-  };
-  for (const char* q : queries) {
-    INFO(q);
-    std::string expected = rows(optimized.execute(q));
-    CHECK(!expected.empty());
-    CHECK(rows(adaptive.execute(q)) == expected);
-  }
+  checkAnswers(adaptive, optimized);
+  return allText(adaptive.execute(std::string("EXPLAIN ANALYZE ") + kSwitchQueries[0]));
+}
+
+TEST_CASE("a query switched from cheap to optimized code between morsels answers as optimized code does", "[parallel]") {
   // The switch really came in the middle of the scan: some morsels ran on each code.
-  std::string plan = allText(adaptive.execute(std::string("EXPLAIN ANALYZE ") + queries[0]));
+  std::string plan = switchedPlan("cheap");
   INFO(plan);
   CHECK(plan.find("Compile tiers: cheap code first, optimized code") != std::string::npos);
   std::smatch m;
@@ -75,6 +90,19 @@ TEST_CASE("a query switched from cheap to optimized code between morsels answers
   const int morsels = std::stoi(m[1]), optimizedMorsels = std::stoi(m[2]);
   CHECK(morsels - optimizedMorsels == 3);  // init and the scan's first two chunks
   CHECK(optimizedMorsels >= 1);            // the scan's rest, and all that follows
+}
+
+TEST_CASE("a query switched from the interpreter to cheap code to optimized code answers as optimized code does", "[parallel]") {
+  // Three tiers in one scan: init and two morsels interpreted, three on cheap code, the rest optimized.
+  std::string plan = switchedPlan("interpreter");
+  INFO(plan);
+  CHECK(plan.find("Compile tiers: interpreter first (bytecode ") != std::string::npos);
+  std::smatch m;
+  REQUIRE(std::regex_search(plan, m, std::regex("morsels: (\\d+), (\\d+) interpreted, (\\d+) optimized")));
+  const int morsels = std::stoi(m[1]), interpreted = std::stoi(m[2]), optimizedMorsels = std::stoi(m[3]);
+  CHECK(interpreted == 3);
+  CHECK(morsels - interpreted - optimizedMorsels == 3);
+  CHECK(optimizedMorsels >= 1);
 }
 
 TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside them) answers as optimized code does", "[parallel]") {
@@ -124,8 +152,10 @@ TEST_CASE("compile_tier auto runs a query that ends soon on cheap code alone, wi
   // The rule compares measured times, and a loaded machine can slow the run more than it slows
   // the cheap compile the expectation is scaled from (the 1 ms run once took 18 ms beside a
   // memory hog). So five texts of their own (no statement cache between them): before the rule
-  // every one of them compiled, so one run without a compile shows the rule at work.
+  // every one of them compiled, so one run without a compile shows the rule at work. (Cheap code
+  // first: the rule between cheap and optimized code.)
   con.execute("SET threads = 1");
+  con.execute("SET first_tier = 'cheap'");
   int withoutCompile = 0;
   std::string plans;
   for (int i = 0; i < 5 && withoutCompile == 0; ++i) {
@@ -151,6 +181,16 @@ TEST_CASE("compile_tier is a setting with its values, and a bad one is refused w
     FAIL("accepted");
   } catch (const Error& e) {
     CHECK(std::string(e.sqlstate()) == "22023");
-    CHECK(e.detail() == "Available values: auto, adaptive, optimized, cheap.");
+    CHECK(e.detail() == "Available values: auto, adaptive, optimized, cheap, interpreted.");
+  }
+  CHECK(allText(con.execute("SHOW first_tier")) == "interpreter\n");
+  con.execute("SET first_tier = 'cheap'");
+  CHECK(allText(con.execute("SHOW first_tier")) == "cheap\n");
+  try {
+    con.execute("SET first_tier = 'optimized'");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.sqlstate()) == "22023");
+    CHECK(e.detail() == "Available values: interpreter, cheap.");
   }
 }

@@ -186,14 +186,18 @@ TEST_CASE("parallel pipelines switch from cheap to optimized code in their middl
   two.execute("SET analytics = 'inline'");
   two.execute("SET threads = 2");
   two.execute("SET compile_tier = 'adaptive'");
-  for (const char* q : {"SELECT g, sum(a), count(*), count(n), min(s), max(d) FROM t GROUP BY g",
-                        "SELECT count(*), sum(t.a) FROM t JOIN d ON t.g = d.k", "SELECT a, s FROM t ORDER BY s, a LIMIT 30"}) {
-    INFO(q);
-    const bool ordered = std::string(q).find("ORDER BY") != std::string::npos;
-    CHECK(rows(two.execute(q), ordered) == rows(one.execute(q), ordered));
-    std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + q), true);
-    INFO(plan);
-    CHECK(plan.find("Compile tiers: cheap code first") != std::string::npos);
+  // Cheap code, then optimized code; or the interpreter, then cheap code, then optimized code.
+  for (const char* first : {"cheap", "interpreter"}) {
+    two.execute(std::string("SET first_tier = '") + first + "'");
+    for (const char* q : {"SELECT g, sum(a), count(*), count(n), min(s), max(d) FROM t GROUP BY g",
+                          "SELECT count(*), sum(t.a) FROM t JOIN d ON t.g = d.k", "SELECT a, s FROM t ORDER BY s, a LIMIT 30"}) {
+      INFO(first << ": " << q);
+      const bool ordered = std::string(q).find("ORDER BY") != std::string::npos;
+      CHECK(rows(two.execute(q), ordered) == rows(one.execute(q), ordered));
+      std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+      INFO(plan);
+      CHECK(plan.find(std::string("Compile tiers: ") + first) != std::string::npos);
+    }
   }
 }
 
