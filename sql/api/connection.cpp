@@ -665,8 +665,9 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
                           "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted\n",
                           bytecodeMs, instructions, run.cheapCompileMs, run.cheapSwitchedAtMs, morsels, interpreted);
           else
-            std::snprintf(buf, sizeof(buf), "Compile tiers: interpreter throughout (bytecode %.3f ms); morsels: %llu\n",
-                          bytecodeMs, morsels);
+            std::snprintf(buf, sizeof(buf),
+                          "Compile tiers: interpreter throughout (bytecode %.3f ms, %llu instructions); morsels: %llu\n",
+                          bytecodeMs, instructions, morsels);
         } else if (ex.compiled->stats().adaptive) {
           // Adaptive: the cheap code's compile is above; the optimized one ran in the background.
           if (run.switchedAtMs >= 0)
