@@ -180,6 +180,10 @@ struct CheapTier {
   std::condition_variable finished;
   bool done = false;  // compiled, failed or skipped
 
+  // The IR of a compile never started (a small statement that ended in the interpreter) is freed
+  // as LLVM work is (no fork meanwhile), on whichever thread lets the query go.
+  ~CheapTier() { jit::discard(std::move(context), std::move(module)); }
+
   static void submit(const std::shared_ptr<CheapTier>& self);
   // Until the compile has ended or `over()` (the pipeline has no morsel left).
   template <typename Over>
@@ -429,23 +433,23 @@ class Driver {
     if (optimized_) {
       if (considerCompiling(pipelineStart_, pipelineDone_, pipelineTotal_)) profile_.optimizedStartedAtMs = msSince(start_);
       if (impl_.waitForOptimizedAfter && profile_.morsels >= optimizedWaitAfter()) optimized_->waitUntilDone();
-      if (tooSoon(profile_.morsels, optimizedWaitAfter())) {
-      } else if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
-        code_ = t;
-        profile_.switchedAtMs = msSince(start_);
-        optimized_ = nullptr;
-        cheap_ = nullptr;
-      }
+      if (!tooSoon(profile_.morsels, optimizedWaitAfter()))
+        if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
+          code_ = t;
+          profile_.switchedAtMs = msSince(start_);
+          optimized_ = nullptr;
+          cheap_ = nullptr;
+        }
     }
     if (cheap_) {
       considerCheapCompile(pipelineStart_, pipelineDone_, pipelineTotal_);
       if (impl_.waitForOptimizedAfter && profile_.morsels >= impl_.waitForOptimizedAfter) CheapTier::waitUntilDone(impl_.cheap);
-      if (tooSoon(profile_.morsels, impl_.waitForOptimizedAfter)) {
-      } else if (const CodeTier* t = cheap_->ready.load(std::memory_order_acquire)) {
-        code_ = t;
-        profile_.cheapSwitchedAtMs = msSince(start_);
-        cheap_ = nullptr;
-      }
+      if (!tooSoon(profile_.morsels, impl_.waitForOptimizedAfter))
+        if (const CodeTier* t = cheap_->ready.load(std::memory_order_acquire)) {
+          code_ = t;
+          profile_.cheapSwitchedAtMs = msSince(start_);
+          cheap_ = nullptr;
+        }
     }
     return code_;
   }
@@ -730,19 +734,15 @@ class Driver {
           if (considerCompiling(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount)) compileStarted = true;
           if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= optimizedWaitAfter())
             optimized->waitUntilDone();  // tests: the switch comes here every time
-          if (tooSoon(profile_.morsels + morsels.load(), optimizedWaitAfter())) {
-          } else if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) {
-            code = t;
-          }
+          if (!tooSoon(profile_.morsels + morsels.load(), optimizedWaitAfter()))
+            if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) code = t;
         }
         if (cheap && code == first) {
           considerCheapCompile(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount);
           if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= impl_.waitForOptimizedAfter)
             CheapTier::waitUntilDone(impl_.cheap);
-          if (tooSoon(profile_.morsels + morsels.load(), impl_.waitForOptimizedAfter)) {
-          } else if (const CodeTier* t = cheap->ready.load(std::memory_order_acquire)) {
-            code = t;
-          }
+          if (!tooSoon(profile_.morsels + morsels.load(), impl_.waitForOptimizedAfter))
+            if (const CodeTier* t = cheap->ready.load(std::memory_order_acquire)) code = t;
         }
         morsels.fetch_add(1, std::memory_order_relaxed);
         if (isOptimized(code)) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
