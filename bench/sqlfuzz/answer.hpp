@@ -1,7 +1,7 @@
 #pragma once
 // One engine's answer to a query, in a form both engines' answers can be compared in: each value
 // as text (PostgreSQL's text form) or NULL, each column marked numeric (compared by value, DOUBLE
-// with a relative tolerance of 1e-9) or CHAR (trailing blanks dropped: PostgreSQL prints CHAR(n)
+// within a tolerance: answer.cpp, sameValue) or CHAR (trailing blanks dropped: PostgreSQL prints CHAR(n)
 // padded, hyrax without its blanks) or BOOLEAN (hyrax's API prints true/false, PostgreSQL t/f), or
 // the error's SQLSTATE and message.
 #include <cstdint>

@@ -186,6 +186,7 @@ ExprPtr SelectBinder::bindAggregate(const ast::Expr& e, Clause clause) {
       throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "(" + arg->type.name() + ") is not supported", e.pos);
     if ((func == plan::AggFunc::Min || func == plan::AggFunc::Max) && arg->type.id == TypeId::Bool)
       throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(BOOLEAN) does not exist", e.pos);
+    if (func == plan::AggFunc::Min || func == plan::AggFunc::Max) arg = minMaxArgument(std::move(arg));
   }
   // agg(x ORDER BY ...) matters for array_agg and string_agg only (the others' results do not
   // depend on the order of their input, as in PostgreSQL, which takes it for any aggregate).

@@ -130,6 +130,11 @@ ExprPtr castTo(ExprPtr e, const SqlType& to) {
   return c;
 }
 
+ExprPtr minMaxArgument(ExprPtr e) {
+  if (e->type.id == TypeId::Varchar) return castTo(std::move(e), SqlType::text());
+  return e;
+}
+
 bool castable(const SqlType& from, const SqlType& to) {
   if (from.isNull() || from.sameAs(to) || from.isString() || to.isString()) return true;
   if (from.isArray() || to.isArray()) return from.isArray() && to.isArray();  // elements checked when it runs

@@ -13,6 +13,11 @@ std::optional<SqlType> commonType(const SqlType& a, const SqlType& b);
 // Wraps `e` in a Cast to `to` unless it already has that type (nullability is kept).
 plan::ExprPtr castTo(plan::ExprPtr e, const SqlType& to);
 
+// The argument of min / max: PostgreSQL has min(text) and max(text) but none of varchar, so a
+// VARCHAR argument becomes TEXT, and so does the result (against a CHAR it then compares as
+// text, trailing blanks counting: `CAST('_' AS CHAR(4)) <> max(v)` is true where max(v) is '_ ').
+plan::ExprPtr minMaxArgument(plan::ExprPtr e);
+
 // Can a value of `from` be CAST to `to`?
 bool castable(const SqlType& from, const SqlType& to);
 

@@ -157,6 +157,7 @@ ExprPtr SelectBinder::bindWindow(const ast::Expr& e, Clause clause) {
         if (x->type.isArray())
           throw Error(sqlstate::FeatureNotSupported, "function " + e.name + "(" + x->type.name() + ") is not supported", e.pos);
         if (x->type.id == TypeId::Bool) throw Error(sqlstate::UndefinedFunction, "function " + e.name + "(BOOLEAN) does not exist", e.pos);
+        x = minMaxArgument(std::move(x));
       }
     }
     if (e.filter) {  // agg(x) FILTER (WHERE p) OVER: agg(CASE WHEN p THEN x END), count(*) counting a 1
