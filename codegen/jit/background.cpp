@@ -24,6 +24,11 @@ struct Queue {
 
 constexpr int kLanes = 2;
 
+// A process forked from another (a snapshot's worker) runs first-code jobs on the thread that
+// asks: a new thread there for every query that starts in the interpreter is what ThreadSanitizer
+// refuses after a multi-threaded fork, and a worker process's query waits for its code anyway.
+bool forkedChild = false;
+
 // Never destroyed: the thread may still wait on it while the process exits, and after a fork the
 // child's copy is replaced (placement new), not destructed (its thread is the parent's).
 alignas(Queue) unsigned char storage[kLanes][sizeof(Queue)];
@@ -34,6 +39,7 @@ Queue* queue(Lane lane) {
     // (the copied mutex and condition variable may describe the parent's waiting thread).
     pthread_atfork([] { drainBackground(); }, nullptr, [] {
       for (auto& s : storage) new (s) Queue();
+      forkedChild = true;
     });
     // At exit: no job may still use LLVM while its globals are destroyed. Jobs not begun are
     // dropped (nobody waits for an optimized tier then); the one running is waited for. Not
@@ -77,6 +83,10 @@ void loop(Queue* q) {
 
 void runInBackground(std::function<void()> job, Lane lane) {
   Queue* q = queue(lane);
+  if (lane == Lane::FirstCode && forkedChild) {
+    job();
+    return;
+  }
   std::lock_guard lock(q->mutex);
   if (q->exiting) return;
   q->jobs.push_back(std::move(job));

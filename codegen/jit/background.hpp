@@ -13,7 +13,8 @@ namespace hyrax::jit {
 // (a few milliseconds, wanted at once), which must never wait behind an optimized compile.
 enum class Lane { Optimized = 0, FirstCode = 1 };
 
-// Runs `job` on the lane's background thread, after the jobs queued there before it. Jobs must
+// Runs `job` on the lane's background thread, after the jobs queued there before it; a first-code
+// job in a forked process (a snapshot's worker) runs at once on the calling thread. Jobs must
 // not throw.
 void runInBackground(std::function<void()> job, Lane lane = Lane::Optimized);
 
