@@ -1,6 +1,7 @@
 #include "codegen/jit/background.hpp"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <condition_variable>
@@ -27,7 +28,7 @@ constexpr int kLanes = 2;
 // A process forked from another (a snapshot's worker) runs first-code jobs on the thread that
 // asks: a new thread there for every query that starts in the interpreter is what ThreadSanitizer
 // refuses after a multi-threaded fork, and a worker process's query waits for its code anyway.
-bool forkedChild = false;
+const pid_t startPid = getpid();  // the process's own, from before main(): a fork's child has another
 
 // Never destroyed: the thread may still wait on it while the process exits, and after a fork the
 // child's copy is replaced (placement new), not destructed (its thread is the parent's).
@@ -39,7 +40,6 @@ Queue* queue(Lane lane) {
     // (the copied mutex and condition variable may describe the parent's waiting thread).
     pthread_atfork([] { drainBackground(); }, nullptr, [] {
       for (auto& s : storage) new (s) Queue();
-      forkedChild = true;
     });
     // At exit: no job may still use LLVM while its globals are destroyed. Jobs not begun are
     // dropped (nobody waits for an optimized tier then); the one running is waited for. Not
@@ -83,7 +83,7 @@ void loop(Queue* q) {
 
 void runInBackground(std::function<void()> job, Lane lane) {
   Queue* q = queue(lane);
-  if (lane == Lane::FirstCode && forkedChild) {
+  if (lane == Lane::FirstCode && forkedProcess()) {
     job();
     return;
   }
@@ -96,6 +96,8 @@ void runInBackground(std::function<void()> job, Lane lane) {
   }
   q->changed.notify_all();
 }
+
+bool forkedProcess() { return getpid() != startPid; }
 
 void drainBackground() {
   for (Lane lane : {Lane::FirstCode, Lane::Optimized}) {

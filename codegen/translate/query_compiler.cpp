@@ -902,7 +902,10 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   // cheap compile on the background thread, which takes over when it is ready.
   const bool interpretable = !program && plans.size() == 1 && !options.keepIR && !options.keepAssembly;
   // compile_tier auto's small statements too (options.adaptive, but not expected to read many rows).
-  const bool interpretFirst = options.adaptive && policy && policy->interpretFirst;
+  // Not in a snapshot's worker process, which compiles as before: the first-code compile would
+  // run on the query's thread there anyway, and under ThreadSanitizer the interpreter's path
+  // started threads in a forked child (sql_parallel's parallel COPY test died with exit 66).
+  const bool interpretFirst = options.adaptive && policy && policy->interpretFirst && !jit::forkedProcess();
   if (interpretable && (options.interpretOnly || interpretFirst)) {
     std::string why;
     std::shared_ptr<interp::InterpretedModule> bytecode = interp::translate(*module, &why);
