@@ -1,7 +1,6 @@
 #include "codegen/jit/background.hpp"
 
 #include <pthread.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <condition_variable>
@@ -24,11 +23,6 @@ struct Queue {
 };
 
 constexpr int kLanes = 2;
-
-// A process forked from another (a snapshot's worker) runs first-code jobs on the thread that
-// asks: a new thread there for every query that starts in the interpreter is what ThreadSanitizer
-// refuses after a multi-threaded fork, and a worker process's query waits for its code anyway.
-const pid_t startPid = getpid();  // the process's own, from before main(): a fork's child has another
 
 // Never destroyed: the thread may still wait on it while the process exits, and after a fork the
 // child's copy is replaced (placement new), not destructed (its thread is the parent's).
@@ -83,10 +77,6 @@ void loop(Queue* q) {
 
 void runInBackground(std::function<void()> job, Lane lane) {
   Queue* q = queue(lane);
-  if (lane == Lane::FirstCode && forkedProcess()) {
-    job();
-    return;
-  }
   std::lock_guard lock(q->mutex);
   if (q->exiting) return;
   q->jobs.push_back(std::move(job));
@@ -96,8 +86,6 @@ void runInBackground(std::function<void()> job, Lane lane) {
   }
   q->changed.notify_all();
 }
-
-bool forkedProcess() { return getpid() != startPid; }
 
 void drainBackground() {
   for (Lane lane : {Lane::FirstCode, Lane::Optimized}) {

@@ -18,9 +18,6 @@ enum class Lane { Optimized = 0, FirstCode = 1 };
 // not throw.
 void runInBackground(std::function<void()> job, Lane lane = Lane::Optimized);
 
-// Whether this process was forked from another (a snapshot's worker).
-bool forkedProcess();
-
 // Waits until every job queued so far has finished (tests; the fork handler does the same).
 void drainBackground();
 

@@ -902,10 +902,9 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   // cheap compile on the background thread, which takes over when it is ready.
   const bool interpretable = !program && plans.size() == 1 && !options.keepIR && !options.keepAssembly;
   // compile_tier auto's small statements too (options.adaptive, but not expected to read many rows).
-  // Not in a snapshot's worker process, which compiles as before: the first-code compile would
-  // run on the query's thread there anyway, and under ThreadSanitizer the interpreter's path
-  // started threads in a forked child (sql_parallel's parallel COPY test died with exit 66).
-  const bool interpretFirst = options.adaptive && policy && policy->interpretFirst && !jit::forkedProcess();
+  // A snapshot's worker process too: its background compile thread is started there, after the
+  // fork, as its parallel workers are (jit/background.cpp's fork handler gives it fresh queues).
+  const bool interpretFirst = options.adaptive && policy && policy->interpretFirst;
   if (interpretable && (options.interpretOnly || interpretFirst)) {
     std::string why;
     std::shared_ptr<interp::InterpretedModule> bytecode = interp::translate(*module, &why);

@@ -62,14 +62,16 @@ struct Prefaulter {
   }
 };
 
+// The process's own pid, from before main(): a forked child inherits it and has another.
+const pid_t gStartPid = getpid();
+
 }  // namespace
 
 void prefaultInBackground(void* p, size_t bytes) {
-  static auto* prefaulter = new Prefaulter;  // NOLINT: deliberately never freed (see above)
-  static const pid_t owner = getpid();
   // In a forked snapshot child the thread is gone and its mutex may have been held at the fork:
-  // it is only advice, so the child goes without.
-  if (getpid() != owner) return;
+  // it is only advice, so the child goes without (and starts no thread of its own).
+  if (getpid() != gStartPid) return;
+  static auto* prefaulter = new Prefaulter;  // NOLINT: deliberately never freed (see above)
   {
     std::lock_guard lock(prefaulter->mutex);
     prefaulter->ranges.emplace_back(p, bytes);

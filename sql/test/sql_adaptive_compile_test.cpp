@@ -105,6 +105,25 @@ TEST_CASE("a query switched from the interpreter to cheap code to optimized code
   CHECK(optimizedMorsels >= 1);
 }
 
+TEST_CASE("a query on a snapshot starts in its worker's interpreter too, and answers as optimized code does", "[parallel]") {
+  // The worker process starts the cheap compile's thread and its parallel workers after the fork.
+  Database db;
+  Connection snap(db), optimized(db);
+  load(snap);
+  snap.execute("SET analytics = 'snapshot'");
+  snap.execute("SET snapshot_max_age = 0");
+  snap.execute("SET compile_tier = 'adaptive'");
+  snap.execute("SET first_tier = 'interpreter'");
+  snap.execute("SET threads = 2");
+  optimized.execute("SET analytics = 'inline'");
+  optimized.execute("SET compile_tier = 'optimized'");
+  checkAnswers(snap, optimized);
+  std::string plan = allText(snap.execute(std::string("EXPLAIN ANALYZE ") + kSwitchQueries[0]));
+  INFO(plan);
+  CHECK(plan.find("Ran on: snapshot (age ") != std::string::npos);
+  CHECK(plan.find("Compile tiers: interpreter first (bytecode ") != std::string::npos);
+}
+
 TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside them) answers as optimized code does", "[parallel]") {
   Database db;
   Connection cheap(db), optimized(db);
