@@ -1,6 +1,6 @@
 #pragma once
 // The second part of a query's cheap code compiled in two parts (SET compile_parts = 'two'):
-// query_compiler.cpp's internal state between the query's thread and the background thread.
+// query_compiler.cpp's and query_driver.cpp's state between the query's thread and the background thread.
 // Only codegen/translate includes this header.
 #include <atomic>
 #include <chrono>

@@ -51,7 +51,7 @@ struct CompileOptions {
   // procedure's plans), and not when IR or assembly text is kept.
   bool adaptive = false;
   // Adaptive: start the optimized compile only once the work on cheap code makes it worth it
-  // (Kohn et al.'s rule; query_compiler.cpp's OptimizedTier); false compiles it at once.
+  // (Kohn et al.'s rule; code_tiers.hpp's OptimizedTier); false compiles it at once.
   bool optimizeWhenWorthIt = false;
   bool cheapOnly = false;  // only cheap code (CompileTier::Cheap)
   bool interpretOnly = false;  // only the interpreter where it can (CompileTier::Interpreted)
@@ -87,7 +87,7 @@ class CompiledQuery {
   const CompileStats& stats() const { return stats_; }
   uint32_t operatorCount() const { return operatorCount_; }
 
-  struct Impl;  // query_compiler.cpp's (its run driver reads it)
+  struct Impl;  // code_tiers.hpp's (the compile fills it, query_driver.cpp's driver reads it)
 
  private:
   friend struct CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>&, const plan::Program*,

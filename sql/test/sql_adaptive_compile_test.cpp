@@ -1,4 +1,4 @@
-// Adaptive compilation (codegen/translate/query_compiler.cpp): a query that starts on cheap code
+// Adaptive compilation (codegen/translate/code_tiers.hpp, query_driver.cpp): a query that starts on cheap code
 // and switches to optimized code between two morsels of a pipeline gives the answers the
 // optimized code alone gives. Both codes share the hash tables, buffers and counters the first
 // one built, so every breaker is crossed here.

@@ -1,4 +1,4 @@
-// Morsel-driven parallelism (codegen/translate/query_compiler.cpp's driver): a query whose
+// Morsel-driven parallelism (codegen/translate/query_driver.cpp): a query whose
 // pipelines run on two threads, each morsel (table chunk) taken by whichever is free and each
 // thread filling a sink of its own, answers exactly as on one thread: rows, their order where
 // ORDER BY asks, errors, and EXPLAIN ANALYZE's row counts.
