@@ -208,16 +208,23 @@ class Driver {
     pipelineTotal_ = UINT64_MAX;  // unknown: only the time spent counts
     if ((!switchMayCome() && !parallel) || p.source == MorselSource::Once) {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
-      return;
+      return fitJoinTable(p);
     }
     uint64_t step = 1;
     const uint64_t total = morselCount(p, state_, step);
-    if (parallel && total > step) return runParallel(i, total, step);
+    if (parallel && total > step) return runParallel(i, total, step);  // its absorb fits the table
     pipelineTotal_ = total == UINT64_MAX ? total : (total + step - 1) / step;
     for (uint64_t begin = 0; begin < total; begin += step, ++pipelineDone_) {
       const uint64_t end = switchMayCome() ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
       if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
     }
+    fitJoinTable(p);
+  }
+
+  // A join's build side built on this thread: its directory fitted to the entries there are
+  // (HashTable::fitDirectory), before any pipeline probes it.
+  void fitJoinTable(const PipelineInfo& p) {
+    if (p.sink == PipelineSink::JoinBuild && state_[p.sinkSlot]) static_cast<HashTable*>(state_[p.sinkSlot])->fitDirectory();
   }
 
   // The helpers' aggregation tables into the query's: thread t of n merges the groups in hash

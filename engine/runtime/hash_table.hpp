@@ -62,6 +62,9 @@ inline constexpr uint64_t kHashLargeEntries = uint64_t{1} << 16;
 // entries share their chain: 16 groups took twice as long as without collisions.
 inline constexpr uint64_t kHashSparseBuckets = 2048;
 inline constexpr uint64_t kHashSparseFactor = 8;
+// A directory this many times larger than its entries need is made again for them
+// (HashTable::fitDirectory); within that, an estimate's directory stays.
+inline constexpr uint64_t kFitDirectoryShrink = 8;
 inline uint64_t hashTag(uint64_t hash) { return uint64_t{1} << (48 + (hash & 15)); }
 // The partition of `parts` an entry of hash `hash` belongs to when a parallel aggregation merges
 // its threads' groups (the generated merge computes the same): bits 32 and up of the product the
@@ -84,10 +87,23 @@ class HashTable {
   explicit HashTable(uint32_t entrySize, uint64_t expected = 0, MemoryBudget* budget = nullptr)
       : entries_(entrySize < sizeof(HashEntryHeader) ? sizeof(HashEntryHeader) : entrySize, budget), budget_(budget),
         expected_(expected) {
-    uint64_t n = 16;  // doubles as entries come (a transaction's aggregates hold a few)
-    while (n < expected && n < (1u << 22)) n *= 2;
-    while (n < expected * kHashSparseFactor && n < kHashSparseBuckets) n *= 2;
-    setBuckets(n);
+    setBuckets(directorySize(expected));
+  }
+  // The buckets of a directory made for `entries`: 16 at least (it doubles as entries come; a
+  // transaction's aggregates hold a few), one per entry up to 4M, sparser while small.
+  static uint64_t directorySize(uint64_t entries) {
+    uint64_t n = 16;
+    while (n < entries && n < (1u << 22)) n *= 2;
+    while (n < entries * kHashSparseFactor && n < kHashSparseBuckets) n *= 2;
+    return n;
+  }
+  // A join's build side, once built: a directory made for the estimate but holding far fewer
+  // entries (TPC-H Q18: 57 orders where 2M were estimated, a 32 MB directory every probe row
+  // missed the caches in) is made again for the entries there are, and they are linked into it.
+  // Only while nothing reads or inserts into the table (between two pipelines).
+  void fitDirectory() {
+    const uint64_t n = directorySize(count());
+    if (n * kFitDirectoryShrink <= bucketCount_) resize(n);
   }
 
   void* insert(uint64_t hash) {
@@ -171,6 +187,9 @@ class HashTable {
       uint64_t n = bucketCount_;
       while (growAt(n) < count()) n *= 2;
       setBuckets(n);
+      first = 0;
+    } else if (const uint64_t n = directorySize(count()); n * kFitDirectoryShrink <= bucketCount_) {
+      setBuckets(n);  // far fewer entries than estimated: fitDirectory's reason
       first = 0;
     }
     constexpr uint64_t kMorsel = 16'384;

@@ -106,6 +106,28 @@ TEST_CASE("a forked child does not reuse the parent's pooled query memory; the p
   CHECK(again.data()[0] == 0);
 }
 
+TEST_CASE("pooled query memory comes back zero where it was written and where it was never touched") {
+  // Pages written, pages only read (the zero page), pages never touched: zeroed by memset where in
+  // memory, dropped where not; every byte reads zero either way, and the mapping is the same.
+  const size_t bytes = 8 * ZeroedBuffer::kMapFrom;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const char* pooled = nullptr;
+  {
+    ZeroedBuffer first(bytes);
+    char* p = first.data();
+    volatile char sink = 0;
+    for (size_t at = 0; at < bytes; at += 97 * page) p[at] = 1;  // scattered writes
+    for (size_t at = bytes / 2; at < bytes / 2 + 64 * page; at += page) sink = sink + p[at];  // reads only
+    std::memset(p + bytes - 3 * page - 5, 0x5a, 2 * page + 9);  // a run over page ends
+    pooled = p;
+  }
+  ZeroedBuffer again(bytes);
+  REQUIRE(again.data() == pooled);
+  size_t nonzero = 0;
+  for (size_t i = 0; i < bytes; ++i) nonzero += again.data()[i] != 0;
+  CHECK(nonzero == 0);
+}
+
 TEST_CASE("pooled query memory taken after a fork is zero in the parent and unchanged in the child") {
   const size_t bytes = 4 * ZeroedBuffer::kMapFrom;
   const char* pooled = nullptr;

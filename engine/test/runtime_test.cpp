@@ -113,6 +113,41 @@ TEST_CASE("hash tables chain colliding hashes and number entries in insertion or
   CHECK(hyrax_rt_ht_count(sized) == 100000);
 }
 
+TEST_CASE("a join table with far fewer entries than estimated gets a directory fitted to them") {
+  QueryContext ctx;
+  auto bucketsOf = [](const HashTable* t) { return uint64_t{1} << (64 - reinterpret_cast<const HashDirectory*>(t)->shift); };
+  HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 2'000'000);  // an estimate of 2M build rows
+  REQUIRE(bucketsOf(ht) == uint64_t{1} << 21);
+  for (uint64_t i = 0; i < 57; ++i) hyrax_rt_ht_insert(&ctx, ht, i * 0x9e3779b97f4a7c15ULL);
+  ht->fitDirectory();
+  CHECK(bucketsOf(ht) == HashTable::directorySize(57));
+  CHECK(bucketsOf(ht) <= 1024);
+  for (uint64_t i = 0; i < 57; ++i) {  // each found on its chain, once
+    const uint64_t h = i * 0x9e3779b97f4a7c15ULL;
+    int found = 0;
+    for (auto* e = static_cast<char*>(ht->lookup(h)); e; std::memcpy(&e, e, sizeof(e))) {
+      uint64_t eh;
+      std::memcpy(&eh, e + 8, 8);
+      found += eh == h;
+    }
+    CHECK(found == 1);
+  }
+  // Within kFitDirectoryShrink of the estimate, the directory stays as made.
+  HashTable* near = hyrax_rt_ht_create(&ctx, 24, 1000);
+  for (uint64_t i = 0; i < 400; ++i) hyrax_rt_ht_insert(&ctx, near, i * 7919);
+  const uint64_t before = bucketsOf(near);
+  near->fitDirectory();
+  CHECK(bucketsOf(near) == before);
+  // A parallel build's merge fits it too: two threads' tables of 30 entries into one made for 1M.
+  HashTable* mine = hyrax_rt_ht_create(&ctx, 24, 1'000'000);
+  std::vector<HashTable*> theirs{hyrax_rt_ht_create(&ctx, 24, 500'000), hyrax_rt_ht_create(&ctx, 24, 500'000)};
+  for (uint64_t i = 0; i < 60; ++i) hyrax_rt_ht_insert(&ctx, theirs[i % 2], i * 104729);
+  mine->absorb(theirs, 2);
+  CHECK(hyrax_rt_ht_count(mine) == 60);
+  CHECK(bucketsOf(mine) == HashTable::directorySize(60));
+  for (uint64_t i = 0; i < 60; ++i) CHECK(mine->lookup(i * 104729) != nullptr);
+}
+
 TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
   QueryContext ctx;
   HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 0);  // 16 buckets

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "engine/util/error.hpp"
 #include "engine/util/huge_page_slabs.hpp"
@@ -20,6 +21,34 @@
 namespace hyrax {
 
 namespace {
+
+// Zeroes a pooled mapping: memset where its pages are in memory, MADV_DONTNEED where they are
+// not. A hash table's directory sized for an estimate far above its entries touched few of its
+// pages; a memset of the others faulted every one in (a 16 MB directory of TPC-H Q18's, never
+// touched: 37 ms, against 0.5 ms for one whose pages were all in memory), while dropping them
+// costs nothing and their next touch, if any, is the fault a fresh mapping pays. Only speed
+// depends on mincore's answer: a page not reported in memory is dropped (so zero-filled), a
+// swapped-out one included. Where mincore fails, all is memset.
+void zeroPages(char* p, size_t bytes) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident((bytes + page - 1) / page);
+  if (mincore(p, bytes, resident.data()) != 0) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  for (size_t i = 0; i < resident.size();) {
+    const bool in = resident[i] & 1;
+    size_t j = i + 1;
+    while (j < resident.size() && (resident[j] & 1) == in) ++j;
+    char* from = p + i * page;
+    const size_t len = std::min(bytes, j * page) - i * page;
+    if (in)
+      std::memset(from, 0, len);
+    else
+      madvise(from, len, MADV_DONTNEED);
+    i = j;
+  }
+}
 
 // Mappings given back are kept for the next query, up to an eighth of the machine's memory (at
 // most 1 GiB): zeroing a page the process already has costs a memset, while a page fresh from the
@@ -55,7 +84,7 @@ class MappingPool {
       cached_ -= bytes;
     }
     if (got.forks != forks_.load()) madvise(got.p, bytes, MADV_DONTNEED);
-    else std::memset(got.p, 0, bytes);
+    else zeroPages(got.p, bytes);
     return got.p;
   }
   bool give(char* p, size_t bytes) {
