@@ -456,9 +456,7 @@ void AggregateTranslator::generateMerge() {
   llvm::Value* partition = b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(mergeSlot_ + 1)), cg_.i64());
   llvm::Value* part = b.CreateAnd(partition, cg_.c64(0xFFFFFFFF));
   llvm::Value* parts = b.CreateLShr(partition, 32);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* i) {
-    cg_.cancelPoint();
-    llvm::Value* entry = cg_.call("hyrax_rt_ht_entry", {from, i});
+  table_.forEntries(from, cg_.arg(2), end, [&](llvm::Value* entry) {
     llvm::Value* hash = b.CreateLoad(cg_.i64(), cg_.field(entry, kHashEntryLayout, HashEntryField::Hash));
     llvm::Value* mixed = b.CreateLShr(b.CreateMul(hash, cg_.c64(static_cast<int64_t>(kHashBucketMultiplier))), 32);
     cg_.If(b.CreateICmpEQ(b.CreateURem(mixed, parts), part), [&] { mergeGroup(entry); });

@@ -76,6 +76,10 @@ class HashTableCode {
   llvm::Value* isLarge();
   // A pipeline over all entries (a morsel of them per call), `body` generating what happens to each.
   void forEachEntry(double rows, const std::function<void(llvm::Value* entry)>& body);
+  // Entries begin..end (i64) of `table`, a table of this layout (this one's, or a thread's or a
+  // partition's of it), in order: body(entry) for each.
+  void forEntries(llvm::Value* table, llvm::Value* begin, llvm::Value* end,
+                  const std::function<void(llvm::Value* entry)>& body);
   llvm::Value* count();
   // Adds an entry of hash 0 when the table is empty (aggregation without GROUP BY: one group
   // even for empty input); a pipeline of its own, after the build.

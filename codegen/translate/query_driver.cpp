@@ -79,7 +79,22 @@ class Driver {
 
   void run() {
     if (impl_.hasInit) check(ctx_, next()->init(&ctx_, state_, 0, UINT64_MAX));
-    for (size_t i = 0; i < impl_.pipelines.size(); ++i) runPipeline(i);
+    for (size_t i = 0; i < impl_.pipelines.size(); ++i) {
+      if (!impl_.countRows) {
+        runPipeline(i);
+        continue;
+      }
+      // EXPLAIN ANALYZE: each pipeline's time, threads and merge (runParallel fills the last two).
+      const auto t = std::chrono::steady_clock::now();
+      const uint64_t morselsBefore = profile_.morsels;
+      const PipelineInfo& p = impl_.pipelines[i];
+      PipelineRun& run = profile_.pipelines.emplace_back();
+      run.source = "othb"[static_cast<int>(p.source)];
+      run.sink = "nrjab"[static_cast<int>(p.sink)];
+      runPipeline(i);
+      profile_.pipelines.back().ms = msSince(t);
+      profile_.pipelines.back().morsels = std::max<uint64_t>(1, profile_.morsels - morselsBefore);
+    }
     if (impl_.optimized && impl_.optimized->ready.load(std::memory_order_acquire))
       profile_.optimizedCompileMs = impl_.optimized->compileMs;
     // Not worth a compile yet: the next run of this statement counts this one's time.
@@ -485,6 +500,7 @@ class Driver {
     throwIfFailed(helpers);
     if (silentFailure) throw Error(sqlstate::InternalError, "generated code failed without an error");
     const CodeTier* code = tier();
+    const auto mergeStart = std::chrono::steady_clock::now();
     if (preAggregate)
       mergePartitions(i, code, helpers);
     else if (p.sink == PipelineSink::Aggregate && !disjoint)
@@ -498,6 +514,12 @@ class Driver {
         for (size_t c = 0; c < operators_; ++c) ctx_.operatorCounters()[c] += h.rowCounters()[c];
     }
     if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, !disjoint || fedAgain(i));
+    if (impl_.countRows && !profile_.pipelines.empty()) {
+      PipelineRun& run = profile_.pipelines.back();
+      run.threads = n;
+      run.mergeMs = msSince(mergeStart);
+      run.merge = preAggregate ? 'p' : disjoint ? 'd' : p.sink == PipelineSink::Aggregate ? 'g' : ' ';
+    }
     for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
   }

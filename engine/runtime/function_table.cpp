@@ -33,6 +33,7 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_ht_insert),
     HYRAX_FN(hyrax_rt_ht_count),
     HYRAX_FN(hyrax_rt_ht_entry),
+    HYRAX_FN(hyrax_rt_ht_entry_run),
     HYRAX_FN(hyrax_rt_ht_note_null),
     HYRAX_FN(hyrax_rt_ht_saw_null),
     HYRAX_FN(hyrax_rt_buf_create),

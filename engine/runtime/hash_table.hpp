@@ -135,6 +135,17 @@ class HashTable {
     }
     return nullptr;
   }
+  // Entry i and how many entries follow it contiguously, entrySize() apart (BlockStorage::run).
+  void* entryRun(uint64_t i, uint64_t* rows) const {
+    if (i < entries_.count()) return entries_.run(i, rows);
+    i -= entries_.count();
+    for (const BlockStorage& s : adopted_) {
+      if (i < s.count()) return s.run(i, rows);
+      i -= s.count();
+    }
+    *rows = 0;
+    return nullptr;
+  }
   uint32_t entrySize() const { return entries_.rowSize(); }
   uint64_t expected() const { return expected_; }
   // A NULL-aware mark join's build side met a row whose key is NULL (not inserted).

@@ -52,7 +52,20 @@ class Arena {
 };
 
 // How a run of compiled code went, for EXPLAIN ANALYZE.
+// One pipeline's run, for EXPLAIN ANALYZE: its time (with the merge of its threads' sinks), where
+// its rows went and how the threads shared them.
+struct PipelineRun {
+  double ms = 0;       // from its first morsel to the end of its merge
+  double mergeMs = 0;  // merging the threads' sinks (aggregation groups, a join's entries)
+  uint64_t morsels = 0;
+  uint32_t threads = 1;
+  char source = 'o';   // what it reads: 't' a table's chunks, 'h' hash entries, 'b' buffered rows, 'o' once
+  char sink = 'n';     // where its rows go: 'r' result, 'j' a join's table, 'a' an aggregation, 'b' a buffer, 'n' marks only
+  char merge = ' ';    // 'p' pre-aggregated and partitioned, 'g' groups merged, 'd' disjoint groups adopted, ' ' none
+};
+
 struct RunProfile {
+  std::vector<PipelineRun> pipelines;  // EXPLAIN ANALYZE's runs only (counted rows): one per pipeline
   uint64_t morsels = 0;           // pipeline calls
   uint64_t optimizedMorsels = 0;  // of them on the optimized code of an adaptive compile
   uint64_t interpretedMorsels = 0;  // of them in the interpreter (an adaptive query's first tier)

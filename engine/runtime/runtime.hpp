@@ -124,6 +124,9 @@ hyrax::HashTable* hyrax_rt_ht_create(hyrax::QueryContext* ctx, uint32_t entrySiz
 void* hyrax_rt_ht_insert(hyrax::QueryContext* ctx, hyrax::HashTable* ht, uint64_t hash);  // new zeroed entry, chained in
 uint64_t hyrax_rt_ht_count(hyrax::HashTable* ht);
 void* hyrax_rt_ht_entry(hyrax::HashTable* ht, uint64_t i);      // i-th inserted entry
+// Entry i (i < count), with run[0] the entries from it on that lie contiguously (at least 1) and
+// run[1] their stride: loops over entries call it once per block.
+void* hyrax_rt_ht_entry_run(hyrax::HashTable* ht, uint64_t i, uint64_t* run);
 void hyrax_rt_ht_note_null(hyrax::HashTable* ht);                // a NULL-aware mark join's build met a NULL key
 int32_t hyrax_rt_ht_saw_null(hyrax::HashTable* ht);              // ... whether it did
 

@@ -134,6 +134,10 @@ void* hyrax_rt_ht_insert(QueryContext* ctx, HashTable* ht, uint64_t hash) {
 }
 uint64_t hyrax_rt_ht_count(HashTable* ht) { return ht->count(); }
 void* hyrax_rt_ht_entry(HashTable* ht, uint64_t i) { return ht->entry(i); }
+void* hyrax_rt_ht_entry_run(HashTable* ht, uint64_t i, uint64_t* run) {
+  run[1] = ht->entrySize();
+  return ht->entryRun(i, &run[0]);
+}
 void hyrax_rt_ht_note_null(HashTable* ht) { ht->noteNullKey(); }
 int32_t hyrax_rt_ht_saw_null(HashTable* ht) { return ht->sawNullKey() ? 1 : 0; }
 

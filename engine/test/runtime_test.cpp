@@ -148,6 +148,38 @@ TEST_CASE("a join table with far fewer entries than estimated gets a directory f
   for (uint64_t i = 0; i < 60; ++i) CHECK(mine->lookup(i * 104729) != nullptr);
 }
 
+TEST_CASE("entries are visited a block's run at a time, in order, across absorbed tables") {
+  // Runs cover every entry once, each entry where entry(i) says, entrySize() apart: through the
+  // growing blocks (16, 32, ... rows), the full ones, and into the entries of absorbed tables.
+  QueryContext ctx;
+  HashTable* mine = hyrax_rt_ht_create(&ctx, 40, 0);
+  for (uint64_t i = 0; i < 300'000; ++i) hyrax_rt_ht_insert(&ctx, mine, i * 0x9e3779b97f4a7c15ULL);
+  std::vector<HashTable*> theirs{hyrax_rt_ht_create(&ctx, 40, 0), hyrax_rt_ht_create(&ctx, 40, 0)};
+  for (uint64_t i = 0; i < 5'000; ++i) hyrax_rt_ht_insert(&ctx, theirs[i % 2], i + 1);
+  mine->absorb(theirs, 1, false);
+  const uint64_t total = hyrax_rt_ht_count(mine);
+  REQUIRE(total == 305'000);
+  uint64_t i = 0, runs = 0;
+  bool inOrder = true;
+  while (i < total) {
+    uint64_t run[2] = {0, 0};
+    auto* first = static_cast<char*>(hyrax_rt_ht_entry_run(mine, i, run));
+    REQUIRE(run[0] >= 1);
+    REQUIRE(run[1] == mine->entrySize());
+    REQUIRE(i + run[0] <= total);
+    for (uint64_t j = 0; j < run[0]; ++j) inOrder = inOrder && first + j * run[1] == hyrax_rt_ht_entry(mine, i + j);
+    i += run[0];
+    ++runs;
+  }
+  CHECK(inOrder);
+  CHECK(i == total);
+  CHECK(runs < 100);  // blocks, not entries
+  // From the middle of a block: the rest of that block.
+  uint64_t run[2] = {0, 0};
+  CHECK(hyrax_rt_ht_entry_run(mine, 20, run) == hyrax_rt_ht_entry(mine, 20));
+  CHECK(run[0] == 28);  // block 1 holds entries 16..47
+}
+
 TEST_CASE("a bucket's tags rule out hashes none of its entries has") {
   QueryContext ctx;
   HashTable* ht = hyrax_rt_ht_create(&ctx, 24, 0);  // 16 buckets

@@ -17,6 +17,7 @@
 #include "engine/txn/serial_executor.hpp"
 #include "engine/txn/undo_log.hpp"
 #include "sql/api/compiled_statement.hpp"
+#include "sql/api/explain_analyze.hpp"
 #include "sql/api/copy.hpp"
 #include "sql/api/ddl.hpp"
 #include "sql/api/procedure.hpp"
@@ -639,82 +640,7 @@ QueryResult Connection::dispatch(ast::StatementPtr& stmtPtr, PhaseTimes& times) 
         uint64_t rows = 0;
         for (auto& c : ex.ctx->takeResults()) rows += c->rowCount();
         text = plan::explain(target, &ex.ctx->operatorCounters());
-        char buf[512];
-        std::snprintf(buf, sizeof(buf),
-                      "Result rows: %llu\nParse: %.3f ms\nPlan: %.3f ms\nCodegen: %.3f ms\nLLVM optimize: %.3f ms\n"
-                      "Machine code: %.3f ms\nExecute: %.3f ms\nTotal: %.3f ms\n",
-                      static_cast<unsigned long long>(rows), times.parse, times.plan, times.codegen, times.optimize,
-                      times.machineCode, times.execute, times.total());
-        text += buf;
-        const RunProfile& run = ex.ctx->runProfile();
-        if (ex.compiled->stats().interpreted) {
-          // The interpreter first (codegen/interp): its bytecode is in Codegen's time above.
-          const double bytecodeMs = ex.compiled->stats().translateMs;
-          const auto instructions = static_cast<unsigned long long>(ex.compiled->stats().bytecodeInstructions);
-          const auto morsels = static_cast<unsigned long long>(run.morsels);
-          const auto interpreted = static_cast<unsigned long long>(run.interpretedMorsels);
-          if (run.switchedAtMs >= 0)
-            std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), optimized code (%.3f ms "
-                          "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted, %llu optimized\n",
-                          bytecodeMs, instructions, run.optimizedCompileMs, run.switchedAtMs, morsels, interpreted,
-                          static_cast<unsigned long long>(run.optimizedMorsels));
-          else if (run.cheapSwitchedAtMs >= 0)
-            std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), cheap code (%.3f ms "
-                          "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted\n",
-                          bytecodeMs, instructions, run.cheapCompileMs, run.cheapSwitchedAtMs, morsels, interpreted);
-          else
-            std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: interpreter throughout (bytecode %.3f ms, %llu instructions); morsels: %llu\n",
-                          bytecodeMs, instructions, morsels);
-        } else if (ex.compiled->stats().adaptive) {
-          // Adaptive: the cheap code's compile is above; the optimized one ran in the background.
-          if (run.switchedAtMs >= 0)
-            std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: cheap code first, optimized code (%.3f ms in the background) from %.3f ms "
-                          "into the run; morsels: %llu, %llu of them optimized\n",
-                          run.optimizedCompileMs, run.switchedAtMs, static_cast<unsigned long long>(run.morsels),
-                          static_cast<unsigned long long>(run.optimizedMorsels));
-          else if (run.optimizedStartedAtMs >= 0)
-            std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: cheap code throughout (the optimized code, started %.3f ms into the run, "
-                          "was not ready before the end); morsels: %llu\n",
-                          run.optimizedStartedAtMs, static_cast<unsigned long long>(run.morsels));
-          else
-            std::snprintf(buf, sizeof(buf),
-                          "Compile tiers: cheap code throughout (the work left never outweighed an optimized "
-                          "compile of about %.1f ms); morsels: %llu\n",
-                          run.optimizedExpectedMs, static_cast<unsigned long long>(run.morsels));
-        } else {
-          std::snprintf(buf, sizeof(buf), "Compile tiers: one (%s); morsels: %llu\n",
-                        ex.compiled->stats().optimized ? "optimized" : "cheap",
-                        static_cast<unsigned long long>(run.morsels));
-        }
-        text += buf;
-        if (ex.compiled->stats().split) {
-          if (run.laterCodeCompileMs >= 0)
-            std::snprintf(buf, sizeof(buf),
-                          "Cheap code in two parts: init and the first pipeline before the first row, the later "
-                          "pipelines' (%.3f ms) meanwhile; the run waited %.3f ms for them\n",
-                          run.laterCodeCompileMs, run.laterCodeWaitMs);
-          else
-            std::snprintf(buf, sizeof(buf),
-                          "Cheap code in two parts: init and the first pipeline before the first row (the run "
-                          "ended within it)\n");
-          text += buf;
-        }
-        if (run.parallelPipelines)
-          std::snprintf(buf, sizeof(buf), "Parallel: %u pipeline%s on up to %u threads\n", run.parallelPipelines,
-                        run.parallelPipelines == 1 ? "" : "s", run.threads);
-        else
-          std::snprintf(buf, sizeof(buf), "Parallel: none (one thread)\n");
-        text += buf;
-        double forkMs = 0, ageMs = 0;
-        if (sql::inSnapshotWorker(&forkMs, &ageMs))
-          std::snprintf(buf, sizeof(buf), "Ran on: snapshot (age %.3f ms, fork %.3f ms)\n", ageMs, forkMs);
-        else std::snprintf(buf, sizeof(buf), "Ran on: inline\n");
-        text += buf;
+        text += sql::analyzeSummary(rows, times, ex.compiled->stats(), ex.ctx->runProfile());
       } else {
         text = plan::explain(target);
       }

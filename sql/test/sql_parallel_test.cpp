@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <regex>
 #include <string>
 
 #include "sql/api/database.hpp"
@@ -163,6 +164,14 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
     std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + q), true);
     INFO(plan);
     CHECK(plan.find("Parallel: 2 pipelines on up to 2 threads") != std::string::npos);
+    // Each pipeline's line: the scan into the aggregation pre-aggregated on both threads, then
+    // its groups into the outer aggregation; at one thread nothing merged.
+    CHECK(std::regex_search(plan, std::regex("Pipeline 1: [0-9.]+ ms, table -> aggregation, 2 threads, [0-9]+ morsels, "
+                                             "pre-aggregated in partitions, merged \\([0-9.]+ ms\\)")));
+    CHECK(std::regex_search(plan, std::regex("Pipeline 2: [0-9.]+ ms, hash entries -> aggregation, 2 threads")));
+    std::string plan1 = rows(one.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+    INFO(plan1);
+    CHECK(std::regex_search(plan1, std::regex("Pipeline 1: [0-9.]+ ms, table -> aggregation, 1 thread, [0-9]+ morsels?\n")));
   }
   // EXPLAIN ANALYZE counts every operator's rows over all threads, and says the pipelines ran on two.
   std::string plan1 = rows(one.execute(std::string("EXPLAIN ANALYZE ") + queries[7].sql), true);
