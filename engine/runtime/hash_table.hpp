@@ -63,8 +63,11 @@ inline constexpr uint64_t kHashLargeEntries = uint64_t{1} << 16;
 inline constexpr uint64_t kHashSparseBuckets = 2048;
 inline constexpr uint64_t kHashSparseFactor = 8;
 // A directory this many times larger than its entries need is made again for them
-// (HashTable::fitDirectory); within that, an estimate's directory stays.
+// (HashTable::fitDirectory); within that, an estimate's directory stays, and so does one of fewer
+// than kFitDirectoryFrom buckets (512 KB: near the caches, and a transaction's small join would
+// pay an allocation per run for nothing).
 inline constexpr uint64_t kFitDirectoryShrink = 8;
+inline constexpr uint64_t kFitDirectoryFrom = uint64_t{1} << 16;
 inline uint64_t hashTag(uint64_t hash) { return uint64_t{1} << (48 + (hash & 15)); }
 // The partition of `parts` an entry of hash `hash` belongs to when a parallel aggregation merges
 // its threads' groups (the generated merge computes the same): bits 32 and up of the product the
@@ -102,8 +105,7 @@ class HashTable {
   // missed the caches in) is made again for the entries there are, and they are linked into it.
   // Only while nothing reads or inserts into the table (between two pipelines).
   void fitDirectory() {
-    const uint64_t n = directorySize(count());
-    if (n * kFitDirectoryShrink <= bucketCount_) resize(n);
+    if (const uint64_t n = fittedDirectory()) resize(n);
   }
 
   void* insert(uint64_t hash) {
@@ -199,7 +201,7 @@ class HashTable {
       while (growAt(n) < count()) n *= 2;
       setBuckets(n);
       first = 0;
-    } else if (const uint64_t n = directorySize(count()); n * kFitDirectoryShrink <= bucketCount_) {
+    } else if (const uint64_t n = fittedDirectory()) {
       setBuckets(n);  // far fewer entries than estimated: fitDirectory's reason
       first = 0;
     }
@@ -221,6 +223,11 @@ class HashTable {
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
   size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * kHashBucketMultiplier) >> dir_.shift); }
+  // The directory fitDirectory would make for the entries there are, or 0 to keep this one.
+  uint64_t fittedDirectory() const {
+    const uint64_t n = directorySize(count());
+    return bucketCount_ >= kFitDirectoryFrom && n * kFitDirectoryShrink <= bucketCount_ ? n : 0;
+  }
   // Entries at which a directory of n buckets doubles (small ones stay sparse).
   static uint64_t growAt(uint64_t n) { return n <= kHashSparseBuckets ? n / kHashSparseFactor : n; }
   // A directory of n buckets (a power of two), empty.

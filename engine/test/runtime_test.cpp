@@ -132,12 +132,18 @@ TEST_CASE("a join table with far fewer entries than estimated gets a directory f
     }
     CHECK(found == 1);
   }
-  // Within kFitDirectoryShrink of the estimate, the directory stays as made.
-  HashTable* near = hyrax_rt_ht_create(&ctx, 24, 1000);
-  for (uint64_t i = 0; i < 400; ++i) hyrax_rt_ht_insert(&ctx, near, i * 7919);
+  // Within kFitDirectoryShrink of the estimate, the directory stays as made; so does a small one.
+  HashTable* near = hyrax_rt_ht_create(&ctx, 24, 200'000);
+  for (uint64_t i = 0; i < 40'000; ++i) hyrax_rt_ht_insert(&ctx, near, i * 7919);
   const uint64_t before = bucketsOf(near);
   near->fitDirectory();
   CHECK(bucketsOf(near) == before);
+  HashTable* small = hyrax_rt_ht_create(&ctx, 24, 10'000);
+  for (uint64_t i = 0; i < 10; ++i) hyrax_rt_ht_insert(&ctx, small, i * 7919);
+  REQUIRE(bucketsOf(small) < kFitDirectoryFrom);
+  const uint64_t smallBefore = bucketsOf(small);
+  small->fitDirectory();
+  CHECK(bucketsOf(small) == smallBefore);
   // A parallel build's merge fits it too: two threads' tables of 30 entries into one made for 1M.
   HashTable* mine = hyrax_rt_ht_create(&ctx, 24, 1'000'000);
   std::vector<HashTable*> theirs{hyrax_rt_ht_create(&ctx, 24, 500'000), hyrax_rt_ht_create(&ctx, 24, 500'000)};
