@@ -66,14 +66,36 @@ llvm::Value* ExprCompiler::compare(CmpOp op, const SqlValue& a, const SqlValue& 
     llvm::Value* eq = b_.CreateLoad(cg_.i1(), slot);
     return op == CmpOp::Eq ? eq : b_.CreateNot(eq);
   }
-  llvm::Value* r = cg_.call("hyrax_rt_str_cmp", {a.v, a.hi, c.v, c.hi});
-  return b_.CreateICmp(intPredicate(op, true), r, cg_.c32(0));
+  return b_.CreateICmp(intPredicate(op, true), stringCompare3(a, c), cg_.c32(0));
+}
+
+// Strings in byte order (memcmp, then the shorter first), as hyrax_rt_str_cmp: from the 4-byte
+// prefixes in the low halves when they differ, through the runtime only when they are equal. The
+// prefixes read as big-endian numbers order as memcmp does over their bytes, and where one string
+// ends within them its zero padding stands against a byte that differs from it, so is below it,
+// as the shorter string is. (Every comparison used to call the runtime: TPC-H Q16's sort of
+// 18,314 rows on two strings took 8.6 ms, 33 ns a comparison.)
+llvm::Value* ExprCompiler::stringCompare3(const SqlValue& a, const SqlValue& c) {
+  // The byte swap in shifts (LLVM's passes make it one instruction; the interpreter has no bswap).
+  auto prefix = [&](llvm::Value* lo) {
+    llvm::Value* x = b_.CreateTrunc(b_.CreateLShr(lo, 32), cg_.i32());
+    llvm::Value* swapped = b_.CreateOr(b_.CreateShl(x, 24), b_.CreateAnd(b_.CreateShl(x, 8), cg_.c32(0xFF0000)));
+    swapped = b_.CreateOr(swapped, b_.CreateAnd(b_.CreateLShr(x, 8), cg_.c32(0xFF00)));
+    return b_.CreateOr(swapped, b_.CreateLShr(x, 24));
+  };
+  llvm::Value* pa = prefix(a.v);
+  llvm::Value* pc = prefix(c.v);
+  auto* slot = cg_.local(cg_.i32(), "str_cmp");
+  cg_.If(b_.CreateICmpNE(pa, pc),
+         [&] { b_.CreateStore(b_.CreateSelect(b_.CreateICmpULT(pa, pc), cg_.c32(-1), cg_.c32(1)), slot); },
+         [&] { b_.CreateStore(cg_.call("hyrax_rt_str_cmp", {a.v, a.hi, c.v, c.hi}), slot); });
+  return b_.CreateLoad(cg_.i32(), slot);
 }
 
 llvm::Value* ExprCompiler::compare3(const SqlValue& a, const SqlValue& c) {
   llvm::Value *lt, *gt;
   if (a.type.isVarBytes()) {
-    llvm::Value* r = cg_.call("hyrax_rt_str_cmp", {a.v, a.hi, c.v, c.hi});
+    llvm::Value* r = stringCompare3(a, c);
     lt = b_.CreateICmpSLT(r, cg_.c32(0));
     gt = b_.CreateICmpSGT(r, cg_.c32(0));
   } else {

@@ -72,6 +72,9 @@ class ExprCompiler {
   llvm::Value* compare(plan::CmpOp op, const SqlValue& a, const SqlValue& b);
   // Three-way comparison of non-NULL values of the same type: i32 -1/0/1 (for ORDER BY).
   llvm::Value* compare3(const SqlValue& a, const SqlValue& b);
+  // Two strings' order as hyrax_rt_str_cmp gives it (i32: negative, 0, positive), inline when
+  // their 4-byte prefixes differ.
+  llvm::Value* stringCompare3(const SqlValue& a, const SqlValue& c);
   // 64-bit hash of a non-NULL value; combine() mixes several.
   llvm::Value* hash(const SqlValue& v);
   llvm::Value* combine(llvm::Value* h1, llvm::Value* h2);
