@@ -1,6 +1,7 @@
 #include "codegen/jit/background.hpp"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <condition_variable>
@@ -23,6 +24,23 @@ struct Queue {
 };
 
 constexpr int kLanes = 2;
+
+// Under ThreadSanitizer a forked process (a snapshot's worker) runs first-code jobs on the thread
+// that asks: TSan's registry in a child of a multi-threaded fork still holds the parent's threads,
+// and a new thread whose id matches one of them ends the process ("dup thread with used id":
+// server_unit's snapshot queries failed so now and then). Elsewhere the child starts its thread.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+const pid_t startPid = getpid();  // the process's own, from before main(): a forked child has another
 
 // Never destroyed: the thread may still wait on it while the process exits, and after a fork the
 // child's copy is replaced (placement new), not destructed (its thread is the parent's).
@@ -77,6 +95,10 @@ void loop(Queue* q) {
 
 void runInBackground(std::function<void()> job, Lane lane) {
   Queue* q = queue(lane);
+  if (kThreadSanitizer && lane == Lane::FirstCode && getpid() != startPid) {
+    job();
+    return;
+  }
   std::lock_guard lock(q->mutex);
   if (q->exiting) return;
   q->jobs.push_back(std::move(job));
