@@ -1,7 +1,6 @@
 #include "codegen/jit/background.hpp"
 
 #include <pthread.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <condition_variable>
@@ -9,6 +8,8 @@
 #include <mutex>
 #include <new>
 #include <thread>
+
+#include "engine/util/forked_process.hpp"
 
 namespace hyrax::jit {
 
@@ -40,7 +41,6 @@ constexpr bool kThreadSanitizer = false;
 #else
 constexpr bool kThreadSanitizer = false;
 #endif
-const pid_t startPid = getpid();  // the process's own, from before main(): a forked child has another
 
 // Never destroyed: the thread may still wait on it while the process exits, and after a fork the
 // child's copy is replaced (placement new), not destructed (its thread is the parent's).
@@ -95,7 +95,7 @@ void loop(Queue* q) {
 
 void runInBackground(std::function<void()> job, Lane lane) {
   Queue* q = queue(lane);
-  if (kThreadSanitizer && lane == Lane::FirstCode && getpid() != startPid) {
+  if (kThreadSanitizer && lane == Lane::FirstCode && forkedProcess()) {
     job();
     return;
   }

@@ -13,9 +13,9 @@ namespace hyrax::jit {
 // (a few milliseconds, wanted at once), which must never wait behind an optimized compile.
 enum class Lane { Optimized = 0, FirstCode = 1 };
 
-// Runs `job` on the lane's background thread, after the jobs queued there before it; a first-code
-// job in a forked process (a snapshot's worker) runs at once on the calling thread. Jobs must
-// not throw.
+// Runs `job` on the lane's background thread, after the jobs queued there before it (under
+// ThreadSanitizer, a first-code job in a forked process runs at once on the calling thread:
+// background.cpp says why). Jobs must not throw.
 void runInBackground(std::function<void()> job, Lane lane = Lane::Optimized);
 
 // Waits until every job queued so far has finished (tests; the fork handler does the same).

@@ -89,8 +89,9 @@ class Driver {
       const uint64_t morselsBefore = profile_.morsels;
       const PipelineInfo& p = impl_.pipelines[i];
       PipelineRun& run = profile_.pipelines.emplace_back();
-      run.source = "othb"[static_cast<int>(p.source)];
-      run.sink = "nrjab"[static_cast<int>(p.sink)];
+      run.source = "othb"[static_cast<int>(p.source)];  // in MorselSource's order
+      run.sink = "nrjab"[static_cast<int>(p.sink)];     // in PipelineSink's order
+      static_assert(static_cast<int>(MorselSource::BufferRows) == 3 && static_cast<int>(PipelineSink::Buffer) == 4);
       runPipeline(i);
       profile_.pipelines.back().ms = msSince(t);
       profile_.pipelines.back().morsels = std::max<uint64_t>(1, profile_.morsels - morselsBefore);

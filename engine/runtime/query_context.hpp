@@ -51,7 +51,6 @@ class Arena {
   size_t used_ = 0, capacity_ = 0;
 };
 
-// How a run of compiled code went, for EXPLAIN ANALYZE.
 // One pipeline's run, for EXPLAIN ANALYZE: its time (with the merge of its threads' sinks), where
 // its rows went and how the threads shared them.
 struct PipelineRun {
@@ -60,10 +59,11 @@ struct PipelineRun {
   uint64_t morsels = 0;
   uint32_t threads = 1;
   char source = 'o';   // what it reads: 't' a table's chunks, 'h' hash entries, 'b' buffered rows, 'o' once
-  char sink = 'n';     // where its rows go: 'r' result, 'j' a join's table, 'a' an aggregation, 'b' a buffer, 'n' marks only
+  char sink = 'n';     // where its rows go: 'r' result, 'j' a join's table, 'a' an aggregation, 'b' a buffer, 'n' none (marks a join's entries, or nothing)
   char merge = ' ';    // 'p' pre-aggregated and partitioned, 'g' groups merged, 'd' disjoint groups adopted, ' ' none
 };
 
+// How a run of compiled code went, for EXPLAIN ANALYZE.
 struct RunProfile {
   std::vector<PipelineRun> pipelines;  // EXPLAIN ANALYZE's runs only (counted rows): one per pipeline
   uint64_t morsels = 0;           // pipeline calls

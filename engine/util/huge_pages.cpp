@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "engine/util/error.hpp"
+#include "engine/util/forked_process.hpp"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25  // Linux 6.1; older C library headers lack the name
@@ -62,15 +63,12 @@ struct Prefaulter {
   }
 };
 
-// The process's own pid, from before main(): a forked child inherits it and has another.
-const pid_t gStartPid = getpid();
-
 }  // namespace
 
 void prefaultInBackground(void* p, size_t bytes) {
   // In a forked snapshot child the thread is gone and its mutex may have been held at the fork:
   // it is only advice, so the child goes without (and starts no thread of its own).
-  if (getpid() != gStartPid) return;
+  if (forkedProcess()) return;
   static auto* prefaulter = new Prefaulter;  // NOLINT: deliberately never freed (see above)
   {
     std::lock_guard lock(prefaulter->mutex);
