@@ -304,6 +304,44 @@ llvm::CodeGenOptLevel codeGenLevel(OptLevel level) {
   return level == OptLevel::Full ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
 }
 
+// Cheap code's register allocation. At O0 LLVM takes its fast allocator, which gives no value a
+// register beyond its block: every value a later block uses is stored to the stack and loaded
+// again, per row. The allocator of optimized code (liveness, coalescing, the greedy allocator)
+// behind FastISel makes cheap code run 1.5x faster (TPC-H SF 1, execution geometric mean, cheap
+// code only: 41.4 -> 28.3 ms at two threads, optimized code 23.3), but its compile takes three
+// times as long (4.8 -> 14.2 ms), and adaptive queries, which start in the interpreter and
+// usually end on optimized code, ended no sooner with it (`SET cheap_regalloc`, 2026-11-27,
+// bench/README.md): the fast one stays the default. Huge modules always get the fast one, which
+// is linear in their size. LLVM offers the choice only as a command-line option read while a
+// compile's pass pipeline is built, so the pipelines are built under a lock, the option set for
+// each.
+constexpr size_t kHugeForAllocator = 20000;  // instructions in one function, or blocks in the module
+
+bool wantsGreedyAllocator(const llvm::Module& m, OptLevel level, const CompileOptions& options) {
+  if (level == OptLevel::Full || !options.greedyRegisterAllocator) return false;  // (Full has it anyway)
+  size_t blocks = 0;
+  for (const llvm::Function& f : m) {
+    if (f.getInstructionCount() > kHugeForAllocator) return false;
+    blocks += f.size();
+  }
+  return blocks <= kHugeForAllocator;
+}
+
+// Builds a compile's code generation passes (`add`; true: the target cannot) with the register
+// allocator of optimized code at O0 when `greedyAllocator`.
+template <typename Add>
+bool buildCodegenPipeline(bool greedyAllocator, const Add& add) {
+  static std::mutex building;
+  static auto* option = []() -> llvm::cl::opt<llvm::cl::boolOrDefault>* {
+    auto& options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("optimize-regalloc");  // TargetPassConfig.cpp's OptimizeRegAlloc
+    return it == options.end() ? nullptr : static_cast<llvm::cl::opt<llvm::cl::boolOrDefault>*>(it->second);
+  }();
+  std::lock_guard lock(building);
+  if (option) option->setValue(greedyAllocator ? llvm::cl::BOU_TRUE : llvm::cl::BOU_UNSET);
+  return add();
+}
+
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
@@ -487,7 +525,7 @@ std::string emitAssembly(llvm::Module& m, const std::string& triple) {
   llvm::SmallString<4096> buf;
   llvm::raw_svector_ostream os(buf);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+  if (buildCodegenPipeline(false, [&] { return tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile); }))
     throw Error(sqlstate::InternalError, "LLVM cannot emit assembly for " + (triple.empty() ? hostTriple() : triple));
   pm.run(*clone);
   return std::string(buf.str());
@@ -548,6 +586,8 @@ void emitAndLoad(CompiledModule& resultRef, llvm::Module& module, OptLevel level
   module.setDataLayout(tm->createDataLayout());
   if (char prefix = module.getDataLayout().getGlobalPrefix()) result->globalPrefix_ = prefix;
   optimize(module, level, tm.get());
+  const bool greedyAllocator = wantsGreedyAllocator(module, level, options);
+  if (times) times->greedyRegisters = greedyAllocator;
   if (times) times->optimizeMs = msSince(start);
   if (options.keepIR) result->ir_ = printIR(module);
   if (options.keepAssembly) result->assembly_ = emitAssembly(module);
@@ -561,7 +601,7 @@ void emitAndLoad(CompiledModule& resultRef, llvm::Module& module, OptLevel level
     llvm::raw_svector_ostream os(object);
     llvm::legacy::PassManager pm;
     llvm::MCContext* mc = nullptr;
-    if (tm->addPassesToEmitMC(pm, mc, os, /*DisableVerify=*/true))
+    if (buildCodegenPipeline(greedyAllocator, [&] { return tm->addPassesToEmitMC(pm, mc, os, /*DisableVerify=*/true); }))
       throw Error(sqlstate::InternalError, "LLVM cannot emit machine code for " + tm->getTargetTriple().str());
     pm.run(module);
   }

@@ -25,11 +25,16 @@ enum class OptLevel { None, Fast, Full };
 struct CompileTimes {
   double optimizeMs = 0, machineCodeMs = 0;
   double share = 1;  // of the module's instructions compiled (compileFirst: the first part's)
+  bool greedyRegisters = false;  // Fast with the greedy register allocator (CompileOptions)
 };
 
 struct CompileOptions {
   bool keepIR = false;        // keep the optimized IR text
   bool keepAssembly = false;  // keep the native assembly of the optimized module
+  // Fast with the register allocator of optimized code instead of LLVM's O0 one, which keeps no
+  // value in a register from one block to the next (SET cheap_regalloc = 'greedy': faster cheap
+  // code for a longer compile, jit.cpp has the figures). Never for huge modules.
+  bool greedyRegisterAllocator = false;
 };
 
 void initialize();  // once per process; thread-safe

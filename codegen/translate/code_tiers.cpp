@@ -44,9 +44,13 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
 
 // What a module's cheap compile is expected to take, from its size in bytecode instructions: a
 // fixed cost plus a share per instruction. Fitted to the 22 TPC-H queries' cheap compiles (LLVM's
-// passes and machine code, 366 to 2,005 instructions, 4.9 to 13.6 ms; 2026-11-27, the 2-core
-// Intel Xeon VM): 2.7 ms + 5.1 us an instruction, every query within a third of it.
-double expectedCheapCompileMs(size_t instructions) { return 2.7 + 0.0051 * static_cast<double>(instructions); }
+// passes and machine code, 394 to 2,087 instructions; best of 4, 2026-11-27, the 2-core Intel
+// Xeon VM): 1.7 ms + 2.7 us an instruction (3.0 to 8.7 ms, every query within 0.4 of it); with
+// the greedy register allocator 2.2 ms + 10.4 us (5.9 to 22.3 ms, within a third).
+double expectedCheapCompileMs(size_t instructions, bool greedyAllocator) {
+  const double n = static_cast<double>(instructions);
+  return greedyAllocator ? 2.2 + 0.0104 * n : 1.7 + 0.0027 * n;
+}
 
 void CheapTier::submit(const std::shared_ptr<CheapTier>& self) {
   if (self->submitted.exchange(true)) return;
@@ -58,13 +62,15 @@ void CheapTier::submit(const std::shared_ptr<CheapTier>& self) {
         auto t = std::chrono::steady_clock::now();
         jit::CompileTimes times;
         std::shared_ptr<jit::CompiledModule> m =
-            jit::compile(std::move(cheap->context), std::move(cheap->module), jit::OptLevel::Fast, &times);
+            jit::compile(std::move(cheap->context), std::move(cheap->module), jit::OptLevel::Fast, &times,
+                         cheap->jitOptions);
         cheap->tier.resolve(m, cheap->init, cheap->infos);
         cheap->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
         if (optimized) {
           optimized->cheap = m;
           optimized->firstPartMs = times.optimizeMs + times.machineCodeMs;
-          optimized->expectedCompileMs = kOptimizedCompilePerCheap * optimized->firstPartMs;
+          optimized->perCheap = optimizedCompilePerCheap(cheap->jitOptions.greedyRegisterAllocator);
+          optimized->expectedCompileMs = optimized->perCheap * optimized->firstPartMs;
         }
         cheap->ready.store(&cheap->tier, std::memory_order_release);
         compiled = true;

@@ -21,9 +21,13 @@ namespace hyrax::codegen {
 
 // The optimized compile of a query takes about this many times its cheap compile's LLVM time;
 // what the compile of an adaptive query is expected to cost, to be weighed against the work left
-// on cheap code. TPC-H at SF 1, 2026-11-26, best of 3 each: cheap 2-5 ms, optimized 15-45 ms,
-// per query 5.8-12.6 times, median 9 (it was 6 before the cheap compile got cheaper).
-constexpr double kOptimizedCompilePerCheap = 9;
+// on cheap code. TPC-H at SF 1, 2026-11-27, best of 4 each, geometric means: cheap code 4.8 ms
+// (14.2 with the greedy register allocator: SET cheap_regalloc), optimized 41.1 ms.
+constexpr double kOptimizedCompilePerCheap = 8.5;
+constexpr double kOptimizedCompilePerGreedyCheap = 2.9;
+inline double optimizedCompilePerCheap(bool greedyAllocator) {
+  return greedyAllocator ? kOptimizedCompilePerGreedyCheap : kOptimizedCompilePerCheap;
+}
 // A query running on every core loses one to its compile: the work left must then outweigh the
 // compile twice over. Measured at 2 threads, TPC-H SF 1, first runs: optimized code alone ran
 // only ~2% faster than cheap code alone (execution 29.3 against 29.8 ms, geometric mean), and with
@@ -110,6 +114,7 @@ struct OptimizedTier {
   // part is compiled, refineExpected() puts both parts' times in its place.
   std::atomic<double> expectedCompileMs{0};
   double firstPartMs = 0;  // a split compile's first part: LLVM's passes and machine code
+  double perCheap = kOptimizedCompilePerCheap;  // optimizedCompilePerCheap() of the cheap compile's allocator
   std::atomic<bool> refined{false};
   std::atomic<uint64_t> cheapMicros{0};  // finished runs' time on cheap code before a compile began
   std::mutex mutex;
@@ -138,13 +143,13 @@ struct OptimizedTier {
   // cheap compile is about both parts (the query's thread, once).
   void refineExpected(double laterMs) {
     if (refined.exchange(true)) return;
-    expectedCompileMs.store(kOptimizedCompilePerCheap * (firstPartMs + laterMs), std::memory_order_relaxed);
+    expectedCompileMs.store(perCheap * (firstPartMs + laterMs), std::memory_order_relaxed);
   }
 };
 
-// What a module's cheap compile is expected to take, from its size in bytecode instructions
-// (code_tiers.cpp says how it was fitted).
-double expectedCheapCompileMs(size_t instructions);
+// What a module's cheap compile is expected to take, from its size in bytecode instructions and
+// the register allocator (code_tiers.cpp says how it was fitted).
+double expectedCheapCompileMs(size_t instructions, bool greedyAllocator);
 
 // An adaptive query that starts in the interpreter (ExecutionPolicy::interpretFirst): its cheap
 // code, compiled on the background thread as soon as the bytecode is made, published through
@@ -166,6 +171,7 @@ struct CheapTier {
   // an ad-hoc query over a few rows ends in the interpreter sooner than LLVM could compile it.
   std::atomic<bool> submitted{false};
   double expectedCompileMs = 0;  // from the bytecode's size (expectedCheapCompileMs)
+  jit::CompileOptions jitOptions;  // (SET cheap_regalloc)
   std::atomic<uint64_t> interpretedMicros{0};  // finished runs' time in the interpreter before the compile began
   std::mutex mutex;
   std::condition_variable finished;

@@ -127,7 +127,8 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
         cheap->infos = r.impl_->pipelines;
         cheap->context = std::move(llctx);
         cheap->module = std::move(module);
-        cheap->expectedCompileMs = expectedCheapCompileMs(bytecode->instructions());
+        cheap->jitOptions.greedyRegisterAllocator = policy && policy->greedyRegisterAllocator;
+        cheap->expectedCompileMs = expectedCheapCompileMs(bytecode->instructions(), cheap->jitOptions.greedyRegisterAllocator);
         r.impl_->cheap = cheap;
         if (adaptive) {  // a big query: its cheap code at once, the optimized code when worth it
           auto optimized = std::make_shared<OptimizedTier>();
@@ -147,6 +148,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   jit::CompileOptions jopts;
   jopts.keepAssembly = options.keepAssembly;
   jopts.keepIR = options.keepIR;
+  jopts.greedyRegisterAllocator = policy && policy->greedyRegisterAllocator;
   // Cheap code for one query of several pipelines, with SET compile_parts = 'two': query_init and
   // the first pipeline before the first row, the rest on the background thread meanwhile
   // (LaterCode), where a core is left to compile on (the query runs on fewer threads than there
@@ -185,6 +187,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   stats.adaptive = adaptive;
   stats.split = later != nullptr;
   stats.optimized = level == jit::OptLevel::Full;
+  stats.greedyRegisters = times.greedyRegisters;
 
   for (size_t i = 0; i < results.size(); ++i) {
     auto& r = *results[i];
@@ -202,7 +205,8 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     optimized->infos = results[0]->impl_->pipelines;
     // (A split compile's times are its first part's: scaled to the whole module.)
     optimized->firstPartMs = stats.optimizeMs + stats.machineCodeMs;
-    optimized->expectedCompileMs = kOptimizedCompilePerCheap * optimized->firstPartMs / std::max(times.share, 0.05);
+    optimized->perCheap = optimizedCompilePerCheap(jopts.greedyRegisterAllocator && !later);
+    optimized->expectedCompileMs = optimized->perCheap * optimized->firstPartMs / std::max(times.share, 0.05);
     // Tests that force a switch, and `compile_tier = adaptive`, compile at once.
     if (!options.optimizeWhenWorthIt || options.waitForOptimizedAfter) OptimizedTier::submit(optimized);
   }

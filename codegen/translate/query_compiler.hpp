@@ -34,6 +34,7 @@ struct ExecutionPolicy {
   CompileTier tier = CompileTier::Auto;
   uint32_t threads = 1;  // threads a query's pipelines may run on (morsel-driven parallelism)
   bool twoParts = false;  // SET compile_parts = 'two': cheap code in two parts (query_compiler.cpp)
+  bool greedyRegisterAllocator = false;  // SET cheap_regalloc = 'greedy' (jit::CompileOptions)
   // SET first_tier: an adaptive query's first morsels in the interpreter (codegen/interp) while
   // its cheap code compiles on the background thread, or ('cheap') on cheap code compiled first.
   bool interpretFirst = true;
@@ -64,6 +65,7 @@ struct CompileStats {
   double codegenMs = 0, optimizeMs = 0, machineCodeMs = 0;
   bool adaptive = false;  // started on cheap code, optimized code compiled in the background
   bool optimized = false; // the code compiled here had the full pipeline (not the fast one)
+  bool greedyRegisters = false;  // the fast one with the greedy register allocator (SET cheap_regalloc)
   // The cheap code came in two parts: query_init and the first pipeline before the first row
   // (the times above), the later pipelines' on the background thread (RunProfile says when).
   bool split = false;

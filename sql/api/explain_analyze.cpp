@@ -57,7 +57,7 @@ std::string analyzeSummary(uint64_t rows, const PhaseTimes& times, const codegen
                     run.optimizedExpectedMs, static_cast<unsigned long long>(run.morsels));
   } else {
     std::snprintf(buf, sizeof(buf), "Compile tiers: one (%s); morsels: %llu\n",
-                  stats.optimized ? "optimized" : "cheap",
+                  stats.optimized ? "optimized" : stats.greedyRegisters ? "cheap, greedy register allocation" : "cheap",
                   static_cast<unsigned long long>(run.morsels));
   }
   text += buf;

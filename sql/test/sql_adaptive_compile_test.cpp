@@ -164,6 +164,34 @@ TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside
   CHECK(plan.find("Cheap code in two parts") == std::string::npos);
 }
 
+TEST_CASE("cheap code with the greedy register allocator answers as optimized code does, and says so", "[parallel]") {
+  Database db;
+  Connection cheap(db), optimized(db);
+  load(cheap);
+  cheap.execute("SET compile_tier = 'cheap'");
+  CHECK(allText(cheap.execute("SHOW cheap_regalloc")) == "fast\n");
+  cheap.execute("SET cheap_regalloc = 'greedy'");
+  optimized.execute("SET analytics = 'inline'");
+  optimized.execute("SET compile_tier = 'optimized'");
+  checkAnswers(cheap, optimized);
+  std::string plan = allText(cheap.execute(std::string("EXPLAIN ANALYZE ") + kSwitchQueries[0]));
+  INFO(plan);
+  CHECK(plan.find("Compile tiers: one (cheap, greedy register allocation)") != std::string::npos);
+  cheap.execute("SET cheap_regalloc = 'fast'");
+  plan = allText(cheap.execute(std::string("EXPLAIN ANALYZE ") + kSwitchQueries[0]));
+  CHECK(plan.find("Compile tiers: one (cheap)") != std::string::npos);
+  // Adaptive queries compile their cheap code on a background thread with it as well.
+  cheap.execute("SET cheap_regalloc = 'greedy'");
+  cheap.execute("SET compile_tier = 'adaptive'");
+  checkAnswers(cheap, optimized);
+  try {
+    cheap.execute("SET cheap_regalloc = 'basic'");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.sqlstate()) == "22023");
+  }
+}
+
 TEST_CASE("compile_tier auto runs a query that ends soon on cheap code alone, without compiling it again", "[parallel]") {
   Database db;
   Connection con(db);
