@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "engine/util/huge_pages.hpp"
+#include "engine/util/zeroed_buffer.hpp"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25  // Linux 6.1; older C library headers lack the name
@@ -38,6 +40,7 @@ struct Keeper {
   std::mutex collapsing;
   std::condition_variable forked;
   std::map<uintptr_t, size_t> mappings;  // start -> bytes (whole huge pages)
+  std::atomic<size_t> total{0};           // the mappings' bytes
   bool forkPending = false;
   bool started = false;
 
@@ -82,9 +85,16 @@ Keeper& keeper() {
 void keepOnHugePages(void* p, size_t bytes) {
   Keeper& k = keeper();
   if (getpid() != k.owner) return;
-  std::lock_guard lock(k.mutex);
-  k.mappings[reinterpret_cast<uintptr_t>(p)] = roundToHugePages(bytes);
+  {
+    std::lock_guard lock(k.mutex);
+    size_t& registered = k.mappings[reinterpret_cast<uintptr_t>(p)];
+    k.total += roundToHugePages(bytes) - registered;
+    registered = roundToHugePages(bytes);
+  }
+  ZeroedBuffer::keepReserve(k.total);
 }
+
+size_t bytesKeptOnHugePages() { return keeper().total; }
 
 void unmapAligned(void* p, size_t bytes) {
   Keeper& k = keeper();
@@ -95,7 +105,11 @@ void unmapAligned(void* p, size_t bytes) {
   std::lock_guard one(k.collapsing);
   {
     std::lock_guard lock(k.mutex);
-    k.mappings.erase(reinterpret_cast<uintptr_t>(p));
+    auto it = k.mappings.find(reinterpret_cast<uintptr_t>(p));
+    if (it != k.mappings.end()) {
+      k.total -= it->second;
+      k.mappings.erase(it);
+    }
   }
   munmap(p, roundToHugePages(bytes));
 }

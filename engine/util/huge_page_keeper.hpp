@@ -28,6 +28,9 @@ namespace hyrax {
 void keepOnHugePages(void* p, size_t bytes);
 // Unregisters (if registered) and unmaps a mapping of mapAligned's: munmap(p, roundToHugePages(bytes)).
 void unmapAligned(void* p, size_t bytes);
+// The bytes registered: the database's tables, strings and indexes on huge pages (the reserve
+// of query memory is sized from it: ZeroedBuffer::keepReserve, which registering calls).
+size_t bytesKeptOnHugePages();
 // A snapshot was forked (the executor, after the fork): the keeper's next pass is due within a
 // second.
 void noteSnapshotFork();

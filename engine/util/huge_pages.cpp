@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -46,18 +47,18 @@ namespace {
 struct Prefaulter {
   std::mutex mutex;
   std::condition_variable wake;
-  std::deque<std::pair<void*, size_t>> ranges;
+  std::deque<std::function<void()>> jobs;
   Prefaulter() {
     std::thread([this] {
       for (;;) {
-        std::pair<void*, size_t> r;
+        std::function<void()> job;
         {
           std::unique_lock lock(mutex);
-          wake.wait(lock, [&] { return !ranges.empty(); });
-          r = ranges.front();
-          ranges.pop_front();
+          wake.wait(lock, [&] { return !jobs.empty(); });
+          job = std::move(jobs.front());
+          jobs.pop_front();
         }
-        madvise(r.first, r.second, MADV_POPULATE_WRITE);  // fails harmlessly (see the header)
+        job();
       }
     }).detach();
   }
@@ -65,16 +66,22 @@ struct Prefaulter {
 
 }  // namespace
 
-void prefaultInBackground(void* p, size_t bytes) {
+void runOnMemoryThread(std::function<void()> job) {
   // In a forked snapshot child the thread is gone and its mutex may have been held at the fork:
-  // it is only advice, so the child goes without (and starts no thread of its own).
+  // the work is only ever advice or a reserve, so the child goes without (and starts no thread).
   if (forkedProcess()) return;
   static auto* prefaulter = new Prefaulter;  // NOLINT: deliberately never freed (see above)
   {
     std::lock_guard lock(prefaulter->mutex);
-    prefaulter->ranges.emplace_back(p, bytes);
+    prefaulter->jobs.push_back(std::move(job));
   }
   prefaulter->wake.notify_one();
+}
+
+void populateNow(void* p, size_t bytes) { madvise(p, bytes, MADV_POPULATE_WRITE); }  // fails harmlessly
+
+void prefaultInBackground(void* p, size_t bytes) {
+  runOnMemoryThread([p, bytes] { populateNow(p, bytes); });
 }
 
 void adviseHuge(void* p, size_t bytes) {

@@ -4,6 +4,7 @@
 // and in a VM each miss walks two sets of page tables; 2 MiB pages cover 512 times more per TLB
 // entry. Private anonymous memory stays copy-on-write across fork() (snapshots).
 #include <cstddef>
+#include <functional>
 
 namespace hyrax {
 
@@ -25,5 +26,12 @@ void adviseHuge(void* p, size_t bytes);
 // chunk's rows (a 2 MiB page fault costs some hundred microseconds). The contents stay as they
 // are (zero); a range unmapped meanwhile, or a kernel without the advice, makes it a no-op.
 void prefaultInBackground(void* p, size_t bytes);
+
+// Faults in [p, p + bytes) writable now, on this thread (MADV_POPULATE_WRITE; advice as above).
+void populateNow(void* p, size_t bytes);
+
+// Runs `job` on that same background thread, after the work queued before it; in a forked child
+// (whose thread is gone) not at all. For memory work nobody waits for (ZeroedBuffer's reserve).
+void runOnMemoryThread(std::function<void()> job);
 
 }  // namespace hyrax

@@ -29,6 +29,13 @@ class ZeroedBuffer {
   // From this size on a buffer is its own mapping.
   static constexpr size_t kMapFrom = size_t{1} << 20;
 
+  // Keeps memory for big buffers ready (zeroed and faulted in by a background thread) for a
+  // database of `databaseBytes`: an eighth of it, within the pool's cap. zeroed_buffer.cpp says why.
+  static void keepReserve(size_t databaseBytes);
+  // What is pooled now: bytes, and of them those never written since the kernel zeroed them.
+  static size_t pooledBytes();
+  static size_t reservedBytes();
+
  private:
   void release();
   char* data_ = nullptr;
