@@ -62,13 +62,15 @@ class Driver {
     cheap_ = impl.cheap.get();
     if (cheap_)
       if (const CodeTier* t = cheap_->ready.load(std::memory_order_acquire)) {
-        code_ = t;  // compiled before the run began
+        code_ = t;  // compiled before the run began (an earlier run's, or inline under TSan)
+        profile_.cheapSwitchedAtMs = 0;
         cheap_ = nullptr;
       }
     optimized_ = impl.optimized.get();
     if (optimized_) {
       if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
         code_ = t;  // ready before the run began
+        profile_.switchedAtMs = 0;
         optimized_ = nullptr;
         cheap_ = nullptr;
       } else if (optimized_->submitted.load()) {

@@ -69,9 +69,9 @@ struct RunProfile {
   uint64_t morsels = 0;           // pipeline calls
   uint64_t optimizedMorsels = 0;  // of them on the optimized code of an adaptive compile
   uint64_t interpretedMorsels = 0;  // of them in the interpreter (an adaptive query's first tier)
-  double cheapSwitchedAtMs = -1;  // since the run began, when cheap code took over from the interpreter
+  double cheapSwitchedAtMs = -1;  // since the run began, when cheap code took over from the interpreter (0: compiled before)
   double cheapCompileMs = -1;     // that cheap code's compile on the background thread
-  double switchedAtMs = -1;       // since the run began, when optimized code took over (-1: never)
+  double switchedAtMs = -1;       // since the run began, when optimized code took over (-1: never; 0: compiled before)
   double optimizedCompileMs = -1; // the background compile's time, when it was done by the end
   double optimizedStartedAtMs = -1;  // since the run began, when that compile was started (0: before it)
   double optimizedExpectedMs = -1;   // what that compile was expected to cost (its start's threshold)

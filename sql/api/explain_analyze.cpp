@@ -22,13 +22,27 @@ std::string analyzeSummary(uint64_t rows, const PhaseTimes& times, const codegen
     const auto instructions = static_cast<unsigned long long>(stats.bytecodeInstructions);
     const auto morsels = static_cast<unsigned long long>(run.morsels);
     const auto interpreted = static_cast<unsigned long long>(run.interpretedMorsels);
-    if (run.switchedAtMs >= 0)
+    // A tier ready before this run began (an earlier run of a cached statement compiled it, or,
+    // under ThreadSanitizer, a snapshot worker compiled it inline) ran from the first morsel.
+    if (run.switchedAtMs == 0)
       std::snprintf(buf, sizeof(buf),
-                    "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), optimized code (%.3f ms "
+                    "Compile tiers: optimized code, compiled before this run (%.3f ms in the background; bytecode "
+                    "%.3f ms, %llu instructions); morsels: %llu\n",
+                    run.optimizedCompileMs, bytecodeMs, instructions, morsels);
+    else if (run.switchedAtMs > 0)
+      std::snprintf(buf, sizeof(buf),
+                    "Compile tiers: %s (bytecode %.3f ms, %llu instructions), optimized code (%.3f ms "
                     "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted, %llu optimized\n",
+                    run.cheapSwitchedAtMs == 0 && interpreted == 0 ? "cheap code first, compiled before this run"
+                                                                   : "interpreter first",
                     bytecodeMs, instructions, run.optimizedCompileMs, run.switchedAtMs, morsels, interpreted,
                     static_cast<unsigned long long>(run.optimizedMorsels));
-    else if (run.cheapSwitchedAtMs >= 0)
+    else if (run.cheapSwitchedAtMs == 0)
+      std::snprintf(buf, sizeof(buf),
+                    "Compile tiers: cheap code, compiled before this run (%.3f ms in the background; bytecode "
+                    "%.3f ms, %llu instructions); morsels: %llu\n",
+                    run.cheapCompileMs, bytecodeMs, instructions, morsels);
+    else if (run.cheapSwitchedAtMs > 0)
       std::snprintf(buf, sizeof(buf),
                     "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), cheap code (%.3f ms "
                     "in the background) from %.3f ms into the run; morsels: %llu, %llu interpreted\n",
@@ -39,7 +53,12 @@ std::string analyzeSummary(uint64_t rows, const PhaseTimes& times, const codegen
                     bytecodeMs, instructions, morsels);
   } else if (stats.adaptive) {
     // Adaptive: the cheap code's compile is above; the optimized one ran in the background.
-    if (run.switchedAtMs >= 0)
+    if (run.switchedAtMs == 0)
+      std::snprintf(buf, sizeof(buf),
+                    "Compile tiers: optimized code, compiled before this run (%.3f ms in the background); "
+                    "morsels: %llu\n",
+                    run.optimizedCompileMs, static_cast<unsigned long long>(run.morsels));
+    else if (run.switchedAtMs > 0)
       std::snprintf(buf, sizeof(buf),
                     "Compile tiers: cheap code first, optimized code (%.3f ms in the background) from %.3f ms "
                     "into the run; morsels: %llu, %llu of them optimized\n",

@@ -121,7 +121,13 @@ TEST_CASE("a query on a snapshot starts in its worker's interpreter too, and ans
   std::string plan = allText(snap.execute(std::string("EXPLAIN ANALYZE ") + kSwitchQueries[0]));
   INFO(plan);
   CHECK(plan.find("Ran on: snapshot (age ") != std::string::npos);
+#if defined(__SANITIZE_THREAD__)
+  // Under ThreadSanitizer a worker compiles its cheap code on the query's thread, before the run
+  // (jit/background.cpp says why): EXPLAIN ANALYZE says so, not "interpreter throughout".
+  CHECK(plan.find("Compile tiers: cheap code, compiled before this run (") != std::string::npos);
+#else
   CHECK(plan.find("Compile tiers: interpreter first (bytecode ") != std::string::npos);
+#endif
 }
 
 TEST_CASE("cheap code in two parts (init and the first pipeline, the rest beside them) answers as optimized code does", "[parallel]") {
