@@ -24,11 +24,13 @@ std::string analyzeSummary(uint64_t rows, const PhaseTimes& times, const codegen
     const auto interpreted = static_cast<unsigned long long>(run.interpretedMorsels);
     // A tier ready before this run began (an earlier run of a cached statement compiled it, or,
     // under ThreadSanitizer, a snapshot worker compiled it inline) ran from the first morsel.
-    if (run.switchedAtMs == 0)
+    const bool optimizedBefore = run.switchedAtMs == 0;
+    if (optimizedBefore || (run.cheapSwitchedAtMs == 0 && run.switchedAtMs < 0))
       std::snprintf(buf, sizeof(buf),
-                    "Compile tiers: optimized code, compiled before this run (%.3f ms in the background; bytecode "
+                    "Compile tiers: %s code, compiled before this run (%.3f ms in the background; bytecode "
                     "%.3f ms, %llu instructions); morsels: %llu\n",
-                    run.optimizedCompileMs, bytecodeMs, instructions, morsels);
+                    optimizedBefore ? "optimized" : "cheap", optimizedBefore ? run.optimizedCompileMs : run.cheapCompileMs,
+                    bytecodeMs, instructions, morsels);
     else if (run.switchedAtMs > 0)
       std::snprintf(buf, sizeof(buf),
                     "Compile tiers: %s (bytecode %.3f ms, %llu instructions), optimized code (%.3f ms "
@@ -37,11 +39,6 @@ std::string analyzeSummary(uint64_t rows, const PhaseTimes& times, const codegen
                                                                    : "interpreter first",
                     bytecodeMs, instructions, run.optimizedCompileMs, run.switchedAtMs, morsels, interpreted,
                     static_cast<unsigned long long>(run.optimizedMorsels));
-    else if (run.cheapSwitchedAtMs == 0)
-      std::snprintf(buf, sizeof(buf),
-                    "Compile tiers: cheap code, compiled before this run (%.3f ms in the background; bytecode "
-                    "%.3f ms, %llu instructions); morsels: %llu\n",
-                    run.cheapCompileMs, bytecodeMs, instructions, morsels);
     else if (run.cheapSwitchedAtMs > 0)
       std::snprintf(buf, sizeof(buf),
                     "Compile tiers: interpreter first (bytecode %.3f ms, %llu instructions), cheap code (%.3f ms "
