@@ -60,7 +60,10 @@ class Driver {
     if (auto* policy = ThreadScope<const ExecutionPolicy>::current()) threads_ = std::max(1u, policy->threads);
     ctx.setThreads(threads_);
     cheap_ = impl.cheap.get();
-    if (cheap_)
+    // A tier ready before the run runs from its start, except in tests that fix the morsel of
+    // each switch (waitForOptimizedAfter): a fast background compile must not skip the tier before.
+    const bool takeReady = !impl.waitForOptimizedAfter;
+    if (cheap_ && takeReady)
       if (const CodeTier* t = cheap_->ready.load(std::memory_order_acquire)) {
         code_ = t;  // compiled before the run began (an earlier run's, or inline under TSan)
         profile_.cheapSwitchedAtMs = 0;
@@ -68,7 +71,8 @@ class Driver {
       }
     optimized_ = impl.optimized.get();
     if (optimized_) {
-      if (const CodeTier* t = optimized_->ready.load(std::memory_order_acquire)) {
+      const CodeTier* t = takeReady ? optimized_->ready.load(std::memory_order_acquire) : nullptr;
+      if (t) {
         code_ = t;  // ready before the run began
         profile_.switchedAtMs = 0;
         optimized_ = nullptr;
