@@ -69,7 +69,7 @@ void CheapTier::submit(const std::shared_ptr<CheapTier>& self) {
         if (optimized) {
           optimized->cheap = m;
           optimized->firstPartMs = times.optimizeMs + times.machineCodeMs;
-          optimized->perCheap = optimizedCompilePerCheap(cheap->jitOptions.greedyRegisterAllocator);
+          optimized->perCheap = optimizedCompilePerCheap(times.greedyRegisters);
           optimized->expectedCompileMs = optimized->perCheap * optimized->firstPartMs;
         }
         cheap->ready.store(&cheap->tier, std::memory_order_release);

@@ -205,7 +205,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     optimized->infos = results[0]->impl_->pipelines;
     // (A split compile's times are its first part's: scaled to the whole module.)
     optimized->firstPartMs = stats.optimizeMs + stats.machineCodeMs;
-    optimized->perCheap = optimizedCompilePerCheap(jopts.greedyRegisterAllocator && !later);
+    optimized->perCheap = optimizedCompilePerCheap(times.greedyRegisters);
     optimized->expectedCompileMs = optimized->perCheap * optimized->firstPartMs / std::max(times.share, 0.05);
     // Tests that force a switch, and `compile_tier = adaptive`, compile at once.
     if (!options.optimizeWhenWorthIt || options.waitForOptimizedAfter) OptimizedTier::submit(optimized);

@@ -94,8 +94,6 @@ void keepOnHugePages(void* p, size_t bytes) {
   ZeroedBuffer::keepReserve(k.total);
 }
 
-size_t bytesKeptOnHugePages() { return keeper().total; }
-
 void unmapAligned(void* p, size_t bytes) {
   Keeper& k = keeper();
   if (getpid() != k.owner) {  // a fork child: the registry is the parent's (see the header)

@@ -24,13 +24,12 @@
 
 namespace hyrax {
 
-// `p` and `bytes` as mapAligned(bytes, true) gave them (or after adviseHuge).
+// `p` and `bytes` as mapAligned(bytes, true) gave them (or after adviseHuge). The registered
+// bytes (the database's tables, strings and indexes) size the reserve of query memory
+// (ZeroedBuffer::keepReserve, called here).
 void keepOnHugePages(void* p, size_t bytes);
 // Unregisters (if registered) and unmaps a mapping of mapAligned's: munmap(p, roundToHugePages(bytes)).
 void unmapAligned(void* p, size_t bytes);
-// The bytes registered: the database's tables, strings and indexes on huge pages (the reserve
-// of query memory is sized from it: ZeroedBuffer::keepReserve, which registering calls).
-size_t bytesKeptOnHugePages();
 // A snapshot was forked (the executor, after the fork): the keeper's next pass is due within a
 // second.
 void noteSnapshotFork();
