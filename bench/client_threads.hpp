@@ -9,10 +9,14 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bench/ycsb/latency_histogram.hpp"
 
@@ -27,9 +31,34 @@ struct ClientWindow {
   // did not run for over 100 ms: the process was stopped (SIGSTOP from a neighbour's quiet run)
   // or the machine starved it; the window's figures then measure that, not the engine.
   double stalledSeconds = 0;
+  // CPU time in the window: the client threads' own (their library, their socket calls) and the
+  // whole machine's (every process: clients, the server, anything else running). Over the wire
+  // a synchronous client's CPU per operation bounds the throughput two cores can reach even if
+  // the server cost nothing: cores / clientMicrosPerOp() operations a second.
+  double clientCpuSeconds = 0, machineCpuSeconds = 0;
   double opsPerSecond() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
+  double clientMicrosPerOp() const { return ops ? clientCpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
+  double machineMicrosPerOp() const { return ops ? machineCpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
   double quantileMs(double q) const { return latency.quantile(q) / 1000; }
 };
+
+// This thread's CPU time so far, in seconds.
+inline double threadCpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// The machine's busy CPU time so far (all CPUs, /proc/stat: everything but idle and iowait), in
+// seconds; 0 where there is no /proc.
+inline double machineBusyCpuSeconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu") return 0;
+  static const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return static_cast<double>(user + nice + system + irq + softirq) / tick;
+}
 
 // Runs op(t) in a loop on `threads` threads (t = 0..threads-1; whatever op keeps per thread is
 // the caller's, indexed by t) for warmup + duration seconds.
@@ -39,6 +68,7 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
   struct PerThread {
     LatencyHistogram latency;
     uint64_t ops = 0, errors = 0;
+    double cpuSeconds = 0;  // in the measured window
   };
   std::vector<PerThread> per(static_cast<size_t>(threads));
   std::atomic<int> phase{0};  // 0 warm-up, 1 measured, 2 stop
@@ -47,7 +77,9 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
     running.emplace_back([&, t] {
       ::pthread_setname_np(::pthread_self(), "bench client");  // apart from the server's in a profile
       PerThread& me = per[static_cast<size_t>(t)];
+      double cpuStart = -1;  // the thread's CPU clock at its first operation in the window
       while (phase.load(std::memory_order_relaxed) < 2) {
+        if (cpuStart < 0 && phase.load(std::memory_order_relaxed) == 1) cpuStart = threadCpuSeconds();
         const auto start = Clock::now();
         try {
           op(t);
@@ -59,6 +91,7 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
           ++me.ops;
         }
       }
+      if (cpuStart >= 0) me.cpuSeconds = threadCpuSeconds() - cpuStart;
     });
   // Sleeps `seconds` in steps of 10 ms; the time it stood still in steps of over 100 ms.
   auto sleepWatching = [](double seconds) {
@@ -75,15 +108,18 @@ ClientWindow runClientThreads(int threads, double warmup, double duration, Op op
   ClientWindow w;
   // A stop in the warm-up counts too: sessions waiting through it may time out in the window.
   w.stalledSeconds = sleepWatching(warmup);
+  const double busyStart = machineBusyCpuSeconds();
   phase = 1;
   const auto start = Clock::now();
   w.stalledSeconds += sleepWatching(duration);
   phase = 2;
   w.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& t : running) t.join();
+  w.machineCpuSeconds = machineBusyCpuSeconds() - busyStart;  // the last operations' tails too: a few ms
   for (const PerThread& p : per) {
     w.ops += p.ops;
     w.errors += p.errors;
+    w.clientCpuSeconds += p.cpuSeconds;
     w.latency.merge(p.latency);
   }
   return w;

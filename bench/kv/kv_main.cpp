@@ -51,6 +51,7 @@ struct Point {
   std::string engine, mix;
   int clients = 0;
   double opsPerSecond = 0, p50Ms = 0, p99Ms = 0, stalledSeconds = 0;
+  double clientUsPerOp = 0, machineUsPerOp = 0;  // CPU per operation (ClientWindow)
   uint64_t ops = 0, errors = 0, wrong = 0;
 };
 
@@ -124,6 +125,8 @@ Point runPoint(const std::string& engine, const Connect& connect, const Options&
   p.p50Ms = window.quantileMs(0.5);
   p.p99Ms = window.quantileMs(0.99);
   p.stalledSeconds = window.stalledSeconds;
+  p.clientUsPerOp = window.clientMicrosPerOp();
+  p.machineUsPerOp = window.machineMicrosPerOp();
   for (const Client& c : clients) {
     if (c.wrong && !p.wrong) std::fprintf(stderr, "%s %s: WRONG ANSWER: %s\n", engine.c_str(), mix.name, c.firstProblem.c_str());
     p.wrong += c.wrong;
@@ -137,9 +140,11 @@ void printJson(const std::vector<Point>& points) {
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     std::printf("%s\n {\"engine\": \"%s\", \"mix\": \"%s\", \"clients\": %d, \"ops_per_s\": %.0f, \"p50_ms\": %.3f, "
-                "\"p99_ms\": %.3f, \"errors\": %llu, \"wrong\": %llu, \"stalled_s\": %.2f}",
+                "\"p99_ms\": %.3f, \"errors\": %llu, \"wrong\": %llu, \"stalled_s\": %.2f, \"client_cpu_us_per_op\": %.2f, "
+                "\"machine_cpu_us_per_op\": %.2f}",
                 i ? "," : "", p.engine.c_str(), p.mix.c_str(), p.clients, p.opsPerSecond, p.p50Ms, p.p99Ms,
-                static_cast<unsigned long long>(p.errors), static_cast<unsigned long long>(p.wrong), p.stalledSeconds);
+                static_cast<unsigned long long>(p.errors), static_cast<unsigned long long>(p.wrong), p.stalledSeconds,
+                p.clientUsPerOp, p.machineUsPerOp);
   }
   std::printf("\n]\n");
 }
@@ -226,8 +231,8 @@ int runKv(int argc, char** argv) {
                        mix.name, n, p.stalledSeconds);
         }
         if (!json)
-          std::fprintf(stderr, "%s %s, %2d clients: %9.0f ops/s, p99 %.3f ms%s%s\n", engine.c_str(), mix.name, n,
-                       p.opsPerSecond, p.p99Ms, p.errors || p.wrong ? " (ERRORS or WRONG ANSWERS)" : "",
+          std::fprintf(stderr, "%s %s, %2d clients: %9.0f ops/s, p99 %.3f ms, CPU per op: clients %.1f us, machine %.1f us%s%s\n",
+                       engine.c_str(), mix.name, n, p.opsPerSecond, p.p99Ms, p.clientUsPerOp, p.machineUsPerOp, p.errors || p.wrong ? " (ERRORS or WRONG ANSWERS)" : "",
                        p.stalledSeconds > 0.05 * o.duration ? " (STALLED: not valid)" : "");
         points.push_back(std::move(p));
       }

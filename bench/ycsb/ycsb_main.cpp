@@ -103,6 +103,7 @@ struct Point {
   char workload;
   int threads;
   double opsPerSecond = 0, p99Ms = 0, p50Ms = 0;
+  double clientUsPerOp = 0, machineUsPerOp = 0;  // CPU per operation (ClientWindow)
   uint64_t ops = 0, errors = 0, wrongReads = 0;
 };
 
@@ -150,6 +151,8 @@ Point runPoint(const std::string& engine, const std::string& conninfo, const Opt
   p.opsPerSecond = window.opsPerSecond();
   p.p50Ms = window.quantileMs(0.5);
   p.p99Ms = window.quantileMs(0.99);
+  p.clientUsPerOp = window.clientMicrosPerOp();
+  p.machineUsPerOp = window.machineMicrosPerOp();
   if (check) {  // every record still there, each field as long as written
     pqxx::connection con(conninfo);
     pqxx::nontransaction tx(con);
@@ -197,8 +200,8 @@ int runYcsb(int argc, char** argv) {
         points.push_back(runPoint(engine, conninfo, o, w, n, test, version));
         const Point& p = points.back();
         if (!json)
-          std::fprintf(stderr, "%s workload %c, %2d threads: %9.0f ops/s, p99 %.3f ms%s\n", engine.c_str(), w.name, n,
-                       p.opsPerSecond, p.p99Ms, p.errors || p.wrongReads ? " (ERRORS)" : "");
+          std::fprintf(stderr, "%s workload %c, %2d threads: %9.0f ops/s, p99 %.3f ms, CPU per op: clients %.1f us, machine %.1f us%s\n",
+                       engine.c_str(), w.name, n, p.opsPerSecond, p.p99Ms, p.clientUsPerOp, p.machineUsPerOp, p.errors || p.wrongReads ? " (ERRORS)" : "");
       }
     }
   };
@@ -220,9 +223,9 @@ int runYcsb(int argc, char** argv) {
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
       std::printf("%s\n {\"engine\": \"%s\", \"workload\": \"%c\", \"threads\": %d, \"ops_per_s\": %.0f, \"p50_ms\": %.3f, "
-                  "\"p99_ms\": %.3f, \"errors\": %llu}",
+                  "\"p99_ms\": %.3f, \"errors\": %llu, \"client_cpu_us_per_op\": %.2f, \"machine_cpu_us_per_op\": %.2f}",
                   i ? "," : "", p.engine.c_str(), p.workload, p.threads, p.opsPerSecond, p.p50Ms, p.p99Ms,
-                  static_cast<unsigned long long>(p.errors + p.wrongReads));
+                  static_cast<unsigned long long>(p.errors + p.wrongReads), p.clientUsPerOp, p.machineUsPerOp);
     }
     std::printf("\n]\n");
   } else {
