@@ -20,33 +20,86 @@ void MapTranslator::consume(Translator&) {
   emit();
 }
 
+namespace {
+
+// Whether e's value is the same wherever in the query it is computed, and computing it has no
+// effect but maybe an error: constants and parameters, casts and arithmetic of them.
+bool sameEverywhere(const plan::Expr& e) {
+  using plan::ExprKind;
+  if (e.kind != ExprKind::Constant && e.kind != ExprKind::Parameter && e.kind != ExprKind::Cast &&
+      e.kind != ExprKind::Arith && e.kind != ExprKind::Negate)
+    return false;
+  for (auto& a : e.args)
+    if (!a || !sameEverywhere(*a)) return false;
+  return true;
+}
+
+// generate_series' element count from its (start, stop) arguments: 0 when either is NULL or
+// start > stop.
+llvm::Value* seriesCount(CodeGen& cg, ExprCompiler& expr, const std::vector<SqlValue>& args) {
+  auto& b = cg.b;
+  for (const SqlValue& a : args)
+    if (a.type.isNull()) return cg.c64(0);
+  SqlValue start = expr.cast(args[0], SqlType::int64(false)), stop = expr.cast(args[1], SqlType::int64(false));
+  llvm::Value* count = b.CreateSelect(b.CreateICmpSLE(start.v, stop.v), b.CreateAdd(b.CreateSub(stop.v, start.v), cg.c64(1)), cg.c64(0));
+  for (const SqlValue& a : args)
+    if (a.null) count = b.CreateSelect(a.null, cg.c64(0), count);
+  return count;
+}
+
+}  // namespace
+
+void ExpandTranslator::produce() {
+  auto& x = static_cast<const plan::Expand&>(op_);
+  const auto* values = x.children[0]->kind == plan::OpKind::Values ? static_cast<const plan::Values*>(x.children[0].get()) : nullptr;
+  bool series = x.function == plan::Expand::Function::GenerateSeries && x.args.size() == 2 && values && values->rows.size() == 1;
+  for (auto& a : x.args) series = series && sameEverywhere(*a);
+  if (series)
+    for (auto& v : values->rows[0]) series = series && sameEverywhere(*v);
+  if (series) {
+    countSlot_ = q_.newStateSlot();
+    q_.atInit([this, &x] {
+      std::vector<SqlValue> args;
+      for (auto& a : x.args) args.push_back(q_.expr.compile(*a));
+      cg_.b.CreateStore(seriesCount(cg_, q_.expr, args), cg_.stateSlot(countSlot_));
+    });
+  }
+  children[0]->produce();
+}
+
 void ExpandTranslator::consume(Translator&) {
   auto& x = static_cast<const plan::Expand&>(op_);
   auto& b = cg_.b;
   std::vector<SqlValue> args;
+  for (auto& a : x.args) args.push_back(q_.expr.compile(*a));
+  if (x.function == plan::Expand::Function::GenerateSeries) {
+    // Its elements [from, to): all of them, or as the series' pipeline source the morsel's (the
+    // whole series when a procedure calls the pipeline: 0, 2^64 - 1).
+    llvm::Value* count = seriesCount(cg_, q_.expr, args);
+    llvm::Value* start = args[0].type.isNull() ? cg_.c64(0) : q_.expr.cast(args[0], SqlType::int64(false)).v;
+    llvm::Value *from = cg_.c64(0), *to = count;
+    if (countSlot_) {
+      q_.morselsOver(MorselSource::Series, nullptr, countSlot_);
+      from = cg_.arg(2);
+      to = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), count), cg_.arg(3), count);
+    }
+    cg_.ForRange(from, to, [&](llvm::Value* k) {
+      cg_.cancelPoint();
+      SqlValue v;
+      v.type = x.iu->type;
+      v.v = b.CreateAdd(start, k);
+      if (v.type.id == TypeId::Int32) v.v = b.CreateTrunc(v.v, cg_.i32());
+      q_.values[x.iu] = v;
+      emit();
+    });
+    return;
+  }
   llvm::Value* null = nullptr;  // a NULL argument: no rows
-  for (auto& a : x.args) {
-    args.push_back(q_.expr.compile(*a));
-    if (args.back().type.isNull()) null = cg_.cTrue();
-    else if (args.back().null) null = null ? b.CreateOr(null, args.back().null) : args.back().null;
+  for (const SqlValue& a : args) {
+    if (a.type.isNull()) null = cg_.cTrue();
+    else if (a.null) null = null ? b.CreateOr(null, a.null) : a.null;
   }
   auto rows = [&] {
-    if (x.function == plan::Expand::Function::GenerateSeries) {
-      SqlValue start = q_.expr.cast(args[0], SqlType::int64(false)), stop = q_.expr.cast(args[1], SqlType::int64(false));
-      cg_.If(b.CreateICmpSLE(start.v, stop.v), [&] {
-        llvm::Value* count = b.CreateAdd(b.CreateSub(stop.v, start.v), cg_.c64(1));
-        cg_.ForRange(cg_.c64(0), count, [&](llvm::Value* k) {
-          cg_.cancelPoint();
-          SqlValue v;
-          v.type = x.iu->type;
-          v.v = b.CreateAdd(start.v, k);
-          if (v.type.id == TypeId::Int32) v.v = b.CreateTrunc(v.v, cg_.i32());
-          q_.values[x.iu] = v;
-          emit();
-        });
-      });
-      return;
-    }
     auto [lo, hi] = q_.expr.safeString(args[0]);
     auto* count = cg_.local(cg_.i32(), "elements");
     b.CreateStore(cg_.c32(0), count);

@@ -59,11 +59,17 @@ class MapTranslator : public Translator {
 };
 
 // A set-returning function of each row (plan::Expand): a loop around the parent's code.
+// A generate_series of constants or parameters right over a VALUES of one such row is its
+// pipeline's morsel source (MorselSource::Series): query_init counts its elements into a state
+// slot, and each call of the pipeline makes the elements [begin, end) of them.
 class ExpandTranslator : public Translator {
  public:
   using Translator::Translator;
-  void produce() override { children[0]->produce(); }
+  void produce() override;
   void consume(Translator& from) override;
+
+ private:
+  uint32_t countSlot_ = 0;  // the series' element count (MorselSource::Series); 0: not a morsel source
 };
 
 // UNION ALL: each child's pipeline continues into the parent with its values as the outputs.

@@ -40,6 +40,9 @@ uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
     case MorselSource::BufferRows:
       step = kMorselEntries;
       return static_cast<const RowBuffer*>(state[p.slot])->count();
+    case MorselSource::Series:
+      step = kMorselEntries;
+      return reinterpret_cast<uint64_t>(state[p.slot]);  // query_init's count of the elements
     case MorselSource::Once: break;
   }
   step = UINT64_MAX;
@@ -95,9 +98,9 @@ class Driver {
       const uint64_t morselsBefore = profile_.morsels;
       const PipelineInfo& p = impl_.pipelines[i];
       PipelineRun& run = profile_.pipelines.emplace_back();
-      run.source = "othb"[static_cast<int>(p.source)];  // in MorselSource's order
+      run.source = "othbs"[static_cast<int>(p.source)];  // in MorselSource's order
       run.sink = "nrjab"[static_cast<int>(p.sink)];     // in PipelineSink's order
-      static_assert(static_cast<int>(MorselSource::BufferRows) == 3 && static_cast<int>(PipelineSink::Buffer) == 4);
+      static_assert(static_cast<int>(MorselSource::Series) == 4 && static_cast<int>(PipelineSink::Buffer) == 4);
       runPipeline(i);
       profile_.pipelines.back().ms = msSince(t);
       profile_.pipelines.back().morsels = std::max<uint64_t>(1, profile_.morsels - morselsBefore);
@@ -221,6 +224,7 @@ class Driver {
     // (a probe that only marks the build entries it matches: right semi and anti joins) needs no
     // merge: its marks are atomic stores.
     const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) && p.source != MorselSource::Once && !p.serial &&
+                          (p.source != MorselSource::Series || !inOrder(p)) &&
                           (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p) || disjointGroups(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
     // transaction's statements).
@@ -242,6 +246,12 @@ class Driver {
     }
     fitJoinTable(p);
   }
+
+  // Whether the order of the pipeline's rows can be seen: rows into the result or a buffer (a
+  // WITH query's, a sort's) keep the order of their source on one thread. A series keeps it
+  // (SELECT g FROM generate_series(1, n) g, INSERT ... SELECT from one: PostgreSQL's order) and
+  // goes parallel only into hash tables.
+  static bool inOrder(const PipelineInfo& p) { return p.sink == PipelineSink::Result || p.sink == PipelineSink::Buffer; }
 
   // A join's build side built on this thread: its directory fitted to the entries there are
   // (HashTable::fitDirectory), before any pipeline probes it.

@@ -109,7 +109,7 @@ std::string pipelineLines(const std::vector<PipelineRun>& pipelines) {
   char buf[256];
   for (size_t i = 0; i < pipelines.size(); ++i) {
     const PipelineRun& r = pipelines[i];
-    const char* from = r.source == 't' ? "table" : r.source == 'h' ? "hash entries" : r.source == 'b' ? "buffered rows" : "once";
+    const char* from = r.source == 't' ? "table" : r.source == 'h' ? "hash entries" : r.source == 'b' ? "buffered rows" : r.source == 's' ? "series" : "once";
     const char* to = r.sink == 'r'   ? "result"
                      : r.sink == 'j' ? "join table"
                      : r.sink == 'a' ? "aggregation"

@@ -106,6 +106,22 @@ bool numericConstant(const Expr& e, double& v) {
   return false;
 }
 
+// The rows an Expand makes of each input row: generate_series of integer constants (casts of
+// them too) makes stop - start + 1; otherwise 10 (no statistics of arrays' lengths). The series'
+// length decides its pipeline's compile tier (a series of millions must not stay interpreted).
+double expandedRows(const Expand& x) {
+  if (x.function == Expand::Function::GenerateSeries && x.args.size() == 2) {
+    double bounds[2];
+    for (int i = 0; i < 2; ++i) {
+      const Expr* e = x.args[static_cast<size_t>(i)].get();
+      while (e->kind == ExprKind::Cast && !e->args.empty() && e->type.isInteger()) e = e->args[0].get();
+      if (!e->type.isInteger() || !numericConstant(*e, bounds[i])) return 10;
+    }
+    return std::max(1.0, bounds[1] - bounds[0] + 1);
+  }
+  return 10;
+}
+
 }  // namespace
 
 namespace {
@@ -331,7 +347,7 @@ void CardinalityModel::estimate(Operator& op) {
                              : std::max(1.0, std::min(in, partitions * static_cast<double>(s.partitionLimit)));
       break;
     }
-    case OpKind::Expand: op.estimatedRows = op.child()->estimatedRows * 10; break;  // no statistics of arrays' lengths
+    case OpKind::Expand: op.estimatedRows = op.child()->estimatedRows * expandedRows(static_cast<Expand&>(op)); break;
     case OpKind::Join: {
       auto& j = static_cast<Join&>(op);
       double l = op.child(0)->estimatedRows, r = op.child(1)->estimatedRows;

@@ -212,6 +212,46 @@ TEST_CASE("parallel pipelines switch from cheap to optimized code in their middl
   }
 }
 
+TEST_CASE("a long generate_series runs in morsels: machine code takes over, hash tables fill on two threads, rows keep their order", "[parallel]") {
+  setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "4", 1);
+  Database db;
+  Connection con(db);
+  unsetenv("HYRAX_TEST_SWITCH_AFTER_MORSELS");
+  Connection one(db);
+  for (Connection* c : {&con, &one}) c->execute("SET analytics = 'inline'");
+  con.execute("SET threads = 2");
+  one.execute("SET threads = 1");
+  // Before, the whole series was one call: it stayed in the interpreter however long it ran.
+  const char* q = "SELECT count(*), sum(g), min(g), max(g) FROM generate_series(1, 1000000) g";
+  CHECK(rows(con.execute(q), true) == "1000000|500000500000|1|1000000\n");
+  std::string plan = rows(con.execute(std::string("EXPLAIN ANALYZE ") + q), true);
+  INFO(plan);
+  CHECK(std::regex_search(plan, std::regex("Compile tiers: interpreter first.*cheap code")));
+  CHECK(std::regex_search(plan, std::regex("Pipeline 1: [0-9.]+ ms, series -> aggregation, 2 threads, [0-9]+ morsels")));
+  // Into the result on one thread, in the series' order, as PostgreSQL gives it.
+  QueryResult r = con.execute("SELECT g FROM generate_series(-5, 99994) g");
+  REQUIRE(r.rowCount() == 100000);
+  bool inOrder = true;
+  for (uint64_t i = 0; i < r.rowCount(); ++i) inOrder = inOrder && r.text(i, 0) == std::to_string(static_cast<int64_t>(i) - 5);
+  CHECK(inOrder);
+  // Empty series, NULL bounds, parameters, a join against a table, the same on one thread.
+  con.execute("CREATE TABLE t (a BIGINT)");
+  con.execute("INSERT INTO t SELECT g * 3 FROM generate_series(1, 200000) g");
+  con.execute("PREPARE gs AS SELECT count(*), sum(g) FROM generate_series($1, $2) g");
+  one.execute("PREPARE gs AS SELECT count(*), sum(g) FROM generate_series($1, $2) g");
+  for (const char* query : {"SELECT count(*), sum(g) FROM generate_series(5, 1) g",
+                            "SELECT count(*), sum(g) FROM generate_series(1, CAST(NULL AS INTEGER)) g",
+                            "EXECUTE gs(10, 200000)", "EXECUTE gs(200000, 10)", "EXECUTE gs(NULL, 10)",
+                            "SELECT count(*), sum(g) FROM t JOIN generate_series(1, 300000) g ON t.a = g",
+                            "SELECT g % 7, count(*) FROM generate_series(1, 123456) g GROUP BY g % 7"}) {
+    INFO(query);
+    CHECK(rows(con.execute(query), false) == rows(one.execute(query), false));
+  }
+  CHECK(rows(con.execute("EXECUTE gs(10, 200000)"), true) == "199991|20000099955\n");
+  CHECK(rows(con.execute("SELECT count(*), sum(g) FROM t JOIN generate_series(1, 300000) g ON t.a = g"), true) ==
+        "100000|15000150000\n");
+}
+
 TEST_CASE("an error on a helper thread fails the query with its SQLSTATE and changes nothing", "[parallel]") {
   Database db;
   Connection con(db);
