@@ -67,6 +67,7 @@ class ExpandTranslator : public Translator {
   using Translator::Translator;
   void produce() override;
   void consume(Translator& from) override;
+  bool seriesSource() const { return countSlot_ != 0; }
 
  private:
   uint32_t countSlot_ = 0;  // the series' element count (MorselSource::Series); 0: not a morsel source

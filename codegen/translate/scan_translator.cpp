@@ -270,7 +270,10 @@ void ValuesTranslator::produce() {
       if (!v.type.nullable) v.null = nullptr;
       q_.values[values.columns[i]] = v;
     }
-    emit();
+    // Under a generate_series that is its pipeline's morsel source, the row is made again for
+    // each morsel: EXPLAIN ANALYZE counts it once (in the morsel from the series' start).
+    auto* series = dynamic_cast<ExpandTranslator*>(parent);
+    emit(series && series->seriesSource() ? cg_.b.CreateICmpEQ(cg_.arg(2), cg_.c64(0)) : nullptr);
   }
   q_.endPipeline();
 }

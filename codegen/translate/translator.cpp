@@ -9,12 +9,13 @@ namespace hyrax::codegen {
 
 Translator::Translator(const plan::Operator& op, QueryTranslator& q) : q_(q), cg_(q.cg), op_(op) {}
 
-void Translator::emit() {
+void Translator::emit(llvm::Value* countIf) {
   if (q_.countRows) {
     auto& b = cg_.b;
     llvm::Value* counters = cg_.loadPtr(cg_.stateSlot(0));
     llvm::Value* slot = b.CreateConstInBoundsGEP1_64(cg_.i64(), counters, op_.id);
-    b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), slot), cg_.c64(1)), slot);
+    llvm::Value* one = countIf ? b.CreateZExt(countIf, cg_.i64()) : cg_.c64(1);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), slot), one), slot);
   }
   parent->consume(*this);
 }

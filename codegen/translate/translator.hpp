@@ -36,8 +36,9 @@ class Translator {
   std::vector<std::unique_ptr<Translator>> children;
 
  protected:
-  // Hands the current row to the parent, counting it for EXPLAIN ANALYZE when asked.
-  void emit();
+  // Hands the current row to the parent, counting it for EXPLAIN ANALYZE when asked (and when
+  // `countIf`, an i1, is true, if given).
+  void emit(llvm::Value* countIf = nullptr);
   QueryTranslator& q_;
   CodeGen& cg_;
   const plan::Operator& op_;

@@ -228,6 +228,9 @@ TEST_CASE("a long generate_series runs in morsels: machine code takes over, hash
   INFO(plan);
   CHECK(std::regex_search(plan, std::regex("Compile tiers: interpreter first.*cheap code")));
   CHECK(std::regex_search(plan, std::regex("Pipeline 1: [0-9.]+ ms, series -> aggregation, 2 threads, [0-9]+ morsels")));
+  // Each morsel makes the VALUES row again; its count stays the one row it has.
+  CHECK(std::regex_search(plan, std::regex("Values \\(1 rows\\) +\\(rows=1 actual=1\\)")));
+  CHECK(std::regex_search(plan, std::regex("generate_series\\(1, 1000000\\) +\\(rows=1000000 actual=1000000\\)")));
   // Into the result on one thread, in the series' order, as PostgreSQL gives it.
   QueryResult r = con.execute("SELECT g FROM generate_series(-5, 99994) g");
   REQUIRE(r.rowCount() == 100000);
