@@ -132,7 +132,9 @@ void TableScanTranslator::produce() {
 }
 
 void TableScanTranslator::produceIndexLookup() {
-  q_.beginPipeline();
+  // Its estimate (when there is one) tells the driver whether the one call it makes of this
+  // pipeline is worth waiting for machine code (query_driver.cpp, kWaitForCodeRows).
+  q_.beginPipeline(op_.estimatedRows > 0 ? op_.estimatedRows : -1);
   indexRows();
   q_.endPipeline();
 }

@@ -225,6 +225,28 @@ TEST_CASE("compile_tier auto runs a query that ends soon on cheap code alone, wi
   CHECK(withoutCompile == 1);
 }
 
+TEST_CASE("a long index range scan (one call, no morsels) waits for cheap code instead of running interpreted", "[parallel]") {
+  Database db;
+  Connection con(db);
+  con.execute("SET analytics = 'inline'");
+  con.execute("CREATE TABLE k (id BIGINT PRIMARY KEY, v BIGINT)");
+  con.execute("INSERT INTO k SELECT g, g % 7 FROM generate_series(1, 2000000) g");
+  con.execute("ANALYZE");
+  // 150,000 rows through the index: one call of its pipeline, which cannot switch tiers in its
+  // middle. Before, it ran in the interpreter to its end (4-5 times the time on cheap code).
+  const char* q = "SELECT count(*), sum(v) FROM k WHERE id BETWEEN 100001 AND 250000";
+  CHECK(rows(con.execute(q)) == "150000|449997\n");
+  std::string plan = allText(con.execute(std::string("EXPLAIN ANALYZE ") + q));
+  INFO(plan);
+  REQUIRE(plan.find("IndexRangeScan") != std::string::npos);
+  // Only query_init ran interpreted; every pipeline after it on cheap code.
+  CHECK(std::regex_search(plan, std::regex("Compile tiers: interpreter first .*cheap code .*; morsels: 4, 1 interpreted")));
+  // A short range stays in the interpreter: its work is less than a compile.
+  plan = allText(con.execute("EXPLAIN ANALYZE SELECT count(*), sum(v) FROM k WHERE id BETWEEN 5 AND 900"));
+  INFO(plan);
+  CHECK(plan.find("Compile tiers: interpreter throughout") != std::string::npos);
+}
+
 TEST_CASE("compile_tier is a setting with its values, and a bad one is refused with 22023", "[parallel]") {
   Database db;
   Connection con(db);
