@@ -227,6 +227,7 @@ class SortTranslator : public Translator {
                      llvm::Value* partStart, llvm::Value* frameStart, llvm::Value* frameEnd);
   uint32_t fieldOf(const plan::Expr& column) const;  // the field of an input column
   llvm::Function* cmp_ = nullptr;
+  llvm::Function* keepFirstIn_ = nullptr;  // the pipeline function that hands cmp_ to a top-k buffer (consume)
   uint32_t slot_ = 0;
   RowLayout layout_{0};
   std::vector<const plan::IU*> columns_;
