@@ -73,15 +73,17 @@ void ExpandTranslator::consume(Translator&) {
   std::vector<SqlValue> args;
   for (auto& a : x.args) args.push_back(q_.expr.compile(*a));
   if (x.function == plan::Expand::Function::GenerateSeries) {
-    // Its elements [from, to): all of them, or as the series' pipeline source the morsel's (the
-    // whole series when a procedure calls the pipeline: 0, 2^64 - 1).
-    llvm::Value* count = seriesCount(cg_, q_.expr, args);
+    // Its elements [from, to): all of them, or as the series' pipeline source the morsel's, of
+    // the count query_init made (the whole series when a procedure calls the pipeline: 0, 2^64 - 1).
     llvm::Value* start = args[0].type.isNull() ? cg_.c64(0) : q_.expr.cast(args[0], SqlType::int64(false)).v;
-    llvm::Value *from = cg_.c64(0), *to = count;
+    llvm::Value *from = cg_.c64(0), *to = nullptr;
     if (countSlot_) {
       q_.morselsOver(MorselSource::Series, nullptr, countSlot_);
+      llvm::Value* count = b.CreateLoad(cg_.i64(), cg_.stateSlot(countSlot_));
       from = cg_.arg(2);
       to = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), count), cg_.arg(3), count);
+    } else {
+      to = seriesCount(cg_, q_.expr, args);
     }
     cg_.ForRange(from, to, [&](llvm::Value* k) {
       cg_.cancelPoint();
