@@ -101,8 +101,8 @@ bool sameValue(const std::optional<std::string>& a, const std::optional<std::str
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
   const double diff = std::fabs(x - y), relative = 1e-9 * std::max(std::fabs(x), std::fabs(y));
   if (diff <= relative || diff < 1e-12) return true;
-  // Equal when the longer one rounds to the shorter. hyrax's avg of integers and DECIMALs is a
-  // DECIMAL of scale 6 (sql/semantic/distinct_aggregates.cpp), PostgreSQL's has 16 or more digits.
+  // Equal when the longer one rounds to the shorter. hyrax's avg of 16/32-bit integers and DECIMALs
+  // is a DECIMAL of scale 6 (plan::aggregateResultType), PostgreSQL's has 16 or more digits.
   const size_t da = fractionDigits(*a), db = fractionDigits(*b), shorter = std::min(da, db);
   if (da == db) return false;
   if (shorter <= 6 && std::max(da, db) > 6 && diff <= 0.5000001e-6) return true;

@@ -150,7 +150,11 @@ SqlType aggregateResultType(AggFunc f, const SqlType& arg) {
       if (arg.id == TypeId::Decimal) return SqlType::decimal(18, arg.scale, true);
       return SqlType::float64(true);
     case AggFunc::Avg:
-      if (arg.isInteger()) return SqlType::decimal(18, 6, true);
+      // An average of 16- or 32-bit integers always fits DECIMAL(18,6); one of 64-bit integers
+      // (microsecond timestamps, counts, ids) may pass 9.2e12, past which no DECIMAL of 18 digits
+      // with a fraction holds it, so it is a double (as in DuckDB and Hyper; PostgreSQL's numeric
+      // has no bound).
+      if (arg.isInteger()) return arg.byteWidth() == 8 ? SqlType::float64(true) : SqlType::decimal(18, 6, true);
       if (arg.id == TypeId::Decimal) return SqlType::decimal(18, std::max<uint8_t>(arg.scale, 6), true);
       return SqlType::float64(true);
     case AggFunc::Min:

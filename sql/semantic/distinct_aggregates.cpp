@@ -160,11 +160,13 @@ void SelectBinder::splitDistinctAggregates(OperatorPtr& root, plan::Aggregate& a
         const plan::IU* counts = plan_.ius.make(SqlType::int64(true), "count");
         combined.push_back({plan::AggFunc::Sum, Expr::column(sum), sums});
         combined.push_back({plan::AggFunc::Sum, Expr::column(count), counts});
-        // avg's own type: integers and DECIMALs divide as DECIMAL (scale max(6, s)), floats as floats.
+        // avg's own type: 16- and 32-bit integers and DECIMALs divide as DECIMAL (scale max(6, s)),
+        // BIGINTs and floats as doubles (aggregateResultType).
         ExprPtr num = Expr::column(sums);
-        if (sums->type.isInteger()) num = castTo(std::move(num), SqlType::decimal(18, 0, true));
+        if (a.iu->type.isFloat()) num = castTo(std::move(num), SqlType::float64(true));
+        else if (sums->type.isInteger()) num = castTo(std::move(num), SqlType::decimal(18, 0, true));
         ExprPtr den = Expr::column(counts);
-        if (!num->type.isFloat()) den = castTo(std::move(den), SqlType::decimal(18, 0, true));
+        den = castTo(std::move(den), num->type.isFloat() ? SqlType::float64(true) : SqlType::decimal(18, 0, true));
         ExprPtr avg = makeArith(plan::ArithOp::Div, std::move(num), std::move(den), a.arg->pos);
         finish->computed.push_back({a.iu, castTo(std::move(avg), a.iu->type)});
         break;
