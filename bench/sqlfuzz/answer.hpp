@@ -39,7 +39,8 @@ struct Answer {
 };
 
 // How `other` differs from `reference`, or nullopt when they are equal: as multisets of rows, or
-// as sequences where `ordered` (the query's ORDER BY names every column). The text names the
+// as sequences where `ordered` (the query's ORDER BY names every column; rows whose values there
+// are too close for the comparison to tell which comes first compare as a multiset). The text names the
 // kind first ("error", "columns", "rows", "values"), then the first differing rows of each side.
 struct Difference {
   std::string kind;

@@ -60,6 +60,10 @@ struct SelectOut {
   Node node;
   std::vector<Kind> kinds;
   double rows;
+  // The query's own output SELECT only (Generator::select's `output`): `node` without its
+  // variance items (the first stream's items in their place), and which columns are one.
+  Node plain;
+  std::vector<bool> variance;
 };
 
 // Whether generated SQL names a column (every alias is x<number>).
@@ -114,9 +118,10 @@ class Generator {
   }
 
   // ---- The first generator's SQL (query_generator.cpp) ----
-  Node setChain(int depth, const std::vector<Kind>* want, const Scope* outer, std::vector<Kind>& kinds, double& rows);
-  SelectOut select(int depth, const std::vector<Kind>* want, const Scope* outer, bool outerLeaves);
-  Node selectItem(Kind k, const Ctx& c, size_t i, bool aggregating);
+  Node setChain(int depth, const std::vector<Kind>* want, const Scope* outer, std::vector<Kind>& kinds, double& rows,
+                std::vector<bool>* variance = nullptr);
+  SelectOut select(int depth, const std::vector<Kind>* want, const Scope* outer, bool outerLeaves, bool output = false);
+  Node selectItem(Kind k, const Ctx& c, size_t i, bool aggregating, Node* varianceItem);
   Node whereClause(const Ctx& c, int depth, std::vector<Node> conjuncts);
   Node fromClause(int depth, Scope& scope, int maxJoins);
   Node relation(int depth, Scope& scope);

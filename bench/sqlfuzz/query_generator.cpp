@@ -45,7 +45,8 @@ Query Generator::run() {
   }
   double rows = 0;
   std::vector<Kind> kinds;
-  Node body = setChain(2, nullptr, nullptr, kinds, rows);
+  std::vector<bool> variance;
+  Node body = setChain(2, nullptr, nullptr, kinds, rows, &variance);
   Node order = Node::leaf("");
   bool big = rows > 3000;
   if (big ? rng_.chance(0.85) : rng_.chance(0.3)) {
@@ -58,6 +59,11 @@ Query Generator::run() {
     }
     std::string limit = big || rng_.chance(0.5) ? std::string(" LIMIT ") + std::to_string(rng_.range(1, 60)) : "";
     if (!limit.empty() && rng_.chance(0.3)) limit += std::string(" OFFSET ") + std::to_string(rng_.range(0, 20));
+    // Groups whose variances are equal but summed in other orders (or exact in PostgreSQL's
+    // numeric) differ in the last digits, so such a key may order them either way (seed 546 query
+    // 925); the comparison takes rows that close in either order (answer.cpp), but a LIMIT could
+    // keep either of them. No LIMIT then (the draws are made all the same).
+    if (std::find(variance.begin(), variance.end(), true) != variance.end()) limit.clear();
     order = Node::leaf(" ORDER BY " + keys + limit);
     if (!limit.empty()) order.orSimpler(Node::leaf(" ORDER BY " + keys));
     order.orSimpler(Node::leaf(""));
@@ -66,12 +72,18 @@ Query Generator::run() {
 }
 
 // A SELECT, or a chain of UNION / INTERSECT / EXCEPT [ALL] of SELECTs of the same kinds.
-Node Generator::setChain(int depth, const std::vector<Kind>* want, const Scope* outer, std::vector<Kind>& kinds, double& rows) {
-  SelectOut first = select(depth, want, outer, false);
+// `variance`: the query's own output, where a lone SELECT may have variance columns (set there).
+Node Generator::setChain(int depth, const std::vector<Kind>* want, const Scope* outer, std::vector<Kind>& kinds, double& rows,
+                         std::vector<bool>* variance) {
+  SelectOut first = select(depth, want, outer, false, variance != nullptr);
   kinds = first.kinds;
   rows = first.rows;
   Node chain = first.node;
-  if (depth > 0 && rng_.chance(0.2))
+  if (variance) *variance = first.variance;
+  if (depth > 0 && rng_.chance(0.2)) {
+    // A set operation compares its rows' values exactly, as a comparison would: no variance.
+    chain = first.plain;
+    if (variance) variance->assign(kinds.size(), false);
     for (int i = 0, n = static_cast<int>(rng_.range(1, 2)); i < n; ++i) {
       static const char* kOps[] = {"UNION", "UNION ALL", "INTERSECT", "INTERSECT ALL", "EXCEPT", "EXCEPT ALL"};
       SelectOut next = select(depth - 1, &kinds, outer, false);
@@ -79,11 +91,14 @@ Node Generator::setChain(int depth, const std::vector<Kind>* want, const Scope* 
       Node left = chain;
       chain = Node::of("$ " + std::string(kOps[rng_.next() % 6]) + " $", {left, next.node}, {left, next.node});
     }
+  }
   return chain;
 }
 
 // One SELECT. `want`: the kinds of its columns (a set operation's second side, a subquery's).
-SelectOut Generator::select(int depth, const std::vector<Kind>* want, const Scope* outer, bool outerLeaves) {
+// `output`: the query's own output SELECT, the only one whose columns may be a variance (a
+// derived table's or a CTE's would be read as operands: README, "Kept out on purpose").
+SelectOut Generator::select(int depth, const std::vector<Kind>* want, const Scope* outer, bool outerLeaves, bool output) {
   Scope scope;
   scope.outer = outer;
   scope.outerLeaves = outerLeaves;
@@ -93,7 +108,7 @@ SelectOut Generator::select(int depth, const std::vector<Kind>* want, const Scop
   std::vector<Kind> kinds = want ? *want : std::vector<Kind>{};
   if (!want)
     for (int i = 0, n = static_cast<int>(rng_.range(1, 3)); i < n; ++i) kinds.push_back(randomKind());
-  std::vector<Node> items;
+  std::vector<Node> items, varianceItems(kinds.size());
   double rows = scope.rows * (where.render().empty() ? 1.0 : 0.4);
   const int mode = static_cast<int>(rng_.range(0, 99));
   std::string distinct;
@@ -108,7 +123,7 @@ SelectOut Generator::select(int depth, const std::vector<Kind>* want, const Scop
     }
     if (keys.empty()) keys.push_back({Node::leaf(scope.rels[0].cols[0].ref), scope.rels[0].cols[0].kind});
     Ctx agg{&scope, &keys, false};
-    for (size_t i = 0; i < kinds.size(); ++i) items.push_back(selectItem(kinds[i], agg, i, true));
+    for (size_t i = 0; i < kinds.size(); ++i) items.push_back(selectItem(kinds[i], agg, i, true, &varianceItems[i]));
     std::vector<Node> keyNodes;
     for (const GroupKey& k : keys) keyNodes.push_back(k.node);
     group = Node::of(" GROUP BY $", {Node::listOf(", ", keyNodes)});
@@ -117,22 +132,34 @@ SelectOut Generator::select(int depth, const std::vector<Kind>* want, const Scop
   } else if (mode < 45) {  // aggregates without GROUP BY: one row
     std::vector<GroupKey> none;
     Ctx agg{&scope, &none, false};
-    for (size_t i = 0; i < kinds.size(); ++i) items.push_back(selectItem(kinds[i], agg, i, true));
+    for (size_t i = 0; i < kinds.size(); ++i) items.push_back(selectItem(kinds[i], agg, i, true, &varianceItems[i]));
     if (rng_.chance(0.15)) having = Node::of(" HAVING $", {pred(agg, 1)}, {Node::leaf("")});
     rows = 1;
   } else {
-    for (size_t i = 0; i < kinds.size(); ++i) items.push_back(selectItem(kinds[i], row, i, false));
+    for (size_t i = 0; i < kinds.size(); ++i) items.push_back(selectItem(kinds[i], row, i, false, nullptr));
     if (rng_.chance(0.2)) distinct = "DISTINCT ";
     if (!outer && feature(0.3)) {
       OnExtra on(*this);
       rowNumber(scope, kinds, items);
     }
   }
-  Node node = Node::of("SELECT " + distinct + "$ FROM $$$$", {Node::listOf(", ", items), from, where, group, having});
-  return {node, kinds, std::max(rows, 1.0)};
+  auto make = [&](const std::vector<Node>& list) {
+    return Node::of("SELECT " + distinct + "$ FROM $$$$", {Node::listOf(", ", list), from, where, group, having});
+  };
+  std::vector<Node> withVariance = items;
+  std::vector<bool> variance(kinds.size());
+  for (size_t i = 0; output && i < kinds.size(); ++i)
+    if (!varianceItems[i].format.empty()) {
+      withVariance[i] = varianceItems[i];
+      variance[i] = true;
+    }
+  return {make(withVariance), kinds, std::max(rows, 1.0), make(items), variance};
 }
 
-Node Generator::selectItem(Kind k, const Ctx& c, size_t i, bool aggregating) {
+// The item the first stream makes; where the second stream makes a variance instead, that item
+// goes to `varianceItem` (made in every SELECT, so that the streams' draws stay the same, and
+// used in the query's output SELECT only).
+Node Generator::selectItem(Kind k, const Ctx& c, size_t i, bool aggregating, Node* varianceItem) {
   Node e = expr(k, c, 2);
   // avg's type differs between the engines (numeric, double), so it is only ever a whole output
   // column, compared by value, never an operand.
@@ -143,7 +170,8 @@ Node Generator::selectItem(Kind k, const Ctx& c, size_t i, bool aggregating) {
   }
   if (aggregating && k == Kind::Dbl && feature(0.2)) {
     OnExtra on(*this);
-    e = variance(c);
+    Node v = variance(c);
+    if (varianceItem) *varianceItem = Node::of(std::string("$ AS c") + std::to_string(i), {v});
   }
   return Node::of(std::string("$ AS c") + std::to_string(i), {e});
 }
