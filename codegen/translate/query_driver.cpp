@@ -21,11 +21,16 @@ constexpr uint32_t kStackStateSlots = 16;
 
 namespace {
 
-// Morsels: a slice of a table chunk (kTableMorselRows, 16,384 rows) of a scan, this many entries
-// or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big
-// enough that a call per morsel costs nothing measurable.
+// Morsels: kTableMorselUnits units of a table scan (16,384 rows), this many entries or rows of a
+// breaker. Small enough that optimized code takes over soon after it is ready, big enough that a
+// call per morsel costs nothing measurable. Rows that cost much get smaller ones (MorselSizer).
 constexpr uint64_t kMorselEntries = 16'384;
+constexpr uint64_t kLeastMorselEntries = 1'024;
 constexpr size_t kCounterPad = 8;  // 64 bytes of uint64_t: a helper's row counters' padding
+// What a morsel should take at most: the wait for a tier switch after the code is ready, and the
+// threads' difference at a pipeline's end. TPC-H Q13's 16,384 customers (each probing its
+// orders) took 60 ms a morsel, and its optimized code waited that long to take over.
+constexpr double kMorselTargetMs = 2;
 // A pipeline without morsels (an index range scan, a VALUES) is one call on the code of the
 // moment: it cannot switch tiers in its middle. Estimated to read this many rows, it waits for
 // the cheap code instead of running in the interpreter (about 40 ns a row there against 6-7 on
@@ -33,27 +38,50 @@ constexpr size_t kCounterPad = 8;  // 64 bytes of uint64_t: a helper's row count
 // interpreted.
 constexpr double kWaitForCodeRows = 100'000;
 
-uint64_t morselCount(const PipelineInfo& p, void** state, uint64_t& step) {
+// A pipeline's range in units (table scans: kTableUnitRows rows; breakers: entries or rows), its
+// usual morsel and its least.
+struct MorselRange {
+  uint64_t total = UINT64_MAX, usual = UINT64_MAX, least = UINT64_MAX;
+};
+
+MorselRange morselRange(const PipelineInfo& p, void** state) {
   switch (p.source) {
-    case MorselSource::TableChunks: {  // slices of chunks (kTableMorselRows rows); rows fill chunks in order
-      step = 1;
+    case MorselSource::TableChunks: {  // units of kTableUnitRows rows; rows fill chunks in order
       const auto* table = static_cast<const Table*>(p.table);
-      return (table->rowCount() + kTableMorselRows - 1) / kTableMorselRows;
+      return {(table->rowCount() + kTableUnitRows - 1) / kTableUnitRows, kTableMorselUnits, 1};
     }
     case MorselSource::HashEntries:
-      step = kMorselEntries;
-      return static_cast<const HashTable*>(state[p.slot])->count();
+      return {static_cast<const HashTable*>(state[p.slot])->count(), kMorselEntries, kLeastMorselEntries};
     case MorselSource::BufferRows:
-      step = kMorselEntries;
-      return static_cast<const RowBuffer*>(state[p.slot])->count();
-    case MorselSource::Series:
-      step = kMorselEntries;
-      return reinterpret_cast<uint64_t>(state[p.slot]);  // query_init's count of the elements
+      return {static_cast<const RowBuffer*>(state[p.slot])->count(), kMorselEntries, kLeastMorselEntries};
+    case MorselSource::Series:  // query_init's count of the elements
+      return {reinterpret_cast<uint64_t>(state[p.slot]), kMorselEntries, kLeastMorselEntries};
     case MorselSource::Once: break;
   }
-  step = UINT64_MAX;
-  return UINT64_MAX;
+  return {};
 }
+
+// The size of a thread's next morsel: the usual, or less while its morsels take longer than
+// kMorselTargetMs (shrunk in proportion, down to the least), growing back by doubling once they
+// take under a quarter of it (an interpreted morsel before machine code, a preempted one). Tests
+// that fix the morsel of each tier switch keep the usual size.
+class MorselSizer {
+ public:
+  MorselSizer(const MorselRange& range, bool adapt) : range_(range), step_(range.usual), adapt_(adapt) {}
+  uint64_t step() const { return step_; }
+  void took(double ms) {
+    if (!adapt_) return;
+    if (ms > 2 * kMorselTargetMs && step_ > range_.least)
+      step_ = std::max(range_.least, static_cast<uint64_t>(static_cast<double>(step_) * kMorselTargetMs / ms));
+    else if (ms < kMorselTargetMs / 4 && step_ < range_.usual)
+      step_ = std::min(range_.usual, step_ * 2);
+  }
+
+ private:
+  MorselRange range_;
+  uint64_t step_;
+  bool adapt_;
+};
 
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -243,13 +271,16 @@ class Driver {
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
       return fitJoinTable(p);
     }
-    uint64_t step = 1;
-    const uint64_t total = morselCount(p, state_, step);
-    if (parallel && total > step) return runParallel(i, total, step);  // its absorb fits the table
-    pipelineTotal_ = total == UINT64_MAX ? total : (total + step - 1) / step;
-    for (uint64_t begin = 0; begin < total; begin += step, ++pipelineDone_) {
-      const uint64_t end = switchMayCome() ? std::min(total, begin + step) : UINT64_MAX;  // the rest at once
+    const MorselRange range = morselRange(p, state_);
+    if (parallel && range.total > range.usual) return runParallel(i, range);  // its absorb fits the table
+    pipelineTotal_ = range.total;
+    MorselSizer size(range, !impl_.waitForOptimizedAfter);
+    for (uint64_t begin = 0; begin < range.total; begin = pipelineDone_) {
+      const uint64_t end = switchMayCome() ? std::min(range.total, begin + size.step()) : UINT64_MAX;  // the rest at once
+      const auto t = std::chrono::steady_clock::now();
       if (check(ctx_, next()->pipelines[i](&ctx_, state_, begin, end)) == CodeGen::kPipelineStop || end == UINT64_MAX) break;
+      size.took(msSince(t));
+      pipelineDone_ = end;
     }
     fitJoinTable(p);
   }
@@ -294,10 +325,14 @@ class Driver {
       return;
     }
     const auto n = static_cast<uint32_t>(helpers.size());
+    // Partition t holds at most every group the helpers made, and about 1/n of the estimate: a
+    // wrong estimate (TPC-H Q18's 57 orders estimated at 2M) made directories of 16 MB to zero.
+    uint64_t groups = 0;
+    for (auto& h : helpers) groups += static_cast<const HashTable*>(h.state[p.sinkSlot])->count();
     std::vector<HashTable*> parts(n);
     std::vector<std::vector<void*>> states(n);
     for (uint32_t t = 0; t < n; ++t) {
-      parts[t] = helpers[t].ctx->newHashTable(mine->entrySize(), mine->expected() / n);
+      parts[t] = helpers[t].ctx->newHashTable(mine->entrySize(), std::min(groups, mine->expected() / n));
       states[t].assign(state_, state_ + impl_.stateSlots);
       states[t][p.sinkSlot] = parts[t];
       states[t][p.mergeSlot + 1] = reinterpret_cast<void*>(static_cast<uintptr_t>(t) | uint64_t{n} << 32);
@@ -405,6 +440,8 @@ class Driver {
   // A helper's pre-aggregation table: its entries and directory near the core (16,384 entries of
   // 48 bytes are 768 KiB, their directory 128 KiB).
   static constexpr uint64_t kPreAggregationEntries = 16'384;
+  // A thread's table of groups to be merged: its directory at the start (it doubles as groups come).
+  static constexpr uint64_t kMergedGroupsAtStart = 65'536;
   // Partitions of a pre-aggregating pipeline's groups, each merged by one thread: a few per
   // thread so that the threads finish together, and small enough that a partition of 10M
   // groups stays near the caches.
@@ -420,14 +457,14 @@ class Driver {
     return p.sinkRows * (static_cast<const HashTable*>(state_[p.sinkSlot])->entrySize() + sizeof(uint64_t)) >= kPreAggregateAloneBytes;
   }
 
-  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (a quarter of a
-  // table chunk, 16,384 hash entries) until none is left, into a sink of its own (its own context:
+  // Morsel-driven (Leis et al., SIGMOD 2014): each thread takes the next morsel (16,384 rows of a
+  // table or hash entries, fewer where rows cost much: MorselSizer) until none is left, into a sink of its own (its own context:
   // strings, errors, results); then the sinks are merged into the query's on this thread, and the
   // helpers' contexts live on in the query's.
-  void runParallel(size_t i, uint64_t total, uint64_t step) {
+  void runParallel(size_t i, const MorselRange& range) {
     const PipelineInfo& p = impl_.pipelines[i];
-    const uint64_t morselCount = (total + step - 1) / step;
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, morselCount));
+    const uint64_t total = range.total;
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(threads_, (total + range.usual - 1) / range.usual));
     struct Helper {
       std::unique_ptr<QueryContext> ctx;
       std::vector<void*> state;
@@ -467,7 +504,12 @@ class Driver {
             sink = table;
             break;
           }
-          sink = h.ctx->newHashTable(mine->entrySize(), p.sink == PipelineSink::JoinBuild || disjoint ? mine->expected() / n : mine->expected());
+          // Merged groups are few against the rows (worthMerging), or their estimate is not to
+          // be trusted (join entries pinning groups): a thread's table starts small and grows,
+          // instead of each zeroing a directory of the estimate.
+          const uint64_t expected = p.sink == PipelineSink::JoinBuild || disjoint ? mine->expected() / n
+                                                                                  : std::min(mine->expected(), kMergedGroupsAtStart);
+          sink = h.ctx->newHashTable(mine->entrySize(), expected);
           break;
         }
         case PipelineSink::Buffer: {
@@ -480,7 +522,7 @@ class Driver {
         case PipelineSink::None: break;
       }
     }
-    std::atomic<uint64_t> nextMorsel{0}, morsels{0}, optimizedMorsels{0}, interpretedMorsels{0};
+    std::atomic<uint64_t> nextUnit{0}, unitsDone{0}, morsels{0}, optimizedMorsels{0}, interpretedMorsels{0};
     std::atomic<bool> stop{false}, silentFailure{false}, compileStarted{false};
     const CodeTier* first = tier();
     OptimizedTier* optimized = optimized_;
@@ -493,20 +535,23 @@ class Driver {
     runOnWorkers(n, [&](uint32_t w) {
       Helper& h = helpers[w];
       if (yieldToCompile && w + 1 == n)
-        cheap->waitWhileCompiling([&] { return nextMorsel.load(std::memory_order_relaxed) * step >= total || stop.load(); });
+        cheap->waitWhileCompiling([&] { return nextUnit.load(std::memory_order_relaxed) >= total || stop.load(); });
+      MorselSizer size(range, !impl_.waitForOptimizedAfter);
       for (;;) {
-        const uint64_t m = nextMorsel.fetch_add(1, std::memory_order_relaxed) * step;
+        const uint64_t step = size.step();
+        const uint64_t m = nextUnit.fetch_add(step, std::memory_order_relaxed);
         if (m >= total || stop.load(std::memory_order_relaxed)) return;
+        const uint64_t end = std::min(total, m + step);
         const CodeTier* code = first;
         if (optimized) {
-          if (considerCompiling(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount)) compileStarted = true;
+          if (considerCompiling(pipelineStart, unitsDone.load(std::memory_order_relaxed), total)) compileStarted = true;
           if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= optimizedWaitAfter())
             optimized->waitUntilDone();  // tests: the switch comes here every time
           if (!tooSoon(profile_.morsels + morsels.load(), optimizedWaitAfter()))
             if (const CodeTier* t = optimized->ready.load(std::memory_order_acquire)) code = t;
         }
         if (cheap && code == first) {
-          considerCheapCompile(pipelineStart, morsels.load(std::memory_order_relaxed), morselCount);
+          considerCheapCompile(pipelineStart, unitsDone.load(std::memory_order_relaxed), total);
           if (impl_.waitForOptimizedAfter && profile_.morsels + morsels.load() >= impl_.waitForOptimizedAfter)
             CheapTier::waitUntilDone(impl_.cheap);
           if (!tooSoon(profile_.morsels + morsels.load(), impl_.waitForOptimizedAfter))
@@ -515,12 +560,15 @@ class Driver {
         morsels.fetch_add(1, std::memory_order_relaxed);
         if (isOptimized(code)) optimizedMorsels.fetch_add(1, std::memory_order_relaxed);
         if (code->interpreted) interpretedMorsels.fetch_add(1, std::memory_order_relaxed);
-        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, std::min(total, m + step));
+        const auto t = std::chrono::steady_clock::now();
+        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, end);
         if (status != CodeGen::kPipelineOk) {
           stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
           if (!h.ctx->failed()) silentFailure = true;
           return;
         }
+        size.took(msSince(t));
+        unitsDone.fetch_add(end - m, std::memory_order_relaxed);
       }
     });
     profile_.morsels += morsels;
@@ -566,7 +614,7 @@ class Driver {
   const CodeTier* code_ = &impl_.code;
   OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come
   CheapTier* cheap_ = nullptr;  // non-null while the switch from the interpreter may come
-  // The pipeline running on this thread: its start, morsels done and their number (UINT64_MAX:
+  // The pipeline running on this thread: its start, units done and their number (UINT64_MAX:
   // unknown), for the optimized compile's decision.
   std::chrono::steady_clock::time_point pipelineStart_ = std::chrono::steady_clock::now();
   uint64_t pipelineDone_ = 0, pipelineTotal_ = UINT64_MAX;

@@ -1,5 +1,5 @@
-// Sources: table scans (slice by slice, one morsel = a range of slices of kTableMorselRows rows,
-// a chunk's rows in order) and constant VALUES rows.
+// Sources: table scans (one morsel = a range of units of kTableUnitRows rows, chunk by chunk, a
+// chunk's rows in order) and constant VALUES rows.
 #include <bit>
 
 #include "codegen/translate/operator_translators.hpp"
@@ -88,30 +88,43 @@ void TableScanTranslator::produce() {
         if (col.index == c) key.push_back(col.iu);
     if (!scan.table->primaryKey().empty() && key.size() == scan.table->primaryKey().size()) q_.rowsUniqueBy(std::move(key));
   }
-  static_assert(Table::kChunkRows % kTableMorselRows == 0 && kTableMorselRows % kCancelBlock == 0);
-  constexpr unsigned kSliceBits = std::countr_zero(Table::kChunkRows / kTableMorselRows);
+  static_assert(Table::kChunkRows % kTableUnitRows == 0);
+  constexpr unsigned kUnitBits = std::countr_zero(Table::kChunkRows / kTableUnitRows);  // units of a chunk
+  constexpr uint64_t kUnitMask = (uint64_t{1} << kUnitBits) - 1;
   llvm::Value* table = cg_.cPtr(scan.table);
-  llvm::Value* slices = b.CreateShl(b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64()), kSliceBits);
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), slices), cg_.arg(3), slices);
-  cg_.ForRange(cg_.arg(2), end, [&](llvm::Value* slice) {
-    llvm::Value* chunk64 = b.CreateLShr(slice, kSliceBits);
+  // Units [begin, end) of kTableUnitRows rows: the chunks they touch, each once, from the first
+  // unit's row in the first chunk to the last unit's end in the last. However small the driver
+  // makes a morsel, a call pays the chunk's set-up once, not once per unit.
+  llvm::Value* units = b.CreateShl(b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64()), kUnitBits);
+  llvm::Value* begin = cg_.arg(2);
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), units), cg_.arg(3), units);
+  llvm::Value* any = b.CreateICmpULT(begin, end);
+  llvm::Value* firstChunk = b.CreateLShr(begin, kUnitBits);
+  llvm::Value* lastUnit = b.CreateSub(end, cg_.c64(1));
+  llvm::Value* lastChunk = b.CreateLShr(lastUnit, kUnitBits);
+  llvm::Value* chunksEnd = b.CreateSelect(any, b.CreateAdd(lastChunk, cg_.c64(1)), firstChunk);
+  cg_.ForRange(firstChunk, chunksEnd, [&](llvm::Value* chunk64) {
     llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
     llvm::Value* rows = b.CreateZExt(cg_.call("hyrax_rt_table_chunk_rows", {table, chunk}), cg_.i64());
-    // The slice's rows of the chunk (none when the chunk is shorter).
-    llvm::Value* sliceFirst = b.CreateMul(b.CreateAnd(slice, cg_.c64((1 << kSliceBits) - 1)), cg_.c64(kTableMorselRows));
-    llvm::Value* sliceLast = b.CreateAdd(sliceFirst, cg_.c64(kTableMorselRows));
-    sliceLast = b.CreateSelect(b.CreateICmpULT(sliceLast, rows), sliceLast, rows);
+    // The range's rows of the chunk (none when the chunk is shorter).
+    llvm::Value* rangeFirst = b.CreateSelect(b.CreateICmpEQ(chunk64, firstChunk),
+                                             b.CreateMul(b.CreateAnd(begin, cg_.c64(kUnitMask)), cg_.c64(kTableUnitRows)), cg_.c64(0));
+    llvm::Value* rangeLast = b.CreateSelect(b.CreateICmpEQ(chunk64, lastChunk),
+                                            b.CreateMul(b.CreateAdd(b.CreateAnd(lastUnit, cg_.c64(kUnitMask)), cg_.c64(1)), cg_.c64(kTableUnitRows)),
+                                            cg_.c64(Table::kChunkRows));
+    rangeLast = b.CreateSelect(b.CreateICmpULT(rangeLast, rows), rangeLast, rows);
     std::vector<llvm::Value*> data, nulls;
     chunkColumns(chunk, data, nulls);
     // Rows in blocks of kCancelBlock with a cancel check between blocks: a per-row check would
     // cost a tight scan about 10%.
-    llvm::Value* firstBlock = b.CreateLShr(sliceFirst, kCancelBlockBits);
-    llvm::Value* blocks = b.CreateLShr(b.CreateAdd(sliceLast, cg_.c64(kCancelBlock - 1)), kCancelBlockBits);
+    llvm::Value* firstBlock = b.CreateLShr(rangeFirst, kCancelBlockBits);
+    llvm::Value* blocks = b.CreateLShr(b.CreateAdd(rangeLast, cg_.c64(kCancelBlock - 1)), kCancelBlockBits);
     cg_.ForRange(firstBlock, blocks, [&](llvm::Value* block) {
       cg_.checkCancel();
       llvm::Value* first = b.CreateShl(block, kCancelBlockBits);
-      llvm::Value* last = b.CreateAdd(first, cg_.c64(kCancelBlock));
-      last = b.CreateSelect(b.CreateICmpULT(last, sliceLast), last, sliceLast);
+      first = b.CreateSelect(b.CreateICmpULT(first, rangeFirst), rangeFirst, first);
+      llvm::Value* last = b.CreateAdd(b.CreateShl(block, kCancelBlockBits), cg_.c64(kCancelBlock));
+      last = b.CreateSelect(b.CreateICmpULT(last, rangeLast), last, rangeLast);
       cg_.ForRange(first, last, [&](llvm::Value* row) {
         loadRow(chunk64, row, data, nulls);
         q_.lookahead = [&, row, rows, chunk64](const plan::IU* iu, int64_t distance) -> std::optional<SqlValue> {

@@ -51,15 +51,19 @@ std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<con
 // What a pipeline's [begin, end) counts, so that the driver can hand it out in morsels: table
 // chunks, hash-table entries or row-buffer rows (the breaker's in state slot `slot`). A pipeline
 // without one (VALUES, an index lookup, a sort) runs once over everything.
-// A table scan's range counts slices of kTableMorselRows rows (a quarter of a table chunk), so that
-// a table of a few chunks still gives the threads several morsels each: TPC-H's customer (3
-// chunks) and part (4) probing big joins left one thread with twice the other's work.
+// A table scan's range counts units of kTableUnitRows rows (a 64th of a table chunk); the driver
+// hands out a morsel of kTableMorselUnits of them (16,384 rows) and fewer where rows cost much
+// (query_driver.cpp, MorselSizer): TPC-H Q13's 16,384 customers each probing their orders took
+// 60 ms, and optimized code took over only at a morsel's end. Units smaller than a chunk also
+// give the threads several morsels of a table of a few chunks: TPC-H's customer (3 chunks) and
+// part (4) probing big joins left one thread with twice the other's work.
 // Series: the elements of a generate_series over a VALUES of one row (`FROM generate_series(1,
 // n)`), whose count query_init stores in state slot `slot`: a series of millions of rows ran as
 // one call, so it could never switch from the interpreter to machine code (30M rows: 1.15 s
 // interpreted, 0.2 s on cheap code).
 enum class MorselSource : uint8_t { Once, TableChunks, HashEntries, BufferRows, Series };
-constexpr uint64_t kTableMorselRows = 16'384;
+constexpr uint64_t kTableUnitRows = 1'024;
+constexpr uint64_t kTableMorselUnits = 16;
 
 // Where a pipeline's rows end, as far as running it on several threads goes: each helper thread
 // gets a sink of its own (result chunks, a hash table, a row buffer in its state slot), merged
@@ -72,7 +76,7 @@ struct PipelineInfo {
   std::string function;
   double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
   MorselSource source = MorselSource::Once;
-  const void* table = nullptr;  // TableChunks: the hyrax::Table (the range: its slices, kTableMorselRows rows each)
+  const void* table = nullptr;  // TableChunks: the hyrax::Table (the range: its units, kTableUnitRows rows each)
   uint32_t slot = 0;            // HashEntries, BufferRows: the state slot of the table / buffer; Series: of the count
   PipelineSink sink = PipelineSink::None;
   uint32_t sinkSlot = 0;        // JoinBuild, Aggregate: the HashTable*; Buffer: RowBuffer*; Result: the view

@@ -184,6 +184,33 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
   CHECK(plan2.find("Parallel: 1 pipeline on up to 2 threads") != std::string::npos);  // d's one chunk: serial
 }
 
+TEST_CASE("rows that cost much are handed out in smaller morsels, each row read once", "[parallel]") {
+  Database db;
+  Connection con(db);
+  con.execute("SET analytics = 'inline'");
+  // 2^17 + 1 rows: two full table chunks and one row of a third, eight usual morsels and one.
+  con.execute("CREATE TABLE h (a BIGINT, s VARCHAR(20))");
+  con.execute("INSERT INTO h SELECT x, 'x' || (x % 77) FROM generate_series(0, 131072) x");
+  // About a microsecond a row: a usual morsel of 16,384 rows would take some 16 ms.
+  const char* heavy = "SELECT count(*), sum(a), min(a), max(a) FROM h WHERE md5(repeat(s, 40)) <> ''";
+  con.execute("SET compile_tier = 'optimized'");
+  con.execute("SET threads = 2");
+  CHECK(rows(con.execute(heavy), true) == "131073|8590000128|0|131072\n");
+  std::string plan = rows(con.execute(std::string("EXPLAIN ANALYZE ") + heavy), true);
+  INFO(plan);
+  std::smatch m;
+  REQUIRE(std::regex_search(plan, m, std::regex("Pipeline 1: [0-9.]+ ms, table -> aggregation, 2 threads, ([0-9]+) morsels")));
+  CHECK(std::stoi(m[1]) >= 18);  // at least twice the usual nine
+  // Morsels of any size cover the rows once, across chunk ends: the same as one call on one thread.
+  const char* edges = "SELECT count(*), sum(a), count(DISTINCT a), min(a), max(a) FROM h WHERE md5(s || a) <> 'x'";
+  const std::string twoThreads = rows(con.execute(edges), true);
+  con.execute("SET threads = 1");
+  CHECK(rows(con.execute(edges), true) == twoThreads);
+  CHECK(twoThreads == "131073|8590000128|131073|0|131072\n");
+  con.execute("SET compile_tier = 'adaptive'");  // morsel by morsel while the tiers may switch
+  CHECK(rows(con.execute(heavy), true) == "131073|8590000128|0|131072\n");
+}
+
 TEST_CASE("parallel pipelines switch from cheap to optimized code in their middle and answer the same", "[parallel]") {
   setenv("HYRAX_TEST_SWITCH_AFTER_MORSELS", "4", 1);
   Database db;
