@@ -1,8 +1,6 @@
 #include "codegen/jit/background.hpp"
 
 #include <pthread.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <condition_variable>
@@ -10,7 +8,6 @@
 #include <mutex>
 #include <new>
 #include <thread>
-#include <vector>
 
 #include "engine/util/forked_process.hpp"
 
@@ -18,30 +15,14 @@ namespace hyrax::jit {
 
 namespace {
 
-struct Job {
-  std::function<void()> run;
-  const void* owner;
-};
-
-// A job demoted while it ran, on the thread that finishes it alone.
-struct Demoted {
-  const void* owner;
-  pid_t thread;
-};
-
 struct Queue {
   std::mutex mutex;
   std::condition_variable changed;
-  std::deque<Job> jobs;
-  int running = 0;       // jobs being run (the lane's thread's and demoted ones)
-  bool started = false;  // this process has the lane's thread
+  std::deque<std::function<void()>> jobs;
+  bool running = false;  // a job is being run
+  bool started = false;  // this process has its thread
   bool exiting = false;  // the process is exiting: no more jobs run
-  pid_t thread = 0;      // the lane's thread (0 until it runs)
-  const void* owner = nullptr;  // the owner of the job it runs
-  std::vector<Demoted> demoted;
 };
-
-constexpr int kDemotedNice = 19;
 
 constexpr int kLanes = 2;
 
@@ -82,9 +63,9 @@ Queue* queue(Lane lane) {
       for (auto& s : storage) {
         Queue* q = reinterpret_cast<Queue*>(s);
         std::unique_lock lock(q->mutex);
-        std::deque<Job> dropped;
+        std::deque<std::function<void()>> dropped;
         dropped.swap(q->jobs);
-        q->changed.wait(lock, [&] { return q->running == 0; });
+        q->changed.wait(lock, [&] { return !q->running; });
         q->exiting = true;  // a job queued from now on is dropped too
       }
     });
@@ -94,40 +75,25 @@ Queue* queue(Lane lane) {
   return reinterpret_cast<Queue*>(storage[static_cast<int>(lane)]);
 }
 
-// The lane's thread: runs the queue's jobs in turn. Demoted under a job (demote), it ends after
-// that job; the lane has another thread by then.
 void loop(Queue* q) {
-  const pid_t self = gettid();
   std::unique_lock lock(q->mutex);
-  q->thread = self;
   for (;;) {
     q->changed.wait(lock, [&] { return !q->jobs.empty(); });
-    Job job = std::move(q->jobs.front());
+    std::function<void()> job = std::move(q->jobs.front());
     q->jobs.pop_front();
-    q->running++;
-    q->owner = job.owner;
+    q->running = true;
     lock.unlock();
-    job.run();
-    job.run = nullptr;  // what it captured dies outside the lock
+    job();
+    job = nullptr;  // what it captured dies outside the lock
     lock.lock();
-    q->running--;
+    q->running = false;
     q->changed.notify_all();
-    if (q->thread != self) {  // demoted: the lane's jobs are another thread's now
-      std::erase_if(q->demoted, [&](const Demoted& d) { return d.thread == self; });
-      return;
-    }
-    q->owner = nullptr;
   }
-}
-
-void startThread(Queue* q) {
-  q->started = true;
-  std::thread(loop, q).detach();
 }
 
 }  // namespace
 
-void runInBackground(std::function<void()> job, Lane lane, const void* owner) {
+void runInBackground(std::function<void()> job, Lane lane) {
   Queue* q = queue(lane);
   if (kThreadSanitizer && lane == Lane::FirstCode && forkedProcess()) {
     job();
@@ -135,38 +101,19 @@ void runInBackground(std::function<void()> job, Lane lane, const void* owner) {
   }
   std::lock_guard lock(q->mutex);
   if (q->exiting) return;
-  q->jobs.push_back({std::move(job), owner});
-  if (!q->started) startThread(q);
+  q->jobs.push_back(std::move(job));
+  if (!q->started) {
+    q->started = true;
+    std::thread(loop, q).detach();
+  }
   q->changed.notify_all();
-}
-
-bool demote(Lane lane, const void* owner) {
-  Queue* q = queue(lane);
-  std::lock_guard lock(q->mutex);
-  if (!owner || q->owner != owner || q->thread == 0) return false;
-  // Under the lock the thread cannot have moved on to the next job: it takes the lock first.
-  const pid_t thread = q->thread;
-  setpriority(PRIO_PROCESS, static_cast<id_t>(thread), kDemotedNice);  // lowering needs no privilege
-  q->demoted.push_back({owner, thread});
-  q->thread = 0;
-  q->owner = nullptr;
-  q->started = false;
-  if (!q->jobs.empty()) startThread(q);
-  return true;
-}
-
-void promote(Lane lane, const void* owner) {
-  Queue* q = queue(lane);
-  std::lock_guard lock(q->mutex);
-  for (const Demoted& d : q->demoted)
-    if (d.owner == owner) setpriority(PRIO_PROCESS, static_cast<id_t>(d.thread), 0);  // EACCES without the right: stays
 }
 
 void drainBackground() {
   for (Lane lane : {Lane::FirstCode, Lane::Optimized}) {
     Queue* q = queue(lane);
     std::unique_lock lock(q->mutex);
-    q->changed.wait(lock, [&] { return q->jobs.empty() && q->running == 0; });
+    q->changed.wait(lock, [&] { return q->jobs.empty() && !q->running; });
   }
 }
 

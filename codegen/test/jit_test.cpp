@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,67 +130,6 @@ TEST_CASE("bitcode compiles again in a context of its own, on the background thr
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(result == 42);
-}
-
-TEST_CASE("a demoted background job finishes at the lowest priority alone; the lane's next job does not wait behind it") {
-  std::mutex m;
-  std::condition_variable cv;
-  bool release = false, secondRan = false;
-  int firstNice = -1, firstNiceAfter = -1, secondNice = -1;
-  pid_t firstThread = 0, secondThread = 0;
-  const int owner = 0;  // any address names the job
-  jit::runInBackground(
-      [&] {
-        std::unique_lock lock(m);
-        firstThread = gettid();
-        firstNice = getpriority(PRIO_PROCESS, 0);
-        cv.notify_all();
-        cv.wait(lock, [&] { return release; });  // held until the test lets it go
-        firstNiceAfter = getpriority(PRIO_PROCESS, 0);
-      },
-      jit::Lane::Optimized, &owner);
-  // However the checks below end, the held job is let go and finished before the test's locals go.
-  struct LetGo {
-    std::mutex& m;
-    std::condition_variable& cv;
-    bool& release;
-    ~LetGo() {
-      {
-        std::lock_guard lock(m);
-        release = true;
-        cv.notify_all();
-      }
-      jit::drainBackground();
-    }
-  } letGo{m, cv, release};
-  {
-    std::unique_lock lock(m);
-    cv.wait(lock, [&] { return firstThread != 0; });
-  }
-  const int other = 0;
-  CHECK_FALSE(jit::demote(jit::Lane::Optimized, &other));  // not the running job: nothing happens
-  CHECK(jit::demote(jit::Lane::Optimized, &owner));
-  // The next job runs while the demoted one is still held, on another thread, at the usual priority.
-  jit::runInBackground([&] {
-    std::lock_guard lock(m);
-    secondThread = gettid();
-    secondNice = getpriority(PRIO_PROCESS, 0);
-    secondRan = true;
-    cv.notify_all();
-  });
-  {
-    std::unique_lock lock(m);
-    CHECK(cv.wait_for(lock, std::chrono::seconds(20), [&] { return secondRan; }));
-    release = true;
-    cv.notify_all();
-  }
-  jit::drainBackground();  // waits for the demoted job too
-  std::lock_guard lock(m);
-  CHECK(firstNice == 0);
-  CHECK(firstNiceAfter == 19);
-  CHECK(secondNice == 0);
-  CHECK(secondThread != firstThread);
-  CHECK_FALSE(jit::demote(jit::Lane::Optimized, &owner));  // over
 }
 
 TEST_CASE("a compiled module's IR compiles again at another level; the first code stays") {

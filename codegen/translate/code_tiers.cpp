@@ -24,8 +24,6 @@ double laterPipelinesMs(double pipelineMs, uint64_t done, uint64_t total, double
 void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
   if (self->submitted.exchange(true)) return;
   jit::runInBackground([optimized = self] {
-    // Queued behind another compile until after its query ended: as if demoted then.
-    if (optimized->orphaned.load()) jit::demote(jit::Lane::Optimized, optimized.get());
     if (optimized->wanted) {
       try {
         auto t = std::chrono::steady_clock::now();
@@ -41,17 +39,7 @@ void OptimizedTier::submit(const std::shared_ptr<OptimizedTier>& self) {
     std::lock_guard lock(optimized->mutex);
     optimized->done = true;
     optimized->finished.notify_all();
-  }, jit::Lane::Optimized, self.get());
-}
-
-void OptimizedTier::runStarts() {
-  if (activeRuns.fetch_add(1) == 0 && orphaned.exchange(false)) jit::promote(jit::Lane::Optimized, this);
-}
-
-void OptimizedTier::runEnds() {
-  if (activeRuns.fetch_sub(1) != 1 || ready.load(std::memory_order_acquire)) return;
-  orphaned = true;
-  jit::demote(jit::Lane::Optimized, this);
+  });
 }
 
 // What a module's cheap compile is expected to take, from its size in bytecode instructions: a

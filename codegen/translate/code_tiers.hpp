@@ -117,13 +117,6 @@ struct OptimizedTier {
   double perCheap = kOptimizedCompilePerCheap;  // optimizedCompilePerCheap() of the cheap compile's allocator
   std::atomic<bool> refined{false};
   std::atomic<uint64_t> cheapMicros{0};  // finished runs' time on cheap code before a compile began
-  // Runs that may still switch to this code. When the last ends first, the compile goes on at the
-  // lowest priority on a thread of its own (jit::demote): on every core it took one from the next
-  // query, whose own compiles queued behind it (TPC-H at 2 threads, Q14 after Q13's compile).
-  std::atomic<int> activeRuns{0};
-  std::atomic<bool> orphaned{false};  // every run that might have switched to it has ended
-  void runStarts();
-  void runEnds();
   std::mutex mutex;
   std::condition_variable finished;
   bool done = false;  // compiled, failed or skipped

@@ -118,16 +118,7 @@ class Driver {
         profile_.optimizedStartedAtMs = 0;  // by an earlier run
       }
     }
-    if (optimized_) {
-      watched_ = optimized_;
-      watched_->runStarts();
-    }
   }
-  ~Driver() {
-    if (watched_) watched_->runEnds();
-  }
-  Driver(const Driver&) = delete;
-  Driver& operator=(const Driver&) = delete;
 
   void run() {
     if (impl_.hasInit) check(ctx_, next()->init(&ctx_, state_, 0, UINT64_MAX));
@@ -622,7 +613,6 @@ class Driver {
   const uint32_t cores_ = machineCores();
   const CodeTier* code_ = &impl_.code;
   OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come
-  OptimizedTier* watched_ = nullptr;    // the optimized code this run may switch to (runStarts/runEnds)
   CheapTier* cheap_ = nullptr;  // non-null while the switch from the interpreter may come
   // The pipeline running on this thread: its start, units done and their number (UINT64_MAX:
   // unknown), for the optimized compile's decision.
