@@ -131,6 +131,12 @@ struct OptimizedTier {
     std::unique_lock lock(mutex);
     finished.wait(lock, [&] { return done; });
   }
+  // Until the compile has ended or `over()` (the pipeline has no morsel left).
+  template <typename Over>
+  void waitWhileCompiling(const Over& over) {
+    std::unique_lock lock(mutex);
+    while (!done && !over()) finished.wait_for(lock, std::chrono::microseconds(200));
+  }
   // Work on cheap code so far (this run's `runMs` and earlier runs'), and the work left in the
   // pipeline running now, extrapolated from `done` of `total` morsels in `pipelineMs`, plus the
   // later pipelines' (`laterMs`). `factor` scales the compile's expected cost (kCompileOnBusyCores).

@@ -208,7 +208,17 @@ TEST_CASE("rows that cost much are handed out in smaller morsels, each row read 
   CHECK(rows(con.execute(edges), true) == twoThreads);
   CHECK(twoThreads == "131073|8590000128|131073|0|131072\n");
   con.execute("SET compile_tier = 'adaptive'");  // morsel by morsel while the tiers may switch
+  con.execute("SET statement_cache = 'off'");
   CHECK(rows(con.execute(heavy), true) == "131073|8590000128|0|131072\n");
+  // A switch to optimized code inside the parallel pipeline is dated when a worker first ran it,
+  // not when the pipeline had ended and the session's thread saw it.
+  con.execute("SET threads = 2");
+  plan = rows(con.execute(std::string("EXPLAIN ANALYZE ") + heavy), true);
+  std::smatch at, p1;
+  INFO(plan);
+  REQUIRE(std::regex_search(plan, p1, std::regex("Pipeline 1: ([0-9.]+) ms, table -> aggregation, 2 threads")));
+  if (std::regex_search(plan, at, std::regex("optimized code \\([0-9.]+ ms in the background\\) from ([0-9.]+) ms into the run")))
+    CHECK(std::stod(at[1]) + 0.5 < std::stod(p1[1]));  // at least the optimized morsels' time before the end
 }
 
 TEST_CASE("parallel pipelines switch from cheap to optimized code in their middle and answer the same", "[parallel]") {
