@@ -246,6 +246,11 @@ void SelectBinder::orderAggregateInput(const ast::Expr& e, size_t first) {
   for (size_t i = 0; i < e.argumentOrder.size(); ++i) {
     ExprPtr k = bindExpr(*e.args[first + i], Clause::AggregateArg);
     if (k->type.isArray()) throw Error(sqlstate::FeatureNotSupported, "ORDER BY an array is not supported", e.args[first + i]->pos);
+    // A key of no column of this SELECT (an outer query's, a constant) is one value for all the
+    // rows it orders: it orders nothing (and, not an input column, the sort failed with XX000).
+    std::vector<const plan::IU*> used;
+    k->collectIUs(used);
+    if (std::none_of(used.begin(), used.end(), [&](const plan::IU* iu) { return inScope(iu); })) continue;
     auto [descending, nullsFirst] = e.argumentOrder[i];
     keys.push_back({std::move(k), descending, nullsFirst < 0 ? descending : nullsFirst == 1});
   }
@@ -269,8 +274,11 @@ SelectBinder* SelectBinder::outerAggregateOwner(const ast::Expr& e) {
   // the argument's columns and FILTER's condition's say whose aggregate it is: the innermost
   // SELECT that has one of them (PostgreSQL's check_agg_arguments counts the condition too, so
   // count(*) FILTER (WHERE outer.x > 0) in a subquery is the outer query's aggregate).
-  const size_t values = e.args.size() - (e.filter ? 1 : 0);
-  if (e.star ? values != 0 : values != 1) return nullptr;
+  // Its values (string_agg's separator is one, a literal), then ORDER BY's keys and FILTER's
+  // condition: all of them decide the level, as in PostgreSQL (string_agg and agg(x ORDER BY k)
+  // of outer columns were taken as the subquery's own: a row per outer row instead of one).
+  const size_t values = e.args.size() - (e.filter ? 1 : 0) - e.argumentOrder.size();
+  if (e.star ? values != 0 : values != (e.name == "string_agg" ? 2u : 1u)) return nullptr;
   std::vector<const plan::IU*> used;
   plan::Aggregate* saved = aggregate_;
   const bool savedProbing = probing_;
