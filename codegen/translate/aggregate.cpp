@@ -49,12 +49,8 @@ llvm::Value* averageOf(CodeGen& cg, llvm::Value* sum, const SqlType& sumType, ll
                        const SqlType& out) {
   auto& b = cg.b;
   if (sumType.isFloat()) return b.CreateFDiv(sum, b.CreateSIToFP(count, cg.f64()));
-  if (out.isFloat()) {  // avg of BIGINT: the exact sum, rounded once to a double, over the count
-    llvm::Value* x = b.CreateSIToFP(sum, cg.f64());
-    if (sumType.id == TypeId::Decimal && sumType.scale > 0)
-      x = b.CreateFDiv(x, llvm::ConstantFP::get(cg.f64(), static_cast<double>(text::pow10(sumType.scale))));
-    return b.CreateFDiv(x, b.CreateSIToFP(count, cg.f64()));
-  }
+  if (out.isFloat())  // avg of BIGINT (aggregateResultType): the exact sum, rounded once to a double, over the count
+    return b.CreateFDiv(b.CreateSIToFP(sum, cg.f64()), b.CreateSIToFP(count, cg.f64()));
   auto* slot = cg.local(cg.i64(), "avg");  // (0 for no values: the caller makes it NULL)
   b.CreateStore(cg.c64(0), slot);
   cg.If(b.CreateNot(empty), [&] {

@@ -92,6 +92,20 @@ struct CodeTier {
   }
 };
 
+// The end of a background compile (either tier's), for the threads that wait on it.
+struct CompileEnd {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;  // compiled, failed or skipped
+
+  // Until the compile has ended or `over()` (the pipeline has no morsel left).
+  template <typename Over>
+  void waitWhileCompiling(const Over& over) {
+    std::unique_lock lock(mutex);
+    while (!done && !over()) finished.wait_for(lock, std::chrono::microseconds(200));
+  }
+};
+
 // The optimized tier of an adaptive query: the background thread fills `tier` and then
 // publishes it through `ready`; runs switch at their next morsel.
 //
@@ -101,7 +115,7 @@ struct CodeTier {
 // statement has already spent that long on cheap code (a cached statement's runs add up). Before,
 // every query over 50,000 rows compiled at once: at 2 threads the compile took the second core
 // from short queries that ended before it did, and a snapshot worker paid a compile it never used.
-struct OptimizedTier {
+struct OptimizedTier : CompileEnd {
   std::atomic<const CodeTier*> ready{nullptr};
   std::atomic<bool> wanted{true};  // false once the query is gone: the compile is skipped
   std::atomic<bool> submitted{false};
@@ -117,9 +131,6 @@ struct OptimizedTier {
   double perCheap = kOptimizedCompilePerCheap;  // optimizedCompilePerCheap() of the cheap compile's allocator
   std::atomic<bool> refined{false};
   std::atomic<uint64_t> cheapMicros{0};  // finished runs' time on cheap code before a compile began
-  std::mutex mutex;
-  std::condition_variable finished;
-  bool done = false;  // compiled, failed or skipped
   // What the compile needs; used only by the background thread once submitted. The cheap
   // tier's module holds the IR to compile again (the query's thread is done with it: it only
   // calls the machine code), and this reference keeps it alive until the compile took it.
@@ -130,12 +141,6 @@ struct OptimizedTier {
   void waitUntilDone() {
     std::unique_lock lock(mutex);
     finished.wait(lock, [&] { return done; });
-  }
-  // Until the compile has ended or `over()` (the pipeline has no morsel left).
-  template <typename Over>
-  void waitWhileCompiling(const Over& over) {
-    std::unique_lock lock(mutex);
-    while (!done && !over()) finished.wait_for(lock, std::chrono::microseconds(200));
   }
   // Work on cheap code so far (this run's `runMs` and earlier runs'), and the work left in the
   // pipeline running now, extrapolated from `done` of `total` morsels in `pipelineMs`, plus the
@@ -161,7 +166,7 @@ double expectedCheapCompileMs(size_t instructions, bool greedyAllocator);
 // code, compiled on the background thread as soon as the bytecode is made, published through
 // `ready`; runs switch at their next morsel. Its module holds the IR the optimized tier compiles
 // again, so the optimized compile waits for it (Driver::considerCompiling).
-struct CheapTier {
+struct CheapTier : CompileEnd {
   std::atomic<const CodeTier*> ready{nullptr};
   std::atomic<bool> wanted{true};  // false once the query is gone: the compile is skipped
   CodeTier tier;
@@ -179,21 +184,12 @@ struct CheapTier {
   double expectedCompileMs = 0;  // from the bytecode's size (expectedCheapCompileMs)
   jit::CompileOptions jitOptions;  // (SET cheap_regalloc)
   std::atomic<uint64_t> interpretedMicros{0};  // finished runs' time in the interpreter before the compile began
-  std::mutex mutex;
-  std::condition_variable finished;
-  bool done = false;  // compiled, failed or skipped
 
   // The IR of a compile never started (a small statement that ended in the interpreter) is freed
   // as LLVM work is (no fork meanwhile), on whichever thread lets the query go.
   ~CheapTier() { jit::discard(std::move(context), std::move(module)); }
 
   static void submit(const std::shared_ptr<CheapTier>& self);
-  // Until the compile has ended or `over()` (the pipeline has no morsel left).
-  template <typename Over>
-  void waitWhileCompiling(const Over& over) {
-    std::unique_lock lock(mutex);
-    while (!done && !over()) finished.wait_for(lock, std::chrono::microseconds(200));
-  }
   // Tests (CompileOptions::waitForOptimizedAfter): starts the compile if it has not begun, and
   // waits for its end.
   static void waitUntilDone(const std::shared_ptr<CheapTier>& self) {
