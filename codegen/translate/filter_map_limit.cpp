@@ -4,10 +4,33 @@
 
 namespace hyrax::codegen {
 
+void FilterTranslator::conjuncts(const plan::Expr& e, std::vector<const plan::Expr*>& out) {
+  if (e.kind != plan::ExprKind::And) {
+    out.push_back(&e);
+    return;
+  }
+  for (auto& a : e.args) conjuncts(*a, out);
+}
+
 void FilterTranslator::consume(Translator&) {
   auto& f = static_cast<const plan::Filter&>(op_);
-  SqlValue cond = q_.expr.compile(*f.predicate);
-  cg_.If(q_.expr.isTrue(cond), [&] { emit(); });
+  if (decidedBelow.empty()) {
+    SqlValue cond = q_.expr.compile(*f.predicate);
+    cg_.If(q_.expr.isTrue(cond), [&] { emit(); });
+    return;
+  }
+  // An AND is true when each conjunct is (three-valued logic too): the rest of them, each
+  // evaluated (as the AND would have: no short circuit).
+  std::vector<const plan::Expr*> all;
+  conjuncts(*f.predicate, all);
+  llvm::Value* pass = nullptr;
+  for (const plan::Expr* c : all) {
+    if (std::find(decidedBelow.begin(), decidedBelow.end(), c) != decidedBelow.end()) continue;
+    llvm::Value* t = q_.expr.isTrue(q_.expr.compile(*c));
+    pass = pass ? cg_.b.CreateAnd(pass, t) : t;
+  }
+  if (!pass) return emit();
+  cg_.If(pass, [&] { emit(); });
 }
 
 void MapTranslator::consume(Translator&) {

@@ -35,6 +35,26 @@ class TableScanTranslator : public Translator {
   // Puts row `row` (of chunk `chunk64`) of every scanned column into its IU's value.
   void loadRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
                const std::vector<llvm::Value*>& nulls);
+  // A conjunct of the filter right above the scan that a selection vector can decide: scanned
+  // column `column` (an integer, DECIMAL, DATE, TIME or TIMESTAMP) within [lo, hi] in its stored
+  // form, the conjuncts on one column merged.
+  struct RangeTest {
+    size_t column;
+    int64_t lo, hi;
+  };
+  // The range tests of the filter above, when it is expected to keep at most kSelectiveShare of
+  // the rows (each block's rows are then first narrowed by engine/runtime/scan_selection.cpp);
+  // the filter is told which of its conjuncts they decide.
+  std::vector<RangeTest> rangeTests();
+  static constexpr double kSelectiveShare = 0.5;
+  // The rows [first, last) of the chunk whose columns are in `data`/`nulls` handed up one by one,
+  // or only those that pass `tests` (their positions in a selection vector).
+  void emitRows(llvm::Value* chunk64, llvm::Value* rows, llvm::Value* first, llvm::Value* last,
+                const std::vector<llvm::Value*>& data, const std::vector<llvm::Value*>& nulls,
+                const std::vector<RangeTest>& tests, llvm::Value* selection);
+  // Sets the lookahead for the row at `row` (`ahead(d)`: the row d rows further), hands it up.
+  void emitRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
+               const std::function<llvm::Value*(int64_t distance)>& ahead, bool counted);
 };
 
 class ValuesTranslator : public Translator {
@@ -49,6 +69,11 @@ class FilterTranslator : public Translator {
   using Translator::Translator;
   void produce() override { children[0]->produce(); }
   void consume(Translator& from) override;
+  // Conjuncts of the predicate that the scan below decided already (every row it hands up
+  // satisfies them: TableScanTranslator::rangeTests).
+  std::vector<const plan::Expr*> decidedBelow;
+  // The predicate's conjuncts (nested ANDs flattened).
+  static void conjuncts(const plan::Expr& e, std::vector<const plan::Expr*>& out);
 };
 
 class MapTranslator : public Translator {

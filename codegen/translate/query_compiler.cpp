@@ -44,6 +44,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
   std::vector<std::unique_ptr<CompiledQuery>> results;
   std::vector<std::string> inits;
   std::vector<std::vector<std::string>> pipelines;
+  std::vector<std::string> selections;
   for (const plan::QueryPlan* plan : plans) {
     auto result = std::unique_ptr<CompiledQuery>(new CompiledQuery());
     result->impl_ = std::make_unique<CompiledQuery::Impl>();
@@ -56,6 +57,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     sink.produce();
     inits.push_back(cg.uniqueName("query_init"));
     q.generateInit(inits.back());
+    selections.insert(selections.end(), q.selections.begin(), q.selections.end());
     result->impl_->constants = std::move(q.constants);
     result->impl_->stateSlots = q.stateSlots();
     result->impl_->threadTagSlot = q.threadTagSlotIfAny();
@@ -75,6 +77,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     generateProgram(cg, *program, functions, body);
   }
   CompileStats stats;
+  stats.selections = std::move(selections);
   stats.codegenMs = std::chrono::duration<double, std::milli>(clock::now() - start).count();
 
   jit::CompileTimes times;

@@ -74,6 +74,9 @@ struct CompileStats {
   bool interpreted = false;
   double translateMs = 0;
   size_t bytecodeInstructions = 0;
+  // The scans whose rows a selection vector narrows first, as "table (column, ...)"
+  // (TableScanTranslator::rangeTests), for EXPLAIN ANALYZE.
+  std::vector<std::string> selections;
 };
 
 class CompiledQuery {

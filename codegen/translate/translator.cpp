@@ -10,14 +10,16 @@ namespace hyrax::codegen {
 Translator::Translator(const plan::Operator& op, QueryTranslator& q) : q_(q), cg_(q.cg), op_(op) {}
 
 void Translator::emit(llvm::Value* countIf) {
-  if (q_.countRows) {
-    auto& b = cg_.b;
-    llvm::Value* counters = cg_.loadPtr(cg_.stateSlot(0));
-    llvm::Value* slot = b.CreateConstInBoundsGEP1_64(cg_.i64(), counters, op_.id);
-    llvm::Value* one = countIf ? b.CreateZExt(countIf, cg_.i64()) : cg_.c64(1);
-    b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), slot), one), slot);
-  }
+  if (q_.countRows) countRows(countIf ? cg_.b.CreateZExt(countIf, cg_.i64()) : cg_.c64(1));
   parent->consume(*this);
+}
+
+void Translator::countRows(llvm::Value* n) {
+  if (!q_.countRows) return;
+  auto& b = cg_.b;
+  llvm::Value* counters = cg_.loadPtr(cg_.stateSlot(0));
+  llvm::Value* slot = b.CreateConstInBoundsGEP1_64(cg_.i64(), counters, op_.id);
+  b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), slot), n), slot);
 }
 
 QueryTranslator::QueryTranslator(CodeGen& c, bool count) : cg(c), countRows(count) {}

@@ -39,6 +39,8 @@ class Translator {
   // Hands the current row to the parent, counting it for EXPLAIN ANALYZE when asked (and when
   // `countIf`, an i1, is true, if given).
   void emit(llvm::Value* countIf = nullptr);
+  // Adds `n` (i64) to this operator's EXPLAIN ANALYZE row count, when counting.
+  void countRows(llvm::Value* n);
   QueryTranslator& q_;
   CodeGen& cg_;
   const plan::Operator& op_;
@@ -187,6 +189,8 @@ class QueryTranslator {
     std::vector<uint32_t> fields;
   };
   std::unordered_map<uint32_t, CommonTableBuffer> commonTables;
+  // The scans narrowed by selection vectors, "table (column, ...)" (CompileStats::selections).
+  std::vector<std::string> selections;
 
   // The translator tree for an operator tree.
   std::unique_ptr<Translator> build(const plan::Operator& op);

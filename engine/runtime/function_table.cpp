@@ -17,6 +17,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_check_cancel),
     HYRAX_FN(hyrax_rt_table_chunks),
     HYRAX_FN(hyrax_rt_table_chunk_rows),
+    HYRAX_FN(hyrax_rt_select_range),
+    HYRAX_FN(hyrax_rt_refine_range),
     HYRAX_FN(hyrax_rt_index_find),
     HYRAX_FN(hyrax_rt_params),
     HYRAX_SESSION_FN(hyrax_rt_program_host),

@@ -68,6 +68,14 @@ int32_t hyrax_rt_check_cancel(hyrax::QueryContext* ctx);
 // ---- table scans: chunk by chunk (columns found inline: Table::chunkBases) ----
 uint32_t hyrax_rt_table_chunks(hyrax::Table* t);
 uint32_t hyrax_rt_table_chunk_rows(hyrax::Table* t, uint32_t chunk);
+// Selection vectors (scan_selection.cpp): the positions i in [first, last) of a chunk's column
+// (`width` bytes per value: 2, 4 or 8, signed) with lo <= column[i] <= hi and, when `nulls` is
+// given (the chunk's NULL bitmap of the column), not NULL, written in order to sel; their count.
+uint32_t hyrax_rt_select_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t first, uint32_t last,
+                               int64_t lo, int64_t hi, uint32_t* sel);
+// Keeps of sel[0, count) the positions whose value lies in [lo, hi] (and is not NULL), in order.
+uint32_t hyrax_rt_refine_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t* sel, uint32_t count,
+                               int64_t lo, int64_t hi);
 
 // ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
 // The first row with that key, or ~0 (a unique index has at most one).

@@ -77,6 +77,13 @@ std::string analyzeSummary(uint64_t rows, const PhaseTimes& times, const codegen
                   static_cast<unsigned long long>(run.morsels));
   }
   text += buf;
+  if (!stats.selections.empty()) {
+    // Scans whose rows a selection vector narrowed before the generated code saw them
+    // (engine/runtime/scan_selection.cpp).
+    text += "Selection vectors:";
+    for (size_t i = 0; i < stats.selections.size(); ++i) text += (i ? ", " : " ") + stats.selections[i];
+    text += "\n";
+  }
   if (stats.split) {
     if (run.laterCodeCompileMs >= 0)
       std::snprintf(buf, sizeof(buf),

@@ -1,0 +1,129 @@
+// Selection vectors for table scans (codegen/translate/scan_translator.cpp): the rows of a block
+// of a chunk whose column lies in a range, found by a tight loop compiled here, so that a scan's
+// generated code (machine code of either tier, or the interpreter) visits only those rows. A scan
+// under a selective filter spent most of its time deciding per row that a row does not qualify:
+// TPC-H Q6 reads 6M rows of which 114,160 qualify (HyPer's Data Blocks evaluate such
+// restrictions the same way, SIGMOD 2016).
+#include <algorithm>
+#include <climits>
+
+#include "engine/runtime/runtime.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace hyrax {
+namespace {
+
+// Whether v lies in [lo, lo + span], as one unsigned comparison (span = hi - lo, lo <= hi).
+template <typename T>
+inline bool inRange(const T* column, uint32_t i, uint64_t lo, uint64_t span) {
+  return static_cast<uint64_t>(static_cast<int64_t>(column[i])) - lo <= span;
+}
+
+inline bool notNull(const uint8_t* nulls, uint32_t i) { return ((nulls[i >> 3] >> (i & 7)) & 1) == 0; }
+
+// Every position is written and the count moves only for a match: no branch a random column
+// would mispredict.
+template <typename T>
+uint32_t selectIn(const T* column, const uint8_t* nulls, uint32_t first, uint32_t last, uint64_t lo, uint64_t span,
+                  uint32_t* sel) {
+  uint32_t n = 0;
+  if (nulls) {
+    for (uint32_t i = first; i < last; ++i) {
+      sel[n] = i;
+      n += inRange(column, i, lo, span) & notNull(nulls, i);
+    }
+  } else {
+    for (uint32_t i = first; i < last; ++i) {
+      sel[n] = i;
+      n += inRange(column, i, lo, span);
+    }
+  }
+  return n;
+}
+
+// The positions of a mask's set bits (bit j: position base + j), in order.
+inline uint32_t appendBits(uint32_t mask, uint32_t base, uint32_t* sel, uint32_t n) {
+  while (mask) {
+    sel[n++] = base + static_cast<uint32_t>(__builtin_ctz(mask));
+    mask &= mask - 1;
+  }
+  return n;
+}
+
+// 32-bit columns (DATE, INTEGER) without NULLs, 16 values per step compared 4 at a time: a
+// selective range costs about half a cycle per row instead of two (the scalar loop carries the
+// count from one row's store to the next).
+uint32_t selectIn32(const int32_t* column, uint32_t first, uint32_t last, int32_t lo, int32_t hi, uint32_t* sel) {
+  uint32_t n = 0, i = first;
+#if defined(__SSE2__)
+  const __m128i below = _mm_set1_epi32(lo), above = _mm_set1_epi32(hi);
+  auto outside = [&](uint32_t at) {  // 4 bits: values at at..at+3 outside [lo, hi]
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column + at));
+    __m128i out = _mm_or_si128(_mm_cmpgt_epi32(below, v), _mm_cmpgt_epi32(v, above));
+    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(out)));
+  };
+  for (; i + 16 <= last; i += 16) {
+    uint32_t out = outside(i) | outside(i + 4) << 4 | outside(i + 8) << 8 | outside(i + 12) << 12;
+    n = appendBits(~out & 0xffffu, i, sel, n);
+  }
+#endif
+  for (; i < last; ++i) {
+    sel[n] = i;
+    n += column[i] >= lo && column[i] <= hi;
+  }
+  return n;
+}
+
+constexpr uint32_t kPrefetchAhead = 32;  // positions
+
+template <typename T>
+uint32_t refineIn(const T* column, const uint8_t* nulls, uint32_t* sel, uint32_t count, uint64_t lo, uint64_t span) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    // The positions are ascending but not evenly spaced, which the hardware prefetcher does not
+    // follow: each cache line of the column would be a miss.
+    if (k + kPrefetchAhead < count) __builtin_prefetch(column + sel[k + kPrefetchAhead]);
+    const uint32_t i = sel[k];
+    sel[n] = i;
+    n += inRange(column, i, lo, span) & (!nulls || notNull(nulls, i));
+  }
+  return n;
+}
+
+}  // namespace
+}  // namespace hyrax
+
+using hyrax::refineIn;
+using hyrax::selectIn;
+using hyrax::selectIn32;
+
+uint32_t hyrax_rt_select_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t first, uint32_t last,
+                               int64_t lo, int64_t hi, uint32_t* sel) {
+  if (lo > hi || first >= last) return 0;
+  const uint64_t l = static_cast<uint64_t>(lo), span = static_cast<uint64_t>(hi) - l;
+  switch (width) {
+    case 2: return selectIn(static_cast<const int16_t*>(column), nulls, first, last, l, span, sel);
+    case 4:
+      if (!nulls) {
+        if (lo > INT32_MAX || hi < INT32_MIN) return 0;
+        return selectIn32(static_cast<const int32_t*>(column), first, last, static_cast<int32_t>(std::max<int64_t>(lo, INT32_MIN)),
+                          static_cast<int32_t>(std::min<int64_t>(hi, INT32_MAX)), sel);
+      }
+      return selectIn(static_cast<const int32_t*>(column), nulls, first, last, l, span, sel);
+    default: return selectIn(static_cast<const int64_t*>(column), nulls, first, last, l, span, sel);
+  }
+}
+
+uint32_t hyrax_rt_refine_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t* sel, uint32_t count,
+                               int64_t lo, int64_t hi) {
+  if (lo > hi) return 0;
+  const uint64_t l = static_cast<uint64_t>(lo), span = static_cast<uint64_t>(hi) - l;
+  switch (width) {
+    case 2: return refineIn(static_cast<const int16_t*>(column), nulls, sel, count, l, span);
+    case 4: return refineIn(static_cast<const int32_t*>(column), nulls, sel, count, l, span);
+    default: return refineIn(static_cast<const int64_t*>(column), nulls, sel, count, l, span);
+  }
+}
