@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "codegen/ir/codegen.hpp"
 #include "codegen/plan/expression.hpp"
@@ -54,6 +55,7 @@ inline bool alwaysInline(const SqlType& t) {
 // constants, and the stored functions it calls (each resolved on its first call, not per call).
 struct CodeConstants {
   std::deque<std::string> strings;
+  std::deque<std::vector<uint64_t>> words;  // arrays the runtime reads (selection vectors' IN lists)
   std::deque<RoutineHandle> routines;
   std::deque<SequenceHandle> sequences;  // nextval/currval/setval's sequences
 };

@@ -1,5 +1,6 @@
 #pragma once
 // The translator of each physical operator (one .cpp each, named after the operator).
+#include <climits>
 #include <optional>
 
 #include "codegen/translate/hash_table_code.hpp"
@@ -35,23 +36,29 @@ class TableScanTranslator : public Translator {
   // Puts row `row` (of chunk `chunk64`) of every scanned column into its IU's value.
   void loadRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
                const std::vector<llvm::Value*>& nulls);
-  // A conjunct of the filter right above the scan that a selection vector can decide: scanned
-  // column `column` (an integer, DECIMAL, DATE, TIME or TIMESTAMP) within [lo, hi] in its stored
-  // form, the conjuncts on one column merged.
-  struct RangeTest {
-    size_t column;
-    int64_t lo, hi;
+  // A conjunct of the filter right above the scan that a selection vector decides
+  // (scan_selection.cpp): scanned column `column` (an integer, DECIMAL, DATE, TIME or TIMESTAMP)
+  // within [lo, hi] in its stored form (the conjuncts on one column merged), equal to one of
+  // `count` integers, or a string column equal to one of `count` strings (StringRefs) at `values`.
+  struct ColumnTest {
+    enum class Kind : uint8_t { Range, Values, Strings } kind = Kind::Range;
+    size_t column = 0;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    const void* values = nullptr;
+    uint32_t count = 0;
   };
-  // The range tests of the filter above, when it is expected to keep at most kSelectiveShare of
-  // the rows (each block's rows are then first narrowed by engine/runtime/scan_selection.cpp);
-  // the filter is told which of its conjuncts they decide.
-  std::vector<RangeTest> rangeTests();
+  // The tests of the filter above, when it is expected to keep at most kSelectiveShare of the
+  // rows; the filter is told which of its conjuncts they decide.
+  std::vector<ColumnTest> columnTests();
   static constexpr double kSelectiveShare = 0.5;
+  // The positions in [first, last) that pass every test, into `selection`; their count (i32).
+  llvm::Value* selectRows(llvm::Value* first, llvm::Value* last, const std::vector<llvm::Value*>& data,
+                          const std::vector<llvm::Value*>& nulls, const std::vector<ColumnTest>& tests, llvm::Value* selection);
   // The rows [first, last) of the chunk whose columns are in `data`/`nulls` handed up one by one,
   // or only those that pass `tests` (their positions in a selection vector).
   void emitRows(llvm::Value* chunk64, llvm::Value* rows, llvm::Value* first, llvm::Value* last,
                 const std::vector<llvm::Value*>& data, const std::vector<llvm::Value*>& nulls,
-                const std::vector<RangeTest>& tests, llvm::Value* selection);
+                const std::vector<ColumnTest>& tests, llvm::Value* selection);
   // Sets the lookahead for the row at `row` (`ahead(d)`: the row d rows further), hands it up.
   void emitRow(llvm::Value* chunk64, llvm::Value* row, const std::vector<llvm::Value*>& data,
                const std::function<llvm::Value*(int64_t distance)>& ahead, bool counted);
@@ -70,7 +77,7 @@ class FilterTranslator : public Translator {
   void produce() override { children[0]->produce(); }
   void consume(Translator& from) override;
   // Conjuncts of the predicate that the scan below decided already (every row it hands up
-  // satisfies them: TableScanTranslator::rangeTests).
+  // satisfies them: TableScanTranslator::columnTests).
   std::vector<const plan::Expr*> decidedBelow;
   // The predicate's conjuncts (nested ANDs flattened).
   static void conjuncts(const plan::Expr& e, std::vector<const plan::Expr*>& out);

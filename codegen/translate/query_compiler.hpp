@@ -75,7 +75,7 @@ struct CompileStats {
   double translateMs = 0;
   size_t bytecodeInstructions = 0;
   // The scans whose rows a selection vector narrows first, as "table (column, ...)"
-  // (TableScanTranslator::rangeTests), for EXPLAIN ANALYZE.
+  // (TableScanTranslator::columnTests), for EXPLAIN ANALYZE.
   std::vector<std::string> selections;
 };
 

@@ -1,8 +1,6 @@
 // Sources: table scans (one morsel = a range of units of kTableUnitRows rows, chunk by chunk, a
 // chunk's rows in order) and constant VALUES rows.
-#include <algorithm>
 #include <bit>
-#include <climits>
 
 #include "codegen/translate/operator_translators.hpp"
 
@@ -105,7 +103,7 @@ void TableScanTranslator::produce() {
   llvm::Value* lastUnit = b.CreateSub(end, cg_.c64(1));
   llvm::Value* lastChunk = b.CreateLShr(lastUnit, kUnitBits);
   llvm::Value* chunksEnd = b.CreateSelect(any, b.CreateAdd(lastChunk, cg_.c64(1)), firstChunk);
-  const std::vector<RangeTest> tests = rangeTests();
+  const std::vector<ColumnTest> tests = columnTests();
   llvm::Value* selection = tests.empty() ? nullptr : cg_.local(llvm::ArrayType::get(cg_.i32(), kCancelBlock), "selection");
   cg_.ForRange(firstChunk, chunksEnd, [&](llvm::Value* chunk64) {
     llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
@@ -152,7 +150,7 @@ void TableScanTranslator::emitRow(llvm::Value* chunk64, llvm::Value* row, const 
 
 void TableScanTranslator::emitRows(llvm::Value* chunk64, llvm::Value* rows, llvm::Value* first, llvm::Value* last,
                                    const std::vector<llvm::Value*>& data, const std::vector<llvm::Value*>& nulls,
-                                   const std::vector<RangeTest>& tests, llvm::Value* selection) {
+                                   const std::vector<ColumnTest>& tests, llvm::Value* selection) {
   auto& scan = static_cast<const plan::TableScan&>(op_);
   auto& b = cg_.b;
   if (tests.empty()) {
@@ -165,18 +163,9 @@ void TableScanTranslator::emitRows(llvm::Value* chunk64, llvm::Value* rows, llvm
     });
     return;
   }
-  // The block's rows all count as read (EXPLAIN ANALYZE); those in every test's range go up.
+  // The block's rows all count as read (EXPLAIN ANALYZE); those that pass every test go up.
   countRows(b.CreateSub(last, first));
-  llvm::Value* nullPtr = llvm::ConstantPointerNull::get(cg_.ptr());
-  auto width = [&](const RangeTest& t) { return cg_.c32(scan.columns[t.column].iu->type.byteWidth()); };
-  auto column = [&](const RangeTest& t) { return data[t.column]; };
-  auto columnNulls = [&](const RangeTest& t) { return nulls[t.column] ? nulls[t.column] : nullPtr; };
-  llvm::Value* n = cg_.call("hyrax_rt_select_range",
-                            {column(tests[0]), columnNulls(tests[0]), width(tests[0]), b.CreateTrunc(first, cg_.i32()),
-                             b.CreateTrunc(last, cg_.i32()), cg_.c64(tests[0].lo), cg_.c64(tests[0].hi), selection});
-  for (size_t i = 1; i < tests.size(); ++i)
-    n = cg_.call("hyrax_rt_refine_range", {column(tests[i]), columnNulls(tests[i]), width(tests[i]), selection, n,
-                                           cg_.c64(tests[i].lo), cg_.c64(tests[i].hi)});
+  llvm::Value* n = selectRows(first, last, data, nulls, tests, selection);
   llvm::Value* count = b.CreateZExt(n, cg_.i64());
   auto position = [&](llvm::Value* k) {
     return b.CreateZExt(b.CreateLoad(cg_.i32(), b.CreateGEP(cg_.i32(), selection, k)), cg_.i64());
@@ -189,74 +178,6 @@ void TableScanTranslator::emitRows(llvm::Value* chunk64, llvm::Value* rows, llvm
       return position(b.CreateSelect(b.CreateICmpULT(a, count), a, b.CreateSub(count, cg_.c64(1))));
     }, false);
   });
-}
-
-std::vector<TableScanTranslator::RangeTest> TableScanTranslator::rangeTests() {
-  auto& scan = static_cast<const plan::TableScan&>(op_);
-  auto* filter = dynamic_cast<FilterTranslator*>(parent);
-  if (!filter) return {};
-  const double rows = static_cast<double>(scan.table->rowCount());
-  if (!(filter->op().estimatedRows <= kSelectiveShare * rows)) return {};
-  std::vector<const plan::Expr*> all;
-  FilterTranslator::conjuncts(*static_cast<const plan::Filter&>(filter->op()).predicate, all);
-  std::vector<RangeTest> tests;
-  for (const plan::Expr* c : all) {
-    if (c->kind != plan::ExprKind::Compare || c->cmp == plan::CmpOp::Ne || c->args.size() != 2) continue;
-    const plan::Expr* col = c->args[0].get();
-    const plan::Expr* k = c->args[1].get();
-    plan::CmpOp op = c->cmp;
-    if (col->kind == plan::ExprKind::Constant) {
-      std::swap(col, k);
-      op = plan::mirrored(op);
-    }
-    // An integer column widened to the constant's type (smallint_col < 5, 5 being INTEGER): its
-    // stored values, sign-extended, compare with the constant as they are.
-    const SqlType compared = col->type;
-    auto isInteger = [](const SqlType& t) { return t.id == TypeId::Int16 || t.id == TypeId::Int32 || t.id == TypeId::Int64; };
-    if (col->kind == plan::ExprKind::Cast && col->args.size() == 1 && col->args[0]->kind == plan::ExprKind::Column &&
-        isInteger(compared) && isInteger(col->args[0]->type) && col->args[0]->type.byteWidth() <= compared.byteWidth())
-      col = col->args[0].get();
-    if (col->kind != plan::ExprKind::Column || k->kind != plan::ExprKind::Constant || k->value.isNull()) continue;
-    size_t i = 0;
-    while (i < scan.columns.size() && (scan.columns[i].iu != col->iu || scan.columns[i].index == plan::TableScan::kRowNumber)) ++i;
-    if (i == scan.columns.size()) continue;
-    // Values compared as stored: the constant of the column's own type (the binder cast it).
-    const SqlType& t = col->iu->type;
-    const SqlType& kt = k->value.type();
-    bool stored = t.id == TypeId::Int16 || t.id == TypeId::Int32 || t.id == TypeId::Int64 || t.id == TypeId::Decimal ||
-                  t.id == TypeId::Date || t.id == TypeId::Time || t.id == TypeId::Timestamp;
-    if (!stored || kt.id != compared.id || (t.id == TypeId::Decimal && kt.scale != t.scale)) continue;
-    const int64_t v = k->value.asInt();
-    int64_t lo = INT64_MIN, hi = INT64_MAX;
-    switch (op) {
-      case plan::CmpOp::Eq: lo = hi = v; break;
-      case plan::CmpOp::Lt: if (v == INT64_MIN) lo = 1, hi = 0; else hi = v - 1; break;
-      case plan::CmpOp::Le: hi = v; break;
-      case plan::CmpOp::Gt: if (v == INT64_MAX) lo = 1, hi = 0; else lo = v + 1; break;
-      case plan::CmpOp::Ge: lo = v; break;
-      case plan::CmpOp::Ne: break;
-    }
-    auto same = std::find_if(tests.begin(), tests.end(), [&](const RangeTest& r) { return r.column == i; });
-    if (same == tests.end()) {
-      tests.push_back({i, lo, hi});
-    } else {
-      same->lo = std::max(same->lo, lo);
-      same->hi = std::min(same->hi, hi);
-    }
-    filter->decidedBelow.push_back(c);
-  }
-  // The first test reads every row of a block: a 32-bit column without NULLs has the fast one.
-  std::stable_partition(tests.begin(), tests.end(), [&](const RangeTest& t) {
-    const SqlType& type = scan.columns[t.column].iu->type;
-    return type.byteWidth() == 4 && !type.nullable;
-  });
-  if (!tests.empty()) {
-    std::string text = scan.alias.empty() ? scan.table->name() : scan.alias;
-    for (size_t i = 0; i < tests.size(); ++i)
-      text += (i ? ", " : " (") + scan.table->columns()[scan.columns[tests[i].column].index].name;
-    q_.selections.push_back(text + ")");
-  }
-  return tests;
 }
 
 void TableScanTranslator::produceIndexLookup() {

@@ -76,6 +76,16 @@ uint32_t hyrax_rt_select_range(const void* column, const uint8_t* nulls, uint32_
 // Keeps of sel[0, count) the positions whose value lies in [lo, hi] (and is not NULL), in order.
 uint32_t hyrax_rt_refine_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t* sel, uint32_t count,
                                int64_t lo, int64_t hi);
+// The same for a column equal to one of `count` values: integers (a column of `width` bytes,
+// values sorted when there are more than 16) or strings (StringRefs, a column of them).
+uint32_t hyrax_rt_select_values(const void* column, const uint8_t* nulls, uint32_t width, const int64_t* values, uint32_t count,
+                                uint32_t first, uint32_t last, uint32_t* sel);
+uint32_t hyrax_rt_refine_values(const void* column, const uint8_t* nulls, uint32_t width, const int64_t* values, uint32_t count,
+                                uint32_t* sel, uint32_t kept);
+uint32_t hyrax_rt_select_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t first,
+                                 uint32_t last, uint32_t* sel);
+uint32_t hyrax_rt_refine_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t* sel,
+                                 uint32_t kept);
 
 // ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
 // The first row with that key, or ~0 (a unique index has at most one).

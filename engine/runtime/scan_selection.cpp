@@ -1,13 +1,15 @@
-// Selection vectors for table scans (codegen/translate/scan_translator.cpp): the rows of a block
-// of a chunk whose column lies in a range, found by a tight loop compiled here, so that a scan's
-// generated code (machine code of either tier, or the interpreter) visits only those rows. A scan
-// under a selective filter spent most of its time deciding per row that a row does not qualify:
-// TPC-H Q6 reads 6M rows of which 114,160 qualify (HyPer's Data Blocks evaluate such
-// restrictions the same way, SIGMOD 2016).
+// Selection vectors for table scans (codegen/translate/scan_selection.cpp): the rows of a block
+// of a chunk whose column passes a test (lies in a range, equals one of a list of integers or of
+// strings), found by tight loops compiled here, so that a scan's generated code (machine code of
+// either tier, or the interpreter) visits only those rows. A scan under a selective filter spent
+// most of its time deciding per row that a row does not qualify: TPC-H Q6 reads 6M rows of which
+// 114,160 qualify (HyPer's Data Blocks evaluate such restrictions the same way, SIGMOD 2016).
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 #include "engine/runtime/runtime.hpp"
+#include "engine/types/string_ref.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -78,6 +80,7 @@ uint32_t selectIn32(const int32_t* column, uint32_t first, uint32_t last, int32_
 }
 
 constexpr uint32_t kPrefetchAhead = 32;  // positions
+constexpr uint32_t kLinearValues = 16;   // IN lists longer than this are searched
 
 template <typename T>
 uint32_t refineIn(const T* column, const uint8_t* nulls, uint32_t* sel, uint32_t count, uint64_t lo, uint64_t span) {
@@ -93,12 +96,56 @@ uint32_t refineIn(const T* column, const uint8_t* nulls, uint32_t* sel, uint32_t
   return n;
 }
 
+// Whether v equals one of values[0, count): a few compared in turn (an IN list), more by binary
+// search (sorted by the caller).
+inline bool oneOf(int64_t v, const int64_t* values, uint32_t count) {
+  if (count > kLinearValues) return std::binary_search(values, values + count, v);
+  bool found = false;
+  for (uint32_t j = 0; j < count; ++j) found |= v == values[j];
+  return found;
+}
+
+template <typename T>
+uint32_t selectValues(const T* column, const uint8_t* nulls, const int64_t* values, uint32_t count, uint32_t first,
+                      uint32_t last, uint32_t* sel) {
+  uint32_t n = 0;
+  for (uint32_t i = first; i < last; ++i) {
+    sel[n] = i;
+    n += oneOf(column[i], values, count) & (!nulls || notNull(nulls, i));
+  }
+  return n;
+}
+
+template <typename T>
+uint32_t refineValues(const T* column, const uint8_t* nulls, const int64_t* values, uint32_t count, uint32_t* sel,
+                      uint32_t kept) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < kept; ++k) {
+    if (k + kPrefetchAhead < kept) __builtin_prefetch(column + sel[k + kPrefetchAhead]);
+    const uint32_t i = sel[k];
+    sel[n] = i;
+    n += oneOf(column[i], values, count) & (!nulls || notNull(nulls, i));
+  }
+  return n;
+}
+
+// A string equals one of the values: equal low halves (length and first 4 bytes), then the high
+// halves for short strings, the characters for long ones.
+inline bool oneOfStrings(const StringRef& v, const StringRef* values, uint32_t count) {
+  for (uint32_t j = 0; j < count; ++j) {
+    if (v.lo() != values[j].lo()) continue;
+    if (v.isInline() ? v.hi() == values[j].hi() : std::memcmp(v.data(), values[j].data(), v.len) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 }  // namespace hyrax
 
 using hyrax::refineIn;
 using hyrax::selectIn;
 using hyrax::selectIn32;
+using hyrax::StringRef;
 
 uint32_t hyrax_rt_select_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t first, uint32_t last,
                                int64_t lo, int64_t hi, uint32_t* sel) {
@@ -126,4 +173,48 @@ uint32_t hyrax_rt_refine_range(const void* column, const uint8_t* nulls, uint32_
     case 4: return refineIn(static_cast<const int32_t*>(column), nulls, sel, count, l, span);
     default: return refineIn(static_cast<const int64_t*>(column), nulls, sel, count, l, span);
   }
+}
+
+uint32_t hyrax_rt_select_values(const void* column, const uint8_t* nulls, uint32_t width, const int64_t* values, uint32_t count,
+                                uint32_t first, uint32_t last, uint32_t* sel) {
+  switch (width) {
+    case 2: return hyrax::selectValues(static_cast<const int16_t*>(column), nulls, values, count, first, last, sel);
+    case 4: return hyrax::selectValues(static_cast<const int32_t*>(column), nulls, values, count, first, last, sel);
+    default: return hyrax::selectValues(static_cast<const int64_t*>(column), nulls, values, count, first, last, sel);
+  }
+}
+
+uint32_t hyrax_rt_refine_values(const void* column, const uint8_t* nulls, uint32_t width, const int64_t* values, uint32_t count,
+                                uint32_t* sel, uint32_t kept) {
+  switch (width) {
+    case 2: return hyrax::refineValues(static_cast<const int16_t*>(column), nulls, values, count, sel, kept);
+    case 4: return hyrax::refineValues(static_cast<const int32_t*>(column), nulls, values, count, sel, kept);
+    default: return hyrax::refineValues(static_cast<const int64_t*>(column), nulls, values, count, sel, kept);
+  }
+}
+
+uint32_t hyrax_rt_select_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t first,
+                                 uint32_t last, uint32_t* sel) {
+  const auto* strings = static_cast<const StringRef*>(column);
+  const auto* wanted = static_cast<const StringRef*>(values);
+  uint32_t n = 0;
+  for (uint32_t i = first; i < last; ++i) {
+    sel[n] = i;
+    n += hyrax::oneOfStrings(strings[i], wanted, count) & (!nulls || hyrax::notNull(nulls, i));
+  }
+  return n;
+}
+
+uint32_t hyrax_rt_refine_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t* sel,
+                                 uint32_t kept) {
+  const auto* strings = static_cast<const StringRef*>(column);
+  const auto* wanted = static_cast<const StringRef*>(values);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < kept; ++k) {
+    if (k + hyrax::kPrefetchAhead < kept) __builtin_prefetch(strings + sel[k + hyrax::kPrefetchAhead]);
+    const uint32_t i = sel[k];
+    sel[n] = i;
+    n += hyrax::oneOfStrings(strings[i], wanted, count) & (!nulls || hyrax::notNull(nulls, i));
+  }
+  return n;
 }

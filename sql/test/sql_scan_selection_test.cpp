@@ -1,8 +1,9 @@
 // A table scan under a selective filter first narrows each block of rows to those whose columns
 // lie in the filter's constant ranges (engine/runtime/scan_selection.cpp, chosen in
 // codegen/translate/scan_translator.cpp), and the generated code sees only those. The rows it
-// keeps must be exactly those the filter keeps: every column type it takes, NULLs, bounds at
-// the ends of a type's range, constants on either side, ranges that meet nothing, other
+// keeps must be exactly those the filter keeps: every column type it takes (ranges of integers,
+// DECIMALs, dates and times; equalities and IN lists of integers and strings, short, long and
+// CHAR), NULLs, bounds at the ends of a type's range, constants on either side, ranges that meet nothing, other
 // conjuncts beside them, on one thread and two, in the interpreter and both tiers of machine
 // code. Each answer is checked against the same condition written so that no scan can take it
 // apart (CASE WHEN ... THEN 1 END = 1), which the generated code evaluates row by row.
@@ -24,13 +25,17 @@ void load(Connection& con) {
   con.execute("SET statement_cache = off");
   con.execute(
       "CREATE TABLE s (i INTEGER NOT NULL, n INTEGER, sm SMALLINT NOT NULL, b BIGINT NOT NULL, d DECIMAL(12,2) NOT NULL, "
-      "dt DATE NOT NULL, ts TIMESTAMP, name VARCHAR(20) NOT NULL)");
-  // n: every 7th NULL; sm spans SMALLINT's whole range; b crosses zero; ts every 5th NULL.
+      "dt DATE NOT NULL, ts TIMESTAMP, name VARCHAR(20) NOT NULL, lname VARCHAR(40) NOT NULL, c CHAR(6) NOT NULL, "
+      "ns VARCHAR(10))");
+  // n: every 7th NULL; sm spans SMALLINT's whole range; b crosses zero; ts every 5th NULL;
+  // strings short (stored whole in their 16 bytes) and long (lname), CHAR (c), with NULLs (ns).
   con.execute(std::string("INSERT INTO s SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 1000 END, "
                           "CAST(i % 65536 - 32768 AS SMALLINT), CAST(i AS BIGINT) * 100003 - 10000000000, "
                           "CAST(i % 10000 AS DECIMAL(12,2)) / 100, DATE '1990-01-01' + i % 3000, "
                           "CASE WHEN i % 5 = 0 THEN NULL ELSE TIMESTAMP '2000-01-01 00:00:00' + i * INTERVAL '1 minute' END, "
-                          "'n' || CAST(i % 100 AS VARCHAR) FROM generate_series(0, ") +
+                          "'n' || CAST(i % 100 AS VARCHAR), 'a long name number ' || CAST(i % 50 AS VARCHAR), "
+                          "'c' || CAST(i % 30 AS VARCHAR), CASE WHEN i % 3 = 0 THEN NULL ELSE 'x' || CAST(i % 40 AS VARCHAR) END "
+                          "FROM generate_series(0, ") +
               kRows + " - 1) AS x(i)");
   con.execute("ANALYZE");
 }
@@ -60,6 +65,23 @@ const Case kCases[] = {
     {"ts < TIMESTAMP '2000-01-02 00:00:00'", "CASE WHEN ts < TIMESTAMP '2000-01-02 00:00:00' THEN 1 END = 1", "s (ts)"},
     {"i < 5000 AND (n = 3 OR n IS NULL) AND d > 1.00",
      "CASE WHEN i < 5000 AND (n = 3 OR n IS NULL) AND d > 1.00 THEN 1 END = 1", "s (i, d)"},
+    // Equalities and IN lists: integers (a list longer than 16 is searched), strings short and
+    // long, CHAR, with NULLs in the column and in the list.
+    {"i IN (5, 70000, 199999, -3)", "CASE WHEN i IN (5, 70000, 199999, -3) THEN 1 END = 1", "s (i)"},
+    {"sm IN (-32768, 32767, 0) AND i < 100000", "CASE WHEN sm IN (-32768, 32767, 0) AND i < 100000 THEN 1 END = 1", "s (i, sm)"},
+    {"n IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)",
+     "CASE WHEN n IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20) THEN 1 END = 1", "s (n)"},
+    {"n IN (3, NULL)", "CASE WHEN n IN (3, NULL) THEN 1 END = 1", "s (n)"},
+    {"name = 'n15'", "CASE WHEN name = 'n15' THEN 1 END = 1", "s (name)"},
+    {"name IN ('n1', 'n22', 'n99', 'n100', '')", "CASE WHEN name IN ('n1', 'n22', 'n99', 'n100', '') THEN 1 END = 1", "s (name)"},
+    {"lname = 'a long name number 7'", "CASE WHEN lname = 'a long name number 7' THEN 1 END = 1", "s (lname)"},
+    {"lname IN ('a long name number 3', 'a long name number 44', 'a long name', 'short') AND i > 1000",
+     "CASE WHEN lname IN ('a long name number 3', 'a long name number 44', 'a long name', 'short') AND i > 1000 THEN 1 END = 1",
+     "s (i, lname)"},
+    {"c = 'c7'", "CASE WHEN c = 'c7' THEN 1 END = 1", "s (c)"},
+    {"c IN ('c1', 'c29   ')", "CASE WHEN c IN ('c1', 'c29   ') THEN 1 END = 1", "s (c)"},
+    {"ns = 'x5'", "CASE WHEN ns = 'x5' THEN 1 END = 1", "s (ns)"},
+    {"ns IN ('x1', NULL, 'x39') AND n < 500", "CASE WHEN ns IN ('x1', NULL, 'x39') AND n < 500 THEN 1 END = 1", "s (n, ns)"},
 };
 
 // EXPLAIN ANALYZE's lines as one text.
@@ -71,7 +93,8 @@ std::string explainAnalyze(Connection& con, const std::string& sql) {
 }
 
 std::string sumsWhere(const std::string& where) {
-  return "SELECT count(*), sum(i), sum(n), min(sm), max(b), sum(d), min(dt), max(ts) FROM s WHERE " + where;
+  return "SELECT count(*), sum(i), sum(n), min(sm), max(b), sum(d), min(dt), max(ts), min(lname), max(c), min(ns) FROM s WHERE " +
+         where;
 }
 
 }  // namespace
@@ -90,7 +113,7 @@ TEST_CASE("a scan's selection vector keeps exactly the rows its filter keeps", "
         QueryResult got = con.execute(sumsWhere(c.where));
         test::checkSame(got, expected);
         // The rows themselves, in order, where there are few.
-        const std::string rows = "SELECT i, n, ts FROM s WHERE ";
+        const std::string rows = "SELECT i, n, ts, name, c FROM s WHERE ";
         if (std::stoll(expected.text(0, 0)) <= 2000)
           test::checkSame(con.execute(rows + c.where + " ORDER BY i"), con.execute(rows + c.reference + " ORDER BY i"));
       }
@@ -99,6 +122,9 @@ TEST_CASE("a scan's selection vector keeps exactly the rows its filter keeps", "
   CHECK(con.execute(sumsWhere(kCases[0].where)).text(0, 0) == "1000");
   CHECK(con.execute(sumsWhere(kCases[6].where)).text(0, 0) == "1");
   CHECK(con.execute(sumsWhere("n = 5")).text(0, 0) == con.execute("SELECT count(*) FROM s WHERE i % 1000 = 5 AND i % 7 <> 0").text(0, 0));
+  CHECK(con.execute(sumsWhere("lname = 'a long name number 7'")).text(0, 0) == "4000");
+  CHECK(con.execute(sumsWhere("c IN ('c1', 'c29   ')")).text(0, 0) ==
+        con.execute("SELECT count(*) FROM s WHERE i % 30 IN (1, 29)").text(0, 0));
 }
 
 TEST_CASE("EXPLAIN ANALYZE names the scans a selection vector narrowed, and counts every row read", "[selection]") {
@@ -114,7 +140,7 @@ TEST_CASE("EXPLAIN ANALYZE names the scans a selection vector narrowed, and coun
   }
   // A filter that keeps most rows is left to the generated code (the narrowing would cost more
   // than it saves), as is a condition no range describes.
-  for (const char* where : {"i > 10", "i <> 5", "i + 1 < 3", "name < 'n2'"}) {
+  for (const char* where : {"i > 10", "i <> 5", "i + 1 < 3", "name < 'n2'", "n NOT IN (1, 2)", "name <> 'n1'"}) {
     INFO(where);
     const std::string plan = explainAnalyze(con, sumsWhere(where));
     CHECK(plan.find("Selection vectors:") == std::string::npos);

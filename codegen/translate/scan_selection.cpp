@@ -1,0 +1,207 @@
+// Selection vectors for table scans: which conjuncts of the filter right above a scan are
+// decided by engine/runtime/scan_selection.cpp's loops before the generated code sees a row, and
+// the calls that narrow a block of rows to those that pass them. Under a selective filter most
+// rows fail, and failing in a precompiled loop costs a compare where the generated code (above
+// all the interpreter's and cheap code's) paid loads, branches and a trip through the pipeline.
+#include <algorithm>
+
+#include "codegen/translate/operator_translators.hpp"
+
+#include "engine/storage/table.hpp"
+#include "engine/types/string_ref.hpp"
+
+namespace hyrax::codegen {
+
+namespace {
+
+bool isInteger(const SqlType& t) { return t.id == TypeId::Int16 || t.id == TypeId::Int32 || t.id == TypeId::Int64; }
+
+// Types whose stored form is a signed integer that orders as the values do.
+bool storedAsInteger(const SqlType& t) {
+  return isInteger(t) || t.id == TypeId::Decimal || t.id == TypeId::Date || t.id == TypeId::Time || t.id == TypeId::Timestamp;
+}
+
+// The column `e` reads as stored, or nullptr: a column, or an integer column widened to a larger
+// integer type (smallint_col < 5, 5 being INTEGER), whose stored values, sign-extended, compare
+// with constants of the wider type as they are.
+const plan::Expr* storedColumn(const plan::Expr* e) {
+  if (e->kind == plan::ExprKind::Cast && e->args.size() == 1 && e->args[0]->kind == plan::ExprKind::Column &&
+      isInteger(e->type) && isInteger(e->args[0]->type) && e->args[0]->type.byteWidth() <= e->type.byteWidth())
+    return e->args[0].get();
+  return e->kind == plan::ExprKind::Column ? e : nullptr;
+}
+
+// Whether constant `k` compares with column type `t` (read through `compared`, the comparison's
+// operand type) as stored: integers of the compared type, DECIMALs of the column's scale, strings
+// as bytes (the code generator compares strings' bytes; the binder cast the constant).
+bool comparesAsStored(const SqlType& t, const SqlType& compared, const Value& k) {
+  if (k.isNull()) return false;
+  const SqlType& kt = k.type();
+  if (t.isVarBytes()) return t.id != TypeId::Array && kt.isVarBytes() && kt.id != TypeId::Array && compared.sameAs(t);
+  return storedAsInteger(t) && kt.id == compared.id && (t.id != TypeId::Decimal || kt.scale == t.scale);
+}
+
+}  // namespace
+
+std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  auto* filter = dynamic_cast<FilterTranslator*>(parent);
+  if (!filter) return {};
+  const double rows = static_cast<double>(scan.table->rowCount());
+  if (!(filter->op().estimatedRows <= kSelectiveShare * rows)) return {};
+  std::vector<const plan::Expr*> all;
+  FilterTranslator::conjuncts(*static_cast<const plan::Filter&>(filter->op()).predicate, all);
+  std::vector<ColumnTest> tests;
+  auto scanned = [&](const plan::Expr* col) {
+    size_t i = 0;
+    while (i < scan.columns.size() && (scan.columns[i].iu != col->iu || scan.columns[i].index == plan::TableScan::kRowNumber)) ++i;
+    return i;
+  };
+  // The values of an equality or IN list, kept with the code: int64s, or StringRefs (a long
+  // string's characters in a buffer of their own).
+  auto keep = [&](const std::vector<const Value*>& values, bool strings) -> const void* {
+    std::vector<uint64_t> words;
+    for (const Value* v : values) {
+      if (!strings) {
+        words.push_back(static_cast<uint64_t>(v->asInt()));
+        continue;
+      }
+      const std::string& s = v->asString();
+      const char* data = s.data();
+      if (s.size() > StringRef::kInlineMax) {
+        q_.constants.strings.push_back(s);
+        data = q_.constants.strings.back().data();
+      }
+      StringRef ref = StringRef::make(data, static_cast<uint32_t>(s.size()));
+      words.push_back(ref.lo());
+      words.push_back(ref.hi());
+    }
+    if (!strings)  // searched in order when long (hyrax_rt_select_values)
+      std::sort(words.begin(), words.end(), [](uint64_t a, uint64_t b) { return static_cast<int64_t>(a) < static_cast<int64_t>(b); });
+    q_.constants.words.push_back(std::move(words));
+    return q_.constants.words.back().data();
+  };
+  for (const plan::Expr* c : all) {
+    if (c->kind == plan::ExprKind::Compare && c->args.size() == 2 && c->cmp != plan::CmpOp::Ne) {
+      const plan::Expr* col = c->args[0].get();
+      const plan::Expr* k = c->args[1].get();
+      plan::CmpOp op = c->cmp;
+      if (col->kind == plan::ExprKind::Constant) {
+        std::swap(col, k);
+        op = plan::mirrored(op);
+      }
+      const SqlType compared = col->type;
+      col = storedColumn(col);
+      if (!col || k->kind != plan::ExprKind::Constant) continue;
+      size_t i = scanned(col);
+      if (i == scan.columns.size() || !comparesAsStored(col->iu->type, compared, k->value)) continue;
+      if (col->iu->type.isVarBytes()) {
+        if (op != plan::CmpOp::Eq) continue;
+        tests.push_back({ColumnTest::Kind::Strings, i, 0, 0, keep({&k->value}, true), 1});
+      } else {
+        const int64_t v = k->value.asInt();
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        switch (op) {
+          case plan::CmpOp::Eq: lo = hi = v; break;
+          case plan::CmpOp::Lt: if (v == INT64_MIN) lo = 1, hi = 0; else hi = v - 1; break;
+          case plan::CmpOp::Le: hi = v; break;
+          case plan::CmpOp::Gt: if (v == INT64_MAX) lo = 1, hi = 0; else lo = v + 1; break;
+          case plan::CmpOp::Ge: lo = v; break;
+          case plan::CmpOp::Ne: break;
+        }
+        auto same = std::find_if(tests.begin(), tests.end(),
+                                 [&](const ColumnTest& r) { return r.column == i && r.kind == ColumnTest::Kind::Range; });
+        if (same == tests.end()) {
+          tests.push_back({ColumnTest::Kind::Range, i, lo, hi, nullptr, 0});
+        } else {
+          same->lo = std::max(same->lo, lo);
+          same->hi = std::min(same->hi, hi);
+        }
+      }
+      filter->decidedBelow.push_back(c);
+    } else if (c->kind == plan::ExprKind::InList && !c->negated && c->args.size() >= 2) {
+      // x IN (a, b, ...) as a filter: true where x equals an item; NULL items never match.
+      const plan::Expr* col = storedColumn(c->args[0].get());
+      if (!col) continue;
+      size_t i = scanned(col);
+      if (i == scan.columns.size()) continue;
+      const SqlType& t = col->iu->type;
+      std::vector<const Value*> values;
+      bool all = true;
+      for (size_t a = 1; a < c->args.size() && all; ++a) {
+        const plan::Expr* item = c->args[a].get();
+        if (item->kind != plan::ExprKind::Constant) all = false;
+        else if (item->value.isNull()) continue;
+        else if (!comparesAsStored(t, c->args[0]->type, item->value)) all = false;
+        else values.push_back(&item->value);
+      }
+      if (!all) continue;
+      const bool strings = t.isVarBytes();
+      tests.push_back({strings ? ColumnTest::Kind::Strings : ColumnTest::Kind::Values, i, 0, 0,
+                       values.empty() ? nullptr : keep(values, strings), static_cast<uint32_t>(values.size())});
+      filter->decidedBelow.push_back(c);
+    }
+  }
+  // The first test reads every row of a block: ranges first, a 32-bit column without NULLs
+  // before others (the fast loop), strings last (16 bytes a row, and calls for long ones).
+  auto rank = [&](const ColumnTest& t) {
+    const SqlType& type = scan.columns[t.column].iu->type;
+    if (t.kind == ColumnTest::Kind::Strings) return 3;
+    if (t.kind == ColumnTest::Kind::Values) return 2;
+    return type.byteWidth() == 4 && !type.nullable ? 0 : 1;
+  };
+  std::stable_sort(tests.begin(), tests.end(), [&](const ColumnTest& a, const ColumnTest& b) { return rank(a) < rank(b); });
+  if (!tests.empty()) {
+    std::string text = scan.alias.empty() ? scan.table->name() : scan.alias;
+    for (size_t i = 0; i < tests.size(); ++i)
+      text += (i ? ", " : " (") + scan.table->columns()[scan.columns[tests[i].column].index].name;
+    q_.selections.push_back(text + ")");
+  }
+  return tests;
+}
+
+llvm::Value* TableScanTranslator::selectRows(llvm::Value* first, llvm::Value* last, const std::vector<llvm::Value*>& data,
+                                             const std::vector<llvm::Value*>& nulls, const std::vector<ColumnTest>& tests,
+                                             llvm::Value* selection) {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  auto& b = cg_.b;
+  llvm::Value* nullPtr = llvm::ConstantPointerNull::get(cg_.ptr());
+  llvm::Value* n = nullptr;  // none yet: the first test reads [first, last)
+  for (const ColumnTest& t : tests) {
+    llvm::Value* column = data[t.column];
+    llvm::Value* columnNulls = nulls[t.column] ? nulls[t.column] : nullPtr;
+    llvm::Value* width = cg_.c32(scan.columns[t.column].iu->type.byteWidth());
+    llvm::Value* values = t.values ? cg_.cPtr(t.values) : nullPtr;
+    llvm::Value* count = cg_.c32(t.count);
+    if (!n) {
+      llvm::Value* from = b.CreateTrunc(first, cg_.i32());
+      llvm::Value* to = b.CreateTrunc(last, cg_.i32());
+      switch (t.kind) {
+        case ColumnTest::Kind::Range:
+          n = cg_.call("hyrax_rt_select_range", {column, columnNulls, width, from, to, cg_.c64(t.lo), cg_.c64(t.hi), selection});
+          break;
+        case ColumnTest::Kind::Values:
+          n = cg_.call("hyrax_rt_select_values", {column, columnNulls, width, values, count, from, to, selection});
+          break;
+        case ColumnTest::Kind::Strings:
+          n = cg_.call("hyrax_rt_select_strings", {column, columnNulls, values, count, from, to, selection});
+          break;
+      }
+      continue;
+    }
+    switch (t.kind) {
+      case ColumnTest::Kind::Range:
+        n = cg_.call("hyrax_rt_refine_range", {column, columnNulls, width, selection, n, cg_.c64(t.lo), cg_.c64(t.hi)});
+        break;
+      case ColumnTest::Kind::Values:
+        n = cg_.call("hyrax_rt_refine_values", {column, columnNulls, width, values, count, selection, n});
+        break;
+      case ColumnTest::Kind::Strings:
+        n = cg_.call("hyrax_rt_refine_strings", {column, columnNulls, values, count, selection, n});
+        break;
+    }
+  }
+  return n;
+}
+
+}  // namespace hyrax::codegen
