@@ -57,6 +57,7 @@ CompiledProgram compileProgram(const std::vector<const plan::QueryPlan*>& plans,
     sink.produce();
     inits.push_back(cg.uniqueName("query_init"));
     q.generateInit(inits.back());
+    q.flushRowCounters();
     selections.insert(selections.end(), q.selections.begin(), q.selections.end());
     result->impl_->constants = std::move(q.constants);
     result->impl_->stateSlots = q.stateSlots();

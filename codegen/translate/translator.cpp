@@ -17,9 +17,41 @@ void Translator::emit(llvm::Value* countIf) {
 void Translator::countRows(llvm::Value* n) {
   if (!q_.countRows) return;
   auto& b = cg_.b;
-  llvm::Value* counters = cg_.loadPtr(cg_.stateSlot(0));
-  llvm::Value* slot = b.CreateConstInBoundsGEP1_64(cg_.i64(), counters, op_.id);
-  b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), slot), n), slot);
+  llvm::AllocaInst* local = q_.rowCounter(op_.id);
+  b.CreateStore(b.CreateAdd(b.CreateLoad(cg_.i64(), local), n), local);
+}
+
+// A function's count of an operator's rows in a local (a register once SROA ran): a count kept
+// in the state's array, loaded, added to and stored for every row, was a chain through memory
+// that LLVM could not take out of the loop, and it changed the code around it (TPC-H Q6 ran in
+// 10 ms under EXPLAIN ANALYZE and 19 ms without: the stores kept its filter one branch).
+llvm::AllocaInst* QueryTranslator::rowCounter(uint32_t op) {
+  llvm::Function* f = cg.function();
+  auto& counters = rowCounters_[f];
+  llvm::AllocaInst*& local = counters.locals[op];
+  if (!local) {
+    local = cg.local(cg.i64(), "rows");
+    llvm::IRBuilder<> entry(cg.entryBlock());  // no terminator until endFunction()
+    entry.CreateStore(cg.c64(0), local);
+    if (!counters.array) counters.array = entry.CreateLoad(cg.ptr(), entry.CreateConstInBoundsGEP1_64(cg.ptr(), cg.stateArg(), 0));
+  }
+  return local;
+}
+
+void QueryTranslator::flushRowCounters() {
+  for (auto& [f, counters] : rowCounters_) {
+    std::vector<llvm::ReturnInst*> returns;
+    for (llvm::BasicBlock& block : *f)
+      if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator())) returns.push_back(ret);
+    for (llvm::ReturnInst* ret : returns) {
+      llvm::IRBuilder<> at(ret);
+      for (auto& [op, local] : counters.locals) {
+        llvm::Value* slot = at.CreateConstInBoundsGEP1_64(cg.i64(), counters.array, op);
+        at.CreateStore(at.CreateAdd(at.CreateLoad(cg.i64(), slot), at.CreateLoad(cg.i64(), local)), slot);
+      }
+    }
+  }
+  rowCounters_.clear();
 }
 
 QueryTranslator::QueryTranslator(CodeGen& c, bool count) : cg(c), countRows(count) {}

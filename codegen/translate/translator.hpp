@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,7 +112,11 @@ class QueryTranslator {
   ExprCompiler expr{cg, values, constants};
   bool countRows;
 
-  // State slot 0 holds the operator row counters (uint64_t*), the rest belong to breakers.
+  // State slot 0 holds the operator row counters (uint64_t*), the rest belong to breakers. A
+  // function counts in locals (rowCounter), added to the array at each of its returns
+  // (flushRowCounters, once every function is generated).
+  llvm::AllocaInst* rowCounter(uint32_t op);
+  void flushRowCounters();
   uint32_t newStateSlot() { return stateSlots_++; }
   uint32_t stateSlots() const { return stateSlots_; }
 
@@ -198,6 +203,11 @@ class QueryTranslator {
  private:
   std::unique_ptr<Translator> make(const plan::Operator& op);
   uint32_t stateSlots_ = 1;
+  struct FunctionCounters {
+    llvm::Value* array = nullptr;  // the state's counters, loaded on entry
+    std::map<uint32_t, llvm::AllocaInst*> locals;
+  };
+  std::unordered_map<llvm::Function*, FunctionCounters> rowCounters_;
   uint32_t threadTagSlot_ = 0;
   std::vector<std::function<void()>> initCode_;
   std::vector<PipelineInfo> pipelines_;
