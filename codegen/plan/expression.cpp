@@ -33,6 +33,7 @@ ExprPtr Expr::clone() const {
   e->negated = negated;
   e->hasElse = hasElse;
   e->implicitCast = implicitCast;
+  e->untypedLiteral = untypedLiteral;
   e->field = field;
   e->func = func;
   e->param = param;

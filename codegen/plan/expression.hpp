@@ -148,6 +148,10 @@ struct Expr {
   // query. A CHAR's padding survives the first and not the second (PostgreSQL: an explicit cast
   // to another string type drops trailing blanks), which LIKE tells apart (type_rules.cpp).
   bool implicitCast = false;
+  // Constant: a quoted literal as written ('abc'), typed TEXT until an operand beside it gives it
+  // that operand's type, as PostgreSQL's untyped literals; a CAST the query wrote types it for good
+  // (CAST('a ' AS TEXT) compared with a CHAR is a text comparison, its blank counting).
+  bool untypedLiteral = false;
   DateField field = DateField::Year;  // Extract
   ScalarFunc func = ScalarFunc::Substring;  // Call
   uint32_t param = 0;                       // Parameter

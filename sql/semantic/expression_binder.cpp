@@ -537,7 +537,11 @@ ExprPtr SelectBinder::bindLiteral(const ast::Expr& e) {
       return Expr::constant(Value::decimal(text::parseDecimal(e.text, prec, scale), prec, scale), e.pos);
     }
     case ast::ExprKind::Float: return Expr::constant(Value::float64(text::parseDouble(e.text)), e.pos);
-    case ast::ExprKind::String: return Expr::constant(Value::string(e.text), e.pos);
+    case ast::ExprKind::String: {
+      ExprPtr literal = Expr::constant(Value::string(e.text), e.pos);
+      literal->untypedLiteral = true;
+      return literal;
+    }
     case ast::ExprKind::Boolean: return Expr::constant(Value::boolean(e.boolValue), e.pos);
     case ast::ExprKind::Null: return Expr::constant(Value(), e.pos);
     case ast::ExprKind::TypedLiteral:

@@ -37,7 +37,10 @@ uint8_t integerDigits(const SqlType& t) {
   }
 }
 
-bool isStringLiteral(const Expr& e) { return e.kind == ExprKind::Constant && e.type.isString(); }
+// A quoted literal whose type its context decides (Expr::untypedLiteral): not one the query cast
+// (sqlfuzz finding 17: CAST('a ' AS TEXT) = a CHAR was compared as CHARs, and CAST('5' AS TEXT) =
+// an INTEGER was taken as 5).
+bool isStringLiteral(const Expr& e) { return e.kind == ExprKind::Constant && e.type.isString() && e.untypedLiteral; }
 
 SqlType withNull(SqlType t, bool nullable) { return t.withNullable(nullable); }
 
@@ -151,7 +154,10 @@ ExprPtr makeCast(ExprPtr a, const SqlType& to, SourcePos pos) {
     throw Error(sqlstate::FeatureNotSupported, "int2vector and oidvector as text are not supported", pos);
   if (!castable(a->type, to))
     throw Error("42846", "cannot cast type " + a->type.name() + " to " + to.name(), pos);
-  if (a->type.sameAs(to)) return a;
+  if (a->type.sameAs(to)) {
+    a->untypedLiteral = false;  // typed by the query now
+    return a;
+  }
   SqlType t = to.withNullable(a->type.nullable || a->type.isNull());
   auto c = std::make_unique<Expr>(ExprKind::Cast, t, pos);
   c->args.push_back(std::move(a));
