@@ -240,8 +240,11 @@ TEST_CASE("a long index range scan (one call, no morsels) waits for cheap code i
   std::string plan = allText(con.execute(std::string("EXPLAIN ANALYZE ") + q));
   INFO(plan);
   REQUIRE(plan.find("IndexRangeScan") != std::string::npos);
-  // Only query_init ran interpreted; every pipeline after it on cheap code.
-  CHECK(std::regex_search(plan, std::regex("Compile tiers: interpreter first .*cheap code .*; morsels: 4, 1 interpreted")));
+  // Only query_init ran interpreted; every pipeline after it on cheap code. (On a loaded machine
+  // the cheap compile may be done before query_init's first morsel: then nothing ran interpreted,
+  // which a fresh clone's CI run once showed.)
+  CHECK(std::regex_search(plan, std::regex("Compile tiers: (interpreter first .*cheap code .*; morsels: 4, 1 interpreted|"
+                                           "cheap code, compiled before this run .*; morsels: 4\n)")));
   // A short range stays in the interpreter: its work is less than a compile.
   plan = allText(con.execute("EXPLAIN ANALYZE SELECT count(*), sum(v) FROM k WHERE id BETWEEN 5 AND 900"));
   INFO(plan);
