@@ -1,6 +1,6 @@
 #pragma once
 // The translator of each physical operator (one .cpp each, named after the operator).
-#include <climits>
+#include <cstdint>
 #include <optional>
 
 #include "codegen/translate/hash_table_code.hpp"

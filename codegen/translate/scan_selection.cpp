@@ -14,11 +14,9 @@ namespace hyrax::codegen {
 
 namespace {
 
-bool isInteger(const SqlType& t) { return t.id == TypeId::Int16 || t.id == TypeId::Int32 || t.id == TypeId::Int64; }
-
 // Types whose stored form is a signed integer that orders as the values do.
 bool storedAsInteger(const SqlType& t) {
-  return isInteger(t) || t.id == TypeId::Decimal || t.id == TypeId::Date || t.id == TypeId::Time || t.id == TypeId::Timestamp;
+  return t.isInteger() || t.id == TypeId::Decimal || t.id == TypeId::Date || t.id == TypeId::Time || t.id == TypeId::Timestamp;
 }
 
 // The column `e` reads as stored, or nullptr: a column, or an integer column widened to a larger
@@ -26,7 +24,7 @@ bool storedAsInteger(const SqlType& t) {
 // with constants of the wider type as they are.
 const plan::Expr* storedColumn(const plan::Expr* e) {
   if (e->kind == plan::ExprKind::Cast && e->args.size() == 1 && e->args[0]->kind == plan::ExprKind::Column &&
-      isInteger(e->type) && isInteger(e->args[0]->type) && e->args[0]->type.byteWidth() <= e->type.byteWidth())
+      e->type.isInteger() && e->args[0]->type.isInteger() && e->args[0]->type.byteWidth() <= e->type.byteWidth())
     return e->args[0].get();
   return e->kind == plan::ExprKind::Column ? e : nullptr;
 }
@@ -37,7 +35,7 @@ const plan::Expr* storedColumn(const plan::Expr* e) {
 bool comparesAsStored(const SqlType& t, const SqlType& compared, const Value& k) {
   if (k.isNull()) return false;
   const SqlType& kt = k.type();
-  if (t.isVarBytes()) return t.id != TypeId::Array && kt.isVarBytes() && kt.id != TypeId::Array && compared.sameAs(t);
+  if (t.isString()) return kt.isString() && compared.sameAs(t);
   return storedAsInteger(t) && kt.id == compared.id && (t.id != TypeId::Decimal || kt.scale == t.scale);
 }
 
@@ -95,7 +93,7 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
       if (!col || k->kind != plan::ExprKind::Constant) continue;
       size_t i = scanned(col);
       if (i == scan.columns.size() || !comparesAsStored(col->iu->type, compared, k->value)) continue;
-      if (col->iu->type.isVarBytes()) {
+      if (col->iu->type.isString()) {
         if (op != plan::CmpOp::Eq) continue;
         tests.push_back({ColumnTest::Kind::Strings, i, 0, 0, keep({&k->value}, true), 1});
       } else {
@@ -136,7 +134,7 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
         else values.push_back(&item->value);
       }
       if (!all) continue;
-      const bool strings = t.isVarBytes();
+      const bool strings = t.isString();
       tests.push_back({strings ? ColumnTest::Kind::Strings : ColumnTest::Kind::Values, i, 0, 0,
                        values.empty() ? nullptr : keep(values, strings), static_cast<uint32_t>(values.size())});
       filter->decidedBelow.push_back(c);

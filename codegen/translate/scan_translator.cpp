@@ -151,7 +151,6 @@ void TableScanTranslator::emitRow(llvm::Value* chunk64, llvm::Value* row, const 
 void TableScanTranslator::emitRows(llvm::Value* chunk64, llvm::Value* rows, llvm::Value* first, llvm::Value* last,
                                    const std::vector<llvm::Value*>& data, const std::vector<llvm::Value*>& nulls,
                                    const std::vector<ColumnTest>& tests, llvm::Value* selection) {
-  auto& scan = static_cast<const plan::TableScan&>(op_);
   auto& b = cg_.b;
   if (tests.empty()) {
     cg_.ForRange(first, last, [&](llvm::Value* row) {

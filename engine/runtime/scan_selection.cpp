@@ -5,7 +5,7 @@
 // most of its time deciding per row that a row does not qualify: TPC-H Q6 reads 6M rows of which
 // 114,160 qualify (HyPer's Data Blocks evaluate such restrictions the same way, SIGMOD 2016).
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 #include <cstring>
 
 #include "engine/runtime/runtime.hpp"
@@ -26,24 +26,51 @@ inline bool inRange(const T* column, uint32_t i, uint64_t lo, uint64_t span) {
 
 inline bool notNull(const uint8_t* nulls, uint32_t i) { return ((nulls[i >> 3] >> (i & 7)) & 1) == 0; }
 
-// Every position is written and the count moves only for a match: no branch a random column
-// would mispredict.
-template <typename T>
-uint32_t selectIn(const T* column, const uint8_t* nulls, uint32_t first, uint32_t last, uint64_t lo, uint64_t span,
-                  uint32_t* sel) {
+// The positions in [first, last) where `matches` (and the column is not NULL). Every position is
+// written and the count moves only for a match: no branch a random column would mispredict.
+template <typename Matches>
+uint32_t selectWhere(uint32_t first, uint32_t last, const uint8_t* nulls, uint32_t* sel, const Matches& matches) {
   uint32_t n = 0;
   if (nulls) {
     for (uint32_t i = first; i < last; ++i) {
       sel[n] = i;
-      n += inRange(column, i, lo, span) & notNull(nulls, i);
+      n += matches(i) & notNull(nulls, i);
     }
   } else {
     for (uint32_t i = first; i < last; ++i) {
       sel[n] = i;
-      n += inRange(column, i, lo, span);
+      n += matches(i);
     }
   }
   return n;
+}
+
+constexpr uint32_t kPrefetchAhead = 32;  // positions
+constexpr uint32_t kLinearValues = 16;   // IN lists longer than this are searched
+
+// Keeps of sel[0, kept) the positions where `matches` (and the column is not NULL), in order.
+template <typename T, typename Matches>
+uint32_t refineWhere(const T* column, const uint8_t* nulls, uint32_t* sel, uint32_t kept, const Matches& matches) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < kept; ++k) {
+    // The positions are ascending but not evenly spaced, which the hardware prefetcher does not
+    // follow: each cache line of the column would be a miss.
+    if (k + kPrefetchAhead < kept) __builtin_prefetch(column + sel[k + kPrefetchAhead]);
+    const uint32_t i = sel[k];
+    sel[n] = i;
+    n += matches(i) & (!nulls || notNull(nulls, i));
+  }
+  return n;
+}
+
+// f(column) with the column as signed integers of `width` bytes (2, 4 or 8).
+template <typename F>
+uint32_t byWidth(const void* column, uint32_t width, const F& f) {
+  switch (width) {
+    case 2: return f(static_cast<const int16_t*>(column));
+    case 4: return f(static_cast<const int32_t*>(column));
+    default: return f(static_cast<const int64_t*>(column));
+  }
 }
 
 // The positions of a mask's set bits (bit j: position base + j), in order.
@@ -79,23 +106,6 @@ uint32_t selectIn32(const int32_t* column, uint32_t first, uint32_t last, int32_
   return n;
 }
 
-constexpr uint32_t kPrefetchAhead = 32;  // positions
-constexpr uint32_t kLinearValues = 16;   // IN lists longer than this are searched
-
-template <typename T>
-uint32_t refineIn(const T* column, const uint8_t* nulls, uint32_t* sel, uint32_t count, uint64_t lo, uint64_t span) {
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < count; ++k) {
-    // The positions are ascending but not evenly spaced, which the hardware prefetcher does not
-    // follow: each cache line of the column would be a miss.
-    if (k + kPrefetchAhead < count) __builtin_prefetch(column + sel[k + kPrefetchAhead]);
-    const uint32_t i = sel[k];
-    sel[n] = i;
-    n += inRange(column, i, lo, span) & (!nulls || notNull(nulls, i));
-  }
-  return n;
-}
-
 // Whether v equals one of values[0, count): a few compared in turn (an IN list), more by binary
 // search (sorted by the caller).
 inline bool oneOf(int64_t v, const int64_t* values, uint32_t count) {
@@ -103,30 +113,6 @@ inline bool oneOf(int64_t v, const int64_t* values, uint32_t count) {
   bool found = false;
   for (uint32_t j = 0; j < count; ++j) found |= v == values[j];
   return found;
-}
-
-template <typename T>
-uint32_t selectValues(const T* column, const uint8_t* nulls, const int64_t* values, uint32_t count, uint32_t first,
-                      uint32_t last, uint32_t* sel) {
-  uint32_t n = 0;
-  for (uint32_t i = first; i < last; ++i) {
-    sel[n] = i;
-    n += oneOf(column[i], values, count) & (!nulls || notNull(nulls, i));
-  }
-  return n;
-}
-
-template <typename T>
-uint32_t refineValues(const T* column, const uint8_t* nulls, const int64_t* values, uint32_t count, uint32_t* sel,
-                      uint32_t kept) {
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < kept; ++k) {
-    if (k + kPrefetchAhead < kept) __builtin_prefetch(column + sel[k + kPrefetchAhead]);
-    const uint32_t i = sel[k];
-    sel[n] = i;
-    n += oneOf(column[i], values, count) & (!nulls || notNull(nulls, i));
-  }
-  return n;
 }
 
 // A string equals one of the values: equal low halves (length and first 4 bytes), then the high
@@ -142,79 +128,56 @@ inline bool oneOfStrings(const StringRef& v, const StringRef* values, uint32_t c
 }  // namespace
 }  // namespace hyrax
 
-using hyrax::refineIn;
-using hyrax::selectIn;
-using hyrax::selectIn32;
+using hyrax::byWidth;
 using hyrax::StringRef;
 
 uint32_t hyrax_rt_select_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t first, uint32_t last,
                                int64_t lo, int64_t hi, uint32_t* sel) {
   if (lo > hi || first >= last) return 0;
-  const uint64_t l = static_cast<uint64_t>(lo), span = static_cast<uint64_t>(hi) - l;
-  switch (width) {
-    case 2: return selectIn(static_cast<const int16_t*>(column), nulls, first, last, l, span, sel);
-    case 4:
-      if (!nulls) {
-        if (lo > INT32_MAX || hi < INT32_MIN) return 0;
-        return selectIn32(static_cast<const int32_t*>(column), first, last, static_cast<int32_t>(std::max<int64_t>(lo, INT32_MIN)),
-                          static_cast<int32_t>(std::min<int64_t>(hi, INT32_MAX)), sel);
-      }
-      return selectIn(static_cast<const int32_t*>(column), nulls, first, last, l, span, sel);
-    default: return selectIn(static_cast<const int64_t*>(column), nulls, first, last, l, span, sel);
+  if (width == 4 && !nulls) {
+    if (lo > INT32_MAX || hi < INT32_MIN) return 0;
+    return hyrax::selectIn32(static_cast<const int32_t*>(column), first, last, static_cast<int32_t>(std::max<int64_t>(lo, INT32_MIN)),
+                             static_cast<int32_t>(std::min<int64_t>(hi, INT32_MAX)), sel);
   }
+  const uint64_t l = static_cast<uint64_t>(lo), span = static_cast<uint64_t>(hi) - l;
+  return byWidth(column, width, [&](const auto* c) {
+    return hyrax::selectWhere(first, last, nulls, sel, [&](uint32_t i) { return hyrax::inRange(c, i, l, span); });
+  });
 }
 
 uint32_t hyrax_rt_refine_range(const void* column, const uint8_t* nulls, uint32_t width, uint32_t* sel, uint32_t count,
                                int64_t lo, int64_t hi) {
   if (lo > hi) return 0;
   const uint64_t l = static_cast<uint64_t>(lo), span = static_cast<uint64_t>(hi) - l;
-  switch (width) {
-    case 2: return refineIn(static_cast<const int16_t*>(column), nulls, sel, count, l, span);
-    case 4: return refineIn(static_cast<const int32_t*>(column), nulls, sel, count, l, span);
-    default: return refineIn(static_cast<const int64_t*>(column), nulls, sel, count, l, span);
-  }
+  return byWidth(column, width, [&](const auto* c) {
+    return hyrax::refineWhere(c, nulls, sel, count, [&](uint32_t i) { return hyrax::inRange(c, i, l, span); });
+  });
 }
 
 uint32_t hyrax_rt_select_values(const void* column, const uint8_t* nulls, uint32_t width, const int64_t* values, uint32_t count,
                                 uint32_t first, uint32_t last, uint32_t* sel) {
-  switch (width) {
-    case 2: return hyrax::selectValues(static_cast<const int16_t*>(column), nulls, values, count, first, last, sel);
-    case 4: return hyrax::selectValues(static_cast<const int32_t*>(column), nulls, values, count, first, last, sel);
-    default: return hyrax::selectValues(static_cast<const int64_t*>(column), nulls, values, count, first, last, sel);
-  }
+  return byWidth(column, width, [&](const auto* c) {
+    return hyrax::selectWhere(first, last, nulls, sel, [&](uint32_t i) { return hyrax::oneOf(c[i], values, count); });
+  });
 }
 
 uint32_t hyrax_rt_refine_values(const void* column, const uint8_t* nulls, uint32_t width, const int64_t* values, uint32_t count,
                                 uint32_t* sel, uint32_t kept) {
-  switch (width) {
-    case 2: return hyrax::refineValues(static_cast<const int16_t*>(column), nulls, values, count, sel, kept);
-    case 4: return hyrax::refineValues(static_cast<const int32_t*>(column), nulls, values, count, sel, kept);
-    default: return hyrax::refineValues(static_cast<const int64_t*>(column), nulls, values, count, sel, kept);
-  }
+  return byWidth(column, width, [&](const auto* c) {
+    return hyrax::refineWhere(c, nulls, sel, kept, [&](uint32_t i) { return hyrax::oneOf(c[i], values, count); });
+  });
 }
 
 uint32_t hyrax_rt_select_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t first,
                                  uint32_t last, uint32_t* sel) {
   const auto* strings = static_cast<const StringRef*>(column);
   const auto* wanted = static_cast<const StringRef*>(values);
-  uint32_t n = 0;
-  for (uint32_t i = first; i < last; ++i) {
-    sel[n] = i;
-    n += hyrax::oneOfStrings(strings[i], wanted, count) & (!nulls || hyrax::notNull(nulls, i));
-  }
-  return n;
+  return hyrax::selectWhere(first, last, nulls, sel, [&](uint32_t i) { return hyrax::oneOfStrings(strings[i], wanted, count); });
 }
 
 uint32_t hyrax_rt_refine_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t* sel,
                                  uint32_t kept) {
   const auto* strings = static_cast<const StringRef*>(column);
   const auto* wanted = static_cast<const StringRef*>(values);
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < kept; ++k) {
-    if (k + hyrax::kPrefetchAhead < kept) __builtin_prefetch(strings + sel[k + hyrax::kPrefetchAhead]);
-    const uint32_t i = sel[k];
-    sel[n] = i;
-    n += hyrax::oneOfStrings(strings[i], wanted, count) & (!nulls || hyrax::notNull(nulls, i));
-  }
-  return n;
+  return hyrax::refineWhere(strings, nulls, sel, kept, [&](uint32_t i) { return hyrax::oneOfStrings(strings[i], wanted, count); });
 }

@@ -8,16 +8,14 @@
 #include <string>
 
 #include "sql/api/database.hpp"
+#include "sql/test/result_text.hpp"
 
 using namespace hyrax;
 
 namespace {
 
 std::string explainAnalyze(Connection& con, const std::string& sql) {
-  QueryResult r = con.execute("EXPLAIN ANALYZE " + sql);
-  std::string text;
-  for (uint64_t i = 0; i < r.rowCount(); ++i) text += r.text(i, 0) + "\n";
-  return text;
+  return test::allText(con.execute("EXPLAIN ANALYZE " + sql));
 }
 
 }  // namespace

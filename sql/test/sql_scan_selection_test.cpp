@@ -13,6 +13,7 @@
 
 #include "sql/api/database.hpp"
 #include "sql/test/same_answer.hpp"
+#include "sql/test/result_text.hpp"
 
 using namespace hyrax;
 
@@ -84,12 +85,8 @@ const Case kCases[] = {
     {"ns IN ('x1', NULL, 'x39') AND n < 500", "CASE WHEN ns IN ('x1', NULL, 'x39') AND n < 500 THEN 1 END = 1", "s (n, ns)"},
 };
 
-// EXPLAIN ANALYZE's lines as one text.
 std::string explainAnalyze(Connection& con, const std::string& sql) {
-  QueryResult r = con.execute("EXPLAIN ANALYZE " + sql);
-  std::string text;
-  for (uint64_t i = 0; i < r.rowCount(); ++i) text += r.text(i, 0) + "\n";
-  return text;
+  return test::allText(con.execute("EXPLAIN ANALYZE " + sql));
 }
 
 std::string sumsWhere(const std::string& where) {
