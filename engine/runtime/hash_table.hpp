@@ -170,9 +170,12 @@ class HashTable {
   void spill() {
     dir_.large = 1;
     const uint64_t parts = spill_.size();
-    for (uint64_t i = 0; i < entries_.count(); ++i) {
-      const auto* e = static_cast<const HashEntryHeader*>(entries_.at(i));
-      std::memcpy(spill_[hashPartition(e->hash, parts)]->entries_.append(), e, entrySize());
+    for (uint64_t i = 0, run = 0; i < entries_.count(); i += run) {
+      const char* first = static_cast<const char*>(entries_.run(i, &run));
+      for (uint64_t k = 0; k < run; ++k) {
+        const auto* e = reinterpret_cast<const HashEntryHeader*>(first + k * entrySize());
+        std::memcpy(spill_[hashPartition(e->hash, parts)]->entries_.append(), e, entrySize());
+      }
     }
     entries_.clear();
     std::memset(dir_.buckets, 0, bucketCount_ * sizeof(uint64_t));

@@ -24,10 +24,10 @@ uint64_t MemoryBudget::currentLimit() {
 
 static std::string megabytes(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MB"; }
 
-void MemoryBudget::fail(uint64_t bytes) const {
+void MemoryBudget::fail(uint64_t bytes, uint64_t used) const {
   throw Error(sqlstate::OutOfMemory, "out of memory: the statement needs more than memory_limit (" +
                                          formatMemorySize(limit_) + ")")
-      .withDetail("It holds " + megabytes(used_) + " and asked for " + megabytes(bytes) +
+      .withDetail("It holds " + megabytes(used) + " and asked for " + megabytes(bytes) +
                   " more. SET memory_limit = '...' raises the limit.");
 }
 

@@ -4,6 +4,7 @@
 // Charged when a block is allocated, not per row, so the check costs nothing measurable; going
 // over fails the statement with 53200 while the process still has room to undo it, instead of
 // std::bad_alloc (or the kernel's OOM killer) later.
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -15,15 +16,32 @@ class MemoryBudget {
   MemoryBudget(const MemoryBudget&) = delete;
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 
-  // Throws Error 53200 (and charges nothing) when `bytes` more would pass the limit.
+  // A parallel run's helper thread: what it charges counts against `statement`, whose limit holds
+  // for all the statement's threads together. (Each helper had a budget of its own with the
+  // whole limit: at 2 threads a statement grew to 4x memory_limit before failing, and past
+  // physical memory to the OOM killer: sqlfuzz seed 580 query 477.)
+  void shareWith(MemoryBudget& statement) { shared_ = statement.shared_ ? statement.shared_ : &statement; }
+  // Whether charges to `other` land in the same count as charges here.
+  bool sameCount(const MemoryBudget* other) const { return other && other->count() == count(); }
+
+  // Throws Error 53200 (and charges nothing) when `bytes` more would pass the limit. Atomic: the
+  // threads of a parallel run charge one count (per block allocated, not per row).
   void charge(uint64_t bytes) {
-    if (bytes > limit_ - used_ || used_ > limit_) fail(bytes);
-    used_ += bytes;
+    MemoryBudget* c = count();
+    uint64_t used = c->used_.load(std::memory_order_relaxed);
+    do {
+      if (bytes > c->limit_ - used || used > c->limit_) c->fail(bytes, used);
+    } while (!c->used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
   }
-  void release(uint64_t bytes) { used_ = bytes < used_ ? used_ - bytes : 0; }
-  uint64_t used() const { return used_; }
-  uint64_t limit() const { return limit_; }
-  void setLimit(uint64_t limit) { limit_ = limit; }
+  void release(uint64_t bytes) {
+    MemoryBudget* c = count();
+    uint64_t used = c->used_.load(std::memory_order_relaxed);
+    while (!c->used_.compare_exchange_weak(used, bytes < used ? used - bytes : 0, std::memory_order_relaxed)) {
+    }
+  }
+  uint64_t used() const { return count()->used_.load(std::memory_order_relaxed); }
+  uint64_t limit() const { return count()->limit_; }
+  void setLimit(uint64_t limit) { limit_ = limit; }  // before the run: helpers read it
 
   // 80% of this machine's physical memory: room for the database itself and the OS.
   static uint64_t defaultLimit();
@@ -32,9 +50,11 @@ class MemoryBudget {
   static uint64_t currentLimit();
 
  private:
-  [[noreturn]] void fail(uint64_t bytes) const;
+  MemoryBudget* count() const { return shared_ ? shared_ : const_cast<MemoryBudget*>(this); }
+  [[noreturn]] void fail(uint64_t bytes, uint64_t used) const;
   uint64_t limit_;
-  uint64_t used_ = 0;
+  std::atomic<uint64_t> used_{0};
+  MemoryBudget* shared_ = nullptr;  // the statement's budget, for a helper thread's
 };
 
 // The session's setting, installed for the statements it runs (thread_scope.hpp).

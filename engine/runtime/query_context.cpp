@@ -185,13 +185,13 @@ void QueryContext::flushResult() {
   current_ = std::make_unique<ResultChunk>(*resultTypes_);
 }
 
-std::unique_ptr<QueryContext> QueryContext::makeWorker() const {
+std::unique_ptr<QueryContext> QueryContext::makeWorker() {
   auto w = std::make_unique<QueryContext>(std::vector<SqlType>{}, cancel_);
   w->resultTypes_ = resultTypes_;
   w->parameters_ = parameters_;
   w->transactionTime_ = transactionTime_;
   w->undo_ = undo_;
-  w->budget_.setLimit(budget_.limit());
+  w->budget_.shareWith(budget_);  // one memory_limit for all the statement's threads
   return w;
 }
 

@@ -153,7 +153,7 @@ class QueryContext {
   // Parallel runs (codegen's driver): a context for one helper thread, with its own error state,
   // arena, hash tables, buffers and results, and this one's result types, cancel flag,
   // parameters, transaction time, undo log and memory limit.
-  std::unique_ptr<QueryContext> makeWorker() const;
+  std::unique_ptr<QueryContext> makeWorker();
   // After a parallel pipeline: the worker's result rows go after this context's, and the worker
   // lives as long as this context does (rows and entries may point at its strings).
   void adoptWorker(std::unique_ptr<QueryContext> worker);

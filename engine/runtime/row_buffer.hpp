@@ -49,8 +49,14 @@ class RowBuffer {
   void keepFirstLike(RowBuffer& helper) const {
     if (cmp_) helper.keepFirst(limit_, cmp_);
   }
-  void absorb(const RowBuffer& other) {
+  // Its rows are freed once copied: the helper's context lives as long as the statement does, and
+  // so did a second copy of every row.
+  void absorb(RowBuffer& other) {
     for (void* from : other.order_) std::memcpy(append(), from, rowSize_);
+    other.rows_ = BlockStorage(other.rowSize_, other.budget_);
+    std::vector<void*>().swap(other.order_);
+    if (other.budget_) other.budget_->release(other.orderCharged_);
+    other.orderCharged_ = 0;
   }
 
   // Stable: rows that compare equal keep the order they came in. With threads > 1 and many rows,

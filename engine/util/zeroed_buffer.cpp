@@ -198,6 +198,11 @@ class MappingPool {
 }
 }  // namespace
 
+size_t ZeroedBuffer::footprint(size_t bytes) {
+  if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) return bytes;
+  return bytes < kMapFrom ? HugePageSlabs::blockSize(bytes) : roundToHugePages(bytes);
+}
+
 ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
   if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) {
     data_ = static_cast<char*>(std::calloc(bytes ? bytes : 1, 1));

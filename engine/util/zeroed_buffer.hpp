@@ -23,6 +23,9 @@ class ZeroedBuffer {
 
   char* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  // The memory a buffer of `bytes` takes: slab blocks are powers of two, mappings whole huge
+  // pages (touching a huge page's first byte brings in all 2 MiB). What a budget is charged.
+  static size_t footprint(size_t bytes);
 
   // From this size on a buffer is a block of a huge-page slab.
   static constexpr size_t kSlabFrom = size_t{16} << 10;
