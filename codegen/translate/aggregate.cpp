@@ -157,6 +157,17 @@ void AggregateTranslator::skipGroupsWithout(HashJoinTranslator* join, std::vecto
   filterGroups_ = std::move(groupOfKey);
 }
 
+std::pair<HashJoinTranslator*, const plan::Expr*> AggregateTranslator::groupFilter() const {
+  if (!groupFilter_ || filterGroups_.size() != 1) return {nullptr, nullptr};
+  auto& a = static_cast<const plan::Aggregate&>(op_);
+  const plan::Expr* key = a.groups[filterGroups_[0]].expr.get();
+  // The groups the join's table keeps, of the groups expected: the share of rows kept, if rows
+  // spread evenly over groups.
+  const double share = groupFilter_->op().child(0)->estimatedRows / std::max(1.0, op_.estimatedRows);
+  if (!key->type.isInteger() || !groupFilter_->worthFiltering(share)) return {nullptr, nullptr};
+  return {groupFilter_, key};
+}
+
 HashTableCode::Keys AggregateTranslator::groupKeys() {
   auto& a = static_cast<const plan::Aggregate&>(op_);
   std::vector<SqlValue> values;

@@ -137,6 +137,7 @@ llvm::Value* ExprCompiler::hash(const SqlValue& v) {
     x = b_.CreateSExt(v.v, cg_.i64());
   }
   // Multiply-xorshift: every input bit reaches the high bits, then folds back into the low ones.
+  // (engine/runtime/hash_table.hpp's hashInteger is the same, for the scans a join narrows.)
   x = b_.CreateMul(b_.CreateXor(x, b_.CreateLShr(x, 32)), cg_.c64(static_cast<int64_t>(0x9E3779B97F4A7C15ULL)));
   return b_.CreateXor(x, b_.CreateLShr(x, 29));
 }

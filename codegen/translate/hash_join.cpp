@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
 
 namespace hyrax::codegen {
@@ -181,6 +182,25 @@ void HashJoinTranslator::emitFrom(llvm::Value* entry) {
   currentEntry_ = entry;
   emit();
   currentEntry_ = nullptr;
+}
+
+const plan::Expr* HashJoinTranslator::filterKey(const Translator& probe, double probeRows) const {
+  auto& j = static_cast<const plan::HashJoin&>(op_);
+  using K = plan::JoinKind;
+  if (children.size() != 2 || children[1].get() != &probe || j.keys.size() != 1) return nullptr;
+  if (j.kind != K::Inner && j.kind != K::Semi) return nullptr;  // (their estimate counts probe rows that match)
+  if (!worthFiltering(op_.estimatedRows / probeRows)) return nullptr;
+  const plan::Expr* key = j.keys[0].probe.get();
+  if (!key->type.isInteger() || !j.keys[0].build->type.isInteger()) return nullptr;
+  return key;
+}
+
+// A directory beyond the caches costs the scan's loop a miss per row, and the rows it keeps are
+// probed again: worth it only where nearly all rows go (TPC-H Q9's orders, 20% kept by a table
+// of 319,404 entries: 37 -> 45 ms).
+bool HashJoinTranslator::worthFiltering(double share) const {
+  if (!(share <= kSelectiveShare)) return false;
+  return op_.child(0)->estimatedRows < static_cast<double>(kHashLargeEntries) || share <= kSelectiveShareBeyondCaches;
 }
 
 // A join that drops probe rows without a match, over an aggregate grouped by its probe keys (Map

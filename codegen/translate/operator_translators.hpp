@@ -8,6 +8,12 @@
 
 namespace hyrax::codegen {
 
+// A scan narrows its blocks with selection vectors (scan_selection.cpp) under a filter or a join
+// expected to keep at most this share of its rows; above it the narrowing costs more than it saves.
+inline constexpr double kSelectiveShare = 0.5;
+// ... and under a join whose table is beyond the caches (kHashLargeEntries entries), this share.
+inline constexpr double kSelectiveShareBeyondCaches = 1.0 / 16;
+
 class TableScanTranslator : public Translator {
  public:
   using Translator::Translator;
@@ -40,17 +46,21 @@ class TableScanTranslator : public Translator {
   // (scan_selection.cpp): scanned column `column` (an integer, DECIMAL, DATE, TIME or TIMESTAMP)
   // within [lo, hi] in its stored form (the conjuncts on one column merged), equal to one of
   // `count` integers, or a string column equal to one of `count` strings (StringRefs) at `values`.
+  // Or (Joined) an integer column the hash join right above probes with, which its built table
+  // (`table`, the HashTable* in this pipeline's function) may hold.
   struct ColumnTest {
-    enum class Kind : uint8_t { Range, Values, Strings } kind = Kind::Range;
+    enum class Kind : uint8_t { Range, Values, Strings, Joined } kind = Kind::Range;
     size_t column = 0;
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     const void* values = nullptr;
     uint32_t count = 0;
+    llvm::Value* table = nullptr;
   };
   // The tests of the filter above, when it is expected to keep at most kSelectiveShare of the
-  // rows; the filter is told which of its conjuncts they decide.
+  // rows; the filter is told which of its conjuncts they decide. Or the join filter of a hash
+  // join right above that drops most of the scan's rows (HashJoinTranslator::filterKey).
   std::vector<ColumnTest> columnTests();
-  static constexpr double kSelectiveShare = 0.5;
+  std::vector<ColumnTest> joinTests(const plan::Expr* key, class HashJoinTranslator* join);
   // The positions in [first, last) that pass every test, into `selection`; their count (i32).
   llvm::Value* selectRows(llvm::Value* first, llvm::Value* last, const std::vector<llvm::Value*>& data,
                           const std::vector<llvm::Value*>& nulls, const std::vector<ColumnTest>& tests, llvm::Value* selection);
@@ -157,6 +167,13 @@ class HashJoinTranslator : public Translator {
   bool entryFixes(const std::vector<const plan::Expr*>& groupKeys);
   void reserveGroupField();
   llvm::Value* groupField() const;
+  // The probe key `probe`, a column of it, when the scan under it may skip the rows whose key
+  // its table does not hold (TableScanTranslator::joinTests): one integer key, an inner or semi
+  // join (probe rows without a match dropped) expected to drop at least half of `probeRows`.
+  const plan::Expr* filterKey(const Translator& probe, double probeRows) const;
+  // Whether a scan keeping `share` of its rows by this join's table is worth narrowing by it.
+  bool worthFiltering(double share) const;
+  llvm::Value* table() { return table_.table(); }  // the HashTable* in the current function
 
  private:
   using Keys = HashTableCode::Keys;
@@ -203,6 +220,9 @@ class AggregateTranslator : public Translator {
   // in the join's (already built) hash table are skipped, their group would be computed for
   // nothing. groupOfKey[i]: the group key that equals the join's key i.
   void skipGroupsWithout(HashJoinTranslator* join, std::vector<size_t> groupOfKey);
+  // That join and the one group key it tests, when the scan below may skip those rows already
+  // (TableScanTranslator::joinTests; HashJoinTranslator::worthFiltering); else {nullptr, nullptr}.
+  std::pair<HashJoinTranslator*, const plan::Expr*> groupFilter() const;
 
  private:
   struct AggState {

@@ -69,6 +69,14 @@ inline constexpr uint64_t kHashSparseFactor = 8;
 inline constexpr uint64_t kFitDirectoryShrink = 8;
 inline constexpr uint64_t kFitDirectoryFrom = uint64_t{1} << 16;
 inline uint64_t hashTag(uint64_t hash) { return uint64_t{1} << (48 + (hash & 15)); }
+// The hash of one non-NULL integer key (SMALLINT, INTEGER, BIGINT, sign-extended) as generated
+// code computes it (ExprCompiler::hash: multiply-xorshift), for the runtime's loops that probe a
+// table built by generated code (scan_selection.cpp's join filter).
+inline uint64_t hashInteger(int64_t v) {
+  uint64_t x = static_cast<uint64_t>(v);
+  x = (x ^ (x >> 32)) * 0x9E3779B97F4A7C15ULL;
+  return x ^ (x >> 29);
+}
 // The partition of `parts` an entry of hash `hash` belongs to when a parallel aggregation merges
 // its threads' groups (the generated merge computes the same): bits 32 and up of the product the
 // bucket takes its top bits from, so the groups of one partition still spread over all buckets
@@ -127,6 +135,11 @@ class HashTable {
     return b & hashTag(hash) ? chainOf(b) : nullptr;
   }
   uint64_t count() const { return entries_.count() + adoptedCount_; }
+  uint64_t bucketCount() const { return bucketCount_; }
+  // Whether an entry of this hash may be here (its bucket's tags): false means none is.
+  bool mayHold(uint64_t hash) const { return (dir_.buckets[bucket(hash)] & hashTag(hash)) != 0; }
+  // The bucket word of `hash`, to prefetch (mayHold's load).
+  const uint64_t* bucketOf(uint64_t hash) const { return dir_.buckets + bucket(hash); }
   // Entry i: this table's own, then those of the tables it absorbed.
   void* entry(uint64_t i) const {
     if (i < entries_.count()) return entries_.at(i);

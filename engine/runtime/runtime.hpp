@@ -86,6 +86,13 @@ uint32_t hyrax_rt_select_strings(const void* column, const uint8_t* nulls, const
                                  uint32_t last, uint32_t* sel);
 uint32_t hyrax_rt_refine_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t* sel,
                                  uint32_t kept);
+// The same for an integer column whose value a join's built hash table may hold (its bucket's
+// tags: a few false positives, never a false negative; NULLs out): the rows a join that drops
+// probe rows without a match would drop, skipped before the generated code sees them.
+uint32_t hyrax_rt_select_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
+                                uint32_t first, uint32_t last, uint32_t* sel);
+uint32_t hyrax_rt_refine_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
+                                uint32_t* sel, uint32_t kept);
 
 // ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
 // The first row with that key, or ~0 (a unique index has at most one).

@@ -1,6 +1,6 @@
 // Selection vectors for table scans (codegen/translate/scan_selection.cpp): the rows of a block
 // of a chunk whose column passes a test (lies in a range, equals one of a list of integers or of
-// strings), found by tight loops compiled here, so that a scan's generated code (machine code of
+// strings, or may be in a join's hash table), found by tight loops compiled here, so that a scan's generated code (machine code of
 // either tier, or the interpreter) visits only those rows. A scan under a selective filter spent
 // most of its time deciding per row that a row does not qualify: TPC-H Q6 reads 6M rows of which
 // 114,160 qualify (HyPer's Data Blocks evaluate such restrictions the same way, SIGMOD 2016).
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/runtime.hpp"
 #include "engine/types/string_ref.hpp"
 
@@ -125,6 +126,10 @@ inline bool oneOfStrings(const StringRef& v, const StringRef* values, uint32_t c
   return false;
 }
 
+// Rows whose bucket a join's directory beyond the caches holds are loaded this many rows ahead.
+constexpr uint32_t kJoinPrefetchAhead = 16;
+constexpr uint64_t kJoinPrefetchBuckets = uint64_t{1} << 15;  // 256 KiB of directory
+
 }  // namespace
 }  // namespace hyrax
 
@@ -180,4 +185,23 @@ uint32_t hyrax_rt_refine_strings(const void* column, const uint8_t* nulls, const
   const auto* strings = static_cast<const StringRef*>(column);
   const auto* wanted = static_cast<const StringRef*>(values);
   return hyrax::refineWhere(strings, nulls, sel, kept, [&](uint32_t i) { return hyrax::oneOfStrings(strings[i], wanted, count); });
+}
+
+uint32_t hyrax_rt_select_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
+                                uint32_t first, uint32_t last, uint32_t* sel) {
+  const bool prefetch = table->bucketCount() >= hyrax::kJoinPrefetchBuckets;
+  return byWidth(column, width, [&](const auto* c) {
+    return hyrax::selectWhere(first, last, nulls, sel, [&](uint32_t i) {
+      if (prefetch && i + hyrax::kJoinPrefetchAhead < last)
+        __builtin_prefetch(table->bucketOf(hyrax::hashInteger(c[i + hyrax::kJoinPrefetchAhead])));
+      return table->mayHold(hyrax::hashInteger(c[i]));
+    });
+  });
+}
+
+uint32_t hyrax_rt_refine_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
+                                uint32_t* sel, uint32_t kept) {
+  return byWidth(column, width, [&](const auto* c) {
+    return hyrax::refineWhere(c, nulls, sel, kept, [&](uint32_t i) { return table->mayHold(hyrax::hashInteger(c[i])); });
+  });
 }

@@ -1,4 +1,4 @@
-// A table scan under a selective filter first narrows each block of rows to those whose columns
+// A table scan under a selective filter (or a selective hash join: the last test case) first narrows each block of rows to those whose columns
 // lie in the filter's constant ranges (engine/runtime/scan_selection.cpp, chosen in
 // codegen/translate/scan_translator.cpp), and the generated code sees only those. The rows it
 // keeps must be exactly those the filter keeps: every column type it takes (ranges of integers,
@@ -85,6 +85,17 @@ const Case kCases[] = {
     {"ns IN ('x1', NULL, 'x39') AND n < 500", "CASE WHEN ns IN ('x1', NULL, 'x39') AND n < 500 THEN 1 END = 1", "s (n, ns)"},
 };
 
+// f(threads, tier) for 1 and 2 threads in the interpreter, each tier of machine code and adaptively.
+template <typename F>
+void everyWay(Connection& con, const F& f) {
+  for (const char* threads : {"1", "2"})
+    for (const char* tier : {"interpreted", "cheap", "optimized", "auto"}) {
+      con.execute(std::string("SET threads = ") + threads);
+      con.execute(std::string("SET compile_tier = '") + tier + "'");
+      f(threads, tier);
+    }
+}
+
 std::string explainAnalyze(Connection& con, const std::string& sql) {
   return test::allText(con.execute("EXPLAIN ANALYZE " + sql));
 }
@@ -100,10 +111,7 @@ TEST_CASE("a scan's selection vector keeps exactly the rows its filter keeps", "
   Database db;
   Connection con(db);
   load(con);
-  for (const char* threads : {"1", "2"})
-    for (const char* tier : {"interpreted", "cheap", "optimized", "auto"}) {
-      con.execute(std::string("SET threads = ") + threads);
-      con.execute(std::string("SET compile_tier = '") + tier + "'");
+  everyWay(con, [&](const char* threads, const char* tier) {
       for (const Case& c : kCases) {
         INFO(c.where << " at threads " << threads << ", " << tier);
         QueryResult expected = con.execute(sumsWhere(c.reference));
@@ -114,7 +122,7 @@ TEST_CASE("a scan's selection vector keeps exactly the rows its filter keeps", "
         if (std::stoll(expected.text(0, 0)) <= 2000)
           test::checkSame(con.execute(rows + c.where + " ORDER BY i"), con.execute(rows + c.reference + " ORDER BY i"));
       }
-    }
+  });
   // The answers are not all empty: the cases above meet rows at both ends of each range.
   CHECK(con.execute(sumsWhere(kCases[0].where)).text(0, 0) == "1000");
   CHECK(con.execute(sumsWhere(kCases[6].where)).text(0, 0) == "1");
@@ -142,4 +150,89 @@ TEST_CASE("EXPLAIN ANALYZE names the scans a selection vector narrowed, and coun
     const std::string plan = explainAnalyze(con, sumsWhere(where));
     CHECK(plan.find("Selection vectors:") == std::string::npos);
   }
+}
+
+namespace {
+
+// A small table a big scan joins with: keys that meet s's columns (a few hundred of 200,000
+// rows), duplicates, negatives, values beyond INTEGER's range, NULLs.
+void loadKeys(Connection& con) {
+  con.execute("CREATE TABLE k (ki INTEGER, kb BIGINT NOT NULL, ks SMALLINT, label VARCHAR(5) NOT NULL)");
+  con.execute("INSERT INTO k SELECT CASE WHEN j % 11 = 0 THEN NULL ELSE j * 613 - 900 END, "
+              "CASE WHEN j % 3 = 0 THEN CAST(j AS BIGINT) * 100003 - 10000000000 ELSE CAST(j AS BIGINT) * 5000000000 END, "
+              "CAST(j * 97 - 32768 AS SMALLINT), CASE WHEN j % 4 = 0 THEN 'x' ELSE 'y' END FROM generate_series(0, 299) AS g(j)");
+  con.execute("INSERT INTO k SELECT ki, kb, ks, label FROM k WHERE ki % 5 = 2");  // duplicate keys
+  con.execute("ANALYZE");
+}
+
+// s's rows, every one, through a filter no scan takes apart: the join above it is not the scan's
+// parent, so its rows go to the join one by one.
+constexpr const char* kAllOfS = "(SELECT * FROM s WHERE CASE WHEN i >= 0 OR i < 0 THEN 1 END = 1) AS s";
+
+struct JoinCase {
+  std::string select;   // with {s} where s is read
+  int narrowed;         // whether the scan of s should be narrowed by the join's table (-1: either)
+};
+
+// {s} (and {s2}: s again, as s2) read as `s`, or as every row of s through kAllOfS.
+std::string withS(const std::string& sql, const std::string& s) {
+  std::string out = sql;
+  for (size_t at; (at = out.find("{s}")) != std::string::npos;) out.replace(at, 3, s);
+  const std::string s2 = s == "s" ? "s AS s2" : std::string(kAllOfS) + "2";  // (it ends in "AS s")
+  for (size_t at; (at = out.find("{s2}")) != std::string::npos;) out.replace(at, 4, s2);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a scan narrowed by the hash join above keeps exactly the rows that join", "[selection]") {
+  Database db;
+  Connection con(db);
+  load(con);
+  loadKeys(con);
+  const std::vector<JoinCase> cases = {
+      {"SELECT count(*), sum(s.i), sum(k.kb), min(s.name) FROM {s} JOIN k ON s.i = k.ki", 1},
+      {"SELECT count(*), sum(s.i), sum(s.n), max(k.ki) FROM {s} JOIN k ON s.n = k.ki", 1},       // NULLs on both sides
+      {"SELECT count(*), sum(s.i), min(s.sm) FROM {s} JOIN k ON s.sm = k.ks", 1},                // SMALLINT
+      {"SELECT count(*), sum(s.i), max(s.b) FROM {s} JOIN k ON s.b = k.kb", 1},                  // BIGINT, beyond INTEGER
+      {"SELECT count(*), sum(s.i) FROM {s} JOIN k ON s.i = k.kb", -1},  // INTEGER = BIGINT (estimated unselective)
+      {"SELECT count(*), sum(s.i), min(k.label) FROM {s} JOIN k ON s.i = k.ki AND k.label = 'x'", 1},
+      {"SELECT count(*), sum(s.i) FROM {s} WHERE s.i IN (SELECT ki FROM k)", 1},
+      {"SELECT count(*), sum(s.i) FROM {s} WHERE EXISTS (SELECT 1 FROM k WHERE k.ki = s.n)", 1},
+      {"SELECT s.i, k.kb FROM {s} JOIN k ON s.i = k.ki ORDER BY s.i, k.kb", 1},
+      // An aggregate that skips the groups the join above does not hold (as TPC-H Q17's): its
+      // scan is narrowed by the join's table too.
+      {"SELECT count(*), sum(g.c), sum(g.sn) FROM k JOIN (SELECT n, count(*) AS c, sum(i) AS sn FROM {s} GROUP BY n) g ON g.n = k.ki", -1},
+      {"SELECT count(*), sum(s.i) FROM s JOIN k ON s.i = k.ki WHERE s.i > (SELECT avg(s2.i) - 1000 FROM {s2} WHERE s2.n = k.ki)", -1},
+      // s's rows without a match stay: no narrowing.
+      {"SELECT count(*), sum(s.i), count(k.ki) FROM {s} LEFT JOIN k ON s.i = k.ki", 0},
+      {"SELECT count(*), sum(s.i) FROM {s} WHERE s.i NOT IN (SELECT kb FROM k)", 0},
+  };
+  everyWay(con, [&](const char* threads, const char* tier) {
+    for (const JoinCase& c : cases) {
+      INFO(c.select << " at threads " << threads << ", " << tier);
+      test::checkSame(con.execute(withS(c.select, "s")), con.execute(withS(c.select, kAllOfS)));
+    }
+  });
+  // The joins meet rows: not every answer is empty.
+  CHECK(con.execute(withS(cases[0].select, "s")).text(0, 0) != "0");
+  CHECK(con.execute(withS(cases[2].select, "s")).text(0, 0) != "0");
+  CHECK(con.execute(withS(cases[3].select, "s")).text(0, 0) != "0");
+  CHECK(con.execute(withS(cases[6].select, "s")).text(0, 0) == con.execute("SELECT count(*) FROM s WHERE (i + 900) % 613 = 0 AND "
+                                                                            "(i + 900) / 613 BETWEEN 0 AND 299 AND ((i + 900) / 613) % 11 <> 0").text(0, 0));
+  // EXPLAIN ANALYZE names the narrowing; the scan counts every row it read, the join its real rows.
+  con.execute("SET threads = 2");
+  con.execute("SET compile_tier = 'auto'");
+  for (const JoinCase& c : cases) {
+    INFO(c.select);
+    if (c.narrowed < 0) continue;
+    const std::string plan = explainAnalyze(con, withS(c.select, "s"));
+    CHECK((plan.find("s (") != std::string::npos && plan.find(" by the join's table)") != std::string::npos &&
+           plan.find(std::string("TableScan s  (rows=") + kRows) != std::string::npos) == (c.narrowed == 1));
+  }
+  const std::string plan = explainAnalyze(con, withS(cases[0].select, "s"));
+  CHECK(plan.find(std::string("actual=") + kRows + ")") != std::string::npos);
+  // Both scans of the correlated form: the join's, and the aggregate's below the other join.
+  CHECK(explainAnalyze(con, withS(cases[10].select, "s")).find("s (i by the join's table), s2 (n by the join's table)") !=
+        std::string::npos);
 }
