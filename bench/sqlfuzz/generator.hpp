@@ -23,6 +23,9 @@ struct Rel {
   std::vector<Col> cols;
   double rows = 1;
   int table = -1;  // the base table it is, or -1 (a CTE or derived table)
+  // Its rows may come more than once in its scope's FROM (a join met one of them with several
+  // rows), so its unique columns are no longer unique there.
+  bool repeated = false;
 };
 
 // The relations a SELECT's expressions may read, and the enclosing query's for a subquery.
