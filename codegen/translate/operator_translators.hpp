@@ -14,6 +14,8 @@ inline constexpr double kSelectiveShare = 0.5;
 // ... and under a join whose table is beyond the caches (kHashLargeEntries entries), this share.
 inline constexpr double kSelectiveShareBeyondCaches = 1.0 / 16;
 
+class HashJoinTranslator;
+
 class TableScanTranslator : public Translator {
  public:
   using Translator::Translator;
@@ -60,7 +62,10 @@ class TableScanTranslator : public Translator {
   // rows; the filter is told which of its conjuncts they decide. Or the join filter of a hash
   // join right above that drops most of the scan's rows (HashJoinTranslator::filterKey).
   std::vector<ColumnTest> columnTests();
-  std::vector<ColumnTest> joinTests(const plan::Expr* key, class HashJoinTranslator* join);
+  std::vector<ColumnTest> joinTests(const plan::Expr* key, HashJoinTranslator* join);
+  // The position in the scan's columns of the column `col` reads (not the row number), or
+  // columns.size() when the scan does not read it.
+  size_t scannedIndex(const plan::Expr* col) const;
   // The positions in [first, last) that pass every test, into `selection`; their count (i32).
   llvm::Value* selectRows(llvm::Value* first, llvm::Value* last, const std::vector<llvm::Value*>& data,
                           const std::vector<llvm::Value*>& nulls, const std::vector<ColumnTest>& tests, llvm::Value* selection);

@@ -49,9 +49,7 @@ bool comparesAsStored(const SqlType& t, const SqlType& compared, const Value& k)
 std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::joinTests(const plan::Expr* key, HashJoinTranslator* join) {
   auto& scan = static_cast<const plan::TableScan&>(op_);
   const plan::Expr* col = key ? storedColumn(key) : nullptr;
-  if (!col) return {};
-  size_t i = 0;
-  while (i < scan.columns.size() && (scan.columns[i].iu != col->iu || scan.columns[i].index == plan::TableScan::kRowNumber)) ++i;
+  const size_t i = col ? scannedIndex(col) : scan.columns.size();
   if (i == scan.columns.size()) return {};
   ColumnTest t;
   t.kind = ColumnTest::Kind::Joined;
@@ -60,6 +58,13 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::joinTests(cons
   q_.selections.push_back((scan.alias.empty() ? scan.table->name() : scan.alias) + " (" +
                           scan.table->columns()[scan.columns[i].index].name + " by the join's table)");
   return {t};
+}
+
+size_t TableScanTranslator::scannedIndex(const plan::Expr* col) const {
+  auto& scan = static_cast<const plan::TableScan&>(op_);
+  size_t i = 0;
+  while (i < scan.columns.size() && (scan.columns[i].iu != col->iu || scan.columns[i].index == plan::TableScan::kRowNumber)) ++i;
+  return i;
 }
 
 std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() {
@@ -77,11 +82,6 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
   std::vector<const plan::Expr*> all;
   FilterTranslator::conjuncts(*static_cast<const plan::Filter&>(filter->op()).predicate, all);
   std::vector<ColumnTest> tests;
-  auto scanned = [&](const plan::Expr* col) {
-    size_t i = 0;
-    while (i < scan.columns.size() && (scan.columns[i].iu != col->iu || scan.columns[i].index == plan::TableScan::kRowNumber)) ++i;
-    return i;
-  };
   // The values of an equality or IN list, kept with the code: int64s, or StringRefs (a long
   // string's characters in a buffer of their own).
   auto keep = [&](const std::vector<const Value*>& values, bool strings) -> const void* {
@@ -118,7 +118,7 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
       const SqlType compared = col->type;
       col = storedColumn(col);
       if (!col || k->kind != plan::ExprKind::Constant) continue;
-      size_t i = scanned(col);
+      size_t i = scannedIndex(col);
       if (i == scan.columns.size() || !comparesAsStored(col->iu->type, compared, k->value)) continue;
       if (col->iu->type.isString()) {
         if (op != plan::CmpOp::Eq) continue;
@@ -148,7 +148,7 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
       // x IN (a, b, ...) as a filter: true where x equals an item; NULL items never match.
       const plan::Expr* col = storedColumn(c->args[0].get());
       if (!col) continue;
-      size_t i = scanned(col);
+      size_t i = scannedIndex(col);
       if (i == scan.columns.size()) continue;
       const SqlType& t = col->iu->type;
       std::vector<const Value*> values;

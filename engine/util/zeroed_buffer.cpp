@@ -198,18 +198,28 @@ class MappingPool {
 }
 }  // namespace
 
+ZeroedBuffer::Kind ZeroedBuffer::kindFor(size_t bytes) {
+  if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) return Kind::Calloc;
+  return bytes < kMapFrom ? Kind::Slab : Kind::Mapped;
+}
+
 size_t ZeroedBuffer::footprint(size_t bytes) {
-  if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) return bytes;
-  return bytes < kMapFrom ? HugePageSlabs::blockSize(bytes) : roundToHugePages(bytes);
+  switch (kindFor(bytes)) {
+    case Kind::Calloc: return bytes;
+    case Kind::Slab: return HugePageSlabs::blockSize(bytes);
+    case Kind::Mapped: break;
+  }
+  return roundToHugePages(bytes);
 }
 
 ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) {
+  const Kind kind = kindFor(bytes);
+  if (kind == Kind::Calloc) {
     data_ = static_cast<char*>(std::calloc(bytes ? bytes : 1, 1));
     if (!data_) outOfMemory(bytes);
     return;
   }
-  if (bytes < kMapFrom) {
+  if (kind == Kind::Slab) {
     try {
       data_ = HugePageSlabs::take(bytes, true);
     } catch (const Error&) {

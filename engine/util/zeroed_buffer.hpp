@@ -44,6 +44,7 @@ class ZeroedBuffer {
   char* data_ = nullptr;
   size_t bytes_ = 0;
   enum class Kind : uint8_t { Calloc, Slab, Mapped };
+  static Kind kindFor(size_t bytes);  // where a buffer of `bytes` comes from (the constructor, footprint)
   Kind kind_ = Kind::Calloc;
 };
 
