@@ -216,9 +216,10 @@ llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
   if (keys.values.size() != 1 || !keys.values[0].type.isInteger()) return findGroupByHash(keys);
   auto* slots = llvm::ArrayType::get(cg_.ptr(), kDirectKeys);
-  auto* direct = cg_.local(slots, "direct_groups");
+  llvm::AllocaInst* direct = acrossRows().direct;
   auto clear = [&] { b.CreateMemSet(direct, cg_.c8(0), kDirectKeys * sizeof(void*), llvm::MaybeAlign(8)); };
-  {
+  if (!direct) {
+    direct = acrossRows().direct = cg_.local(slots, "direct_groups");
     llvm::IRBuilderBase::InsertPointGuard guard(b);
     b.SetInsertPoint(cg_.entryBlock());
     clear();
@@ -243,6 +244,17 @@ llvm::Value* AggregateTranslator::findGroup(const HashTableCode::Keys& keys) {
   return b.CreateLoad(cg_.ptr(), found);
 }
 
+// One pipeline function may hold consume()'s code more than once (a left outer join's consumer
+// comes twice: for a probe row's matches and for a row without any), and an insert in either copy
+// may spill the table's entries. So what a row leaves for the next (the groups by small key, the
+// previous row's group) is one local per function, which every copy reads and updates: with a
+// local per copy, a spill in one left the other's pointing at entries that had moved, and rows
+// were counted in other groups (sqlfuzz finding 19).
+AggregateTranslator::RowLocals& AggregateTranslator::acrossRows() {
+  if (rowLocals_.fn != cg_.function()) rowLocals_ = RowLocals{cg_.function()};
+  return rowLocals_;
+}
+
 llvm::Value* AggregateTranslator::findGroupByHash(const HashTableCode::Keys& keys) {
   auto& b = cg_.b;
   auto& a = static_cast<const plan::Aggregate&>(op_);
@@ -257,8 +269,9 @@ llvm::Value* AggregateTranslator::findGroupByHash(const HashTableCode::Keys& key
   // is kept only once the table is large (the estimate may be far off: without statistics it is
   // the input's row count), and in a local, a register: in a state slot it was a store per row
   // that made LLVM load everything else again.
-  auto* lastAddr = cg_.local(cg_.ptr(), "last_group");
-  {
+  llvm::AllocaInst* lastAddr = acrossRows().last;
+  if (!lastAddr) {
+    lastAddr = acrossRows().last = cg_.local(cg_.ptr(), "last_group");
     llvm::IRBuilderBase::InsertPointGuard guard(b);
     b.SetInsertPoint(cg_.entryBlock());
     b.CreateStore(llvm::ConstantPointerNull::get(cg_.ptr()), lastAddr);

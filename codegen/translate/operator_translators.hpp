@@ -245,6 +245,14 @@ class AggregateTranslator : public Translator {
   llvm::Value* findGroupByHash(const HashTableCode::Keys& keys);  // the same through the hash table only
   void accumulate(llvm::Value* group);                      // updates the group's aggregates with the row
   void appendToArray(llvm::Value* group, const AggState& s, const SqlValue& v, llvm::Value* first);  // array_agg's step
+  // The current function's locals that carry a row's find of its group to the next rows.
+  struct RowLocals {
+    llvm::Function* fn = nullptr;
+    llvm::AllocaInst* direct = nullptr;  // findGroup's groups by small integer key
+    llvm::AllocaInst* last = nullptr;    // findGroupByHash's previous row's group
+  };
+  RowLocals& acrossRows();
+  RowLocals rowLocals_;
   void generateMerge();  // merge_: folds a helper thread's groups into the query's table
   void mergeGroup(llvm::Value* entry);  // one of them
   std::string merge_;
