@@ -448,6 +448,12 @@ void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
     return;
   }
   if (level == OptLevel::Full) {
+    // Functions marked optnone (expected to see few rows: QueryTranslator::markColdIf) get the
+    // fast pipeline only: the full one's passes on them were a quarter of its time (TPC-H SF 1,
+    // the 22 queries' optimized compiles: 204-245 ms of IR passes in all, 159-170 without).
+    llvm::FunctionPassManager cold;
+    cold.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    cold.addPass(llvm::SimplifyCFGPass());
     fpm.addPass(llvm::EarlyCSEPass());
     fpm.addPass(llvm::InstCombinePass());
     fpm.addPass(llvm::SimplifyCFGPass());
@@ -455,9 +461,11 @@ void optimize(llvm::Module& m, OptLevel level, llvm::TargetMachine* tm) {
     fpm.addPass(llvm::GVNPass());
     fpm.addPass(llvm::InstCombinePass());
     fpm.addPass(llvm::SimplifyCFGPass());
-  } else {
-    fpm.addPass(llvm::SimplifyCFGPass());
+    for (llvm::Function& f : m)
+      if (!f.isDeclaration()) (f.hasOptNone() ? cold : fpm).run(f, fam);
+    return;
   }
+  fpm.addPass(llvm::SimplifyCFGPass());
   llvm::ModulePassManager mpm;
   mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
   mpm.run(m, mam);
@@ -548,10 +556,9 @@ uint64_t CompiledModule::symbolAddress(const std::string& objectName) const {
 }
 
 uint64_t CompiledModule::address(const std::string& name) const {
-  if (!globalPrefix_) return loader_->getSymbol(name).getAddress();
-  std::string symbol(1, globalPrefix_);
-  symbol += name;
-  return loader_->getSymbol(symbol).getAddress();
+  const uint64_t a = globalPrefix_ ? loader_->getSymbol(std::string(1, globalPrefix_) + name).getAddress()
+                                   : loader_->getSymbol(name).getAddress();
+  return a || !base_ ? a : base_->address(name);
 }
 
 void* CompiledModule::function(const std::string& name) const {
@@ -569,6 +576,87 @@ std::unique_ptr<CompiledModule> compile(std::unique_ptr<llvm::LLVMContext> ctxAr
   result->module_ = std::move(mArg);
   emitAndLoad(*result, *result->module_, level, times, options, {});
   return result;
+}
+
+// Machine code as an object file in memory: instruction selection, register allocation, emission.
+static llvm::SmallVector<char, 0> emitObject(llvm::Module& module, llvm::TargetMachine& tm, bool greedyAllocator) {
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager pm;
+  llvm::MCContext* mc = nullptr;
+  if (buildCodegenPipeline(greedyAllocator, [&] { return tm.addPassesToEmitMC(pm, mc, os, /*DisableVerify=*/true); }))
+    throw Error(sqlstate::InternalError, "LLVM cannot emit machine code for " + tm.getTargetTriple().str());
+  pm.run(module);
+  return object;
+}
+
+// The object loaded into `result`: sections placed, relocations and calls resolved (what MCJIT
+// does). `base`: the module whose functions this one's code calls (compileLater's first part,
+// compileApart's), or null.
+void loadObject(CompiledModule& result, llvm::StringRef object, const llvm::Module& module, const CompiledModule* base) {
+  auto file = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(object, "query"));
+  if (!file) throw Error(sqlstate::InternalError, "cannot read generated machine code: " + llvm::toString(file.takeError()));
+  result.memory_ = std::make_unique<MemoryManager>();
+  auto* mm = static_cast<MemoryManager*>(result.memory_.get());
+  mm->base = base;
+  result.loader_ = std::make_unique<llvm::RuntimeDyld>(*mm, *mm);
+  llvm::RuntimeDyld& loader = *result.loader_;
+  for (const llvm::object::SectionRef& section : (*file)->sections())
+    mm->gotBytes += 8 * static_cast<uint64_t>(std::distance(section.relocation_begin(), section.relocation_end()));
+  std::unique_ptr<llvm::RuntimeDyld::LoadedObjectInfo> loaded = loader.loadObject(**file);
+  if (!loader.hasError()) loader.resolveRelocations();
+  if (!mm->missing.empty())
+    throw Error(sqlstate::InternalError, "generated code calls unknown function " + mm->missing);
+  if (loader.hasError()) throw Error(sqlstate::InternalError, "JIT error: " + loader.getErrorString().str());
+  loader.registerEHFrames();
+  std::string protectError;
+  if (mm->finalizeMemory(&protectError)) throw Error(sqlstate::InternalError, "JIT error: " + protectError);
+  if (llvm::JITEventListener* dump = perfJitDump()) dump->notifyObjectLoaded(reinterpret_cast<uint64_t>(&result), **file, *loaded);
+  writePerfMap(result, module, *mm);
+}
+
+// A full compile's functions marked optnone (QueryTranslator::markColdIf: expected to see few
+// rows) get O0's code generator (FastISel and the fast register allocator), the others O2's. At
+// O2, LLVM selects an optnone function's instructions quickly but still gives it the greedy
+// allocator and the passes around it: TPC-H Q1's five small functions (init, merge, sort
+// comparator, output) took 10 ms of llc's 21, and 3.3 ms at O0 (the 22 queries: 190 ms against 68).
+// LLVM's code generator takes one level per module, so the part with the functions the other
+// part calls is cloned out of `module`, compiled first and returned (loaded; its IR freed), and
+// `module` keeps the rest; null when the module is compiled whole (one kind of function only,
+// global variables, which two objects could not share, or calls both ways).
+std::shared_ptr<CompiledModule> compileApart(CompiledModule& result, llvm::Module& module) {
+  auto isCold = [](const llvm::Function& f) { return f.hasOptNone(); };
+  bool hot = false, cold = false, coldUsesHot = false, hotUsesCold = false;
+  for (const llvm::GlobalVariable& g : module.globals())
+    if (!g.isDeclaration()) return nullptr;
+  for (const llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    (isCold(f) ? cold : hot) = true;
+    for (const llvm::User* user : f.users()) {
+      const auto* inst = llvm::dyn_cast<llvm::Instruction>(user);
+      if (!inst) return nullptr;  // a use in a constant: not followed
+      const bool fromCold = isCold(*inst->getFunction());
+      if (fromCold != isCold(f)) (fromCold ? coldUsesHot : hotUsesCold) = true;
+    }
+  }
+  if (!hot || !cold || (coldUsesHot && hotUsesCold)) return nullptr;
+  const bool firstIsCold = !coldUsesHot;  // the part called by the other comes first
+  std::shared_ptr<CompiledModule> first(new CompiledModule());
+  first->coldPart_ = firstIsCold;
+  first->globalPrefix_ = result.globalPrefix_;
+  first->module_ = llvm::CloneModule(module);
+  for (llvm::Function& f : *first->module_)
+    if (!f.isDeclaration() && isCold(f) != firstIsCold) f.deleteBody();
+  for (llvm::Function& f : module)
+    if (!f.isDeclaration() && isCold(f) == firstIsCold) f.deleteBody();
+  llvm::SmallVector<char, 0> object;
+  {
+    TargetMachines::Lease tm = TargetMachines::pool().take(codeGenLevel(firstIsCold ? OptLevel::None : OptLevel::Full));
+    object = emitObject(*first->module_, *tm, false);
+  }
+  loadObject(*first, llvm::StringRef(object.data(), object.size()), *first->module_, nullptr);
+  first->module_.reset();  // (its context is the result's)
+  return first;
 }
 
 void emitAndLoad(CompiledModule& resultRef, llvm::Module& module, OptLevel level, CompileTimes* times,
@@ -592,40 +680,21 @@ void emitAndLoad(CompiledModule& resultRef, llvm::Module& module, OptLevel level
   if (options.keepIR) result->ir_ = printIR(module);
   if (options.keepAssembly) result->assembly_ = emitAssembly(module);
 
-  // Machine code as an object file in memory (instruction selection, register allocation,
-  // emission), then loaded: sections placed, relocations and calls resolved. What MCJIT does,
-  // with a target machine of the pool instead of a new one.
   start = std::chrono::steady_clock::now();
-  llvm::SmallVector<char, 0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager pm;
-    llvm::MCContext* mc = nullptr;
-    if (buildCodegenPipeline(greedyAllocator, [&] { return tm->addPassesToEmitMC(pm, mc, os, /*DisableVerify=*/true); }))
-      throw Error(sqlstate::InternalError, "LLVM cannot emit machine code for " + tm->getTargetTriple().str());
-    pm.run(module);
+  size_t coldFunctions = 0;
+  for (const llvm::Function& f : module) coldFunctions += !f.isDeclaration() && f.hasOptNone();
+  std::shared_ptr<CompiledModule> first = level == OptLevel::Full && !base ? compileApart(*result, module) : nullptr;
+  if (times) times->coldApart = first ? coldFunctions : 0;
+  if (first && first->coldPart_) {
+    result->base_ = first;  // the rest is the hot part: O2's code generator, as the whole would have
+  } else if (first) {
+    result->base_ = first;
+    tm = TargetMachines::pool().take(codeGenLevel(OptLevel::None));  // the rest is the cold part
   }
+  llvm::SmallVector<char, 0> object = emitObject(module, *tm, greedyAllocator);
   tm.reset();  // back to the pool
-  const CompiledModule* baseModule = base ? base() : nullptr;  // (may wait for it)
-  auto file = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "query"));
-  if (!file) throw Error(sqlstate::InternalError, "cannot read generated machine code: " + llvm::toString(file.takeError()));
-  result->memory_ = std::make_unique<MemoryManager>();
-  auto* mm = static_cast<MemoryManager*>(result->memory_.get());
-  mm->base = baseModule;
-  result->loader_ = std::make_unique<llvm::RuntimeDyld>(*mm, *mm);
-  llvm::RuntimeDyld& loader = *result->loader_;
-  for (const llvm::object::SectionRef& section : (*file)->sections())
-    mm->gotBytes += 8 * static_cast<uint64_t>(std::distance(section.relocation_begin(), section.relocation_end()));
-  std::unique_ptr<llvm::RuntimeDyld::LoadedObjectInfo> loaded = loader.loadObject(**file);
-  if (!loader.hasError()) loader.resolveRelocations();
-  if (!mm->missing.empty())
-    throw Error(sqlstate::InternalError, "generated code calls unknown function " + mm->missing);
-  if (loader.hasError()) throw Error(sqlstate::InternalError, "JIT error: " + loader.getErrorString().str());
-  loader.registerEHFrames();
-  std::string protectError;
-  if (mm->finalizeMemory(&protectError)) throw Error(sqlstate::InternalError, "JIT error: " + protectError);
-  if (llvm::JITEventListener* dump = perfJitDump()) dump->notifyObjectLoaded(reinterpret_cast<uint64_t>(result), **file, *loaded);
-  writePerfMap(*result, module, *mm);
+  const CompiledModule* baseModule = first ? first.get() : base ? base() : nullptr;  // (base() may wait for it)
+  loadObject(*result, llvm::StringRef(object.data(), object.size()), module, baseModule);
   if (times) times->machineCodeMs = msSince(start);
 }
 

@@ -26,6 +26,7 @@ struct CompileTimes {
   double optimizeMs = 0, machineCodeMs = 0;
   double share = 1;  // of the module's instructions compiled (compileFirst: the first part's)
   bool greedyRegisters = false;  // Fast with the greedy register allocator (CompileOptions)
+  size_t coldApart = 0;  // Full: functions marked optnone given O0's code generator apart (compileApart)
 };
 
 struct CompileOptions {
@@ -64,6 +65,8 @@ class CompiledModule {
   friend std::unique_ptr<CompiledModule> compileLater(const std::string&,
                                                       const std::function<std::shared_ptr<CompiledModule>()>&, OptLevel,
                                                       CompileTimes*);
+  friend std::shared_ptr<CompiledModule> compileApart(CompiledModule&, llvm::Module&);
+  friend void loadObject(CompiledModule&, llvm::StringRef, const llvm::Module&, const CompiledModule*);
   friend void emitAndLoad(CompiledModule&, llvm::Module&, OptLevel, CompileTimes*, const CompileOptions&,
                           const std::function<const CompiledModule*()>&);
   std::unique_ptr<llvm::LLVMContext> context_;
@@ -71,8 +74,11 @@ class CompiledModule {
   std::unique_ptr<llvm::RTDyldMemoryManager> memory_;
   std::unique_ptr<llvm::RuntimeDyld> loader_;
   char globalPrefix_ = 0;  // of symbol names in the object file ('_' on some targets)
-  // compileLater's: the part compiled first, whose functions this code calls (kept alive with it).
+  // compileLater's: the part compiled first, whose functions this code calls (kept alive with
+  // it); compileApart's: the part of a full compile that it compiled first (address() looks
+  // there for what this part lacks).
   std::shared_ptr<CompiledModule> base_;
+  bool coldPart_ = false;  // compileApart's part of the functions marked optnone
   // compileFirst's: module_ is the IR as generated (its parts were compiled from clones), not yet
   // through the fast pipeline as a cheap compile's IR is; compileAgain runs that first.
   bool rawIR_ = false;

@@ -274,3 +274,71 @@ TEST_CASE("no split when the named functions are most of the module") {
   CHECK(reinterpret_cast<int64_t (*)(int64_t)>(whole->function("rest"))(4) == 26);
   jit::setSymbolResolver(nullptr);
 }
+
+namespace {
+// A module of `hot` (i64 (i64)) and `cold` (optnone, as QueryTranslator::markColdIf marks
+// functions expected to see few rows): hot(x) = cold(x) * 3 when hot calls cold, and cold(x) =
+// x + 1 or, when cold takes hot's address (as query_init hands a sort its comparator), stores
+// it at address x and returns 7.
+std::pair<std::unique_ptr<llvm::LLVMContext>, std::unique_ptr<llvm::Module>> hotColdModule(bool hotCallsCold,
+                                                                                            bool coldTakesHot) {
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto m = std::make_unique<llvm::Module>("test", *ctx);
+  jit::configureModule(*m);
+  llvm::IRBuilder<> b(*ctx);
+  auto* ft = llvm::FunctionType::get(b.getInt64Ty(), {b.getInt64Ty()}, false);
+  auto* hot = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "hot", *m);
+  auto* cold = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "cold", *m);
+  cold->addFnAttr(llvm::Attribute::OptimizeNone);
+  cold->addFnAttr(llvm::Attribute::NoInline);
+  b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", cold));
+  if (coldTakesHot) {
+    b.CreateStore(hot, b.CreateIntToPtr(cold->getArg(0), b.getPtrTy()));
+    b.CreateRet(b.getInt64(7));
+  } else {
+    b.CreateRet(b.CreateAdd(cold->getArg(0), b.getInt64(1)));
+  }
+  b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", hot));
+  llvm::Value* x = hot->getArg(0);
+  if (hotCallsCold) x = b.CreateCall(ft, cold, {x});
+  b.CreateRet(b.CreateMul(x, b.getInt64(3)));
+  return {std::move(ctx), std::move(m)};
+}
+}  // namespace
+
+TEST_CASE("a full compile gives functions marked optnone O0's code generator apart, and both parts run") {
+  using Fn = int64_t (*)(int64_t);
+  jit::CompileTimes times;
+  auto compile = [&](bool hotCallsCold, bool coldTakesHot, jit::OptLevel level = jit::OptLevel::Full) {
+    auto [ctx, m] = hotColdModule(hotCallsCold, coldTakesHot);
+    return jit::compile(std::move(ctx), std::move(m), level, &times);
+  };
+  SECTION("the hot function calls the cold one: the cold part first") {
+    auto compiled = compile(true, false);
+    CHECK(times.coldApart == 1);
+    CHECK(reinterpret_cast<Fn>(compiled->function("hot"))(13) == 42);
+    CHECK(reinterpret_cast<Fn>(compiled->function("cold"))(41) == 42);
+  }
+  SECTION("the cold function takes the hot one's address: the hot part first") {
+    auto compiled = compile(false, true);
+    CHECK(times.coldApart == 1);
+    auto hot = reinterpret_cast<Fn>(compiled->function("hot"));
+    CHECK(hot(14) == 42);
+    Fn stored = nullptr;
+    CHECK(reinterpret_cast<Fn>(compiled->function("cold"))(static_cast<int64_t>(reinterpret_cast<intptr_t>(&stored))) == 7);
+    CHECK(stored == hot);
+  }
+  SECTION("calls both ways: compiled whole") {
+    auto compiled = compile(true, true);
+    CHECK(times.coldApart == 0);
+    auto hot = reinterpret_cast<Fn>(compiled->function("hot"));
+    Fn stored = nullptr;
+    CHECK(hot(static_cast<int64_t>(reinterpret_cast<intptr_t>(&stored))) == 21);
+    CHECK(stored == hot);
+  }
+  SECTION("the cheap tier's level compiles whole") {
+    auto compiled = compile(true, false, jit::OptLevel::Fast);
+    CHECK(times.coldApart == 0);
+    CHECK(reinterpret_cast<Fn>(compiled->function("hot"))(13) == 42);
+  }
+}
