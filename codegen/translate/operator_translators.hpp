@@ -51,15 +51,15 @@ class TableScanTranslator : public Translator {
   // Or (Joined) an integer column the hash join right above probes with, which its built table
   // (`table`, the HashTable* in this pipeline's function) may hold.
   struct ColumnTest {
-    enum class Kind : uint8_t { Range, Values, Strings, Joined } kind = Kind::Range;
+    enum class Kind : uint8_t { Range, Values, Strings, Like, Joined } kind = Kind::Range;
     size_t column = 0;
     int64_t lo = INT64_MIN, hi = INT64_MAX;
-    const void* values = nullptr;
-    uint32_t count = 0;
+    const void* values = nullptr;  // Like: the prepared pattern
+    uint32_t count = 0;            // Like: 1 for NOT LIKE
     llvm::Value* table = nullptr;
   };
   // The tests of the filter above, when it is expected to keep at most kSelectiveShare of the
-  // rows; the filter is told which of its conjuncts they decide. Or the join filter of a hash
+  // rows, and its LIKE tests whatever it keeps; the filter is told which of its conjuncts they decide. Or the join filter of a hash
   // join right above that drops most of the scan's rows (HashJoinTranslator::filterKey).
   std::vector<ColumnTest> columnTests();
   std::vector<ColumnTest> joinTests(const plan::Expr* key, HashJoinTranslator* join);

@@ -23,6 +23,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_refine_values),
     HYRAX_FN(hyrax_rt_select_strings),
     HYRAX_FN(hyrax_rt_refine_strings),
+    HYRAX_FN(hyrax_rt_select_like),
+    HYRAX_FN(hyrax_rt_refine_like),
     HYRAX_FN(hyrax_rt_select_joined),
     HYRAX_FN(hyrax_rt_refine_joined),
     HYRAX_FN(hyrax_rt_index_find),

@@ -86,6 +86,12 @@ uint32_t hyrax_rt_select_strings(const void* column, const uint8_t* nulls, const
                                  uint32_t last, uint32_t* sel);
 uint32_t hyrax_rt_refine_strings(const void* column, const uint8_t* nulls, const void* values, uint32_t count, uint32_t* sel,
                                  uint32_t kept);
+// The same for a string column that matches (or, `negated`, does not match) a LIKE pattern
+// prepared by prepareLikePattern (like_pattern.hpp); NULLs out either way.
+uint32_t hyrax_rt_select_like(const void* column, const uint8_t* nulls, const char* prepared, uint32_t negated, uint32_t first,
+                              uint32_t last, uint32_t* sel);
+uint32_t hyrax_rt_refine_like(const void* column, const uint8_t* nulls, const char* prepared, uint32_t negated, uint32_t* sel,
+                              uint32_t kept);
 // The same for an integer column whose value a join's built hash table may hold (its bucket's
 // tags: a few false positives, never a false negative; NULLs out): the rows a join that drops
 // probe rows without a match would drop, skipped before the generated code sees them.
