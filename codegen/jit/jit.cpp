@@ -681,15 +681,16 @@ void emitAndLoad(CompiledModule& resultRef, llvm::Module& module, OptLevel level
   if (options.keepAssembly) result->assembly_ = emitAssembly(module);
 
   start = std::chrono::steady_clock::now();
-  size_t coldFunctions = 0;
-  for (const llvm::Function& f : module) coldFunctions += !f.isDeclaration() && f.hasOptNone();
-  std::shared_ptr<CompiledModule> first = level == OptLevel::Full && !base ? compileApart(*result, module) : nullptr;
+  const bool apart = level == OptLevel::Full && !base;
+  size_t coldFunctions = 0;  // (counted before compileApart takes their bodies from one part)
+  if (apart && times)
+    for (const llvm::Function& f : module) coldFunctions += !f.isDeclaration() && f.hasOptNone();
+  std::shared_ptr<CompiledModule> first = apart ? compileApart(*result, module) : nullptr;
   if (times) times->coldApart = first ? coldFunctions : 0;
-  if (first && first->coldPart_) {
-    result->base_ = first;  // the rest is the hot part: O2's code generator, as the whole would have
-  } else if (first) {
+  if (first) {
     result->base_ = first;
-    tm = TargetMachines::pool().take(codeGenLevel(OptLevel::None));  // the rest is the cold part
+    // The rest is the hot part (O2's code generator, as the whole would have had) or the cold one.
+    if (!first->coldPart_) tm = TargetMachines::pool().take(codeGenLevel(OptLevel::None));
   }
   llvm::SmallVector<char, 0> object = emitObject(module, *tm, greedyAllocator);
   tm.reset();  // back to the pool

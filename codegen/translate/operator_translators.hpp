@@ -59,8 +59,9 @@ class TableScanTranslator : public Translator {
     llvm::Value* table = nullptr;
   };
   // The tests of the filter above, when it is expected to keep at most kSelectiveShare of the
-  // rows, and its LIKE tests whatever it keeps; the filter is told which of its conjuncts they decide. Or the join filter of a hash
-  // join right above that drops most of the scan's rows (HashJoinTranslator::filterKey).
+  // rows, and its LIKE tests whatever it keeps; the filter is told which of its conjuncts they
+  // decide. Or the join filter of a hash join right above that drops most of the scan's rows
+  // (HashJoinTranslator::filterKey).
   std::vector<ColumnTest> columnTests();
   std::vector<ColumnTest> joinTests(const plan::Expr* key, HashJoinTranslator* join);
   // The position in the scan's columns of the column `col` reads (not the row number), or

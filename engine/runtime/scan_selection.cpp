@@ -1,7 +1,8 @@
 // Selection vectors for table scans (codegen/translate/scan_selection.cpp): the rows of a block
 // of a chunk whose column passes a test (lies in a range, equals one of a list of integers or of
-// strings, matches a LIKE pattern, or may be in a join's hash table), found by tight loops compiled here, so that a scan's generated code (machine code of
-// either tier, or the interpreter) visits only those rows. A scan under a selective filter spent
+// strings, matches a LIKE pattern, or may be in a join's hash table), found by tight loops
+// compiled here, so that a scan's generated code (machine code of either tier, or the
+// interpreter) visits only those rows. A scan under a selective filter spent
 // most of its time deciding per row that a row does not qualify: TPC-H Q6 reads 6M rows of which
 // 114,160 qualify (HyPer's Data Blocks evaluate such restrictions the same way, SIGMOD 2016).
 #include <algorithm>
