@@ -281,16 +281,26 @@ class SortTranslator : public Translator {
  private:
   llvm::Function* comparator(size_t keys);  // over the first `keys` sort keys
   // Window functions (window.cpp): each call's value into valueFields, in the sort's pipeline.
-  // An aggregate's running state: up to which row its frame has been added, the values counted,
-  // the sum or the best value so far.
+  // An aggregate's running state: the rows [from, added) it holds, the values counted, the sum or
+  // the best value so far.
   struct WindowState {
-    llvm::AllocaInst *added = nullptr, *count = nullptr, *value = nullptr;
+    llvm::AllocaInst *from = nullptr, *added = nullptr, *count = nullptr, *value = nullptr;
     SqlType type;
+  };
+  // A row's place and the bounds RowBuffer::windowFrames gave it.
+  struct RowBounds {
+    llvm::Value *i, *partStart, *partEnd, *peerStart, *peerEnd;
   };
   void windowPass(llvm::Function* samePartition, llvm::Function* samePeers, uint32_t boundsField,
                   const std::vector<uint32_t>& valueFields);
-  void aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out, llvm::Value* first,
-                     llvm::Value* partStart, llvm::Value* frameStart, llvm::Value* frameEnd);
+  RowBounds rowBounds(llvm::Value* row, llvm::Value* i, uint32_t boundsField);
+  llvm::Value* framePosition(const plan::WindowCall& w, const plan::WindowBound& bound, bool end, const RowBounds& r);
+  void aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
+                     llvm::Value* first, llvm::Value* frameStart, llvm::Value* frameEnd);
+  void suffixAggregatePass(const plan::WindowCall& w, const WindowState& st, uint32_t boundsField, uint32_t out);
+  void resetWindowState(const WindowState& st, llvm::Value* from);
+  void addToWindowState(const plan::WindowCall& w, const WindowState& st, llvm::Value* from, llvm::Value* to, bool remove);
+  void storeWindowAggregate(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out);
   uint32_t fieldOf(const plan::Expr& column) const;  // the field of an input column
   llvm::Function* cmp_ = nullptr;
   llvm::Function* keepFirstIn_ = nullptr;  // the pipeline function that hands cmp_ to a top-k buffer (consume)

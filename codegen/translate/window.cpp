@@ -3,8 +3,11 @@
 // like any column. The runtime first gives each row the bounds of its partition and of its peers
 // (RowBuffer::windowFrames), so a value by position is arithmetic on them, a value of another row
 // (lag, lead, first_value ...) is that row's field, and an aggregate over a frame keeps a running
-// state that each row extends to its frame's end: O(n) for every frame the binder allows, since
-// frames all start at the partition's first row.
+// state from row to row (aggregateStep): frames only move forward, so each row adds the rows its
+// frame gained and, for count, sum and avg of exact numbers, takes away the rows it lost. Frames
+// to the partition's end are added up by a second pass that walks the rows backwards
+// (suffixAggregatePass). What stays O(n k): min, max and floating-point sums over a frame of k
+// rows whose start moves and whose end is not the partition's (ROWS 3 PRECEDING ...).
 #include "codegen/translate/operator_translators.hpp"
 
 namespace hyrax::codegen {
@@ -32,6 +35,7 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
     const plan::WindowCall& w = s.windows[k];
     if (w.func != WindowFunc::Aggregate) continue;
     WindowState& st = states[k];
+    st.from = cg_.local(cg_.i64(), "window_from");
     st.added = cg_.local(cg_.i64(), "window_added");
     st.count = cg_.local(cg_.i64(), "window_count");
     st.value = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "window_value");
@@ -44,6 +48,11 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
       st.type = w.args[0]->type.withNullable(false);
     }
   }
+  // A frame from a moving start to the partition's end: added up walking backwards.
+  auto suffix = [](const plan::WindowCall& w) {
+    return w.func == WindowFunc::Aggregate && w.end.kind == plan::WindowBound::Kind::UnboundedFollowing &&
+           w.start.kind != plan::WindowBound::Kind::UnboundedPreceding;
+  };
   // dense_rank's counter: the peer groups of the partition so far (only where one is asked for).
   const bool denseRank = std::any_of(s.windows.begin(), s.windows.end(),
                                      [](const plan::WindowCall& w) { return w.func == WindowFunc::DenseRank; });
@@ -51,11 +60,11 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
 
   cg_.ForRange(cg_.c64(0), cg_.call("hyrax_rt_buf_count", {buf}), [&](llvm::Value* i) {
     llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
-    auto bound = [&](int n) { return b.CreateLoad(cg_.i64(), cg_.gep(row, layout_.offset(boundsField) + 8 * n)); };
-    llvm::Value* partStart = bound(0);
-    llvm::Value* partEnd = bound(1);
-    llvm::Value* peerStart = bound(2);
-    llvm::Value* peerEnd = bound(3);
+    const RowBounds r = rowBounds(row, i, boundsField);
+    llvm::Value* partStart = r.partStart;
+    llvm::Value* partEnd = r.partEnd;
+    llvm::Value* peerStart = r.peerStart;
+    llvm::Value* peerEnd = r.peerEnd;
     llvm::Value* first = b.CreateICmpEQ(i, partStart);
     if (dense)
       b.CreateStore(b.CreateSelect(first, cg_.c64(1),
@@ -68,24 +77,12 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
 
     for (size_t k = 0; k < s.windows.size(); ++k) {
       const plan::WindowCall& w = s.windows[k];
+      if (suffix(w)) continue;
       const uint32_t out = valueFields[k];
       // The frame [frameStart, frameEnd) within the partition (empty when they cross).
-      using Kind = plan::WindowBound::Kind;
-      auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSGT(x, y), x, y); };
-      auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSLT(x, y), x, y); };
-      auto position = [&](const plan::WindowBound& bound, bool end) -> llvm::Value* {
-        llvm::Value* at = end ? b.CreateAdd(i, cg_.c64(1)) : i;  // the current row's place on that side
-        switch (bound.kind) {
-          case Kind::UnboundedPreceding: return partStart;
-          case Kind::UnboundedFollowing: return partEnd;
-          case Kind::CurrentRow: return w.rows ? at : (end ? peerEnd : peerStart);
-          case Kind::Preceding: return smin(partEnd, smax(partStart, b.CreateSub(at, cg_.c64(bound.offset))));
-          case Kind::Following: return smin(partEnd, smax(partStart, b.CreateAdd(at, cg_.c64(bound.offset))));
-        }
-        return partStart;
-      };
-      llvm::Value* frameStart = position(w.start, false);
-      llvm::Value* frameEnd = smax(frameStart, position(w.end, true));
+      llvm::Value* frameStart = framePosition(w, w.start, false, r);
+      llvm::Value* end = framePosition(w, w.end, true, r);
+      llvm::Value* frameEnd = b.CreateSelect(b.CreateICmpSGT(frameStart, end), frameStart, end);
       auto storeResult = [&](llvm::Value* x) {  // a value by position (never NULL)
         SqlValue v;
         v.type = w.iu->type;
@@ -176,42 +173,116 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
           else compute();
           break;
         }
-        case WindowFunc::Aggregate: aggregateStep(w, states[k], row, out, first, partStart, frameStart, frameEnd); break;
+        case WindowFunc::Aggregate: aggregateStep(w, states[k], row, out, first, frameStart, frameEnd); break;
       }
     }
   });
+  for (size_t k = 0; k < s.windows.size(); ++k)
+    if (suffix(s.windows[k])) suffixAggregatePass(s.windows[k], states[k], boundsField, valueFields[k]);
 }
 
-// An aggregate's value for the row: its state extended by the rows from where it stopped to the
-// frame's end, then read out as the aggregation's output is. A frame that starts at the
-// partition's start only grows from row to row (a new partition starts afresh): O(n) in all. One
-// whose start moves (ROWS n PRECEDING, CURRENT ROW ...) is added up afresh for each row: O(n k)
-// for frames of k rows.
+SortTranslator::RowBounds SortTranslator::rowBounds(llvm::Value* row, llvm::Value* i, uint32_t boundsField) {
+  auto bound = [&](int n) {
+    return cg_.b.CreateLoad(cg_.i64(), cg_.gep(row, layout_.offset(boundsField) + 8 * n));
+  };
+  return RowBounds{i, bound(0), bound(1), bound(2), bound(3)};
+}
+
+// Where a frame's start (end == false) or end (exclusive) lies for the row, within its partition.
+// Every kind of bound moves forward (or stays) from row to row of a partition.
+llvm::Value* SortTranslator::framePosition(const plan::WindowCall& w, const plan::WindowBound& bound, bool end,
+                                           const RowBounds& r) {
+  auto& b = cg_.b;
+  auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSGT(x, y), x, y); };
+  auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSLT(x, y), x, y); };
+  llvm::Value* at = end ? b.CreateAdd(r.i, cg_.c64(1)) : r.i;  // the current row's place on that side
+  using Kind = plan::WindowBound::Kind;
+  switch (bound.kind) {
+    case Kind::UnboundedPreceding: return r.partStart;
+    case Kind::UnboundedFollowing: return r.partEnd;
+    case Kind::CurrentRow: return w.rows ? at : (end ? r.peerEnd : r.peerStart);
+    case Kind::Preceding: return smin(r.partEnd, smax(r.partStart, b.CreateSub(at, cg_.c64(bound.offset))));
+    case Kind::Following: return smin(r.partEnd, smax(r.partStart, b.CreateAdd(at, cg_.c64(bound.offset))));
+  }
+  return r.partStart;
+}
+
+// An aggregate's value for the row. Its state holds the rows [from, added) of the frame before;
+// since frames only move forward, it takes the rows from `added` to the frame's end, and where the
+// frame's start moved, either takes away the rows it left (count, sum and avg of integers and
+// DECIMALs, whose sums subtract exactly) or starts afresh at the new start (min, max and floating
+// point sums: k rows for each row whose frame's start moved). A new partition starts afresh.
 void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
-                                   llvm::Value* first, llvm::Value* partStart, llvm::Value* frameStart, llvm::Value* frameEnd) {
+                                   llvm::Value* first, llvm::Value* frameStart, llvm::Value* frameEnd) {
+  auto& b = cg_.b;
+  if (w.start.kind == plan::WindowBound::Kind::UnboundedPreceding) {
+    cg_.If(first, [&] { resetWindowState(st, frameStart); });
+  } else {
+    const bool subtracts = w.aggregate == AggFunc::CountStar || w.aggregate == AggFunc::Count ||
+                           ((w.aggregate == AggFunc::Sum || w.aggregate == AggFunc::Avg) && !st.type.isFloat());
+    llvm::Value* from = b.CreateLoad(cg_.i64(), st.from);
+    // afresh: a new partition, or a frame after the rows held (empty frames leave gaps)
+    llvm::Value* afresh = b.CreateOr(first, b.CreateICmpSGT(frameStart, b.CreateLoad(cg_.i64(), st.added)));
+    if (!subtracts) afresh = b.CreateOr(afresh, b.CreateICmpNE(frameStart, from));
+    auto restart = [&] {
+      resetWindowState(st, frameStart);
+      cg_.checkCancel();  // up to k rows for every row: Ctrl-C and statement_timeout must reach it
+    };
+    if (subtracts) cg_.If(afresh, restart, [&] { addToWindowState(w, st, from, frameStart, true); });
+    else cg_.If(afresh, restart);
+    b.CreateStore(frameStart, st.from);
+  }
+  addToWindowState(w, st, b.CreateLoad(cg_.i64(), st.added), frameEnd, false);
+  b.CreateStore(frameEnd, st.added);
+  storeWindowAggregate(w, st, row, out);
+}
+
+// Frames from a moving start to the partition's end (ROWS CURRENT ROW AND UNBOUNDED FOLLOWING,
+// RANGE CURRENT ROW ..., n PRECEDING ...): walking the rows backwards, such a frame only grows, so
+// each row adds the rows from its frame's start to where the state's rows begin. O(n) for every
+// aggregate (floating-point sums add in the other order than a forward pass would).
+void SortTranslator::suffixAggregatePass(const plan::WindowCall& w, const WindowState& st, uint32_t boundsField,
+                                         uint32_t out) {
   auto& b = cg_.b;
   llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
-  const bool growing = w.start.kind == plan::WindowBound::Kind::UnboundedPreceding;
-  auto reset = [&] {
-    b.CreateStore(growing ? partStart : frameStart, st.added);
-    b.CreateStore(cg_.c64(0), st.count);
-    b.CreateStore(llvm::Constant::getNullValue(st.value->getAllocatedType()), st.value);
-  };
-  if (growing) {
-    cg_.If(first, reset);
-  } else {
-    reset();
-    cg_.checkCancel();  // k rows for every row: Ctrl-C and statement_timeout must reach it
-  }
-  cg_.ForRange(b.CreateLoad(cg_.i64(), st.added), frameEnd, [&](llvm::Value* j) {
+  llvm::Value* rows = cg_.call("hyrax_rt_buf_count", {buf});
+  cg_.ForRange(cg_.c64(0), rows, [&](llvm::Value* j) {
+    llvm::Value* i = b.CreateSub(b.CreateSub(rows, cg_.c64(1)), j);
+    llvm::Value* row = cg_.call("hyrax_rt_buf_row", {buf, i});
+    const RowBounds r = rowBounds(row, i, boundsField);
+    cg_.If(b.CreateICmpEQ(i, b.CreateSub(r.partEnd, cg_.c64(1))), [&] { resetWindowState(st, r.partEnd); });
+    llvm::Value* frameStart = framePosition(w, w.start, false, r);
+    llvm::Value* from = b.CreateLoad(cg_.i64(), st.from);
+    addToWindowState(w, st, frameStart, from, false);  // nothing when the start did not move
+    b.CreateStore(b.CreateSelect(b.CreateICmpSLT(frameStart, from), frameStart, from), st.from);
+    storeWindowAggregate(w, st, row, out);
+  });
+}
+
+void SortTranslator::resetWindowState(const WindowState& st, llvm::Value* from) {
+  auto& b = cg_.b;
+  b.CreateStore(from, st.from);
+  b.CreateStore(from, st.added);
+  b.CreateStore(cg_.c64(0), st.count);
+  b.CreateStore(llvm::Constant::getNullValue(st.value->getAllocatedType()), st.value);
+}
+
+// Adds the rows [from, to) to the state, or (remove) takes them away: count and sum only, each row
+// once added.
+void SortTranslator::addToWindowState(const plan::WindowCall& w, const WindowState& st, llvm::Value* from,
+                                      llvm::Value* to, bool remove) {
+  auto& b = cg_.b;
+  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
+  llvm::Value* step = cg_.c64(remove ? -1 : 1);
+  cg_.ForRange(from, to, [&](llvm::Value* j) {
     llvm::Value* count = b.CreateLoad(cg_.i64(), st.count);
     if (w.aggregate == AggFunc::CountStar) {
-      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), st.count);
+      b.CreateStore(b.CreateAdd(count, step), st.count);
       return;
     }
     SqlValue x = layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0]));
     auto add = [&] {
-      b.CreateStore(b.CreateAdd(count, cg_.c64(1)), st.count);
+      b.CreateStore(b.CreateAdd(count, step), st.count);
       if (w.aggregate == AggFunc::Count) return;
       SqlValue in = x;
       in.null = nullptr;
@@ -221,8 +292,10 @@ void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState&
         if (st.type.isFloat()) {
           cur.v = b.CreateFAdd(b.CreateSelect(none, llvm::ConstantFP::get(cg_.f64(), 0.0), cur.v), q_.expr.cast(in, st.type).v);
         } else {
-          llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow,
-                                                      b.CreateSelect(none, cg_.c64(0), cur.v), b.CreateSExt(in.v, cg_.i64()));
+          // (taking rows away can overflow too: the rows left may add up to more than all did)
+          llvm::Value* pair = b.CreateBinaryIntrinsic(
+              remove ? llvm::Intrinsic::ssub_with_overflow : llvm::Intrinsic::sadd_with_overflow,
+              b.CreateSelect(none, cg_.c64(0), cur.v), b.CreateSExt(in.v, cg_.i64()));
           cg_.raiseIf(b.CreateExtractValue(pair, 1), HYRAX_ERR_OVERFLOW);
           cur.v = b.CreateExtractValue(pair, 0);
         }
@@ -239,8 +312,12 @@ void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState&
     if (x.null) cg_.If(b.CreateNot(x.null), add);
     else add();
   });
-  b.CreateStore(frameEnd, st.added);
+}
 
+// The state's value read out as the aggregation's output is: NULL where no value was counted.
+void SortTranslator::storeWindowAggregate(const plan::WindowCall& w, const WindowState& st, llvm::Value* row,
+                                          uint32_t out) {
+  auto& b = cg_.b;
   llvm::Value* count = b.CreateLoad(cg_.i64(), st.count);
   SqlValue v;
   v.type = w.iu->type;
