@@ -5,6 +5,9 @@
 #include <algorithm>
 
 #include "codegen/translate/operator_translators.hpp"
+#include "codegen/translate/query_compiler.hpp"
+#include "engine/runtime/thread_scope.hpp"
+#include "engine/util/machine_cores.hpp"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -106,14 +109,20 @@ void AggregateTranslator::consume(Translator&) {
                 entries >= 0 && op_.estimatedRows >= 0 ? std::min(op_.estimatedRows, entries) : op_.estimatedRows);
     // The join entry this row came from points at its group once the first of its rows found it.
     // On several threads each aggregates into a table of its own while all share the join's
-    // entries: the field holds the group's address with the tag of the thread whose table holds
-    // it (QueryTranslator::threadTagSlot) in its top 16 bits, and a thread uses only its own,
-    // finding the group by its keys otherwise. The first thread to meet the entry keeps it; input
-    // clustered by the join key (lineitem by order) sends an entry's rows mostly to one thread.
-    // The word is read and written as a relaxed atomic (plain moves on x86-64 and ARM).
+    // entries: each thread has a field of its own in the entry (its tag modulo the entry's
+    // slots; as many slots as the query's threads, up to 4), which holds the group's address with
+    // the tag of the thread whose table holds it (QueryTranslator::threadTagSlot) in its top 16
+    // bits; a thread uses only its own, finding the group by its keys otherwise. Where threads
+    // share a slot the first to meet the entry keeps it. With one field for all, a thread found
+    // half its groups by their keys (TPC-H Q13: 1.5M orders of random customers, one group per
+    // customer): two threads took as long as one. The word is read and written as a relaxed
+    // atomic (plain moves on x86-64 and ARM).
     q_.pinGroups();
+    llvm::Value* thread = b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(q_.threadTagSlot())), cg_.i64());
     llvm::Value* field = entryGroups_->groupField();
-    llvm::Value* tag = b.CreateShl(b.CreatePtrToInt(cg_.loadPtr(cg_.stateSlot(q_.threadTagSlot())), cg_.i64()), 48);
+    if (const uint32_t slots = entryGroups_->groupSlots(); slots > 1)
+      field = b.CreateGEP(cg_.i8(), field, b.CreateShl(b.CreateAnd(thread, cg_.c64(slots - 1)), 3));
+    llvm::Value* tag = b.CreateShl(thread, 48);
     auto* load = b.CreateLoad(cg_.i64(), field);
     load->setAtomic(llvm::AtomicOrdering::Monotonic);
     load->setAlignment(llvm::Align(8));
@@ -408,7 +417,11 @@ void AggregateTranslator::produce() {
     for (auto& g : a.groups) keys.push_back(g.expr.get());
     if (t->op().kind == plan::OpKind::HashJoin && static_cast<HashJoinTranslator*>(t)->entryFixes(keys)) {
       entryGroups_ = static_cast<HashJoinTranslator*>(t);
-      entryGroups_->reserveGroupField();
+      // A slot per thread the query may run on, or the machine's cores: a statement's code is
+      // cached and may run later at another SET threads.
+      const auto* policy = ThreadScope<const ExecutionPolicy>::current();
+      const uint32_t threads = std::max(policy ? policy->threads : 1u, machineCores());
+      entryGroups_->reserveGroupField(threads <= 1 ? 1 : threads == 2 ? 2 : 4);
     }
   }
   table_.create(op_.estimatedRows);

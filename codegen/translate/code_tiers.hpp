@@ -22,7 +22,10 @@ namespace hyrax::codegen {
 // The optimized compile of a query takes about this many times its cheap compile's LLVM time;
 // what the compile of an adaptive query is expected to cost, to be weighed against the work left
 // on cheap code. TPC-H at SF 1, 2026-11-27, best of 4 each, geometric means: cheap code 4.8 ms
-// (14.2 with the greedy register allocator: SET cheap_regalloc), optimized 41.1 ms.
+// (14.2 with the greedy register allocator: SET cheap_regalloc), optimized 41.1 ms. Since the
+// optimized compile gives small functions O0 apart (jit::compileApart) the ratio is 6.9
+// (2026-11-28), but 6.9 here started compiles at two threads that cost more than they saved
+// (bench/README.md): 8.5 stays as a fitted weight, not a measurement.
 constexpr double kOptimizedCompilePerCheap = 8.5;
 constexpr double kOptimizedCompilePerGreedyCheap = 2.9;
 inline double optimizedCompilePerCheap(bool greedyAllocator) {

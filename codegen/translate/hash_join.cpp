@@ -154,9 +154,12 @@ bool HashJoinTranslator::entryFixes(const std::vector<const plan::Expr*>& groupK
   return true;
 }
 
-void HashJoinTranslator::reserveGroupField() {
+void HashJoinTranslator::reserveGroupField(uint32_t slots) {
   layoutEntries();
-  if (!groupField_) groupField_ = table_.addField(SqlType::int64(false));  // a pointer, null until set
+  if (groupField_) return;
+  groupField_ = table_.addField(SqlType::int64(false));  // a pointer, null until set
+  for (uint32_t k = 1; k < slots; ++k) table_.addField(SqlType::int64(false));  // (8 bytes apart: RowLayout::add)
+  groupSlots_ = slots;
 }
 
 llvm::Value* HashJoinTranslator::groupField() const {

@@ -170,9 +170,12 @@ class HashJoinTranslator : public Translator {
   // whether this join allows it for these group keys; then reserveGroupField() adds the entry
   // field, and groupField() is its address in the entry of the row being emitted (nullptr outside
   // the code that emits one).
+  // `slots` fields side by side (a power of two), one per thread as far as they go (the thread's
+  // tag modulo slots: aggregate.cpp), so that threads do not find each other's groups pinned.
   bool entryFixes(const std::vector<const plan::Expr*>& groupKeys);
-  void reserveGroupField();
+  void reserveGroupField(uint32_t slots);
   llvm::Value* groupField() const;
+  uint32_t groupSlots() const { return groupSlots_; }
   // The probe key `probe`, a column of it, when the scan under it may skip the rows whose key
   // its table does not hold (TableScanTranslator::joinTests): one integer key, an inner or semi
   // join (probe rows without a match dropped) expected to drop at least half of `probeRows`.
@@ -202,6 +205,7 @@ class HashJoinTranslator : public Translator {
   void prefetchAhead();
   llvm::Value* currentEntry_ = nullptr;
   std::optional<uint32_t> groupField_;
+  uint32_t groupSlots_ = 1;
   HashTableCode table_{q_};
   std::vector<uint32_t> keyFields_;
   std::vector<const plan::IU*> payload_;

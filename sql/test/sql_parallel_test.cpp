@@ -4,6 +4,7 @@
 // ORDER BY asks, errors, and EXPLAIN ANALYZE's row counts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <regex>
@@ -182,6 +183,47 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
   CHECK(operators(plan1) == operators(plan2));
   CHECK(plan1.find("Parallel: none") != std::string::npos);
   CHECK(plan2.find("Parallel: 1 pipeline on up to 2 threads") != std::string::npos);  // d's one chunk: serial
+}
+
+// An aggregation grouped by a join's build columns finds a row's group through the join entry
+// (AggregateTranslator::consume): each thread keeps its group's address in a slot of the entry of
+// its own (threads modulo the entry's 1, 2 or 4 slots; threads sharing a slot find the other's
+// groups by their keys). Every row of t matches one of q's 1,000 entries, in every morsel, so all
+// threads meet every entry. The answers are the same grouping without a join, on any number of
+// threads (3 and 8: more threads than slots), each tier.
+TEST_CASE("groups that join entries point at answer alike on any number of threads", "[parallel]") {
+  Database db;
+  Connection con(db);
+  load(con);
+  con.execute("SET analytics = 'inline'");
+  con.execute("CREATE TABLE q (g INTEGER, w VARCHAR(10))");
+  con.execute("INSERT INTO q SELECT DISTINCT g, 'w' || g FROM t");
+  con.execute("ANALYZE q");
+  con.execute("SET threads = 1");
+  const std::string inner = rows(con.execute("SELECT g, 'w' || g, count(*), sum(a), min(s), count(n) FROM t GROUP BY g"), false);
+  const std::string outer =
+      rows(con.execute("SELECT q.g, count(t.a), sum(t.n) FROM q LEFT JOIN (SELECT g, a, n FROM t WHERE a % 5 = 0 AND g < 700) t "
+                       "ON t.g = q.g GROUP BY q.g"),
+           false);
+  REQUIRE(std::count(inner.begin(), inner.end(), '\n') == 1000);
+  for (const char* tier : {"interpreted", "cheap", "optimized"}) {
+    con.execute(std::string("SET compile_tier = '") + tier + "'");
+    for (int threads : {1, 2, 3, 4, 8}) {
+      INFO(tier << ", threads " << threads);
+      con.execute("SET threads = " + std::to_string(threads));
+      CHECK(rows(con.execute("SELECT q.g, q.w, count(*), sum(t.a), min(t.s), count(t.n) FROM t JOIN q ON t.g = q.g "
+                             "GROUP BY q.g, q.w"),
+                 false) == inner);
+      CHECK(rows(con.execute("SELECT q.g, count(t.a), sum(t.n) FROM q LEFT JOIN t ON t.g = q.g AND t.a % 5 = 0 AND t.g < 700 "
+                             "GROUP BY q.g"),
+                 false) == outer);
+    }
+  }
+  // The aggregation ran on more than one thread (not left to one because of the pointers).
+  con.execute("SET threads = 2");
+  std::string plan = rows(con.execute("EXPLAIN ANALYZE SELECT q.g, count(*) FROM t JOIN q ON t.g = q.g GROUP BY q.g"), true);
+  INFO(plan);
+  CHECK(std::regex_search(plan, std::regex("table -> aggregation, 2 threads")));
 }
 
 TEST_CASE("rows that cost much are handed out in smaller morsels, each row read once", "[parallel]") {
