@@ -262,4 +262,44 @@ std::string describe(const Answer& a, size_t maxRows) {
   return s;
 }
 
+bool ordersRows(const std::string& sql) {
+  auto word = [&](size_t at, size_t& end) {
+    end = at;
+    while (end < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[end])) || sql[end] == '_')) ++end;
+    std::string w = sql.substr(at, end - at);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return w;
+  };
+  int depth = 0;
+  for (size_t i = 0; i < sql.size();) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"') {  // a literal or a quoted name: to its closing quote ('' and "" inside)
+      for (++i; i < sql.size(); ++i)
+        if (sql[i] == c) {
+          if (i + 1 < sql.size() && sql[i + 1] == c) ++i;
+          else break;
+        }
+      ++i;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      while (i < sql.size() && sql[i] != '\n') ++i;
+    } else if (c == '(' || c == ')') {
+      depth += c == '(' ? 1 : -1;
+      ++i;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t end;
+      const std::string w = word(i, end);
+      if (depth == 0 && w == "order") {
+        size_t next = end;
+        while (next < sql.size() && std::isspace(static_cast<unsigned char>(sql[next]))) ++next;
+        size_t after;
+        if (word(next, after) == "by") return true;
+      }
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return false;
+}
+
 }  // namespace hyrax::bench::sqlfuzz

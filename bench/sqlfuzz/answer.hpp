@@ -48,6 +48,11 @@ struct Difference {
 };
 std::optional<Difference> compareAnswers(const Answer& reference, const Answer& other, bool ordered);
 
+// Whether a query's text orders its rows: an ORDER BY of the query itself, outside parentheses,
+// string literals, quoted names and comments, in any case. (`--sql`: an ORDER BY inside OVER (...),
+// an aggregate's or a subquery's orders no rows of the answer.)
+bool ordersRows(const std::string& sql);
+
 // The answer as a few lines of text (its first `maxRows` rows), for reports.
 std::string describe(const Answer& a, size_t maxRows = 8);
 

@@ -192,7 +192,7 @@ int runSqlFuzz(int argc, char** argv) {
                               : generateQuery(schema, seed, i);
     const std::string sql = q.root.render();
     noteRunning(seed, i, sql);
-    const bool ordered = vm.count("sql") ? vm["sql"].as<std::string>().find("ORDER BY") != std::string::npos : q.ordered();
+    const bool ordered = vm.count("sql") ? ordersRows(vm["sql"].as<std::string>()) : q.ordered();
     if (verbose) {
       std::printf("query %llu: %s\n", static_cast<unsigned long long>(i), sql.c_str());
       std::fflush(stdout);

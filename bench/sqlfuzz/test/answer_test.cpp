@@ -7,6 +7,7 @@
 using hyrax::bench::sqlfuzz::Answer;
 using hyrax::bench::sqlfuzz::ColumnClass;
 using hyrax::bench::sqlfuzz::compareAnswers;
+using hyrax::bench::sqlfuzz::ordersRows;
 
 namespace {
 
@@ -109,4 +110,19 @@ TEST_CASE("rows in ORDER BY order whose keys are too close to tell apart may com
                                answer({N, T}, {{"2.5", "a"}, {"0.333333", "x"}, {"0.3333331", "y"}}), true);
   REQUIRE(values);
   CHECK(values->detail.find("first difference at row 1") != std::string::npos);
+}
+
+// --sql compares rows in order only where the query itself orders them.
+TEST_CASE("only a query's own ORDER BY orders its rows", "[sqlfuzz]") {
+  CHECK(ordersRows("SELECT a FROM t ORDER BY a"));
+  CHECK(ordersRows("select a from t order  by a desc limit 3"));
+  CHECK(ordersRows("SELECT a FROM t UNION SELECT b FROM u Order\nBy 1"));
+  CHECK(ordersRows("SELECT rank() OVER (ORDER BY a) FROM t ORDER BY 1"));
+  CHECK_FALSE(ordersRows("SELECT rank() OVER (PARTITION BY g ORDER BY a) FROM t"));
+  CHECK_FALSE(ordersRows("SELECT g, string_agg(s, ',' ORDER BY s) FROM t GROUP BY g"));
+  CHECK_FALSE(ordersRows("SELECT * FROM (SELECT a FROM t ORDER BY a LIMIT 5) x"));
+  CHECK_FALSE(ordersRows("SELECT 'ORDER BY a' FROM t"));
+  CHECK_FALSE(ordersRows("SELECT \"order by\" FROM t -- ORDER BY a"));
+  CHECK_FALSE(ordersRows("SELECT border, bylaw FROM t"));
+  CHECK_FALSE(ordersRows("SELECT a AS ordered FROM t WHERE b = 'it''s ORDER BY'"));
 }
