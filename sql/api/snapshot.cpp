@@ -616,6 +616,11 @@ std::shared_ptr<Snapshot> SnapshotPool::acquire(double maxAgeMs, uint64_t notBef
        (newest_->epoch() != epoch_ && newest_->epoch() >= std::max(notBefore, schemaEpoch_) &&
         newest_->ageMs() <= maxAgeMs)))
     return newest_;
+  if (beforeFirstFork_) {
+    auto warm = std::move(beforeFirstFork_);
+    beforeFirstFork_ = nullptr;
+    warm();
+  }
   std::shared_ptr<Snapshot> s = Snapshot::fork(handler_, epoch_);
   if (shared) {
     newest_ = s;  // the one it replaces ends when its last query does

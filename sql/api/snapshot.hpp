@@ -124,7 +124,10 @@ class SnapshotQuery {
 // A retired snapshot's process is reaped by a thread of the parent's (started with the first one).
 class SnapshotPool {
  public:
-  explicit SnapshotPool(SnapshotHandler handler) : handler_(std::move(handler)) {}
+  // `beforeFirstFork` runs on the executor thread once, before the process's first fork
+  // (Database: a statement's codegen, so that workers inherit what a process's first codegen sets up).
+  explicit SnapshotPool(SnapshotHandler handler, std::function<void()> beforeFirstFork = nullptr)
+      : handler_(std::move(handler)), beforeFirstFork_(std::move(beforeFirstFork)) {}
   // Ends the newest snapshot's process and waits for it (not the reaper thread: a process that
   // exits right after would leave it to init).
   ~SnapshotPool();
@@ -159,6 +162,7 @@ class SnapshotPool {
 
  private:
   SnapshotHandler handler_;
+  std::function<void()> beforeFirstFork_;
   uint64_t epoch_ = 0;
   uint64_t catalogVersion_ = 0, schemaEpoch_ = 0;  // the write count at the last schema change
   std::shared_ptr<Snapshot> newest_;

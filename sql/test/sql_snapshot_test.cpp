@@ -746,3 +746,34 @@ TEST_CASE("a repeated query on snapshots runs the code its session compiled, and
   for (int i = 0; i < 2000 && zombies() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK(zombies() == 0);
 }
+
+// The executor's first codegen happens before its first fork (Database's warm-up), so that no
+// snapshot worker pays a process's first codegen: the pool runs its hook once, before forking.
+TEST_CASE("the snapshot pool runs its warm-up once and before the first fork") {
+  int calls = 0;
+  size_t childrenAtWarmUp = 99;
+  const pid_t self = getpid();
+  auto children = [self] {  // this process's children now
+    size_t n = 0;
+    for (auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream stat(entry.path() / "stat");
+      std::string pid, comm, state, ppid;
+      if (stat >> pid >> comm >> state >> ppid && ppid == std::to_string(self)) ++n;
+    }
+    return n;
+  };
+  const size_t before = children();
+  {
+    sql::SnapshotPool pool([](const sql::SnapshotRequest&) { return QueryResult(); }, [&] {
+      ++calls;
+      childrenAtWarmUp = children();
+    });
+    auto first = pool.acquire(0, 0);
+    CHECK(calls == 1);
+    CHECK(childrenAtWarmUp == before);  // no snapshot process forked yet
+    pool.noteWrite(0);
+    auto second = pool.acquire(0, pool.epoch());  // a write since: a new fork
+    CHECK(second != first);
+    CHECK(calls == 1);
+  }
+}
