@@ -298,7 +298,8 @@ class SortTranslator : public Translator {
   void windowPass(llvm::Function* samePartition, llvm::Function* samePeers, uint32_t boundsField,
                   const std::vector<uint32_t>& valueFields);
   RowBounds rowBounds(llvm::Value* row, llvm::Value* i, uint32_t boundsField);
-  llvm::Value* framePosition(const plan::WindowCall& w, const plan::WindowBound& bound, bool end, const RowBounds& r);
+  llvm::Value* framePosition(const plan::WindowCall& w, const plan::WindowBound& bound, bool end, const RowBounds& r,
+                             llvm::Value* atLeast = nullptr);
   void aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
                      llvm::Value* first, llvm::Value* frameStart, llvm::Value* frameEnd);
   void suffixAggregatePass(const plan::WindowCall& w, const WindowState& st, uint32_t boundsField, uint32_t out);

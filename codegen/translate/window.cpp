@@ -81,8 +81,7 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
       const uint32_t out = valueFields[k];
       // The frame [frameStart, frameEnd) within the partition (empty when they cross).
       llvm::Value* frameStart = framePosition(w, w.start, false, r);
-      llvm::Value* end = framePosition(w, w.end, true, r);
-      llvm::Value* frameEnd = b.CreateSelect(b.CreateICmpSGT(frameStart, end), frameStart, end);
+      llvm::Value* frameEnd = framePosition(w, w.end, true, r, frameStart);
       auto storeResult = [&](llvm::Value* x) {  // a value by position (never NULL)
         SqlValue v;
         v.type = w.iu->type;
@@ -188,23 +187,25 @@ SortTranslator::RowBounds SortTranslator::rowBounds(llvm::Value* row, llvm::Valu
   return RowBounds{i, bound(0), bound(1), bound(2), bound(3)};
 }
 
-// Where a frame's start (end == false) or end (exclusive) lies for the row, within its partition.
-// Every kind of bound moves forward (or stays) from row to row of a partition.
+// Where a frame's start (end == false) or end (exclusive) lies for the row, within its partition;
+// an end not before `atLeast` (the frame's start: a frame whose bounds cross is empty). Every kind
+// of bound moves forward (or stays) from row to row of a partition.
 llvm::Value* SortTranslator::framePosition(const plan::WindowCall& w, const plan::WindowBound& bound, bool end,
-                                           const RowBounds& r) {
+                                           const RowBounds& r, llvm::Value* atLeast) {
   auto& b = cg_.b;
   auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSGT(x, y), x, y); };
   auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSLT(x, y), x, y); };
   llvm::Value* at = end ? b.CreateAdd(r.i, cg_.c64(1)) : r.i;  // the current row's place on that side
+  llvm::Value* place = r.partStart;
   using Kind = plan::WindowBound::Kind;
   switch (bound.kind) {
-    case Kind::UnboundedPreceding: return r.partStart;
-    case Kind::UnboundedFollowing: return r.partEnd;
-    case Kind::CurrentRow: return w.rows ? at : (end ? r.peerEnd : r.peerStart);
-    case Kind::Preceding: return smin(r.partEnd, smax(r.partStart, b.CreateSub(at, cg_.c64(bound.offset))));
-    case Kind::Following: return smin(r.partEnd, smax(r.partStart, b.CreateAdd(at, cg_.c64(bound.offset))));
+    case Kind::UnboundedPreceding: place = r.partStart; break;
+    case Kind::UnboundedFollowing: place = r.partEnd; break;
+    case Kind::CurrentRow: place = w.rows ? at : (end ? r.peerEnd : r.peerStart); break;
+    case Kind::Preceding: place = smin(r.partEnd, smax(r.partStart, b.CreateSub(at, cg_.c64(bound.offset)))); break;
+    case Kind::Following: place = smin(r.partEnd, smax(r.partStart, b.CreateAdd(at, cg_.c64(bound.offset)))); break;
   }
-  return r.partStart;
+  return atLeast ? smax(atLeast, place) : place;
 }
 
 // An aggregate's value for the row. Its state holds the rows [from, added) of the frame before;

@@ -605,10 +605,9 @@ void Parser::windowFrame(Expr& f) {
     // Any BIGINT, as PostgreSQL takes; beyond it 22003. An offset past 2^62 rows reaches as far as
     // any partition goes, so it is kept as 2^62: the generated code adds it to a row's place.
     errno = 0;
-    const unsigned long long value = std::strtoull(digits.c_str(), nullptr, 10);
-    if (errno == ERANGE || value > static_cast<unsigned long long>(INT64_MAX))
-      throw Error(sqlstate::NumericOutOfRange, "window frame offset out of range", offsetAt);
-    const int64_t n = std::min<int64_t>(static_cast<int64_t>(value), int64_t{1} << 62);
+    const long long value = std::strtoll(digits.c_str(), nullptr, 10);  // (digits: no sign)
+    if (errno == ERANGE) throw Error(sqlstate::NumericOutOfRange, "window frame offset out of range", offsetAt);
+    const int64_t n = std::min<int64_t>(value, int64_t{1} << 62);
     if (accept("preceding")) return {1, n};
     expect("following");
     return {3, n};
