@@ -1,10 +1,18 @@
 #pragma once
-// Fixed-size rows in zeroed blocks: addresses never move, row i is found in O(1).
+// Fixed-size rows in blocks: addresses never move, row i is found in O(1).
 // Shared by hash tables (entries) and row buffers (sort input).
 //
-// Blocks double from 16 rows up to about 4 MiB, then stay there: a transaction's aggregate over
-// a handful of rows (TPC-C runs thousands a second) must not pay for zeroing a big block, and a
-// big join's build side gets blocks that huge pages can back (ZeroedBuffer).
+// A row is zeroed as it is appended, not its block when allocated (ZeroedBuffer::unzeroed): the
+// row's cache line is about to be written anyway, while zeroing a reused block whole wrote
+// memory the query might never use, and a block fresh from the kernel is zero already.
+//
+// Blocks double from 16-31 rows up to about 4 MiB, then stay there: a transaction's aggregate
+// over a handful of rows (TPC-C runs thousands a second) gets a small block, and a big join's
+// build side gets blocks that huge pages can back (ZeroedBuffer). The first block's rows are as
+// many as fit a power of two of bytes (25 rows of 40 bytes in 1 KiB), so that every block fills
+// most of a power of two: mid-size blocks come from huge-page slabs in powers of two, and
+// 16 << k rows of 40 bytes took 1.6 times their bytes there.
+#include <bit>
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -18,14 +26,15 @@ namespace hyrax {
 class BlockStorage {
  public:
   // Blocks are charged to `budget` (when given) as they are allocated, and released with them.
-  explicit BlockStorage(uint32_t rowSize, MemoryBudget* budget = nullptr) : rowSize_((rowSize + 7) & ~7u), budget_(budget) {
+  explicit BlockStorage(uint32_t rowSize, MemoryBudget* budget = nullptr)
+      : rowSize_((rowSize + 7) & ~7u), budget_(budget), first_(std::bit_ceil(uint64_t{16} * rowSize_) / rowSize_) {
     uint64_t full = rowSize_ >= kBlockBytes / 16 ? 1 : kBlockBytes / rowSize_;  // rows of a full block
-    while ((uint64_t{kFirst} << doublings_) * 2 <= full) ++doublings_;
-    // Rows in the growing blocks 0 .. doublings_-1: kFirst * (2^doublings_ - 1).
-    growingRows_ = kFirst * ((uint64_t{1} << doublings_) - 1);
+    while ((first_ << doublings_) * 2 <= full) ++doublings_;
+    // Rows in the growing blocks 0 .. doublings_-1: first_ * (2^doublings_ - 1).
+    growingRows_ = first_ * ((uint64_t{1} << doublings_) - 1);
     // A full block fills the huge pages it is mapped on: 16,384 rows of 136 bytes (2.1 MiB) took
     // two huge pages, and the statement held nearly twice the memory it was charged for.
-    fullRows_ = std::max<uint64_t>(kFirst << doublings_, ZeroedBuffer::footprint((kFirst << doublings_) * rowSize_) / rowSize_);
+    fullRows_ = std::max<uint64_t>(first_ << doublings_, ZeroedBuffer::footprint((first_ << doublings_) * rowSize_, false) / rowSize_);
   }
   ~BlockStorage() { releaseCharge(); }
   BlockStorage(BlockStorage&& o) noexcept { *this = std::move(o); }
@@ -34,6 +43,7 @@ class BlockStorage {
     releaseCharge();
     rowSize_ = o.rowSize_;
     budget_ = o.budget_;
+    first_ = o.first_;
     charged_ = o.charged_;
     doublings_ = o.doublings_;
     growingRows_ = o.growingRows_;
@@ -56,14 +66,15 @@ class BlockStorage {
   void* append() {
     if (next_ == end_) nextBlock();
     void* p = next_;
+    std::memset(p, 0, rowSize_);
     next_ += rowSize_;
     ++count_;
     return p;
   }
   void* at(uint64_t i) const {
     if (i < growingRows_) {
-      uint64_t k = 63 - static_cast<uint64_t>(__builtin_clzll(i / kFirst + 1));
-      return blocks_[k].data() + (i - kFirst * ((uint64_t{1} << k) - 1)) * rowSize_;
+      uint64_t k = 63 - static_cast<uint64_t>(__builtin_clzll(i / first_ + 1));
+      return blocks_[k].data() + (i - first_ * ((uint64_t{1} << k) - 1)) * rowSize_;
     }
     uint64_t j = i - growingRows_;
     return blocks_[doublings_ + j / fullRows_].data() + (j % fullRows_) * rowSize_;
@@ -74,9 +85,9 @@ class BlockStorage {
     uint64_t first, inBlock;  // the block's first row and its rows
     size_t k;
     if (i < growingRows_) {
-      k = static_cast<size_t>(63 - static_cast<uint64_t>(__builtin_clzll(i / kFirst + 1)));
-      first = kFirst * ((uint64_t{1} << k) - 1);
-      inBlock = kFirst << k;
+      k = static_cast<size_t>(63 - static_cast<uint64_t>(__builtin_clzll(i / first_ + 1)));
+      first = first_ * ((uint64_t{1} << k) - 1);
+      inBlock = first_ << k;
     } else {
       k = doublings_ + static_cast<size_t>((i - growingRows_) / fullRows_);
       first = growingRows_ + (k - doublings_) * fullRows_;
@@ -87,11 +98,9 @@ class BlockStorage {
   }
   uint64_t count() const { return count_; }
   uint32_t rowSize() const { return rowSize_; }
-  // Empty again, keeping its blocks (zeroed where rows were, as append() promises): a table that
-  // is filled and emptied over and over (aggregation's pre-aggregation) allocates once.
+  // Empty again, keeping its blocks: a table that is filled and emptied over and over
+  // (aggregation's pre-aggregation) allocates once.
   void clear() {
-    for (uint64_t block = 0, first = 0; first < count_; first += blockRows(block), ++block)
-      std::memset(blocks_[block].data(), 0, static_cast<size_t>(std::min(blockRows(block), count_ - first)) * rowSize_);
     count_ = nextBlock_ = 0;
     next_ = end_ = nullptr;
   }
@@ -103,7 +112,7 @@ class BlockStorage {
       return;
     }
     uint64_t bytes = 0;
-    for (const ZeroedBuffer& b : blocks_) bytes += ZeroedBuffer::footprint(b.bytes());
+    for (const ZeroedBuffer& b : blocks_) bytes += ZeroedBuffer::footprint(b.bytes(), false);
     if (budget) budget->charge(bytes);
     if (budget_) budget_->release(charged_);
     budget_ = budget;
@@ -111,15 +120,14 @@ class BlockStorage {
   }
 
  private:
-  static constexpr uint64_t kFirst = 16;
   static constexpr uint64_t kBlockBytes = uint64_t{4} << 20;
   // Moves append() to the next block, allocating it unless clear() kept it.
   void nextBlock() {
     if (nextBlock_ == blocks_.size()) {
-      size_t bytes = static_cast<size_t>(blockRows(nextBlock_)) * rowSize_, taken = ZeroedBuffer::footprint(bytes);
+      size_t bytes = static_cast<size_t>(blockRows(nextBlock_)) * rowSize_, taken = ZeroedBuffer::footprint(bytes, false);
       if (budget_) budget_->charge(taken);
       try {
-        blocks_.emplace_back(bytes);
+        blocks_.push_back(ZeroedBuffer::unzeroed(bytes));
       } catch (...) {
         if (budget_) budget_->release(taken);
         throw;
@@ -130,15 +138,16 @@ class BlockStorage {
     end_ = next_ + blockRows(nextBlock_) * rowSize_;
     ++nextBlock_;
   }
-  uint64_t blockRows(uint64_t block) const { return block < doublings_ ? kFirst << block : fullRows_; }
+  uint64_t blockRows(uint64_t block) const { return block < doublings_ ? first_ << block : fullRows_; }
   void releaseCharge() {
     if (budget_) budget_->release(charged_);
     charged_ = 0;
   }
   uint32_t rowSize_ = 8;
   MemoryBudget* budget_ = nullptr;
+  uint64_t first_ = 16;  // rows of the first block (16-31)
   uint64_t charged_ = 0;
-  uint64_t doublings_ = 0, growingRows_ = 0, fullRows_ = kFirst;
+  uint64_t doublings_ = 0, growingRows_ = 0, fullRows_ = 16;
   uint64_t count_ = 0;
   uint64_t nextBlock_ = 0;                      // the block after the one append() fills
   char *next_ = nullptr, *end_ = nullptr;       // append()'s place in that block, and its end

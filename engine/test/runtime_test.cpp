@@ -156,7 +156,7 @@ TEST_CASE("a join table with far fewer entries than estimated gets a directory f
 
 TEST_CASE("entries are visited a block's run at a time, in order, across absorbed tables") {
   // Runs cover every entry once, each entry where entry(i) says, entrySize() apart: through the
-  // growing blocks (16, 32, ... rows), the full ones, and into the entries of absorbed tables.
+  // growing blocks (25, 50, ... rows: entries of 40 bytes fill 1 KiB, 2 KiB ...), the full ones, and into the entries of absorbed tables.
   QueryContext ctx;
   HashTable* mine = hyrax_rt_ht_create(&ctx, 40, 0);
   for (uint64_t i = 0; i < 300'000; ++i) hyrax_rt_ht_insert(&ctx, mine, i * 0x9e3779b97f4a7c15ULL);
@@ -182,8 +182,8 @@ TEST_CASE("entries are visited a block's run at a time, in order, across absorbe
   CHECK(runs < 100);  // blocks, not entries
   // From the middle of a block: the rest of that block.
   uint64_t run[2] = {0, 0};
-  CHECK(hyrax_rt_ht_entry_run(mine, 20, run) == hyrax_rt_ht_entry(mine, 20));
-  CHECK(run[0] == 28);  // block 1 holds entries 16..47
+  CHECK(hyrax_rt_ht_entry_run(mine, 30, run) == hyrax_rt_ht_entry(mine, 30));
+  CHECK(run[0] == 45);  // block 1 holds entries 25..74
 }
 
 TEST_CASE("a bucket's tags rule out hashes none of its entries has") {

@@ -1,7 +1,8 @@
 #pragma once
 // Mid-size blocks of query memory (16 KiB to 1 MiB: hash tables' growing blocks and small
 // directories, row buffers, the string arena's blocks) cut from 2 MiB mappings on transparent
-// huge pages, instead of malloc, in forked snapshot processes (preferred()).
+// huge pages, instead of malloc: in forked snapshot processes (preferred()) all of them, in the
+// process that started the blocks that need no zeroing (ZeroedBuffer::unzeroed).
 //
 // Why (issue 17): a query on a fork snapshot runs in a fresh process, and every page it writes
 // that the fork did not bring is a page fault. From malloc those are 4 KiB pages (glibc's arenas
@@ -36,11 +37,12 @@ class HugePageSlabs {
   // Back for reuse; `bytes` as given to take().
   static void give(char* p, size_t bytes);
 
-  // Whether query memory should come from here: in a process forked from the one that started
-  // (a snapshot's process and workers), whose malloc memory is the parent's, shared copy-on-write,
-  // and where every page is a fault anyway. The process that started keeps malloc, which reuses
-  // the memory it already has (after a load, TPC-H Q18's first run took twice as long on fresh
-  // slabs: blocks of one size do not serve another, so each size's peak was zeroed anew).
+  // Whether zeroed query memory should come from here: in a process forked from the one that
+  // started (a snapshot's process and workers), whose malloc memory is the parent's, shared
+  // copy-on-write, and where every page is a fault anyway. The process that started keeps calloc
+  // for zeroed blocks, which reuses the memory it already has (after a load, TPC-H Q18's first run
+  // took twice as long on fresh slabs: blocks of one size do not serve another, so each size's
+  // peak was zeroed anew); unzeroed blocks cost no zeroing when reused, and come from here.
   static bool preferred();
 
   // The slabs this process mapped (tests).

@@ -83,8 +83,8 @@ class MappingPool {
     static MappingPool pool;
     return pool;
   }
-  // A pooled mapping of `bytes` (whole huge pages), zeroed, or null.
-  char* take(size_t bytes) {
+  // A pooled mapping of `bytes` (whole huge pages), zeroed when `zeroed`, or null.
+  char* take(size_t bytes, bool zeroed) {
     if (getpid() != owner_) return nullptr;
     Pooled got;
     {
@@ -104,7 +104,7 @@ class MappingPool {
       refillLocked();
     }
     if (got.forks != forks_.load()) madvise(got.p, bytes, MADV_DONTNEED);
-    else if (!got.clean) zeroPages(got.p, bytes);
+    else if (!got.clean && zeroed) zeroPages(got.p, bytes);
     return got.p;
   }
   bool give(char* p, size_t bytes) {
@@ -198,13 +198,18 @@ class MappingPool {
 }
 }  // namespace
 
-ZeroedBuffer::Kind ZeroedBuffer::kindFor(size_t bytes) {
-  if (bytes < kSlabFrom || (bytes < kMapFrom && !HugePageSlabs::preferred())) return Kind::Calloc;
-  return bytes < kMapFrom ? Kind::Slab : Kind::Mapped;
+ZeroedBuffer::Kind ZeroedBuffer::kindFor(size_t bytes, bool zeroed) {
+  // In the process that started, zeroed mid-size buffers (hash directories) stay with calloc,
+  // which reuses what the process has. Unzeroed ones (BlockStorage's blocks, zeroed a row at a
+  // time) come from slabs in every process: malloc gave the partitions of a parallel
+  // aggregation memory that glibc had returned to the kernel after the query before (TPC-H Q18 at
+  // 2 threads: 40,000 page faults a run, each a TLB flush on the other core; 2,000 from slabs).
+  if (bytes < kSlabFrom || (bytes < kSlabTo && zeroed && !HugePageSlabs::preferred())) return Kind::Calloc;
+  return bytes <= kSlabTo ? Kind::Slab : Kind::Mapped;
 }
 
-size_t ZeroedBuffer::footprint(size_t bytes) {
-  switch (kindFor(bytes)) {
+size_t ZeroedBuffer::footprint(size_t bytes, bool zeroed) {
+  switch (kindFor(bytes, zeroed)) {
     case Kind::Calloc: return bytes;
     case Kind::Slab: return HugePageSlabs::blockSize(bytes);
     case Kind::Mapped: break;
@@ -212,16 +217,16 @@ size_t ZeroedBuffer::footprint(size_t bytes) {
   return roundToHugePages(bytes);
 }
 
-ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
-  const Kind kind = kindFor(bytes);
+ZeroedBuffer::ZeroedBuffer(size_t bytes, bool zeroed) : bytes_(bytes) {
+  const Kind kind = kindFor(bytes, zeroed);
   if (kind == Kind::Calloc) {
-    data_ = static_cast<char*>(std::calloc(bytes ? bytes : 1, 1));
+    data_ = static_cast<char*>(zeroed ? std::calloc(bytes ? bytes : 1, 1) : std::malloc(bytes ? bytes : 1));
     if (!data_) outOfMemory(bytes);
     return;
   }
   if (kind == Kind::Slab) {
     try {
-      data_ = HugePageSlabs::take(bytes, true);
+      data_ = HugePageSlabs::take(bytes, zeroed);
     } catch (const Error&) {
       outOfMemory(bytes);
     }
@@ -230,7 +235,7 @@ ZeroedBuffer::ZeroedBuffer(size_t bytes) : bytes_(bytes) {
   }
   size_t rounded = roundToHugePages(bytes);
   kind_ = Kind::Mapped;
-  if ((data_ = MappingPool::instance().take(rounded))) {
+  if ((data_ = MappingPool::instance().take(rounded, zeroed))) {
     bytes_ = rounded;
     return;
   }
