@@ -10,6 +10,7 @@ aim (the default: threads = 1 against threads = 2 on optimized code):
       [--queries 1,13,18] [--rounds 3] [--a "threads = 1"] [--b "threads = 2"] [--tier optimized]
       [--statement-cache on|off]
 
+Times are the shell's --timing: a statement up to its result, not the printing of its rows.
 Each of --a and --b is one or more `name = value` settings separated by ';'. With
 `--statement-cache off` every run compiles its text again: the times are then what a user waits
 for (compile and execute), e.g. `--tier auto --a "cheap_regalloc = 'fast'" --b "cheap_regalloc =

@@ -74,7 +74,7 @@ int shellMain(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")("version", "show the version")(
       "command,c", po::value(&commands), "run SQL (several statements allowed), then exit")(
       "file,f", po::value(&files), "run the statements in a file, then exit")("csv", "print results as CSV")(
-      "json", "print results as JSON")("timing", "print the time each statement takes");
+      "json", "print results as JSON")("timing", "print the time each statement takes (as psql's \\timing: without printing its rows)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
