@@ -64,9 +64,14 @@ class BlockStorage {
   // next row's place is kept (next_, end_): finding it from count_ took a division by a full
   // block's rows for every row.
   void* append() {
+    void* p = appendUnzeroed();
+    zeroRow(static_cast<char*>(p));
+    return p;
+  }
+  // A row at the end as its block's memory holds it: for a caller that writes all rowSize() bytes.
+  void* appendUnzeroed() {
     if (next_ == end_) nextBlock();
     void* p = next_;
-    std::memset(p, 0, rowSize_);
     next_ += rowSize_;
     ++count_;
     return p;
@@ -121,6 +126,22 @@ class BlockStorage {
 
  private:
   static constexpr uint64_t kBlockBytes = uint64_t{4} << 20;
+  // Rows are a few words (hash entries of 24-64 bytes): stores inline, not a call to memset,
+  // which was a tenth of TPC-H Q18's time at 2 threads (one per group, twice: pre-aggregation and merge).
+  void zeroRow(char* p) const {
+    constexpr uint64_t zero = 0;
+    switch (rowSize_ / 8) {
+      case 8: std::memcpy(p + 56, &zero, 8); [[fallthrough]];
+      case 7: std::memcpy(p + 48, &zero, 8); [[fallthrough]];
+      case 6: std::memcpy(p + 40, &zero, 8); [[fallthrough]];
+      case 5: std::memcpy(p + 32, &zero, 8); [[fallthrough]];
+      case 4: std::memcpy(p + 24, &zero, 8); [[fallthrough]];
+      case 3: std::memcpy(p + 16, &zero, 8); [[fallthrough]];
+      case 2: std::memcpy(p + 8, &zero, 8); [[fallthrough]];
+      case 1: std::memcpy(p, &zero, 8); break;
+      default: std::memset(p, 0, rowSize_);
+    }
+  }
   // Moves append() to the next block, allocating it unless clear() kept it.
   void nextBlock() {
     if (nextBlock_ == blocks_.size()) {

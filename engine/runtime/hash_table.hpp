@@ -187,7 +187,7 @@ class HashTable {
       const char* first = static_cast<const char*>(entries_.run(i, &run));
       for (uint64_t k = 0; k < run; ++k) {
         const auto* e = reinterpret_cast<const HashEntryHeader*>(first + k * entrySize());
-        std::memcpy(spill_[hashPartition(e->hash, parts)]->entries_.append(), e, entrySize());
+        std::memcpy(spill_[hashPartition(e->hash, parts)]->entries_.appendUnzeroed(), e, entrySize());
       }
     }
     entries_.clear();
