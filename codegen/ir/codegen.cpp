@@ -279,6 +279,19 @@ void CodeGen::ForRange(llvm::Value* begin, llvm::Value* end, const std::function
   b.SetInsertPoint(exitBB);
 }
 
+void CodeGen::While(const std::function<llvm::Value*()>& cond, const std::function<void()>& body) {
+  auto* loopBB = llvm::BasicBlock::Create(ctx, "while", fn_);
+  auto* bodyBB = llvm::BasicBlock::Create(ctx, "while_body", fn_);
+  auto* exitBB = llvm::BasicBlock::Create(ctx, "while_exit", fn_);
+  b.CreateBr(loopBB);
+  b.SetInsertPoint(loopBB);
+  b.CreateCondBr(cond(), bodyBB, exitBB);
+  b.SetInsertPoint(bodyBB);
+  body();
+  b.CreateBr(loopBB);
+  b.SetInsertPoint(exitBB);
+}
+
 CodeGen::ChainWalk CodeGen::beginChainWalk(llvm::Value* head, const char* name) {
   ChainWalk w;
   auto* pre = b.GetInsertBlock();

@@ -101,6 +101,8 @@ class CodeGen {
   llvm::MDNode* weights(Usually usually);
   // for (i = begin; i < end; ++i) body(i); body may call Continue-free code only.
   void ForRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body);
+  // while (cond()) body(); cond may branch (its i1 is taken where it ends).
+  void While(const std::function<llvm::Value*()>& cond, const std::function<void()>& body);
   // Walks a chain of hash table entries (HashEntryHeader::next) from `head` until nullptr.
   void ForChain(llvm::Value* head, const std::function<void(llvm::Value*)>& body);
   // The first entry of the chain from `head` for which `matches` (which may branch) yields true,

@@ -290,6 +290,10 @@ class SortTranslator : public Translator {
   struct WindowState {
     llvm::AllocaInst *from = nullptr, *added = nullptr, *count = nullptr, *value = nullptr;
     SqlType type;
+    // min/max over a frame whose start moves: a deque of row numbers whose values only get worse
+    // from front to back (a RowBuffer of 8-byte rows, reused), its live part [head, tail).
+    llvm::Value* deque = nullptr;
+    llvm::AllocaInst *head = nullptr, *tail = nullptr;
   };
   // A row's place and the bounds RowBuffer::windowFrames gave it.
   struct RowBounds {
@@ -304,6 +308,8 @@ class SortTranslator : public Translator {
                      llvm::Value* first, llvm::Value* frameStart, llvm::Value* frameEnd);
   void suffixAggregatePass(const plan::WindowCall& w, const WindowState& st, uint32_t boundsField, uint32_t out);
   void resetWindowState(const WindowState& st, llvm::Value* from);
+  void slidingExtremeStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
+                          llvm::Value* first, llvm::Value* frameStart, llvm::Value* frameEnd);
   void addToWindowState(const plan::WindowCall& w, const WindowState& st, llvm::Value* from, llvm::Value* to, bool remove);
   void storeWindowAggregate(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out);
   uint32_t fieldOf(const plan::Expr& column) const;  // the field of an input column

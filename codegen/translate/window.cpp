@@ -6,8 +6,9 @@
 // state from row to row (aggregateStep): frames only move forward, so each row adds the rows its
 // frame gained and, for count, sum and avg of exact numbers, takes away the rows it lost. Frames
 // to the partition's end are added up by a second pass that walks the rows backwards
-// (suffixAggregatePass). What stays O(n k): min, max and floating-point sums over a frame of k
-// rows whose start moves and whose end is not the partition's (ROWS 3 PRECEDING ...).
+// (suffixAggregatePass); min and max over a frame whose start moves keep a deque of the rows that
+// may yet be a frame's extreme (slidingExtremeStep). What stays O(n k): floating-point sums over
+// a frame of k rows whose start moves and whose end is not the partition's (ROWS 3 PRECEDING ...).
 #include "codegen/translate/operator_translators.hpp"
 
 namespace hyrax::codegen {
@@ -30,6 +31,11 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
   cg_.call("hyrax_rt_buf_window_frames",
            {buf, samePartition, samePeers, cg_.c64(static_cast<int64_t>(layout_.offset(boundsField)))});
 
+  // A frame from a moving start to the partition's end: added up walking backwards.
+  auto suffix = [](const plan::WindowCall& w) {
+    return w.func == WindowFunc::Aggregate && w.end.kind == plan::WindowBound::Kind::UnboundedFollowing &&
+           w.start.kind != plan::WindowBound::Kind::UnboundedPreceding;
+  };
   std::vector<WindowState> states(s.windows.size());
   for (size_t k = 0; k < s.windows.size(); ++k) {
     const plan::WindowCall& w = s.windows[k];
@@ -47,12 +53,13 @@ void SortTranslator::windowPass(llvm::Function* samePartition, llvm::Function* s
     } else if (!w.args.empty()) {
       st.type = w.args[0]->type.withNullable(false);
     }
+    if ((w.aggregate == AggFunc::Min || w.aggregate == AggFunc::Max) && !suffix(w) &&
+        w.start.kind != plan::WindowBound::Kind::UnboundedPreceding) {
+      st.deque = cg_.checkNotNull(cg_.call("hyrax_rt_buf_create", {cg_.queryContext(), cg_.c32(8)}));
+      st.head = cg_.local(cg_.i64(), "window_head");
+      st.tail = cg_.local(cg_.i64(), "window_tail");
+    }
   }
-  // A frame from a moving start to the partition's end: added up walking backwards.
-  auto suffix = [](const plan::WindowCall& w) {
-    return w.func == WindowFunc::Aggregate && w.end.kind == plan::WindowBound::Kind::UnboundedFollowing &&
-           w.start.kind != plan::WindowBound::Kind::UnboundedPreceding;
-  };
   // dense_rank's counter: the peer groups of the partition so far (only where one is asked for).
   const bool denseRank = std::any_of(s.windows.begin(), s.windows.end(),
                                      [](const plan::WindowCall& w) { return w.func == WindowFunc::DenseRank; });
@@ -216,6 +223,10 @@ llvm::Value* SortTranslator::framePosition(const plan::WindowCall& w, const plan
 void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row, uint32_t out,
                                    llvm::Value* first, llvm::Value* frameStart, llvm::Value* frameEnd) {
   auto& b = cg_.b;
+  if (st.deque) {
+    slidingExtremeStep(w, st, row, out, first, frameStart, frameEnd);
+    return;
+  }
   if (w.start.kind == plan::WindowBound::Kind::UnboundedPreceding) {
     cg_.If(first, [&] { resetWindowState(st, frameStart); });
   } else {
@@ -235,6 +246,75 @@ void SortTranslator::aggregateStep(const plan::WindowCall& w, const WindowState&
   }
   addToWindowState(w, st, b.CreateLoad(cg_.i64(), st.added), frameEnd, false);
   b.CreateStore(frameEnd, st.added);
+  storeWindowAggregate(w, st, row, out);
+}
+
+// min or max over a frame whose start moves, in O(1) a row on average (the sliding-window
+// extreme): the deque holds, in row order, the frame's rows that no later row of it beats (for max:
+// each value above all values after it), so its front is the frame's extreme. A row the frame
+// gains first takes the rows it beats off the back (ties too: the later row stays longer), a start
+// that moved takes the rows it left off the front. Each row enters and leaves once. NULLs never
+// enter; an empty deque is a NULL result (the state's count is the deque's length).
+void SortTranslator::slidingExtremeStep(const plan::WindowCall& w, const WindowState& st, llvm::Value* row,
+                                        uint32_t out, llvm::Value* first, llvm::Value* frameStart,
+                                        llvm::Value* frameEnd) {
+  auto& b = cg_.b;
+  llvm::Value* buf = cg_.loadPtr(cg_.stateSlot(slot_));
+  auto load = [&](llvm::AllocaInst* at) { return b.CreateLoad(cg_.i64(), at); };
+  auto slot = [&](llvm::Value* k) { return cg_.call("hyrax_rt_buf_row", {st.deque, k}); };
+  auto rowOf = [&](llvm::Value* k) { return b.CreateLoad(cg_.i64(), slot(k)); };  // the row number in deque place k
+  auto valueOf = [&](llvm::Value* j) {
+    SqlValue v = layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0]));
+    v.null = nullptr;
+    return v;
+  };
+  // A new partition, or a frame after the rows held (empty frames leave gaps): an empty deque.
+  cg_.If(b.CreateOr(first, b.CreateICmpSGT(frameStart, load(st.added))), [&] {
+    b.CreateStore(frameStart, st.added);
+    b.CreateStore(cg_.c64(0), st.head);
+    b.CreateStore(cg_.c64(0), st.tail);
+  });
+  const plan::CmpOp beaten = w.aggregate == AggFunc::Max ? plan::CmpOp::Le : plan::CmpOp::Ge;
+  cg_.ForRange(load(st.added), frameEnd, [&](llvm::Value* j) {
+    SqlValue x = layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0]));
+    auto enter = [&] {
+      SqlValue in = x;
+      in.null = nullptr;
+      auto* more = cg_.local(b.getInt1Ty(), "window_beaten");
+      cg_.While(
+          [&] {  // the back is a row that `in` beats
+            b.CreateStore(b.getFalse(), more);
+            llvm::Value* tail = load(st.tail);
+            cg_.If(b.CreateICmpSGT(tail, load(st.head)), [&] {
+              b.CreateStore(q_.expr.compare(beaten, valueOf(rowOf(b.CreateSub(tail, cg_.c64(1)))), in), more);
+            });
+            return b.CreateLoad(b.getInt1Ty(), more);
+          },
+          [&] { b.CreateStore(b.CreateSub(load(st.tail), cg_.c64(1)), st.tail); });
+      llvm::Value* tail = load(st.tail);
+      cg_.If(b.CreateICmpULT(tail, cg_.call("hyrax_rt_buf_count", {st.deque})),
+             [&] { b.CreateStore(j, slot(tail)); },
+             [&] { b.CreateStore(j, cg_.checkNotNull(cg_.call("hyrax_rt_buf_append", {cg_.queryContext(), st.deque}))); });
+      b.CreateStore(b.CreateAdd(tail, cg_.c64(1)), st.tail);
+    };
+    if (x.null) cg_.If(b.CreateNot(x.null), enter);
+    else enter();
+  });
+  b.CreateStore(frameEnd, st.added);
+  auto* left = cg_.local(b.getInt1Ty(), "window_left");
+  cg_.While(
+      [&] {  // the front is a row before the frame's start
+        b.CreateStore(b.getFalse(), left);
+        llvm::Value* head = load(st.head);
+        cg_.If(b.CreateICmpSLT(head, load(st.tail)),
+               [&] { b.CreateStore(b.CreateICmpSLT(rowOf(head), frameStart), left); });
+        return b.CreateLoad(b.getInt1Ty(), left);
+      },
+      [&] { b.CreateStore(b.CreateAdd(load(st.head), cg_.c64(1)), st.head); });
+  llvm::Value* head = load(st.head);
+  llvm::Value* held = b.CreateSub(load(st.tail), head);
+  b.CreateStore(held, st.count);
+  cg_.If(b.CreateICmpSGT(held, cg_.c64(0)), [&] { cg_.storeValue(st.value, valueOf(rowOf(head))); });
   storeWindowAggregate(w, st, row, out);
 }
 
