@@ -263,8 +263,9 @@ void SortTranslator::slidingExtremeStep(const plan::WindowCall& w, const WindowS
   auto load = [&](llvm::AllocaInst* at) { return b.CreateLoad(cg_.i64(), at); };
   auto slot = [&](llvm::Value* k) { return cg_.call("hyrax_rt_buf_row", {st.deque, k}); };
   auto rowOf = [&](llvm::Value* k) { return b.CreateLoad(cg_.i64(), slot(k)); };  // the row number in deque place k
-  auto valueOf = [&](llvm::Value* j) {
-    SqlValue v = layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0]));
+  auto valueAt = [&](llvm::Value* j) { return layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0])); };
+  auto valueOf = [&](llvm::Value* j) {  // of a row in the deque: never NULL
+    SqlValue v = valueAt(j);
     v.null = nullptr;
     return v;
   };
@@ -276,7 +277,7 @@ void SortTranslator::slidingExtremeStep(const plan::WindowCall& w, const WindowS
   });
   const plan::CmpOp beaten = w.aggregate == AggFunc::Max ? plan::CmpOp::Le : plan::CmpOp::Ge;
   cg_.ForRange(load(st.added), frameEnd, [&](llvm::Value* j) {
-    SqlValue x = layout_.load(cg_, cg_.call("hyrax_rt_buf_row", {buf, j}), fieldOf(*w.args[0]));
+    SqlValue x = valueAt(j);
     auto enter = [&] {
       SqlValue in = x;
       in.null = nullptr;

@@ -12,8 +12,8 @@
 // many as fit a power of two of bytes (25 rows of 40 bytes in 1 KiB), so that every block fills
 // most of a power of two: mid-size blocks come from huge-page slabs in powers of two, and
 // 16 << k rows of 40 bytes took 1.6 times their bytes there.
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>

@@ -156,7 +156,8 @@ TEST_CASE("a join table with far fewer entries than estimated gets a directory f
 
 TEST_CASE("entries are visited a block's run at a time, in order, across absorbed tables") {
   // Runs cover every entry once, each entry where entry(i) says, entrySize() apart: through the
-  // growing blocks (25, 50, ... rows: entries of 40 bytes fill 1 KiB, 2 KiB ...), the full ones, and into the entries of absorbed tables.
+  // growing blocks (25, 50, ... rows: entries of 40 bytes fill 1 KiB, 2 KiB ...), the full
+  // ones, and into the entries of absorbed tables.
   QueryContext ctx;
   HashTable* mine = hyrax_rt_ht_create(&ctx, 40, 0);
   for (uint64_t i = 0; i < 300'000; ++i) hyrax_rt_ht_insert(&ctx, mine, i * 0x9e3779b97f4a7c15ULL);
