@@ -192,6 +192,11 @@ struct HashJoin : JoinBase {
   // a probe with x NULL gets NULL when S has rows, FALSE when S is empty; an x without a match gets
   // NULL when S held a NULL, else FALSE. (A mark condition left as such is tried on every row.)
   bool nullAwareKey = false;
+  // The estimated share of probe rows whose keys some build row has (the physical planner's, from
+  // the keys' distinct values), or -1 when not estimated. For the Right kinds the join's own
+  // estimate counts build rows, so this is what tells whether a scan below is worth narrowing to
+  // the rows the built table may hold (HashJoinTranslator::filterKey).
+  double probeMatchShare = -1;
   HashJoin() : JoinBase(OpKind::HashJoin) {}
   std::vector<const IU*> produced() const override;
 };

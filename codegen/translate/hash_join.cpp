@@ -191,19 +191,26 @@ const plan::Expr* HashJoinTranslator::filterKey(const Translator& probe, double 
   auto& j = static_cast<const plan::HashJoin&>(op_);
   using K = plan::JoinKind;
   if (children.size() != 2 || children[1].get() != &probe || j.keys.size() != 1) return nullptr;
-  if (j.kind != K::Inner && j.kind != K::Semi) return nullptr;  // (their estimate counts probe rows that match)
-  if (!worthFiltering(op_.estimatedRows / probeRows)) return nullptr;
+  // Every kind whose probe rows without a partner add nothing: for Inner and Semi the join's
+  // estimate counts the probe rows that match; the Right kinds count build rows (probeMatchShare).
+  double share = 0;
+  if (j.kind == K::Inner || j.kind == K::Semi) share = op_.estimatedRows / probeRows;
+  else if (j.kind == K::RightSemi || j.kind == K::RightAnti || j.kind == K::RightOuter) share = j.probeMatchShare;
+  else return nullptr;
+  if (share < 0 || !worthFiltering(share)) return nullptr;
   const plan::Expr* key = j.keys[0].probe.get();
   if (!key->type.isInteger() || !j.keys[0].build->type.isInteger()) return nullptr;
   return key;
 }
 
-// A directory beyond the caches costs the scan's loop a miss per row, and the rows it keeps are
-// probed again: worth it only where nearly all rows go (TPC-H Q9's orders, 20% kept by a table
-// of 319,404 entries: 37 -> 45 ms).
+// The scan tests its rows by the table's key filter (2-4 bytes an entry, KeyFilter): beyond the
+// caches it costs the scan's loop a miss per row, and the rows it keeps are probed again: worth
+// it only where nearly all rows go (TPC-H Q9's orders, 20% kept by a directory of 319,404
+// entries: 37 -> 45 ms, before the filter).
 bool HashJoinTranslator::worthFiltering(double share) const {
   if (!(share <= kSelectiveShare)) return false;
-  return op_.child(0)->estimatedRows < static_cast<double>(kHashLargeEntries) || share <= kSelectiveShareBeyondCaches;
+  const double entries = op_.child(0)->estimatedRows;
+  return entries < kKeyFilterCachedEntries || share <= kSelectiveShareBeyondCaches;
 }
 
 // A join that drops probe rows without a match, over an aggregate grouped by its probe keys (Map

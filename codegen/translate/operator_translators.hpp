@@ -11,8 +11,10 @@ namespace hyrax::codegen {
 // A scan narrows its blocks with selection vectors (scan_selection.cpp) under a filter or a join
 // expected to keep at most this share of its rows; above it the narrowing costs more than it saves.
 inline constexpr double kSelectiveShare = 0.5;
-// ... and under a join whose table is beyond the caches (kHashLargeEntries entries), this share.
+// ... and under a join whose key filter is beyond the caches (kKeyFilterCachedEntries entries:
+// KeyFilter, 2 to 4 bytes an entry, at most 1 MB below), this share.
 inline constexpr double kSelectiveShareBeyondCaches = 1.0 / 16;
+inline constexpr double kKeyFilterCachedEntries = 1 << 18;
 
 class HashJoinTranslator;
 
@@ -48,15 +50,18 @@ class TableScanTranslator : public Translator {
   // (scan_selection.cpp): scanned column `column` (an integer, DECIMAL, DATE, TIME or TIMESTAMP)
   // within [lo, hi] in its stored form (the conjuncts on one column merged), equal to one of
   // `count` integers, or a string column equal to one of `count` strings (StringRefs) at `values`.
-  // Or (Joined) an integer column the hash join right above probes with, which its built table
-  // (`table`, the HashTable* in this pipeline's function) may hold.
+  // Or (Compare) `column` compared with scanned column `other` of the same stored type, by the
+  // HyraxCompare in `count`. Or (Joined) an integer column the hash join above probes with (right
+  // above, or above the filter), which its built table (`table`, the HashTable* in this
+  // pipeline's function) may hold.
   struct ColumnTest {
-    enum class Kind : uint8_t { Range, Values, Strings, Like, Joined } kind = Kind::Range;
+    enum class Kind : uint8_t { Range, Values, Strings, Like, Compare, Joined } kind = Kind::Range;
     size_t column = 0;
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     const void* values = nullptr;  // Like: the prepared pattern
     uint32_t count = 0;            // Like: 1 for NOT LIKE
     llvm::Value* table = nullptr;
+    size_t other = 0;  // Compare
   };
   // The tests of the filter above, when it is expected to keep at most kSelectiveShare of the
   // rows, and its LIKE tests whatever it keeps; the filter is told which of its conjuncts they
@@ -64,6 +69,7 @@ class TableScanTranslator : public Translator {
   // (HashJoinTranslator::filterKey).
   std::vector<ColumnTest> columnTests();
   std::vector<ColumnTest> joinTests(const plan::Expr* key, HashJoinTranslator* join);
+  bool compareTest(const plan::Expr& c, ColumnTest& t) const;  // `c` compares two scanned columns
   // The position in the scan's columns of the column `col` reads (not the row number), or
   // columns.size() when the scan does not read it.
   size_t scannedIndex(const plan::Expr* col) const;
@@ -183,6 +189,7 @@ class HashJoinTranslator : public Translator {
   // Whether a scan keeping `share` of its rows by this join's table is worth narrowing by it.
   bool worthFiltering(double share) const;
   llvm::Value* table() { return table_.table(); }  // the HashTable* in the current function
+  uint32_t tableSlot() const { return table_.slot(); }
 
  private:
   using Keys = HashTableCode::Keys;

@@ -269,7 +269,7 @@ class Driver {
     if ((!switchMayCome() && !parallel) || p.source == MorselSource::Once) {
       if (p.source == MorselSource::Once && p.rows >= kWaitForCodeRows) waitForCheapCode();
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
-      return fitJoinTable(p);
+      return finishJoinTable(p);
     }
     const MorselRange range = morselRange(p, state_);
     if (parallel && range.total > range.usual) return runParallel(i, range);  // its absorb fits the table
@@ -282,7 +282,7 @@ class Driver {
       size.took(msSince(t));
       pipelineDone_ = end;
     }
-    fitJoinTable(p);
+    finishJoinTable(p);
   }
 
   // Whether the order of the pipeline's rows can be seen: rows into the result or a buffer (a
@@ -299,10 +299,14 @@ class Driver {
     cheap_->waitWhileCompiling([] { return false; });
   }
 
-  // A join's build side built on this thread: its directory fitted to the entries there are
-  // (HashTable::fitDirectory), before any pipeline probes it.
-  void fitJoinTable(const PipelineInfo& p) {
-    if (p.sink == PipelineSink::JoinBuild && state_[p.sinkSlot]) static_cast<HashTable*>(state_[p.sinkSlot])->fitDirectory();
+  // A join's build side once built: its directory fitted to the entries there are
+  // (HashTable::fitDirectory; a parallel build's absorb did that) and its key filter made when a
+  // scan below uses it, before any pipeline probes it.
+  void finishJoinTable(const PipelineInfo& p) {
+    if (p.sink != PipelineSink::JoinBuild || !state_[p.sinkSlot]) return;
+    auto* table = static_cast<HashTable*>(state_[p.sinkSlot]);
+    table->fitDirectory();
+    if (p.keyFilter) table->buildKeyFilter();
   }
 
   // The helpers' aggregation tables into the query's: thread t of n merges the groups in hash
@@ -611,6 +615,7 @@ class Driver {
         for (size_t c = 0; c < operators_; ++c) ctx_.operatorCounters()[c] += h.rowCounters()[c];
     }
     if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, !disjoint || fedAgain(i));
+    finishJoinTable(p);
     if (impl_.countRows && !profile_.pipelines.empty()) {
       PipelineRun& run = profile_.pipelines.back();
       run.threads = n;

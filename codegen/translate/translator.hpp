@@ -98,6 +98,9 @@ struct PipelineInfo {
   // tables need no merge, only adopting (the driver's disjoint way).
   bool disjointGroups = false;
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
+  // JoinBuild: a scan below the join skips rows by the table's key filter, which the driver
+  // builds when the pipeline is done (HashTable::buildKeyFilter).
+  bool keyFilter = false;
 };
 
 // Per query: the code generator, the IU values in registers, the state slots breakers keep their
@@ -144,6 +147,11 @@ class QueryTranslator {
     pipelines_.back().sinkSlot = slot;
     pipelines_.back().merge = std::move(merge);
     pipelines_.back().mergeSlot = mergeSlot;
+  }
+  // The pipeline that builds the join table in state slot `slot` also builds its key filter.
+  void useKeyFilter(uint32_t slot) {
+    for (PipelineInfo& p : pipelines_)
+      if (p.sink == PipelineSink::JoinBuild && p.sinkSlot == slot) p.keyFilter = true;
   }
   // The current pipeline must run on one thread, in order.
   void serialOnly() { pipelines_.back().serial = true; }

@@ -25,6 +25,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_refine_strings),
     HYRAX_FN(hyrax_rt_select_like),
     HYRAX_FN(hyrax_rt_refine_like),
+    HYRAX_FN(hyrax_rt_select_compare),
+    HYRAX_FN(hyrax_rt_refine_compare),
     HYRAX_FN(hyrax_rt_select_joined),
     HYRAX_FN(hyrax_rt_refine_joined),
     HYRAX_FN(hyrax_rt_index_find),

@@ -13,6 +13,7 @@
 
 #include "engine/runtime/abi_layout.hpp"
 #include "engine/runtime/block_storage.hpp"
+#include "engine/runtime/key_filter.hpp"
 #include "engine/util/worker_pool.hpp"
 
 namespace hyrax {
@@ -140,6 +141,17 @@ class HashTable {
   bool mayHold(uint64_t hash) const { return (dir_.buckets[bucket(hash)] & hashTag(hash)) != 0; }
   // The bucket word of `hash`, to prefetch (mayHold's load).
   const uint64_t* bucketOf(uint64_t hash) const { return dir_.buckets + bucket(hash); }
+  // A join's build side, once built, for the scans below the join that skip rows it cannot hold
+  // (scan_selection.cpp): its entries' hashes in a filter far smaller than the directory. Only
+  // while nothing reads or inserts into the table (between two pipelines), like fitDirectory.
+  void buildKeyFilter() {
+    keyFilter_.reset(count(), budget_);
+    for (uint64_t i = 0, run = 0; i < count(); i += run) {
+      const char* first = static_cast<const char*>(entryRun(i, &run));
+      for (uint64_t k = 0; k < run; ++k) keyFilter_.add(reinterpret_cast<const HashEntryHeader*>(first + k * entrySize())->hash);
+    }
+  }
+  const KeyFilter& keyFilter() const { return keyFilter_; }  // built() once buildKeyFilter ran
   // Entry i: this table's own, then those of the tables it absorbed.
   void* entry(uint64_t i) const {
     if (i < entries_.count()) return entries_.at(i);
@@ -300,6 +312,7 @@ class HashTable {
   std::vector<BlockStorage> adopted_;  // absorbed tables' entries
   std::vector<HashTable*> spill_;     // pre-aggregation: where entries go instead of growing
   uint64_t adoptedCount_ = 0;
+  KeyFilter keyFilter_;
 };
 static_assert(std::is_standard_layout_v<HashTable>, "generated code reads HashTable's first member");
 

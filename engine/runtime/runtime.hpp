@@ -92,6 +92,14 @@ uint32_t hyrax_rt_select_like(const void* column, const uint8_t* nulls, const ch
                               uint32_t last, uint32_t* sel);
 uint32_t hyrax_rt_refine_like(const void* column, const uint8_t* nulls, const char* prepared, uint32_t negated, uint32_t* sel,
                               uint32_t kept);
+// The same for two columns of the row compared, both stored as signed integers of the same width
+// (shape & 0xff bytes: 2, 4 or 8; the same type, DECIMALs of one scale) and both not NULL: a[i]
+// op b[i], op = shape >> 8, one of HyraxCompare (> and >= are < and <= with a and b swapped).
+enum HyraxCompare : uint32_t { HYRAX_COMPARE_EQ = 0, HYRAX_COMPARE_NE = 1, HYRAX_COMPARE_LT = 2, HYRAX_COMPARE_LE = 3 };
+uint32_t hyrax_rt_select_compare(const void* a, const uint8_t* aNulls, const void* b, const uint8_t* bNulls, uint32_t shape,
+                                 uint32_t first, uint32_t last, uint32_t* sel);
+uint32_t hyrax_rt_refine_compare(const void* a, const uint8_t* aNulls, const void* b, const uint8_t* bNulls, uint32_t shape,
+                                 uint32_t* sel, uint32_t kept);
 // The same for an integer column whose value a join's built hash table may hold (its bucket's
 // tags: a few false positives, never a false negative; NULLs out): the rows a join that drops
 // probe rows without a match would drop, skipped before the generated code sees them.

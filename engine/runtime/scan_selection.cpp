@@ -1,6 +1,7 @@
 // Selection vectors for table scans (codegen/translate/scan_selection.cpp): the rows of a block
 // of a chunk whose column passes a test (lies in a range, equals one of a list of integers or of
-// strings, matches a LIKE pattern, or may be in a join's hash table), found by tight loops
+// strings, matches a LIKE pattern, compares so with another column of the row, or may be in a
+// join's hash table), found by tight loops
 // compiled here, so that a scan's generated code (machine code of either tier, or the
 // interpreter) visits only those rows. A scan under a selective filter spent
 // most of its time deciding per row that a row does not qualify: TPC-H Q6 reads 6M rows of which
@@ -128,9 +129,45 @@ inline bool oneOfStrings(const StringRef& v, const StringRef* values, uint32_t c
   return false;
 }
 
-// Rows whose bucket a join's directory beyond the caches holds are loaded this many rows ahead.
+// f(compare) with `compare(x, y)` the comparison `op` (HyraxCompare) names.
+template <typename F>
+uint32_t byComparison(uint32_t op, const F& f) {
+  switch (op) {
+    case HYRAX_COMPARE_EQ: return f([](auto x, auto y) { return x == y; });
+    case HYRAX_COMPARE_NE: return f([](auto x, auto y) { return x != y; });
+    case HYRAX_COMPARE_LT: return f([](auto x, auto y) { return x < y; });
+    default: return f([](auto x, auto y) { return x <= y; });
+  }
+}
+
+// A row's key word (of the join's key filter, or the directory's bucket) is loaded this many
+// rows ahead when there are more than 256 KiB of them.
 constexpr uint32_t kJoinPrefetchAhead = 16;
-constexpr uint64_t kJoinPrefetchBuckets = uint64_t{1} << 15;  // 256 KiB of directory
+constexpr uint64_t kJoinPrefetchBytes = uint64_t{1} << 18;
+
+// Whether a join's built table may hold a key: by its key filter when the driver built one
+// (HashTable::buildKeyFilter), else by its directory's tags.
+template <bool kFilter, bool kPrefetch>
+struct JoinTest {
+  const HashTable* table;
+  bool operator()(int64_t key) const {
+    const uint64_t h = hashInteger(key);
+    return kFilter ? table->keyFilter().mayHold(h) : table->mayHold(h);
+  }
+  void prefetch(int64_t key) const {
+    if constexpr (kPrefetch) {
+      const uint64_t h = hashInteger(key);
+      __builtin_prefetch(kFilter ? table->keyFilter().wordOf(h) : table->bucketOf(h));
+    }
+  }
+};
+template <typename F>
+uint32_t byJoinTest(const HashTable* table, const F& f) {
+  if (table->keyFilter().built())
+    return table->keyFilter().bytes() >= kJoinPrefetchBytes ? f(JoinTest<true, true>{table}) : f(JoinTest<true, false>{table});
+  return table->bucketCount() * sizeof(uint64_t) >= kJoinPrefetchBytes ? f(JoinTest<false, true>{table})
+                                                                       : f(JoinTest<false, false>{table});
+}
 
 }  // namespace
 }  // namespace hyrax
@@ -158,6 +195,29 @@ uint32_t hyrax_rt_refine_range(const void* column, const uint8_t* nulls, uint32_
   const uint64_t l = static_cast<uint64_t>(lo), span = static_cast<uint64_t>(hi) - l;
   return byWidth(column, width, [&](const auto* c) {
     return hyrax::refineWhere(c, nulls, sel, count, [&](uint32_t i) { return hyrax::inRange(c, i, l, span); });
+  });
+}
+
+uint32_t hyrax_rt_select_compare(const void* a, const uint8_t* aNulls, const void* b, const uint8_t* bNulls, uint32_t shape,
+                                 uint32_t first, uint32_t last, uint32_t* sel) {
+  return hyrax::byComparison(shape >> 8, [&](auto compare) {
+    return byWidth(a, shape & 0xff, [&](const auto* x) {
+      const auto* y = static_cast<decltype(x)>(b);
+      if (bNulls)
+        return hyrax::selectWhere(first, last, aNulls, sel, [&](uint32_t i) { return compare(x[i], y[i]) & hyrax::notNull(bNulls, i); });
+      return hyrax::selectWhere(first, last, aNulls, sel, [&](uint32_t i) { return compare(x[i], y[i]); });
+    });
+  });
+}
+
+uint32_t hyrax_rt_refine_compare(const void* a, const uint8_t* aNulls, const void* b, const uint8_t* bNulls, uint32_t shape,
+                                 uint32_t* sel, uint32_t kept) {
+  return hyrax::byComparison(shape >> 8, [&](auto compare) {
+    return byWidth(a, shape & 0xff, [&](const auto* x) {
+      const auto* y = static_cast<decltype(x)>(b);
+      return hyrax::refineWhere(x, aNulls, sel, kept,
+                                [&](uint32_t i) { return compare(x[i], y[i]) & (!bNulls || hyrax::notNull(bNulls, i)); });
+    });
   });
 }
 
@@ -207,19 +267,27 @@ uint32_t hyrax_rt_refine_like(const void* column, const uint8_t* nulls, const ch
 
 uint32_t hyrax_rt_select_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
                                 uint32_t first, uint32_t last, uint32_t* sel) {
-  const bool prefetch = table->bucketCount() >= hyrax::kJoinPrefetchBuckets;
-  return byWidth(column, width, [&](const auto* c) {
-    return hyrax::selectWhere(first, last, nulls, sel, [&](uint32_t i) {
-      if (prefetch && i + hyrax::kJoinPrefetchAhead < last)
-        __builtin_prefetch(table->bucketOf(hyrax::hashInteger(c[i + hyrax::kJoinPrefetchAhead])));
-      return table->mayHold(hyrax::hashInteger(c[i]));
+  return hyrax::byJoinTest(table, [&](const auto& test) {
+    return byWidth(column, width, [&](const auto* c) {
+      return hyrax::selectWhere(first, last, nulls, sel, [&](uint32_t i) {
+        if (i + hyrax::kJoinPrefetchAhead < last) test.prefetch(c[i + hyrax::kJoinPrefetchAhead]);
+        return test(c[i]);
+      });
     });
   });
 }
 
 uint32_t hyrax_rt_refine_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
                                 uint32_t* sel, uint32_t kept) {
-  return byWidth(column, width, [&](const auto* c) {
-    return hyrax::refineWhere(c, nulls, sel, kept, [&](uint32_t i) { return table->mayHold(hyrax::hashInteger(c[i])); });
+  return hyrax::byJoinTest(table, [&](const auto& test) {
+    return byWidth(column, width, [&](const auto* c) {
+      uint32_t k = 0;
+      return hyrax::refineWhere(c, nulls, sel, kept, [&](uint32_t i) {
+        // (refineWhere visits sel[0, kept) in order: k is the position of i)
+        if (k + hyrax::kJoinPrefetchAhead < kept) test.prefetch(c[sel[k + hyrax::kJoinPrefetchAhead]]);
+        ++k;
+        return test(c[i]);
+      });
+    });
   });
 }

@@ -1,5 +1,5 @@
 // A table scan under a selective filter (or a selective hash join: the last test case) first narrows each block of rows to those whose columns
-// lie in the filter's constant ranges (engine/runtime/scan_selection.cpp, chosen in
+// lie in the filter's constant ranges (or compare so with another column of the row) (engine/runtime/scan_selection.cpp, chosen in
 // codegen/translate/scan_translator.cpp), and the generated code sees only those. The rows it
 // keeps must be exactly those the filter keeps: every column type it takes (ranges of integers,
 // DECIMALs, dates and times; equalities and IN lists of integers and strings, short, long and
@@ -27,15 +27,19 @@ void load(Connection& con) {
   con.execute(
       "CREATE TABLE s (i INTEGER NOT NULL, n INTEGER, sm SMALLINT NOT NULL, b BIGINT NOT NULL, d DECIMAL(12,2) NOT NULL, "
       "dt DATE NOT NULL, ts TIMESTAMP, name VARCHAR(20) NOT NULL, lname VARCHAR(40) NOT NULL, c CHAR(6) NOT NULL, "
-      "ns VARCHAR(10))");
+      "ns VARCHAR(10), sm2 SMALLINT NOT NULL, b2 BIGINT, d2 DECIMAL(12,2), dt2 DATE NOT NULL, ts2 TIMESTAMP NOT NULL)");
   // n: every 7th NULL; sm spans SMALLINT's whole range; b crosses zero; ts every 5th NULL;
-  // strings short (stored whole in their 16 bytes) and long (lname), CHAR (c), with NULLs (ns).
+  // strings short (stored whole in their 16 bytes) and long (lname), CHAR (c), with NULLs (ns);
+  // a second column of each integer type for comparisons of two columns, b2 with NULLs.
   con.execute(std::string("INSERT INTO s SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 1000 END, "
                           "CAST(i % 65536 - 32768 AS SMALLINT), CAST(i AS BIGINT) * 100003 - 10000000000, "
                           "CAST(i % 10000 AS DECIMAL(12,2)) / 100, DATE '1990-01-01' + i % 3000, "
                           "CASE WHEN i % 5 = 0 THEN NULL ELSE TIMESTAMP '2000-01-01 00:00:00' + i * INTERVAL '1 minute' END, "
                           "'n' || CAST(i % 100 AS VARCHAR), 'a long name number ' || CAST(i % 50 AS VARCHAR), "
-                          "'c' || CAST(i % 30 AS VARCHAR), CASE WHEN i % 3 = 0 THEN NULL ELSE 'x' || CAST(i % 40 AS VARCHAR) END "
+                          "'c' || CAST(i % 30 AS VARCHAR), CASE WHEN i % 3 = 0 THEN NULL ELSE 'x' || CAST(i % 40 AS VARCHAR) END, "
+                          "CAST(i % 1000 - 500 AS SMALLINT), CASE WHEN i % 9 = 0 THEN NULL ELSE CAST(i AS BIGINT) * 100002 - 9999000000 END, "
+                          "CASE WHEN i % 13 = 0 THEN NULL ELSE CAST(i % 5000 AS DECIMAL(12,2)) / 50 END, DATE '1992-01-01' + i % 1000, "
+                          "TIMESTAMP '2000-01-01 00:00:00' + (i % 20000) * INTERVAL '7 minute' "
                           "FROM generate_series(0, ") +
               kRows + " - 1) AS x(i)");
   con.execute("ANALYZE");
@@ -96,6 +100,20 @@ const Case kCases[] = {
     {"ns NOT LIKE 'x1%'", "CASE WHEN ns NOT LIKE 'x1%' THEN 1 END = 1", "s (ns)"},
     {"CAST(lname AS TEXT) LIKE '%number 4'", "CASE WHEN CAST(lname AS TEXT) LIKE '%number 4' THEN 1 END = 1", "s (lname)"},
     {"name LIKE '%' AND ns LIKE 'x2_'", "CASE WHEN name LIKE '%' AND ns LIKE 'x2_' THEN 1 END = 1", "s (name)"},
+    // Two columns of the row compared (TPC-H Q4's l_commitdate < l_receiptdate): every operator,
+    // either order, NULLs on either side, each integer width, DECIMAL, DATE, TIMESTAMP.
+    {"n < i", "CASE WHEN n < i THEN 1 END = 1", "s (n with i)"},
+    {"i <= n AND i < 150000", "CASE WHEN i <= n AND i < 150000 THEN 1 END = 1", "s (i, i with n)"},
+    {"i > n", "CASE WHEN i > n THEN 1 END = 1", "s (n with i)"},
+    {"n >= i", "CASE WHEN n >= i THEN 1 END = 1", "s (i with n)"},
+    {"i = n", "CASE WHEN i = n THEN 1 END = 1", "s (i with n)"},
+    {"sm >= sm2", "CASE WHEN sm >= sm2 THEN 1 END = 1", "s (sm2 with sm)"},
+    {"sm2 = sm AND dt < DATE '1991-01-01'", "CASE WHEN sm2 = sm AND dt < DATE '1991-01-01' THEN 1 END = 1", "s (dt, sm2 with sm)"},
+    {"b2 > b", "CASE WHEN b2 > b THEN 1 END = 1", "s (b with b2)"},
+    {"b < b2", "CASE WHEN b < b2 THEN 1 END = 1", "s (b with b2)"},
+    {"d2 <= d", "CASE WHEN d2 <= d THEN 1 END = 1", "s (d2 with d)"},
+    {"dt2 < dt", "CASE WHEN dt2 < dt THEN 1 END = 1", "s (dt2 with dt)"},
+    {"ts2 > ts AND dt2 >= dt", "CASE WHEN ts2 > ts AND dt2 >= dt THEN 1 END = 1", "s (ts with ts2, dt with dt2)"},
 };
 
 // f(threads, tier) for 1 and 2 threads in the interpreter, each tier of machine code and adaptively.
@@ -160,8 +178,11 @@ TEST_CASE("EXPLAIN ANALYZE names the scans a selection vector narrowed, and coun
   // than it saves), as is a condition no range describes.
   // A LIKE whose pattern needs the general matcher ('_', escapes) or whose operand is not the
   // stored column (CHAR, compared as text without its padding) stays there too.
+  // Two columns compared are taken apart only when both are stored alike: not a SMALLINT with an
+  // INTEGER, a DATE with a TIMESTAMP, a DECIMAL with an expression.
   for (const char* where : {"i > 10", "i <> 5", "i + 1 < 3", "name < 'n2'", "n NOT IN (1, 2)", "name <> 'n1'",
-                            "name LIKE 'n_5'", "lower(name) LIKE 'n1%'", "c LIKE 'c2%'"}) {
+                            "name LIKE 'n_5'", "lower(name) LIKE 'n1%'", "c LIKE 'c2%'", "sm < i", "dt < ts", "d < d2 * 2",
+                            "name < lname"}) {
     INFO(where);
     const std::string plan = explainAnalyze(con, sumsWhere(where));
     CHECK(plan.find("Selection vectors:") == std::string::npos);
@@ -181,9 +202,9 @@ void loadKeys(Connection& con) {
   con.execute("ANALYZE");
 }
 
-// s's rows, every one, through a filter no scan takes apart: the join above it is not the scan's
-// parent, so its rows go to the join one by one.
-constexpr const char* kAllOfS = "(SELECT * FROM s WHERE CASE WHEN i >= 0 OR i < 0 THEN 1 END = 1) AS s";
+// s's rows, every one, through a filter no scan takes apart and a LIMIT: the join above is
+// neither the scan's parent nor the filter's, so its rows go to the join one by one.
+constexpr const char* kAllOfS = "(SELECT * FROM s WHERE CASE WHEN i >= 0 OR i < 0 THEN 1 END = 1 LIMIT 1000000000) AS s";
 
 struct JoinCase {
   std::string select;   // with {s} where s is read
@@ -220,6 +241,15 @@ TEST_CASE("a scan narrowed by the hash join above keeps exactly the rows that jo
       // scan is narrowed by the join's table too.
       {"SELECT count(*), sum(g.c), sum(g.sn) FROM k JOIN (SELECT n, count(*) AS c, sum(i) AS sn FROM {s} GROUP BY n) g ON g.n = k.ki", -1},
       {"SELECT count(*), sum(s.i) FROM s JOIN k ON s.i = k.ki WHERE s.i > (SELECT avg(s2.i) - 1000 FROM {s2} WHERE s2.n = k.ki)", -1},
+      // A filter between the scan and the join: its tests first, then the join's table (TPC-H
+      // Q3's lineitem, Q4's with l_commitdate < l_receiptdate).
+      {"SELECT count(*), sum(s.i), sum(k.kb) FROM {s} JOIN k ON s.i = k.ki WHERE s.dt < DATE '1997-01-01'", 1},
+      {"SELECT count(*), sum(s.n), min(k.label) FROM {s} JOIN k ON s.n = k.ki WHERE s.n < s.i AND s.name <> 'n3'", 1},
+      // The build side's rows marked or kept by the probe rows that match (the Right kinds):
+      // the probe rows without a match change nothing.
+      {"SELECT count(*), sum(k.kb) FROM k WHERE EXISTS (SELECT 1 FROM {s} WHERE s.i = k.ki)", 1},
+      {"SELECT count(*), sum(k.kb) FROM k WHERE NOT EXISTS (SELECT 1 FROM {s} WHERE s.i = k.ki AND s.dt > DATE '1991-06-01')", 1},
+      {"SELECT count(*), sum(k.kb), count(s.i), sum(s.b) FROM k LEFT JOIN {s} ON s.i = k.ki", 1},
       // s's rows without a match stay: no narrowing.
       {"SELECT count(*), sum(s.i), count(k.ki) FROM {s} LEFT JOIN k ON s.i = k.ki", 0},
       {"SELECT count(*), sum(s.i) FROM {s} WHERE s.i NOT IN (SELECT kb FROM k)", 0},
