@@ -141,9 +141,11 @@ uint32_t byComparison(uint32_t op, const F& f) {
 }
 
 // A row's key word (of the join's key filter, or the directory's bucket) is loaded this many
-// rows ahead when there are more than 256 KiB of them.
+// rows ahead when there are more than 256 KiB of buckets or 1 MiB of filter words. (The prefetch
+// hashes each key twice: within a core's L2 that cost more than it saved.)
 constexpr uint32_t kJoinPrefetchAhead = 16;
 constexpr uint64_t kJoinPrefetchBytes = uint64_t{1} << 18;
+constexpr uint64_t kJoinPrefetchFilterBytes = uint64_t{1} << 20;
 
 // Whether a join's built table may hold a key: by its key filter when the driver built one
 // (HashTable::buildKeyFilter), else by its directory's tags.
@@ -164,7 +166,7 @@ struct JoinTest {
 template <typename F>
 uint32_t byJoinTest(const HashTable* table, const F& f) {
   if (table->keyFilter().built())
-    return table->keyFilter().bytes() >= kJoinPrefetchBytes ? f(JoinTest<true, true>{table}) : f(JoinTest<true, false>{table});
+    return table->keyFilter().bytes() >= kJoinPrefetchFilterBytes ? f(JoinTest<true, true>{table}) : f(JoinTest<true, false>{table});
   return table->bucketCount() * sizeof(uint64_t) >= kJoinPrefetchBytes ? f(JoinTest<false, true>{table})
                                                                        : f(JoinTest<false, false>{table});
 }
