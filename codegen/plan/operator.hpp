@@ -195,7 +195,7 @@ struct HashJoin : JoinBase {
   // The estimated share of probe rows whose keys some build row has (the physical planner's, from
   // the keys' distinct values), or -1 when not estimated. For the Right kinds the join's own
   // estimate counts build rows, so this is what tells whether a scan below is worth narrowing to
-  // the rows the built table may hold (HashJoinTranslator::filterKey).
+  // the rows the built table may hold (HashJoinTranslator::filterKeys).
   double probeMatchShare = -1;
   HashJoin() : JoinBase(OpKind::HashJoin) {}
   std::vector<const IU*> produced() const override;

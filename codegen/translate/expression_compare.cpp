@@ -1,5 +1,6 @@
 // Comparison, three-way comparison and hashing of non-NULL SQL values.
 #include "codegen/translate/expression_compiler.hpp"
+#include "engine/runtime/hash_table.hpp"
 #include "engine/types/string_ref.hpp"
 
 namespace hyrax::codegen {
@@ -143,8 +144,9 @@ llvm::Value* ExprCompiler::hash(const SqlValue& v) {
 }
 
 llvm::Value* ExprCompiler::combine(llvm::Value* h1, llvm::Value* h2) {
-  llvm::Value* rot = b_.CreateOr(b_.CreateShl(h1, 17), b_.CreateLShr(h1, 47));
-  return b_.CreateMul(b_.CreateXor(rot, h2), cg_.c64(static_cast<int64_t>(0xBF58476D1CE4E5B9ULL)));
+  // (the runtime's combineHashes: scans that test keys against a join's table hash as this does)
+  llvm::Value* rot = b_.CreateOr(b_.CreateShl(h1, kHashCombineRotate), b_.CreateLShr(h1, 64 - kHashCombineRotate));
+  return b_.CreateMul(b_.CreateXor(rot, h2), cg_.c64(static_cast<int64_t>(kHashCombineMultiplier)));
 }
 
 }  // namespace hyrax::codegen

@@ -187,20 +187,23 @@ void HashJoinTranslator::emitFrom(llvm::Value* entry) {
   currentEntry_ = nullptr;
 }
 
-const plan::Expr* HashJoinTranslator::filterKey(const Translator& probe, double probeRows) const {
+std::vector<const plan::Expr*> HashJoinTranslator::filterKeys(const Translator& probe, double probeRows) const {
   auto& j = static_cast<const plan::HashJoin&>(op_);
   using K = plan::JoinKind;
-  if (children.size() != 2 || children[1].get() != &probe || j.keys.size() != 1) return nullptr;
+  if (children.size() != 2 || children[1].get() != &probe || j.keys.empty() || j.keys.size() > 2) return {};
   // Every kind whose probe rows without a partner add nothing: for Inner and Semi the join's
   // estimate counts the probe rows that match; the Right kinds count build rows (probeMatchShare).
   double share = 0;
   if (j.kind == K::Inner || j.kind == K::Semi) share = op_.estimatedRows / probeRows;
   else if (j.kind == K::RightSemi || j.kind == K::RightAnti || j.kind == K::RightOuter) share = j.probeMatchShare;
-  else return nullptr;
-  if (share < 0 || !worthFiltering(share)) return nullptr;
-  const plan::Expr* key = j.keys[0].probe.get();
-  if (!key->type.isInteger() || !j.keys[0].build->type.isInteger()) return nullptr;
-  return key;
+  else return {};
+  if (share < 0 || !worthFiltering(share)) return {};
+  std::vector<const plan::Expr*> keys;
+  for (auto& k : j.keys) {
+    if (!k.probe->type.isInteger() || !k.build->type.isInteger()) return {};
+    keys.push_back(k.probe.get());
+  }
+  return keys;
 }
 
 // The scan tests its rows by the table's key filter (2-4 bytes an entry, KeyFilter): beyond the

@@ -51,9 +51,9 @@ class TableScanTranslator : public Translator {
   // within [lo, hi] in its stored form (the conjuncts on one column merged), equal to one of
   // `count` integers, or a string column equal to one of `count` strings (StringRefs) at `values`.
   // Or (Compare) `column` compared with scanned column `other` of the same stored type, by the
-  // HyraxCompare in `count`. Or (Joined) an integer column the hash join above probes with (right
-  // above, or above the filter), which its built table (`table`, the HashTable* in this
-  // pipeline's function) may hold.
+  // HyraxCompare in `count`. Or (Joined) the `count` integer columns (`column`, then `other`) the
+  // hash join above probes with (right above, or above the filter), which its built table
+  // (`table`, the HashTable* in this pipeline's function) may hold.
   struct ColumnTest {
     enum class Kind : uint8_t { Range, Values, Strings, Like, Compare, Joined } kind = Kind::Range;
     size_t column = 0;
@@ -66,9 +66,9 @@ class TableScanTranslator : public Translator {
   // The tests of the filter above, when it is expected to keep at most kSelectiveShare of the
   // rows, and its LIKE tests whatever it keeps; the filter is told which of its conjuncts they
   // decide. Or the join filter of a hash join right above that drops most of the scan's rows
-  // (HashJoinTranslator::filterKey).
+  // (HashJoinTranslator::filterKeys).
   std::vector<ColumnTest> columnTests();
-  std::vector<ColumnTest> joinTests(const plan::Expr* key, HashJoinTranslator* join);
+  std::vector<ColumnTest> joinTests(const std::vector<const plan::Expr*>& keys, HashJoinTranslator* join);
   bool compareTest(const plan::Expr& c, ColumnTest& t) const;  // `c` compares two scanned columns
   // The position in the scan's columns of the column `col` reads (not the row number), or
   // columns.size() when the scan does not read it.
@@ -183,9 +183,10 @@ class HashJoinTranslator : public Translator {
   llvm::Value* groupField() const;
   uint32_t groupSlots() const { return groupSlots_; }
   // The probe key `probe`, a column of it, when the scan under it may skip the rows whose key
-  // its table does not hold (TableScanTranslator::joinTests): one integer key, an inner or semi
-  // join (probe rows without a match dropped) expected to drop at least half of `probeRows`.
-  const plan::Expr* filterKey(const Translator& probe, double probeRows) const;
+  // its table does not hold (TableScanTranslator::joinTests): one or two integer keys (none: not
+  // worth it), a join that drops probe rows without a match, expected to drop at least half of
+  // `probeRows`.
+  std::vector<const plan::Expr*> filterKeys(const Translator& probe, double probeRows) const;
   // Whether a scan keeping `share` of its rows by this join's table is worth narrowing by it.
   bool worthFiltering(double share) const;
   llvm::Value* table() { return table_.table(); }  // the HashTable* in the current function

@@ -61,18 +61,27 @@ bool comparesAsStored(const SqlType& t, const SqlType& compared, const Value& k)
 // bucket) are skipped here, before the generated code hashes and probes them one by one.
 // Likewise under an aggregate that skips the groups a join above does not hold (TPC-H Q17's
 // lineitem, grouped by l_partkey for the 204 parts the join keeps: AggregateTranslator::groupFilter).
-std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::joinTests(const plan::Expr* key, HashJoinTranslator* join) {
+std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::joinTests(const std::vector<const plan::Expr*>& keys,
+                                                                            HashJoinTranslator* join) {
   auto& scan = static_cast<const plan::TableScan&>(op_);
-  const plan::Expr* col = key ? storedColumn(key) : nullptr;
-  const size_t i = col ? scannedIndex(col) : scan.columns.size();
-  if (i == scan.columns.size()) return {};
+  if (keys.empty() || keys.size() > 2) return {};
+  std::vector<size_t> at;
+  for (const plan::Expr* key : keys) {
+    const plan::Expr* col = storedColumn(key);
+    const size_t i = col ? scannedIndex(col) : scan.columns.size();
+    if (i == scan.columns.size()) return {};
+    at.push_back(i);
+  }
   ColumnTest t;
   t.kind = ColumnTest::Kind::Joined;
-  t.column = i;
+  t.column = at[0];
+  t.other = at.back();
+  t.count = static_cast<uint32_t>(at.size());
   t.table = join->table();  // (loaded at the function's entry: the build is done before this pipeline)
   q_.useKeyFilter(join->tableSlot());
-  q_.selections.push_back((scan.alias.empty() ? scan.table->name() : scan.alias) + " (" +
-                          scan.table->columns()[scan.columns[i].index].name + " by the join's table)");
+  std::string names;
+  for (size_t i : at) names += (names.empty() ? "" : ", ") + scan.table->columns()[scan.columns[i].index].name;
+  q_.selections.push_back((scan.alias.empty() ? scan.table->name() : scan.alias) + " (" + names + " by the join's table)");
   return {t};
 }
 
@@ -117,10 +126,10 @@ size_t TableScanTranslator::scannedIndex(const plan::Expr* col) const {
 std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() {
   auto& scan = static_cast<const plan::TableScan&>(op_);
   if (auto* join = dynamic_cast<HashJoinTranslator*>(parent))
-    return joinTests(join->filterKey(*this, static_cast<double>(scan.table->rowCount())), join);
+    return joinTests(join->filterKeys(*this, static_cast<double>(scan.table->rowCount())), join);
   if (auto* agg = dynamic_cast<AggregateTranslator*>(parent)) {
     auto [join, key] = agg->groupFilter();
-    return joinTests(key, join);
+    return key ? joinTests({key}, join) : std::vector<ColumnTest>{};
   }
   auto* filter = dynamic_cast<FilterTranslator*>(parent);
   if (!filter) return {};
@@ -259,7 +268,7 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
   // (a directory load a row costs more than a compare): TPC-H Q3's lineitem after l_shipdate,
   // 1% of whose rows find one of the 147,000 orders built; Q4's, 4% one of 57,000.
   if (auto* join = dynamic_cast<HashJoinTranslator*>(filter->parent)) {
-    std::vector<ColumnTest> joined = joinTests(join->filterKey(*filter, filter->op().estimatedRows), join);
+    std::vector<ColumnTest> joined = joinTests(join->filterKeys(*filter, filter->op().estimatedRows), join);
     tests.insert(tests.end(), joined.begin(), joined.end());
   }
   return tests;
@@ -274,6 +283,18 @@ llvm::Value* TableScanTranslator::selectRows(llvm::Value* first, llvm::Value* la
   llvm::Value* n = nullptr;  // none yet: the first test reads [first, last)
   auto otherNulls = [&](const ColumnTest& t) { return nulls[t.other] ? nulls[t.other] : nullPtr; };
   auto shape = [&](const ColumnTest& t) { return cg_.c32(scan.columns[t.column].iu->type.byteWidth() | t.count << 8); };
+  // Two join keys: {column, its NULLs, other, its NULLs} in an array (a runtime function takes
+  // at most 8 parameters), and their widths.
+  auto keyColumns = [&](const ColumnTest& t) {
+    llvm::Value* a = cg_.local(llvm::ArrayType::get(cg_.ptr(), 4), "join_keys");
+    llvm::Value* parts[] = {data[t.column], nulls[t.column] ? nulls[t.column] : nullPtr, data[t.other],
+                            nulls[t.other] ? nulls[t.other] : nullPtr};
+    for (unsigned k = 0; k < 4; ++k) b.CreateStore(parts[k], b.CreateConstGEP1_32(cg_.ptr(), a, k));
+    return a;
+  };
+  auto keyWidths = [&](const ColumnTest& t) {
+    return cg_.c32(scan.columns[t.column].iu->type.byteWidth() | scan.columns[t.other].iu->type.byteWidth() << 8);
+  };
   for (const ColumnTest& t : tests) {
     llvm::Value* column = data[t.column];
     llvm::Value* columnNulls = nulls[t.column] ? nulls[t.column] : nullPtr;
@@ -300,7 +321,8 @@ llvm::Value* TableScanTranslator::selectRows(llvm::Value* first, llvm::Value* la
           n = cg_.call("hyrax_rt_select_compare", {column, columnNulls, data[t.other], otherNulls(t), shape(t), from, to, selection});
           break;
         case ColumnTest::Kind::Joined:
-          n = cg_.call("hyrax_rt_select_joined", {t.table, column, columnNulls, width, from, to, selection});
+          n = t.count == 2 ? cg_.call("hyrax_rt_select_joined2", {t.table, keyColumns(t), keyWidths(t), from, to, selection})
+                           : cg_.call("hyrax_rt_select_joined", {t.table, column, columnNulls, width, from, to, selection});
           break;
       }
       continue;
@@ -322,7 +344,8 @@ llvm::Value* TableScanTranslator::selectRows(llvm::Value* first, llvm::Value* la
         n = cg_.call("hyrax_rt_refine_compare", {column, columnNulls, data[t.other], otherNulls(t), shape(t), selection, n});
         break;
       case ColumnTest::Kind::Joined:
-        n = cg_.call("hyrax_rt_refine_joined", {t.table, column, columnNulls, width, selection, n});
+        n = t.count == 2 ? cg_.call("hyrax_rt_refine_joined2", {t.table, keyColumns(t), keyWidths(t), selection, n})
+                         : cg_.call("hyrax_rt_refine_joined", {t.table, column, columnNulls, width, selection, n});
         break;
     }
   }

@@ -29,6 +29,8 @@ const RuntimeFunction kFunctions[] = {
     HYRAX_FN(hyrax_rt_refine_compare),
     HYRAX_FN(hyrax_rt_select_joined),
     HYRAX_FN(hyrax_rt_refine_joined),
+    HYRAX_FN(hyrax_rt_select_joined2),
+    HYRAX_FN(hyrax_rt_refine_joined2),
     HYRAX_FN(hyrax_rt_index_find),
     HYRAX_FN(hyrax_rt_params),
     HYRAX_SESSION_FN(hyrax_rt_program_host),

@@ -78,6 +78,13 @@ inline uint64_t hashInteger(int64_t v) {
   x = (x ^ (x >> 32)) * 0x9E3779B97F4A7C15ULL;
   return x ^ (x >> 29);
 }
+// The hash of several keys as generated code combines theirs, first to last
+// (ExprCompiler::combine): h = (rotl(h, 17) ^ next) * kHashCombineMultiplier.
+inline constexpr uint64_t kHashCombineMultiplier = 0xBF58476D1CE4E5B9ULL;
+inline constexpr unsigned kHashCombineRotate = 17;
+inline uint64_t combineHashes(uint64_t h, uint64_t next) {
+  return (((h << kHashCombineRotate) | (h >> (64 - kHashCombineRotate))) ^ next) * kHashCombineMultiplier;
+}
 // The partition of `parts` an entry of hash `hash` belongs to when a parallel aggregation merges
 // its threads' groups (the generated merge computes the same): bits 32 and up of the product the
 // bucket takes its top bits from, so the groups of one partition still spread over all buckets

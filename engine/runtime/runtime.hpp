@@ -107,6 +107,13 @@ uint32_t hyrax_rt_select_joined(const hyrax::HashTable* table, const void* colum
                                 uint32_t first, uint32_t last, uint32_t* sel);
 uint32_t hyrax_rt_refine_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
                                 uint32_t* sel, uint32_t kept);
+// The same for two integer key columns (a join on two keys): columns = {a, a's NULLs, b, b's
+// NULLs} (NULL bitmaps may be null), widths = a's | b's << 8; the keys hashed and combined as
+// generated code does (hashInteger, combineHashes), a NULL in either and the row is out.
+uint32_t hyrax_rt_select_joined2(const hyrax::HashTable* table, const void* const* columns, uint32_t widths, uint32_t first,
+                                 uint32_t last, uint32_t* sel);
+uint32_t hyrax_rt_refine_joined2(const hyrax::HashTable* table, const void* const* columns, uint32_t widths, uint32_t* sel,
+                                 uint32_t kept);
 
 // ---- index lookups (engine/index): the probe key is laid out as IndexKey describes ----
 // The first row with that key, or ~0 (a unique index has at most one).

@@ -152,10 +152,8 @@ constexpr uint64_t kJoinPrefetchFilterBytes = uint64_t{1} << 20;
 template <bool kFilter, bool kPrefetch>
 struct JoinTest {
   const HashTable* table;
-  bool operator()(int64_t key) const {
-    const uint64_t h = hashInteger(key);
-    return kFilter ? table->keyFilter().mayHold(h) : table->mayHold(h);
-  }
+  bool operator()(int64_t key) const { return hashed(hashInteger(key)); }
+  bool hashed(uint64_t h) const { return kFilter ? table->keyFilter().mayHold(h) : table->mayHold(h); }
   void prefetch(int64_t key) const {
     if constexpr (kPrefetch) {
       const uint64_t h = hashInteger(key);
@@ -291,5 +289,36 @@ uint32_t hyrax_rt_refine_joined(const hyrax::HashTable* table, const void* colum
         return test(c[i]);
       });
     });
+  });
+}
+
+// Two keys: the rows whose both keys are not NULL and whose combined hash the table may hold.
+template <typename Select>
+uint32_t byJoinedKeys(const hyrax::HashTable* table, const void* const* columns, uint32_t widths, const Select& select) {
+  const auto* aNulls = static_cast<const uint8_t*>(columns[1]);
+  const auto* bNulls = static_cast<const uint8_t*>(columns[3]);
+  return hyrax::byJoinTest(table, [&](const auto& test) {
+    return byWidth(columns[0], widths & 0xff, [&](const auto* a) {
+      return byWidth(columns[2], widths >> 8, [&](const auto* b) {
+        return select(a, aNulls, [&](uint32_t i) {
+          return test.hashed(hyrax::combineHashes(hyrax::hashInteger(a[i]), hyrax::hashInteger(b[i]))) &
+                 (!bNulls || hyrax::notNull(bNulls, i));
+        });
+      });
+    });
+  });
+}
+
+uint32_t hyrax_rt_select_joined2(const hyrax::HashTable* table, const void* const* columns, uint32_t widths, uint32_t first,
+                                 uint32_t last, uint32_t* sel) {
+  return byJoinedKeys(table, columns, widths, [&](const auto*, const uint8_t* aNulls, const auto& matches) {
+    return hyrax::selectWhere(first, last, aNulls, sel, matches);
+  });
+}
+
+uint32_t hyrax_rt_refine_joined2(const hyrax::HashTable* table, const void* const* columns, uint32_t widths, uint32_t* sel,
+                                 uint32_t kept) {
+  return byJoinedKeys(table, columns, widths, [&](const auto* a, const uint8_t* aNulls, const auto& matches) {
+    return hyrax::refineWhere(a, aNulls, sel, kept, matches);
   });
 }

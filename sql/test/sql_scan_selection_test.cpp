@@ -194,11 +194,15 @@ namespace {
 // A small table a big scan joins with: keys that meet s's columns (a few hundred of 200,000
 // rows), duplicates, negatives, values beyond INTEGER's range, NULLs.
 void loadKeys(Connection& con) {
-  con.execute("CREATE TABLE k (ki INTEGER, kb BIGINT NOT NULL, ks SMALLINT, label VARCHAR(5) NOT NULL)");
+  // kn and ks2: second keys that meet s's n and sm in the rows whose i is ki, for half of them.
+  con.execute("CREATE TABLE k (ki INTEGER, kb BIGINT NOT NULL, ks SMALLINT, label VARCHAR(5) NOT NULL, kn INTEGER, ks2 SMALLINT)");
   con.execute("INSERT INTO k SELECT CASE WHEN j % 11 = 0 THEN NULL ELSE j * 613 - 900 END, "
               "CASE WHEN j % 3 = 0 THEN CAST(j AS BIGINT) * 100003 - 10000000000 ELSE CAST(j AS BIGINT) * 5000000000 END, "
-              "CAST(j * 97 - 32768 AS SMALLINT), CASE WHEN j % 4 = 0 THEN 'x' ELSE 'y' END FROM generate_series(0, 299) AS g(j)");
-  con.execute("INSERT INTO k SELECT ki, kb, ks, label FROM k WHERE ki % 5 = 2");  // duplicate keys
+              "CAST(j * 97 - 32768 AS SMALLINT), CASE WHEN j % 4 = 0 THEN 'x' ELSE 'y' END, "
+              "CASE WHEN j % 2 = 0 THEN (j * 613 - 900) % 1000 WHEN j % 5 = 1 THEN NULL ELSE 7 END, "
+              "CASE WHEN j < 2 THEN 0 WHEN j % 3 = 0 THEN 5 ELSE CAST((j * 613 - 900) % 65536 - 32768 AS SMALLINT) END "
+              "FROM generate_series(0, 299) AS g(j)");
+  con.execute("INSERT INTO k SELECT ki, kb, ks, label, kn, ks2 FROM k WHERE ki % 5 = 2");  // duplicate keys
   con.execute("ANALYZE");
 }
 
@@ -245,6 +249,10 @@ TEST_CASE("a scan narrowed by the hash join above keeps exactly the rows that jo
       // Q3's lineitem, Q4's with l_commitdate < l_receiptdate).
       {"SELECT count(*), sum(s.i), sum(k.kb) FROM {s} JOIN k ON s.i = k.ki WHERE s.dt < DATE '1997-01-01'", 1},
       {"SELECT count(*), sum(s.n), min(k.label) FROM {s} JOIN k ON s.n = k.ki WHERE s.n < s.i AND s.name <> 'n3'", 1},
+      // Two keys, NULLs on both sides, of one width and of two.
+      {"SELECT count(*), sum(s.i), sum(k.kb), min(s.name) FROM {s} JOIN k ON s.i = k.ki AND s.n = k.kn", 1},
+      {"SELECT count(*), sum(s.i), max(k.label) FROM {s} JOIN k ON s.sm = k.ks2 AND s.i = k.ki WHERE s.dt > DATE '1990-02-01'", 1},
+      {"SELECT count(*), sum(k.kb) FROM k WHERE EXISTS (SELECT 1 FROM {s} WHERE s.n = k.kn AND s.i = k.ki)", -1},
       // The build side's rows marked or kept by the probe rows that match (the Right kinds):
       // the probe rows without a match change nothing.
       {"SELECT count(*), sum(k.kb) FROM k WHERE EXISTS (SELECT 1 FROM {s} WHERE s.i = k.ki)", 1},
@@ -264,6 +272,11 @@ TEST_CASE("a scan narrowed by the hash join above keeps exactly the rows that jo
   CHECK(con.execute(withS(cases[0].select, "s")).text(0, 0) != "0");
   CHECK(con.execute(withS(cases[2].select, "s")).text(0, 0) != "0");
   CHECK(con.execute(withS(cases[3].select, "s")).text(0, 0) != "0");
+  for (const JoinCase& c : cases)  // the two-key joins meet rows too
+    if (c.select.find("k.kn") != std::string::npos || c.select.find("k.ks2") != std::string::npos) {
+      INFO(c.select);
+      CHECK(con.execute(withS(c.select, "s")).text(0, 0) != "0");
+    }
   CHECK(con.execute(withS(cases[6].select, "s")).text(0, 0) == con.execute("SELECT count(*) FROM s WHERE (i + 900) % 613 = 0 AND "
                                                                             "(i + 900) / 613 BETWEEN 0 AND 299 AND ((i + 900) / 613) % 11 <> 0").text(0, 0));
   // EXPLAIN ANALYZE names the narrowing; the scan counts every row it read, the join its real rows.
