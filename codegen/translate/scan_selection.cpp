@@ -56,9 +56,10 @@ bool comparesAsStored(const SqlType& t, const SqlType& compared, const Value& k)
 
 }  // namespace
 
-// A hash join right above that drops most of the scan's rows (TPC-H Q8: lineitem's 6M rows probe
-// 1,451 parts, 43,693 match): the rows whose key its built table cannot hold (no tag in their
-// bucket) are skipped here, before the generated code hashes and probes them one by one.
+// A hash join above that drops most of the scan's rows (TPC-H Q8: lineitem's 6M rows probe 1,451
+// parts, 43,693 match): the rows whose keys its built table cannot hold (by the table's key
+// filter, made for this once the table is built) are skipped here, before the generated code
+// hashes and probes them one by one.
 // Likewise under an aggregate that skips the groups a join above does not hold (TPC-H Q17's
 // lineitem, grouped by l_partkey for the 204 parts the join keeps: AggregateTranslator::groupFilter).
 std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::joinTests(const std::vector<const plan::Expr*>& keys,
@@ -265,7 +266,7 @@ std::vector<TableScanTranslator::ColumnTest> TableScanTranslator::columnTests() 
     q_.selections.push_back(text + ")");
   }
   // A hash join right above the filter narrows the rows left further, after the filter's tests
-  // (a directory load a row costs more than a compare): TPC-H Q3's lineitem after l_shipdate,
+  // (a key filter's test costs a row more than a compare): TPC-H Q3's lineitem after l_shipdate,
   // 1% of whose rows find one of the 147,000 orders built; Q4's, 4% one of 57,000.
   if (auto* join = dynamic_cast<HashJoinTranslator*>(filter->parent)) {
     std::vector<ColumnTest> joined = joinTests(join->filterKeys(*filter, filter->op().estimatedRows), join);
