@@ -144,10 +144,6 @@ class HashTable {
   }
   uint64_t count() const { return entries_.count() + adoptedCount_; }
   uint64_t bucketCount() const { return bucketCount_; }
-  // Whether an entry of this hash may be here (its bucket's tags): false means none is.
-  bool mayHold(uint64_t hash) const { return (dir_.buckets[bucket(hash)] & hashTag(hash)) != 0; }
-  // The bucket word of `hash`, to prefetch (mayHold's load).
-  const uint64_t* bucketOf(uint64_t hash) const { return dir_.buckets + bucket(hash); }
   // A join's build side, once built, for the scans below the join that skip rows it cannot hold
   // (scan_selection.cpp): its entries' hashes in a filter far smaller than the directory. Only
   // while nothing reads or inserts into the table (between two pipelines), like fitDirectory.

@@ -100,8 +100,8 @@ uint32_t hyrax_rt_select_compare(const void* a, const uint8_t* aNulls, const voi
                                  uint32_t first, uint32_t last, uint32_t* sel);
 uint32_t hyrax_rt_refine_compare(const void* a, const uint8_t* aNulls, const void* b, const uint8_t* bNulls, uint32_t shape,
                                  uint32_t* sel, uint32_t kept);
-// The same for an integer column whose value a join's built hash table may hold (its bucket's
-// tags: a few false positives, never a false negative; NULLs out): the rows a join that drops
+// The same for an integer column whose value a join's built hash table may hold (its key filter,
+// HashTable::buildKeyFilter: a few false positives, never a false negative; NULLs out): the rows a join that drops
 // probe rows without a match would drop, skipped before the generated code sees them.
 uint32_t hyrax_rt_select_joined(const hyrax::HashTable* table, const void* column, const uint8_t* nulls, uint32_t width,
                                 uint32_t first, uint32_t last, uint32_t* sel);

@@ -140,33 +140,27 @@ uint32_t byComparison(uint32_t op, const F& f) {
   }
 }
 
-// A row's key word (of the join's key filter, or the directory's bucket) is loaded this many
-// rows ahead when there are more than 256 KiB of buckets or 1 MiB of filter words. (The prefetch
-// hashes each key twice: within a core's L2 that cost more than it saved.)
+// A row's key word of the join's key filter is loaded this many rows ahead when the filter has
+// more than 1 MiB of words. (The prefetch hashes each key twice: within a core's L2 that cost
+// more than it saved.)
 constexpr uint32_t kJoinPrefetchAhead = 16;
-constexpr uint64_t kJoinPrefetchBytes = uint64_t{1} << 18;
 constexpr uint64_t kJoinPrefetchFilterBytes = uint64_t{1} << 20;
 
-// Whether a join's built table may hold a key: by its key filter when the driver built one
-// (HashTable::buildKeyFilter), else by its directory's tags.
-template <bool kFilter, bool kPrefetch>
+// Whether a join's built table may hold a key: by its key filter (HashTable::buildKeyFilter, made
+// by the driver once the table is built).
+template <bool kPrefetch>
 struct JoinTest {
-  const HashTable* table;
+  const KeyFilter& filter;
   bool operator()(int64_t key) const { return hashed(hashInteger(key)); }
-  bool hashed(uint64_t h) const { return kFilter ? table->keyFilter().mayHold(h) : table->mayHold(h); }
+  bool hashed(uint64_t h) const { return filter.mayHold(h); }
   void prefetch(int64_t key) const {
-    if constexpr (kPrefetch) {
-      const uint64_t h = hashInteger(key);
-      __builtin_prefetch(kFilter ? table->keyFilter().wordOf(h) : table->bucketOf(h));
-    }
+    if constexpr (kPrefetch) __builtin_prefetch(filter.wordOf(hashInteger(key)));
   }
 };
 template <typename F>
 uint32_t byJoinTest(const HashTable* table, const F& f) {
-  if (table->keyFilter().built())
-    return table->keyFilter().bytes() >= kJoinPrefetchFilterBytes ? f(JoinTest<true, true>{table}) : f(JoinTest<true, false>{table});
-  return table->bucketCount() * sizeof(uint64_t) >= kJoinPrefetchBytes ? f(JoinTest<false, true>{table})
-                                                                       : f(JoinTest<false, false>{table});
+  const KeyFilter& filter = table->keyFilter();
+  return filter.bytes() >= kJoinPrefetchFilterBytes ? f(JoinTest<true>{filter}) : f(JoinTest<false>{filter});
 }
 
 }  // namespace
