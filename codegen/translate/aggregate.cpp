@@ -499,6 +499,8 @@ void AggregateTranslator::generateMerge() {
     llvm::Value* hash = b.CreateLoad(cg_.i64(), cg_.field(entry, kHashEntryLayout, HashEntryField::Hash));
     llvm::Value* mixed = b.CreateLShr(b.CreateMul(hash, cg_.c64(static_cast<int64_t>(kHashBucketMultiplier))), 32);
     cg_.If(b.CreateICmpEQ(b.CreateURem(mixed, parts), part), [&] { mergeGroup(entry); });
+  }, [&](llvm::Value* later) {  // its bucket, from the hash stored with it (the same the keys give)
+    table_.prefetch(b.CreateLoad(cg_.i64(), cg_.field(later, kHashEntryLayout, HashEntryField::Hash)));
   });
   cg_.endFunction();
 }

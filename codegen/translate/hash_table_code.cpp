@@ -237,7 +237,8 @@ void HashTableCode::forEachEntry(double rows, const std::function<void(llvm::Val
 // call per block, where a call per entry was a tenth of TPC-H Q18 at two threads (the merge of
 // 1.5M groups and the pipelines over them).
 void HashTableCode::forEntries(llvm::Value* table, llvm::Value* begin, llvm::Value* end,
-                               const std::function<void(llvm::Value*)>& body) {
+                               const std::function<void(llvm::Value*)>& body,
+                               const std::function<void(llvm::Value*)>& ahead) {
   auto& b = cg_.b;
   llvm::Value* run = cg_.local(llvm::ArrayType::get(cg_.i64(), 2), "entry_run");
   auto* pre = b.GetInsertBlock();
@@ -257,6 +258,10 @@ void HashTableCode::forEntries(llvm::Value* table, llvm::Value* begin, llvm::Val
   llvm::Value* k = b.CreateSelect(b.CreateICmpULT(rows, left), rows, left);
   cg_.ForRange(cg_.c64(0), k, [&](llvm::Value* j) {
     cg_.cancelPoint();
+    if (ahead) {
+      llvm::Value* later = b.CreateAdd(j, cg_.c64(kEntriesAhead));
+      cg_.If(b.CreateICmpULT(later, k), [&] { ahead(b.CreateGEP(cg_.i8(), first, b.CreateMul(later, stride))); });
+    }
     body(b.CreateGEP(cg_.i8(), first, b.CreateMul(j, stride)));
   });
   i->addIncoming(b.CreateAdd(i, k), b.GetInsertBlock());

@@ -77,9 +77,13 @@ class HashTableCode {
   // A pipeline over all entries (a morsel of them per call), `body` generating what happens to each.
   void forEachEntry(double rows, const std::function<void(llvm::Value* entry)>& body);
   // Entries begin..end (i64) of `table`, a table of this layout (this one's, or a thread's or a
-  // partition's of it), in order: body(entry) for each.
+  // partition's of it), in order: body(entry) for each; ahead(entry), when given, first for the
+  // entry kEntriesAhead further on in the same run, if there is one (to start loading what the
+  // body will read for it).
+  static constexpr uint64_t kEntriesAhead = 8;
   void forEntries(llvm::Value* table, llvm::Value* begin, llvm::Value* end,
-                  const std::function<void(llvm::Value* entry)>& body);
+                  const std::function<void(llvm::Value* entry)>& body,
+                  const std::function<void(llvm::Value* entry)>& ahead = {});
   llvm::Value* count();
   // Adds an entry of hash 0 when the table is empty (aggregation without GROUP BY: one group
   // even for empty input); a pipeline of its own, after the build.

@@ -381,6 +381,7 @@ class Driver {
         for (auto& h : helpers) spilled += h.partitions[k]->count();
         parts[k] = hyrax_rt_ht_create(ctx, mine->entrySize(), std::min(spilled, mine->expected() / kAggregationPartitions));
         if (!parts[k]) return;
+        parts[k]->markLarge();  // its groups are mostly new to it: the tag test spares their walks
         state[p.sinkSlot] = parts[k];
         for (auto& h : helpers) {
           state[p.mergeSlot] = h.partitions[k];

@@ -187,6 +187,10 @@ class HashTable {
   // in a partition are copied as they are, not linked: it is read by index (entry(i)) only, by
   // the merge that aggregates the partition.
   void spillInto(std::vector<HashTable*> partitions) { spill_ = std::move(partitions); }
+  // Treated as large from the start (HashDirectory::large): for a table whose inserts mostly
+  // bring new groups (a pre-aggregating merge's partition), where a new group's tag test spares
+  // the walk of its bucket's chain, and the entries of that walk were cache misses.
+  void markLarge() { dir_.large = 1; }
   // Every entry into the partitions; the table is empty after it. From the first spill on the
   // table counts as large (HashDirectory::large): its input has proved to have many groups, so
   // the previous row's group is worth a check first (input clustered by the keys, TPC-H Q18's
