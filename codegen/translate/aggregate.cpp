@@ -515,7 +515,7 @@ void AggregateTranslator::mergeGroup(llvm::Value* entry) {
     if (!k.type.nullable) k.null = nullptr;
     keys.push_back(k);
   }
-  llvm::Value* group = findGroup(table_.hashKeys(std::move(keys)));
+  llvm::Value* group = findGroup(table_.storedKeys(std::move(keys), entry));
   // Counts as they were before this merge (a shared count is the row count, updated last).
   std::vector<llvm::Value*> mine, theirs;
   for (const AggState& s : states_) {

@@ -71,6 +71,15 @@ HashTableCode::Keys HashTableCode::hashKeys(std::vector<SqlValue> values) {
   return k;
 }
 
+HashTableCode::Keys HashTableCode::storedKeys(std::vector<SqlValue> values, llvm::Value* entry) {
+  Keys k;
+  k.values = std::move(values);
+  for (auto& v : k.values)
+    if (v.null) k.anyNull = k.anyNull ? cg_.b.CreateOr(k.anyNull, v.null) : v.null;
+  k.hash = entryHash(entry);
+  return k;
+}
+
 llvm::Value* HashTableCode::keysEqual(llvm::Value* entry, const std::vector<uint32_t>& keyFields, const Keys& keys) {
   auto& b = cg_.b;
   llvm::Value* eq = cg_.cTrue();

@@ -42,6 +42,9 @@ class HashTableCode {
     llvm::Value* hash = nullptr;
   };
   Keys hashKeys(std::vector<SqlValue> values);
+  // Keys read from an entry of this layout, with the hash stored in it (what hashKeys would give
+  // them): a merge of groups hashes no string again.
+  Keys storedKeys(std::vector<SqlValue> values, llvm::Value* entry);
   // Whether the entry's key fields equal `keys` (field keyFields[i] against keys.values[i]): i1.
   // A key with a NULL flag compares NULL = NULL as equal (grouping); callers that have ruled NULL
   // keys out clear the flag and get a plain comparison.
