@@ -247,10 +247,7 @@ class HashTable {
       for (;;) {
         const uint64_t begin = next.fetch_add(kMorsel, std::memory_order_relaxed);
         if (begin >= total) return;
-        for (uint64_t i = begin; i < std::min(total, begin + kMorsel); ++i) {
-          auto* e = static_cast<HashEntryHeader*>(entry(i));
-          linkShared(e, e->hash);
-        }
+        linkEach(begin, std::min(total, begin + kMorsel), [&](HashEntryHeader* e) { linkShared(e, e->hash); });
       }
     });
   }
@@ -303,9 +300,23 @@ class HashTable {
   // A directory of n buckets (a power of two), every entry linked into it again.
   void resize(uint64_t n) {
     setBuckets(n);
-    for (uint64_t i = 0; i < count(); ++i) {
-      auto* e = static_cast<HashEntryHeader*>(entry(i));
-      link(e, e->hash);
+    linkEach(0, count(), [&](HashEntryHeader* e) { link(e, e->hash); });
+  }
+  // link(e) or linkShared(e) for entries [begin, end), a block's run at a time, the bucket of the
+  // entry kLinkAhead further on loaded meanwhile: the buckets are cache misses at random, and
+  // linkShared's locked instruction lets no later load start before it. (A 150,000-entry join
+  // table linked by two threads: 4.2-5.6 ms by entry(i) without it, 1.5-1.8 ms so.)
+  static constexpr uint64_t kLinkAhead = 8;
+  template <typename Link>
+  void linkEach(uint64_t begin, uint64_t end, Link linkOne) {
+    for (uint64_t i = begin, run = 0; i < end; i += run) {
+      char* first = static_cast<char*>(entryRun(i, &run));
+      run = std::min(run, end - i);
+      for (uint64_t k = 0; k < run; ++k) {
+        if (k + kLinkAhead < run)
+          __builtin_prefetch(&dir_.buckets[bucket(reinterpret_cast<HashEntryHeader*>(first + (k + kLinkAhead) * entrySize())->hash)], 1);
+        linkOne(reinterpret_cast<HashEntryHeader*>(first + k * entrySize()));
+      }
     }
   }
   HashDirectory dir_{nullptr, 64 - 4, 0};  // first: generated code reads it at offset 0
