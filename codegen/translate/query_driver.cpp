@@ -500,8 +500,15 @@ class Driver {
         case PipelineSink::Result: sink = h.ctx->currentResult(); break;
         case PipelineSink::JoinBuild:
         case PipelineSink::Aggregate: {
-          // A thread builds about 1/n of the join's entries, but may meet every group.
           auto* mine = static_cast<HashTable*>(state_[p.sinkSlot]);
+          // A thread builds about 1/n of the join's entries; they are linked once, into the
+          // query's table's directory when it absorbs them (HashTable::collectOnly).
+          if (p.sink == PipelineSink::JoinBuild) {
+            auto* table = h.ctx->newHashTable(mine->entrySize());
+            table->collectOnly();
+            sink = table;
+            break;
+          }
           if (preAggregate) {
             auto* table = h.ctx->newHashTable(mine->entrySize(), kPreAggregationEntries);
             for (uint32_t k = 0; k < kAggregationPartitions; ++k) h.partitions.push_back(h.ctx->newHashTable(mine->entrySize()));
@@ -511,9 +518,9 @@ class Driver {
           }
           // Merged groups are few against the rows (worthMerging), or their estimate is not to
           // be trusted (join entries pinning groups): a thread's table starts small and grows,
-          // instead of each zeroing a directory of the estimate.
-          const uint64_t expected = p.sink == PipelineSink::JoinBuild || disjoint ? mine->expected() / n
-                                                                                  : std::min(mine->expected(), kMergedGroupsAtStart);
+          // instead of each zeroing a directory of the estimate. A thread's groups of a disjoint
+          // aggregation are about 1/n of them.
+          const uint64_t expected = disjoint ? mine->expected() / n : std::min(mine->expected(), kMergedGroupsAtStart);
           sink = h.ctx->newHashTable(mine->entrySize(), expected);
           break;
         }

@@ -125,6 +125,11 @@ class HashTable {
   }
 
   void* insert(uint64_t hash) {
+    if (unlinked_) {
+      auto* e = static_cast<HashEntryHeader*>(entries_.append());
+      e->hash = hash;
+      return e;
+    }
     if (count() >= growAt_) {
       if (spill_.empty())
         grow();
@@ -187,6 +192,10 @@ class HashTable {
   // in a partition are copied as they are, not linked: it is read by index (entry(i)) only, by
   // the merge that aggregates the partition.
   void spillInto(std::vector<HashTable*> partitions) { spill_ = std::move(partitions); }
+  // A thread's part of a parallel join build: its entries are only collected, never looked up,
+  // until the query's table absorbs them and links them into its own directory; linking them
+  // into this one as well cost a random write per entry for nothing.
+  void collectOnly() { unlinked_ = true; }
   // Treated as large from the start (HashDirectory::large): for a table whose inserts mostly
   // bring new groups (a pre-aggregating merge's partition), where a new group's tag test spares
   // the walk of its bucket's chain, and the entries of that walk were cache misses.
@@ -327,6 +336,7 @@ class HashTable {
   uint64_t growAt_ = 0;  // entries at which the directory doubles
   uint64_t expected_;
   bool sawNullKey_ = false;
+  bool unlinked_ = false;  // collectOnly()
   std::vector<BlockStorage> adopted_;  // absorbed tables' entries
   std::vector<HashTable*> spill_;     // pre-aggregation: where entries go instead of growing
   uint64_t adoptedCount_ = 0;
