@@ -74,6 +74,28 @@ TEST_CASE("prepared LIKE patterns (literal segments) match as the definition say
     StringRef a = StringRef::make(s);
     CHECK((hyrax_rt_like_prepared(a.lo(), a.hi(), plan.data()) != 0) == expected);
   }
+  // Long segments, heads and tails (compared 8 and 4 bytes at a time): patterns cut from the
+  // string itself, with spans of it replaced by '%', and every other one a byte changed.
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = pick("ab", 90), p;
+    for (size_t at = 0; at < s.size();) {
+      const size_t keep = rng() % 24, skip = rng() % 6;
+      p += s.substr(at, keep);
+      at += keep;
+      if (at < s.size() && skip) {
+        p += '%';
+        at += skip;
+      }
+    }
+    if (i % 2 && !p.empty()) {
+      char& c = p[rng() % p.size()];
+      if (c != '%') c = c == 'a' ? 'b' : 'a';
+    }
+    std::string plan;
+    REQUIRE(prepareLikePattern(p, plan));
+    INFO("'" << s << "' LIKE '" << p << "'");
+    CHECK(matchPreparedLike(s, plan.data()) == likeReference(s, p));
+  }
   std::string plan;
   CHECK_FALSE(prepareLikePattern("a_c", plan));  // the general matcher's patterns
   CHECK_FALSE(prepareLikePattern("a\\%c", plan));
