@@ -1,8 +1,8 @@
 // Strings order as bytes (memcmp, then the shorter first) wherever they are compared: ORDER BY
-// and <, <=, >, >= in generated code (inline from the 4-byte prefixes when they differ, the
-// runtime otherwise: ExprCompiler::stringCompare3), on every code tier, against the rule computed
-// here in C++, over strings that differ inside and after the prefix, end inside it, are inline (up
-// to 12 bytes) or not, and hold bytes above 0x7F (UTF-8).
+// and <, <=, >, >= in generated code (inline from the 4-byte prefixes when they differ, from the
+// high halves when both are short, the runtime otherwise: ExprCompiler::stringCompare3), on every
+// code tier, against the rule computed here in C++, over strings that differ inside and after the
+// prefix, end inside it, are inline (up to 12 bytes) or not, and hold bytes above 0x7F (UTF-8).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
