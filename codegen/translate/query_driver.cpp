@@ -302,11 +302,11 @@ class Driver {
   // A join's build side once built: its directory fitted to the entries there are
   // (HashTable::fitDirectory; a parallel build's absorb did that) and its key filter made when a
   // scan below uses it, before any pipeline probes it.
-  void finishJoinTable(const PipelineInfo& p) {
+  void finishJoinTable(const PipelineInfo& p, bool makeKeyFilter = true) {
     if (p.sink != PipelineSink::JoinBuild || !state_[p.sinkSlot]) return;
     auto* table = static_cast<HashTable*>(state_[p.sinkSlot]);
     table->fitDirectory();
-    if (p.keyFilter) table->buildKeyFilter();
+    if (p.keyFilter && makeKeyFilter) table->buildKeyFilter();
   }
 
   // The helpers' aggregation tables into the query's: thread t of n merges the groups in hash
@@ -622,8 +622,10 @@ class Driver {
       if (!h.counters.empty())
         for (size_t c = 0; c < operators_; ++c) ctx_.operatorCounters()[c] += h.rowCounters()[c];
     }
-    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, !disjoint || fedAgain(i));
-    finishJoinTable(p);
+    const bool link = !disjoint || fedAgain(i);
+    const bool keyFilter = p.sink == PipelineSink::JoinBuild && p.keyFilter && link && !tables.empty();  // absorb's link pass makes it
+    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, link, keyFilter);
+    finishJoinTable(p, !keyFilter);
     if (impl_.countRows && !profile_.pipelines.empty()) {
       PipelineRun& run = profile_.pipelines.back();
       run.threads = n;

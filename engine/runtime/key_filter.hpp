@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cstdint>
+#include <utility>
 
 #include "engine/runtime/memory_budget.hpp"
 #include "engine/util/zeroed_buffer.hpp"
@@ -22,6 +24,20 @@ class KeyFilter {
   KeyFilter() = default;
   KeyFilter(const KeyFilter&) = delete;
   KeyFilter& operator=(const KeyFilter&) = delete;
+  KeyFilter(KeyFilter&& o) noexcept { *this = std::move(o); }
+  // Takes o's words and their charge; o is as if never reset.
+  KeyFilter& operator=(KeyFilter&& o) noexcept {
+    if (this == &o) return *this;
+    release();
+    words_ = std::move(o.words_);
+    budget_ = o.budget_;
+    wordCount_ = o.wordCount_;
+    mask_ = o.mask_;
+    read_ = wordCount_ ? data() : &kEverything;
+    o.budget_ = nullptr;
+    o.release();
+    return *this;
+  }
   ~KeyFilter() { release(); }
 
   // A filter for `count` hashes, empty (nothing may be held), charged to `budget` when given.
@@ -41,6 +57,14 @@ class KeyFilter {
     read_ = data();
   }
   void add(uint64_t hash) { data()[word(hash)] |= bits(hash); }
+  // What `other` holds added to this one: filters reset() for the same count (HashTable::absorb's
+  // threads' filters, joined).
+  void orWith(const KeyFilter& other) {
+    assert(other.wordCount_ == wordCount_);
+    uint64_t* w = data();
+    const uint64_t* o = other.data();
+    for (uint64_t i = 0; i < wordCount_; ++i) w[i] |= o[i];
+  }
   // False: no entry of this hash was added. True: one may have been (any, before reset: a scan
   // that read a filter never made keeps every row).
   bool mayHold(uint64_t hash) const {

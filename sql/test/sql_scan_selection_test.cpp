@@ -295,3 +295,31 @@ TEST_CASE("a scan narrowed by the hash join above keeps exactly the rows that jo
   CHECK(explainAnalyze(con, withS(cases[10].select, "s")).find("s (i by the join's table), s2 (n by the join's table)") !=
         std::string::npos);
 }
+
+// A build side large enough for two threads to link its entries (HashTable::absorb, from 32,768
+// entries on): each fills a key filter of its own, joined after. A key that only one thread's
+// filter held would drop its probe rows.
+TEST_CASE("a key filter made by two threads' link pass holds every entry's key", "[selection]") {
+  Database db;
+  Connection con(db);
+  load(con);
+  // 45,000 keys of s's i (every fourth), 5,000 that meet none, some twice.
+  con.execute("CREATE TABLE kbig (ki INTEGER, kv BIGINT NOT NULL)");
+  con.execute("INSERT INTO kbig SELECT CASE WHEN j < 45000 THEN j * 4 + 1 ELSE -j END, CAST(j AS BIGINT) * 3 "
+              "FROM generate_series(0, 49999) AS g(j)");
+  con.execute("INSERT INTO kbig SELECT ki, kv + 1 FROM kbig WHERE ki % 7 = 3");
+  con.execute("ANALYZE");
+  const std::string join = "SELECT count(*), sum(s.i), sum(kbig.kv), min(s.name) FROM {s} JOIN kbig ON s.i = kbig.ki";
+  const std::string expected = test::allText(con.execute(withS(join, kAllOfS)));
+  CHECK(con.execute(withS(join, "s")).text(0, 0) == "51428");  // 45,000 and the 6,428 doubled
+  everyWay(con, [&](const char* threads, const char* tier) {
+    INFO("threads " << threads << ", " << tier);
+    CHECK(test::allText(con.execute(withS(join, "s"))) == expected);
+  });
+  con.execute("SET threads = 2");
+  con.execute("SET compile_tier = 'optimized'");
+  const std::string plan = explainAnalyze(con, withS(join, "s"));
+  INFO(plan);
+  CHECK(plan.find("s (i by the join's table)") != std::string::npos);
+  CHECK(plan.find("table -> join table, 2 threads") != std::string::npos);
+}
