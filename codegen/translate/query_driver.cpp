@@ -266,6 +266,7 @@ class Driver {
     pipelineStart_ = std::chrono::steady_clock::now();
     pipelineDone_ = 0;
     pipelineTotal_ = UINT64_MAX;  // unknown: only the time spent counts
+    if (p.sink == PipelineSink::JoinBuild && state_[p.sinkSlot]) static_cast<HashTable*>(state_[p.sinkSlot])->collectOnly();
     if ((!switchMayCome() && !parallel) || p.source == MorselSource::Once) {
       if (p.source == MorselSource::Once && p.rows >= kWaitForCodeRows) waitForCheapCode();
       check(ctx_, next()->pipelines[i](&ctx_, state_, 0, UINT64_MAX));
@@ -299,14 +300,14 @@ class Driver {
     cheap_->waitWhileCompiling([] { return false; });
   }
 
-  // A join's build side once built: its directory fitted to the entries there are
-  // (HashTable::fitDirectory; a parallel build's absorb did that) and its key filter made when a
-  // scan below uses it, before any pipeline probes it.
-  void finishJoinTable(const PipelineInfo& p, bool makeKeyFilter = true) {
+  // A join's build side once built, before any pipeline probes it: the entries a serial build
+  // collected linked (HashTable::collectOnly; a parallel build's absorb linked the threads'), and
+  // in the same pass its key filter made when a scan below uses it, into a directory fitted to the
+  // entries there are.
+  void finishJoinTable(const PipelineInfo& p) {
     if (p.sink != PipelineSink::JoinBuild || !state_[p.sinkSlot]) return;
     auto* table = static_cast<HashTable*>(state_[p.sinkSlot]);
-    table->fitDirectory();
-    if (p.keyFilter && makeKeyFilter) table->buildKeyFilter();
+    table->absorb({}, 1, true, p.keyFilter);
   }
 
   // The helpers' aggregation tables into the query's: thread t of n merges the groups in hash
@@ -622,10 +623,8 @@ class Driver {
       if (!h.counters.empty())
         for (size_t c = 0; c < operators_; ++c) ctx_.operatorCounters()[c] += h.rowCounters()[c];
     }
-    const bool link = !disjoint || fedAgain(i);
-    const bool keyFilter = p.sink == PipelineSink::JoinBuild && p.keyFilter && link && !tables.empty();  // absorb's link pass makes it
-    if (!tables.empty()) static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, link, keyFilter);
-    finishJoinTable(p, !keyFilter);
+    if (!tables.empty())
+      static_cast<HashTable*>(state_[p.sinkSlot])->absorb(tables, n, !disjoint || fedAgain(i), p.sink == PipelineSink::JoinBuild && p.keyFilter);
     if (impl_.countRows && !profile_.pipelines.empty()) {
       PipelineRun& run = profile_.pipelines.back();
       run.threads = n;

@@ -3,6 +3,8 @@
 // and buckets; generated code compares hashes and keys and follows chains. The directory and the
 // entry header are shared with generated code (described once, abi_layout.hpp).
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -64,7 +66,7 @@ inline constexpr uint64_t kHashLargeEntries = uint64_t{1} << 16;
 inline constexpr uint64_t kHashSparseBuckets = 2048;
 inline constexpr uint64_t kHashSparseFactor = 8;
 // A directory this many times larger than its entries need is made again for them
-// (HashTable::fitDirectory); within that, an estimate's directory stays, and so does one of fewer
+// (HashTable::absorb, fittedDirectory); within that, an estimate's directory stays, and so does one of fewer
 // than kFitDirectoryFrom buckets (512 KB: near the caches, and a transaction's small join would
 // pay an allocation per run for nothing).
 inline constexpr uint64_t kFitDirectoryShrink = 8;
@@ -116,14 +118,6 @@ class HashTable {
     while (n < entries * kHashSparseFactor && n < kHashSparseBuckets) n *= 2;
     return n;
   }
-  // A join's build side, once built: a directory made for the estimate but holding far fewer
-  // entries (TPC-H Q18: 57 orders where 2M were estimated, a 32 MB directory every probe row
-  // missed the caches in) is made again for the entries there are, and they are linked into it.
-  // Only while nothing reads or inserts into the table (between two pipelines).
-  void fitDirectory() {
-    if (const uint64_t n = fittedDirectory()) resize(n);
-  }
-
   void* insert(uint64_t hash) {
     if (unlinked_) {
       auto* e = static_cast<HashEntryHeader*>(entries_.append());
@@ -150,16 +144,9 @@ class HashTable {
   uint64_t count() const { return entries_.count() + adoptedCount_; }
   uint64_t bucketCount() const { return bucketCount_; }
   // A join's build side, once built, for the scans below the join that skip rows it cannot hold
-  // (scan_selection.cpp): its entries' hashes in a filter far smaller than the directory. Only
-  // while nothing reads or inserts into the table (between two pipelines), like fitDirectory.
-  void buildKeyFilter() {
-    keyFilter_.reset(count(), budget_);
-    for (uint64_t i = 0, run = 0; i < count(); i += run) {
-      const char* first = static_cast<const char*>(entryRun(i, &run));
-      for (uint64_t k = 0; k < run; ++k) keyFilter_.add(reinterpret_cast<const HashEntryHeader*>(first + k * entrySize())->hash);
-    }
-  }
-  const KeyFilter& keyFilter() const { return keyFilter_; }  // built() once buildKeyFilter ran
+  // (scan_selection.cpp): its entries' hashes in a filter far smaller than the directory, made by
+  // absorb() with `keyFilter` in the pass that links the entries.
+  const KeyFilter& keyFilter() const { return keyFilter_; }  // built() once absorb made it
   // Entry i: this table's own, then those of the tables it absorbed.
   void* entry(uint64_t i) const {
     if (i < entries_.count()) return entries_.at(i);
@@ -192,10 +179,16 @@ class HashTable {
   // in a partition are copied as they are, not linked: it is read by index (entry(i)) only, by
   // the merge that aggregates the partition.
   void spillInto(std::vector<HashTable*> partitions) { spill_ = std::move(partitions); }
-  // A thread's part of a parallel join build: its entries are only collected, never looked up,
-  // until the query's table absorbs them and links them into its own directory; linking them
-  // into this one as well cost a random write per entry for nothing.
-  void collectOnly() { unlinked_ = true; }
+  // A join's build: from now on entries are only collected, never looked up, until absorb()
+  // links them (this table's own from here on, and other tables' it takes). A thread's part of a
+  // parallel build would otherwise pay a random write per entry into a directory of its own for
+  // nothing; a serial build pays its random writes in one pass with each bucket loaded ahead
+  // (linkEach) instead of a cache miss per insert (TPC-H Q3's 147,126 orders at 1 thread: the
+  // build pipeline 23.5-29.5 ms, median 27.9, linked as inserted; 17.0-26.6, median 21.2, so).
+  void collectOnly() {
+    if (!unlinked_) ownLinked_ = entries_.count();
+    unlinked_ = true;
+  }
   // Treated as large from the start (HashDirectory::large): for a table whose inserts mostly
   // bring new groups (a pre-aggregating merge's partition), where a new group's tag test spares
   // the walk of its bucket's chain, and the entries of that walk were cache misses.
@@ -227,8 +220,12 @@ class HashTable {
   // memory counts against this table's budget from now on. With `link` false they are not linked:
   // for a table that nothing looks up by key any more, only reads by index (an aggregation's
   // groups on their way out): linking 10M groups into a new directory took as long as merging them.
-  // With `keyFilter` the same pass makes the key filter (buildKeyFilter's, of every entry).
+  // With `keyFilter` the same pass makes the key filter, of every entry.
   void absorb(const std::vector<HashTable*>& others, uint32_t threads, bool link = true, bool keyFilter = false) {
+    // Entries are numbered own first, then adopted (entry(i)): this table's own entries
+    // collected since collectOnly() are [ownFrom, own), the adopted ones from now on [before, total).
+    const uint64_t own = entries_.count();
+    const uint64_t ownFrom = unlinked_ ? ownLinked_ : own;
     const uint64_t before = count();
     for (HashTable* other : others) {
       sawNullKey_ = sawNullKey_ || other->sawNullKey_;
@@ -239,39 +236,49 @@ class HashTable {
       other->entries_ = BlockStorage(entrySize(), other->budget_);
     }
     if (!link) return;
-    uint64_t first = before;  // entries to link
-    if (count() >= kHashLargeEntries) dir_.large = 1;
-    if (count() > growAt_) {
+    unlinked_ = false;
+    const uint64_t total = count();
+    std::array<LinkSpan, 2> spans{LinkSpan{ownFrom, own}, LinkSpan{before, total}};  // entries to link
+    if (total >= kHashLargeEntries) dir_.large = 1;
+    if (total > growAt_) {
       uint64_t n = bucketCount_;
-      while (growAt(n) < count()) n *= 2;
+      while (growAt(n) < total) n *= 2;
       setBuckets(n);
-      first = 0;
+      spans = {LinkSpan{0, total}, LinkSpan{total, total}};  // a new directory: every entry
     } else if (const uint64_t n = fittedDirectory()) {
-      setBuckets(n);  // far fewer entries than estimated: fitDirectory's reason
-      first = 0;
+      setBuckets(n);  // far fewer entries than estimated (fittedDirectory)
+      spans = {LinkSpan{0, total}, LinkSpan{total, total}};
     }
     constexpr uint64_t kMorsel = 16'384;
-    const uint64_t total = count();
-    const uint32_t workers = total - first >= 2 * kMorsel ? threads : 1;
+    const uint64_t toLink = spans[0].end - spans[0].next + (spans[1].end - spans[1].next);
+    const uint32_t workers = toLink >= 2 * kMorsel ? threads : 1;
     // The key filter: each thread fills one of its own (the first thread's becomes the table's),
     // ORed together after. The entries are read once instead of twice: after the link pass half
     // of them sat in the other core's cache (Q3's 147,126 orders at 2 threads: link and filter
     // 3.5-4.8 ms apart, 2.1-3.1 so). One filter shared by atomic ORs took longer than apart:
-    // the threads' writes pulled its lines back and forth.
+    // the threads' writes pulled its lines back and forth. Entries linked before go in first.
     std::vector<KeyFilter> filters(keyFilter ? workers : 0);
     for (KeyFilter& f : filters) f.reset(total, budget_);
-    for (uint64_t i = 0; keyFilter && i < first; ++i) filters[0].add(static_cast<const HashEntryHeader*>(entry(i))->hash);
-    std::atomic<uint64_t> next{first};
+    if (keyFilter) {  // (the spans are in order: own entries before adopted ones)
+      const uint64_t s0 = spans[0].next, e0 = spans[0].end, s1 = spans[1].next;
+      for (auto [from, to] : {std::pair{uint64_t{0}, s0}, std::pair{e0, s1}, std::pair{spans[1].end, total}})
+        for (uint64_t i = from, run = 0; i < to; i += run) {
+          const char* first = static_cast<const char*>(entryRun(i, &run));
+          run = std::min(run, to - i);
+          for (uint64_t k = 0; k < run; ++k) filters[0].add(reinterpret_cast<const HashEntryHeader*>(first + k * entrySize())->hash);
+        }
+    }
     runOnWorkers(workers, [&](uint32_t w) {
       KeyFilter* filter = keyFilter ? &filters[w] : nullptr;
-      for (;;) {
-        const uint64_t begin = next.fetch_add(kMorsel, std::memory_order_relaxed);
-        if (begin >= total) return;
-        linkEach(begin, std::min(total, begin + kMorsel), [&](HashEntryHeader* e) {
-          linkShared(e, e->hash);
-          if (filter) filter->add(e->hash);
-        });
-      }
+      for (LinkSpan& span : spans)
+        for (;;) {
+          const uint64_t begin = span.next.fetch_add(kMorsel, std::memory_order_relaxed);
+          if (begin >= span.end) break;
+          linkEach(begin, std::min(span.end, begin + kMorsel), [&](HashEntryHeader* e) {
+            linkShared(e, e->hash);
+            if (filter) filter->add(e->hash);
+          });
+        }
     });
     if (!keyFilter) return;
     for (size_t t = 1; t < filters.size(); ++t) filters[0].orWith(filters[t]);
@@ -281,7 +288,9 @@ class HashTable {
  private:
   // High bits: the generated hashes are multiplicative, so their top bits mix best.
   size_t bucket(uint64_t hash) const { return static_cast<size_t>((hash * kHashBucketMultiplier) >> dir_.shift); }
-  // The directory fitDirectory would make for the entries there are, or 0 to keep this one.
+  // A join's build side holding far fewer entries than estimated (TPC-H Q18: 57 orders where 2M
+  // were estimated, a 32 MB directory every probe row missed the caches in) gets a directory made
+  // for the entries there are when absorb links them: its size, or 0 to keep this one.
   uint64_t fittedDirectory() const {
     const uint64_t n = directorySize(count());
     return bucketCount_ >= kFitDirectoryFrom && n * kFitDirectoryShrink <= bucketCount_ ? n : 0;
@@ -345,6 +354,16 @@ class HashTable {
       }
     }
   }
+  struct LinkSpan {  // absorb's entries [next, end) still to link, taken a morsel at a time
+    LinkSpan(uint64_t b, uint64_t e) : next(b), end(e) {}
+    LinkSpan& operator=(const LinkSpan& o) {
+      next.store(o.next.load());
+      end = o.end;
+      return *this;
+    }
+    std::atomic<uint64_t> next;
+    uint64_t end;
+  };
   HashDirectory dir_{nullptr, 64 - 4, 0};  // first: generated code reads it at offset 0
   BlockStorage entries_;
   MemoryBudget* budget_;
@@ -354,6 +373,7 @@ class HashTable {
   uint64_t expected_;
   bool sawNullKey_ = false;
   bool unlinked_ = false;  // collectOnly()
+  uint64_t ownLinked_ = 0;  // with unlinked_: the own entries linked before it
   std::vector<BlockStorage> adopted_;  // absorbed tables' entries
   std::vector<HashTable*> spill_;     // pre-aggregation: where entries go instead of growing
   uint64_t adoptedCount_ = 0;

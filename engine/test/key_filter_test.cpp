@@ -54,15 +54,66 @@ TEST_CASE("a hash table's key filter holds the hashes of all its entries, adopte
   HashTable table(24, 0, &budget);
   HashTable other(24, 0, &budget);
   for (int64_t k = 0; k < 70'000; ++k) std::memset(static_cast<char*>(table.insert(hashInteger(k * 3))) + 16, 1, 8);
-  for (int64_t k = 0; k < 30'000; ++k) other.insert(hashInteger(-k * 3 - 1));
-  table.absorb({&other}, 1);  // a parallel build's merge: entries in two storages
-  table.buildKeyFilter();
+  other.collectOnly();  // a thread's part of a parallel build
+  for (int64_t k = 0; k < 60'000; ++k) other.insert(hashInteger(-k * 3 - 1));
+  table.absorb({&other}, 2, true, true);  // a parallel build's merge: entries in two storages
   REQUIRE(table.keyFilter().built());
   bool all = true;
   for (int64_t k = 0; k < 70'000; ++k) all = all && table.keyFilter().mayHold(hashInteger(k * 3));
-  for (int64_t k = 0; k < 30'000; ++k) all = all && table.keyFilter().mayHold(hashInteger(-k * 3 - 1));
+  for (int64_t k = 0; k < 60'000; ++k) all = all && table.keyFilter().mayHold(hashInteger(-k * 3 - 1));
   CHECK(all);
   uint64_t passed = 0;
   for (int64_t k = 0; k < 100'000; ++k) passed += table.keyFilter().mayHold(hashInteger(k * 3 + 1));
   CHECK(passed < 3'000);
+}
+
+TEST_CASE("a serial build's collected entries are linked, and their key filter made, in one pass") {
+  MemoryBudget budget;
+  HashTable table(24, 1'000, &budget);  // an estimate far below the entries: the directory grows once, at the end
+  table.insert(hashInteger(-7));        // linked as it came
+  table.collectOnly();
+  for (int64_t k = 0; k < 50'000; ++k) table.insert(hashInteger(k * 5));
+  table.absorb({}, 1, true, true);
+  CHECK(table.bucketCount() >= 50'001);
+  // Every entry is on the chain of its hash, and in the filter.
+  auto found = [&](uint64_t h) {
+    for (auto* e = static_cast<const HashEntryHeader*>(table.lookup(h)); e; e = e->next)
+      if (e->hash == h) return true;
+    return false;
+  };
+  bool all = found(hashInteger(-7)) && table.keyFilter().mayHold(hashInteger(-7));
+  for (int64_t k = 0; k < 50'000; ++k) all = all && found(hashInteger(k * 5)) && table.keyFilter().mayHold(hashInteger(k * 5));
+  CHECK(all);
+  CHECK_FALSE(found(hashInteger(3)));
+  // Inserts link again from here on.
+  table.insert(hashInteger(3));
+  CHECK(found(hashInteger(3)));
+}
+
+TEST_CASE("a table fed by two threads and then by one links each entry once") {
+  // A join's table fed twice (a full join's rows, then its unmatched build rows): the threads'
+  // entries adopted, then entries of its own, which entry(i) numbers before the adopted ones.
+  MemoryBudget budget;
+  HashTable table(24, 0, &budget);
+  HashTable helpers[2] = {HashTable(24, 0, &budget), HashTable(24, 0, &budget)};
+  table.collectOnly();
+  for (int t = 0; t < 2; ++t) {
+    helpers[t].collectOnly();
+    for (int64_t k = 0; k < 20'000; ++k) helpers[t].insert(hashInteger(k * 2 + t));
+  }
+  table.absorb({&helpers[0], &helpers[1]}, 2);
+  table.collectOnly();
+  for (int64_t k = 0; k < 1'000; ++k) table.insert(hashInteger(-k - 1));
+  table.absorb({}, 1, true, true);
+  // Each hash on its chain exactly once; a chain linked into itself would never end.
+  auto times = [&](uint64_t h) {
+    int n = 0, walked = 0;
+    for (auto* e = static_cast<const HashEntryHeader*>(table.lookup(h)); e && walked < 100'000; e = e->next, ++walked) n += e->hash == h;
+    return n;
+  };
+  bool once = true;
+  for (int64_t k = 0; k < 40'000; ++k) once = once && times(hashInteger(k)) == 1;
+  for (int64_t k = 0; k < 1'000; ++k) once = once && times(hashInteger(-k - 1)) == 1 && table.keyFilter().mayHold(hashInteger(-k - 1));
+  CHECK(once);
+  CHECK(table.count() == 41'000);
 }
