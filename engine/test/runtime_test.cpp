@@ -289,14 +289,18 @@ std::pair<int64_t, int64_t> keyed(RowBuffer* b, uint64_t i) {
 
 TEST_CASE("row buffers keeping the first k rows hold O(k) rows and give what a full sort gives") {
   QueryContext ctx;
+  // Keys at random with many ties (stability matters: a later row equal to the k-th is not
+  // kept), falling (each row comes before every kept one) and rising (none does).
+  for (int shape = 0; shape < 3; ++shape)
   for (uint64_t k : {0u, 1u, 7u, 3000u}) {
+    INFO("shape " << shape << ", k " << k);
     RowBuffer* topk = hyrax_rt_buf_create(&ctx, 16);
     RowBuffer* all = hyrax_rt_buf_create(&ctx, 16);
     hyrax_rt_buf_keep_first(topk, k, compareKeys);
     std::mt19937_64 rng(k);
     uint64_t most = 0;
     for (int64_t i = 0; i < 100'000; ++i) {
-      int64_t key = static_cast<int64_t>(rng() % 5000);  // many ties: stability matters
+      const int64_t key = shape == 0 ? static_cast<int64_t>(rng() % 5000) : shape == 1 ? -i / 3 : i / 3;
       appendKeyed(topk, key, i);
       appendKeyed(all, key, i);
       most = std::max(most, hyrax_rt_buf_count(topk));
