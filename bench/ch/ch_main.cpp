@@ -31,6 +31,8 @@
 #include "bench/tpch/answer_check.hpp"
 #include "bench/tpcc/tpcc_mix.hpp"
 #include "engine/types/text_format.hpp"
+#include "engine/util/large_stack_thread.hpp"
+#include "engine/util/stack_depth.hpp"
 
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
@@ -126,6 +128,23 @@ QueryTimes runStreams(tpcc::Engine& e, int streams, const std::vector<std::strin
   return all;
 }
 
+// f() on a thread with the executor's stack: hyrax's transactions then run on the driver's own
+// thread (Engine::runOnDriverThread), the other core left to the analytical streams.
+template <typename F>
+auto onDriverStack(const F& f) {
+  decltype(f()) result;
+  std::exception_ptr failed;
+  LargeStackThread(kExecutorStackBytes, [&] {
+    try {
+      result = f();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }).join();
+  if (failed) std::rethrow_exception(failed);
+  return result;
+}
+
 // The mix for `duration` seconds with `streams` analytical streams beside it.
 Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration, int streams, const std::vector<std::string>& settings,
                       const std::vector<std::string>& queries) {
@@ -136,7 +155,7 @@ Run runMixWithStreams(tpcc::Engine& e, const tpcc::Setup& setup, double duration
   std::thread olap;
   if (streams > 0) olap = std::thread([&] { run.olap = runStreams(e, streams, queries, stop, settings); });
   auto start = Clock::now();
-  run.oltp = tpcc::runMix(e, setup.warehouses, duration, 0, setup.seed, setup.date + 1);
+  run.oltp = onDriverStack([&] { return tpcc::runMix(e, setup.warehouses, duration, 0, setup.seed, setup.date + 1); });
   run.seconds = msSince(start) / 1000;
   stop.store(true);
   if (olap.joinable()) olap.join();
@@ -245,7 +264,8 @@ int ch(int argc, char** argv) {
       "analytical streams beside the mix; a list (0,1) runs the mix once per count on the same data")(
       "engines", po::value<std::string>()->default_value("hyrax"), "hyrax, postgresql (comma-separated)")(
       "terminals", po::value<int>()->default_value(16),
-      "hyrax's OLTP clients, their calls queued at the OLTP thread (16: the driver sleeps while the executor works, leaving the other core to the analytical queries)")(
+      "with --hand-over: hyrax's OLTP clients, their calls queued at the OLTP thread")(
+      "hand-over", "hyrax: the driver hands each transaction to the OLTP thread (--terminals at once) instead of running it on its own thread")(
       "analytics-nice", po::value<std::string>()->default_value(""),
       "hyrax: SET analytics_nice = N for the streams (idle or 0-19; default: the setting's default)")(
       "stream-set", po::value<std::vector<std::string>>()->composing(),
@@ -345,6 +365,7 @@ int ch(int argc, char** argv) {
   int violations = 0;
   for (auto& n : engineNames) {
     engines[n] = tpcc::makeEngine(n == "postgresql" ? "postgres" : n, vm["terminals"].as<int>(), "ch");
+    if (!vm.count("hand-over")) engines[n]->runOnDriverThread();  // the mixes run in onDriverStack
     violations += tpcc::loadAndWarmUp(*engines[n], setup, 0, errors);
   }
   if (pgForCheck && !engines.count("postgresql")) {
@@ -407,7 +428,7 @@ int ch(int argc, char** argv) {
     for (auto& n : engineNames) {
       tpcc::Engine& e = *engines[n];
       if (double warmup = vm["warmup"].as<double>(); warmup > 0) {
-        tpcc::Stats w = tpcc::runMix(e, warehouses, warmup, 0, seed + 1, date + 1);
+        tpcc::Stats w = onDriverStack([&] { return tpcc::runMix(e, warehouses, warmup, 0, seed + 1, date + 1); });
         errors += w.errors;
       }
       for (auto [streams, variant] : streamCounts) {

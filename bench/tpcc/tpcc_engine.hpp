@@ -109,6 +109,10 @@ class Engine {
   // one terminal. finish() returns newOrder's answer (false: rolled back as asked), true for the
   // other types, and throws what the transaction threw.
   virtual bool overlaps() const { return false; }
+  // hyrax: from now on the driver's thread runs each transaction itself, one terminal, as a
+  // server session's thread does (it must have the executor's stack: LargeStackThread of
+  // kExecutorStackBytes), instead of handing it to the OLTP thread. hyrax-bench ch does so.
+  virtual void runOnDriverThread() {}
   virtual int terminals() const { return 1; }
   virtual void prepare(const Transaction&) {}
   virtual void start(int, const Transaction& t) { pending_ = t; }

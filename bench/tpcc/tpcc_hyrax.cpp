@@ -75,9 +75,11 @@ class HyraxEngine : public Engine {
 
   // The driver's overlapped form: the call runs on the OLTP thread while the driver draws the
   // next transaction.
-  bool overlaps() const override { return true; }
+  bool overlaps() const override { return !onDriverThread_; }
+  void runOnDriverThread() override { onDriverThread_ = true; }
   int terminals() const override { return static_cast<int>(terminals_.size()); }
   void prepare(const Transaction& t) override {
+    if (onDriverThread_) return;  // (finish() calls it)
     switch (t.type) {
       case NewOrder: prepared_ = {"new_order", newOrderArgs(t.newOrder, t.date)}; break;
       case Payment: prepared_ = {"payment", paymentArgs(t.payment, t.date)}; break;
@@ -87,6 +89,7 @@ class HyraxEngine : public Engine {
     }
   }
   void start(int k, const Transaction& t) override {
+    if (onDriverThread_) return Engine::start(k, t);
     Terminal& term = terminals_[static_cast<size_t>(k)];
     term.type = t.type;
     if (!prepared_.name) prepare(t);  // the driver prepares each transaction; others start unprepared
@@ -94,6 +97,7 @@ class HyraxEngine : public Engine {
     prepared_.name = nullptr;
   }
   bool finish(int k) override {
+    if (onDriverThread_) return Engine::finish(k);
     Terminal& term = terminals_[static_cast<size_t>(k)];
     try {
       term.con->finishCall();
@@ -176,6 +180,7 @@ class HyraxEngine : public Engine {
     }
     return true;
   }
+  bool onDriverThread_ = false;
   struct PreparedCall {
     const char* name = nullptr;
     std::vector<Value> args;
