@@ -99,7 +99,7 @@ struct PipelineInfo {
   bool disjointGroups = false;
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
   // JoinBuild: a scan below the join skips rows by the table's key filter, which the driver
-  // builds when the pipeline is done (HashTable::buildKeyFilter).
+  // builds when the pipeline is done (HashTable::absorb).
   bool keyFilter = false;
 };
 
