@@ -79,7 +79,7 @@ class HyraxEngine : public Engine {
   void runOnDriverThread() override { onDriverThread_ = true; }
   int terminals() const override { return static_cast<int>(terminals_.size()); }
   void prepare(const Transaction& t) override {
-    if (onDriverThread_) return;  // (finish() calls it)
+    if (onDriverThread_) return;  // (finish() makes the call, on this thread)
     switch (t.type) {
       case NewOrder: prepared_ = {"new_order", newOrderArgs(t.newOrder, t.date)}; break;
       case Payment: prepared_ = {"payment", paymentArgs(t.payment, t.date)}; break;

@@ -104,8 +104,7 @@ llvm::Value* ExprCompiler::stringCompare3(const SqlValue& a, const SqlValue& c) 
   llvm::Value* lenA = b_.CreateTrunc(a.v, cg_.i32());
   llvm::Value* lenC = b_.CreateTrunc(c.v, cg_.i32());
   llvm::Value* bothShort = b_.CreateAnd(b_.CreateICmpULE(lenA, cg_.c32(12)), b_.CreateICmpULE(lenC, cg_.c32(12)));
-  cg_.If(b_.CreateICmpNE(pa, pc),
-         [&] { b_.CreateStore(b_.CreateSelect(b_.CreateICmpULT(pa, pc), cg_.c32(-1), cg_.c32(1)), slot); },
+  cg_.If(b_.CreateICmpNE(pa, pc), [&] { b_.CreateStore(order(pa, pc), slot); },
          [&] {
            cg_.If(bothShort,
                   [&] {

@@ -4,13 +4,13 @@
 // entry header are shared with generated code (described once, abi_layout.hpp).
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "engine/runtime/abi_layout.hpp"
@@ -238,17 +238,19 @@ class HashTable {
     if (!link) return;
     unlinked_ = false;
     const uint64_t total = count();
-    std::array<LinkSpan, 2> spans{LinkSpan{ownFrom, own}, LinkSpan{before, total}};  // entries to link
+    bool relinkAll = false;  // a new directory: every entry
     if (total >= kHashLargeEntries) dir_.large = 1;
     if (total > growAt_) {
       uint64_t n = bucketCount_;
       while (growAt(n) < total) n *= 2;
       setBuckets(n);
-      spans = {LinkSpan{0, total}, LinkSpan{total, total}};  // a new directory: every entry
+      relinkAll = true;
     } else if (const uint64_t n = fittedDirectory()) {
       setBuckets(n);  // far fewer entries than estimated (fittedDirectory)
-      spans = {LinkSpan{0, total}, LinkSpan{total, total}};
+      relinkAll = true;
     }
+    std::array<LinkSpan, 2> spans{relinkAll ? LinkSpan{0, total} : LinkSpan{ownFrom, own},  // entries to link
+                                  relinkAll ? LinkSpan{total, total} : LinkSpan{before, total}};
     constexpr uint64_t kMorsel = 16'384;
     const uint64_t toLink = spans[0].end - spans[0].next + (spans[1].end - spans[1].next);
     const uint32_t workers = toLink >= 2 * kMorsel ? threads : 1;
@@ -356,11 +358,6 @@ class HashTable {
   }
   struct LinkSpan {  // absorb's entries [next, end) still to link, taken a morsel at a time
     LinkSpan(uint64_t b, uint64_t e) : next(b), end(e) {}
-    LinkSpan& operator=(const LinkSpan& o) {
-      next.store(o.next.load());
-      end = o.end;
-      return *this;
-    }
     std::atomic<uint64_t> next;
     uint64_t end;
   };
