@@ -289,6 +289,12 @@ TEST_CASE("a database's reserve of query memory is faulted in ahead, zero, and c
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   REQUIRE(ZeroedBuffer::reservedBytes() >= (size_t{64} << 20));
+  // No more refills from here (a piece more came between the counts below once), and the one
+  // under way, if any, ended.
+  ZeroedBuffer::keepReserve(0);
+  while (ZeroedBuffer::refillingReserve() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(!ZeroedBuffer::refillingReserve());
   const size_t pooled = ZeroedBuffer::pooledBytes(), reserved = ZeroedBuffer::reservedBytes();
   {
     const size_t bytes = size_t{10} << 20;  // larger than what the other tests pool: a reserve piece, cut

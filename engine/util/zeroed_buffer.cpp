@@ -129,6 +129,10 @@ class MappingPool {
     std::lock_guard lock(mutex_);
     return clean_;
   }
+  bool refilling() {
+    std::lock_guard lock(mutex_);
+    return refilling_;
+  }
 
  private:
   static constexpr size_t kReservePiece = size_t{32} << 20;
@@ -252,6 +256,8 @@ ZeroedBuffer::~ZeroedBuffer() { release(); }
 void ZeroedBuffer::keepReserve(size_t databaseBytes) { MappingPool::instance().keepReserve(databaseBytes); }
 size_t ZeroedBuffer::pooledBytes() { return MappingPool::instance().pooled(); }
 size_t ZeroedBuffer::reservedBytes() { return MappingPool::instance().clean(); }
+
+bool ZeroedBuffer::refillingReserve() { return MappingPool::instance().refilling(); }
 
 ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& o) noexcept {
   if (this != &o) {

@@ -43,6 +43,8 @@ class ZeroedBuffer {
   // What is pooled now: bytes, and of them those never written since the kernel zeroed them.
   static size_t pooledBytes();
   static size_t reservedBytes();
+  // Whether the background thread is adding to the reserve now (tests wait for it to end).
+  static bool refillingReserve();
 
  private:
   ZeroedBuffer(size_t bytes, bool zeroed);
