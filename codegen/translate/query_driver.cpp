@@ -21,8 +21,7 @@ constexpr uint32_t kStackStateSlots = 16;
 
 namespace {
 
-// Morsels: kTableMorselUnits units of a table scan (16,384 rows), this many entries or rows of a
-// breaker. Small enough that optimized code takes over soon after it is ready, big enough that a
+// Morsels: this many rows of a table scan, entries or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big enough that a
 // call per morsel costs nothing measurable. Rows that cost much get smaller ones (MorselSizer).
 constexpr uint64_t kMorselEntries = 16'384;
 constexpr uint64_t kLeastMorselEntries = 1'024;
@@ -38,18 +37,16 @@ constexpr double kMorselTargetMs = 2;
 // interpreted.
 constexpr double kWaitForCodeRows = 100'000;
 
-// A pipeline's range in units (table scans: kTableUnitRows rows; breakers: entries or rows), its
-// usual morsel and its least.
+// A pipeline's range in units (table scans: rows; breakers: entries or rows), its usual morsel and
+// its least.
 struct MorselRange {
   uint64_t total = UINT64_MAX, usual = UINT64_MAX, least = UINT64_MAX;
 };
 
 MorselRange morselRange(const PipelineInfo& p, void** state) {
   switch (p.source) {
-    case MorselSource::TableChunks: {  // units of kTableUnitRows rows; rows fill chunks in order
-      const auto* table = static_cast<const Table*>(p.table);
-      return {(table->rowCount() + kTableUnitRows - 1) / kTableUnitRows, kTableMorselUnits, 1};
-    }
+    case MorselSource::TableChunks:  // rows fill chunks in order
+      return {static_cast<const Table*>(p.table)->rowCount(), kMorselEntries, kLeastMorselEntries};
     case MorselSource::HashEntries:
       return {static_cast<const HashTable*>(state[p.slot])->count(), kMorselEntries, kLeastMorselEntries};
     case MorselSource::BufferRows:
@@ -257,6 +254,7 @@ class Driver {
     // groups beyond the caches goes the parallel way on one thread too. A pipeline without a sink
     // (a probe that only marks the build entries it matches: right semi and anti joins) needs no
     // merge: its marks are atomic stores.
+    runsColumn_ = runsColumn(p);
     const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) && p.source != MorselSource::Once && !p.serial &&
                           (p.source != MorselSource::Series || !inOrder(p)) &&
                           (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p) || disjointGroups(p));
@@ -438,10 +436,25 @@ class Driver {
     return !p.merge.empty() && !p.pinsGroups && !worthMerging(p) && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
   }
   // Groups no two threads make (PipelineInfo::disjointGroups: grouped by the scanned table's
-  // primary key, TPC-H Q10's customers), into a table that had none: the query's table adopts the
-  // threads' tables as they are, without finding a group.
+  // primary key, TPC-H Q10's customers; or by a column the table holds in ascending order, in
+  // morsels aligned to its runs: runsColumn), into a table that had none: the query's table
+  // adopts the threads' tables as they are, without finding a group.
   bool disjointGroups(const PipelineInfo& p) const {
-    return p.disjointGroups && threads_ > 1 && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
+    return (p.disjointGroups || runsColumn_ >= 0) && threads_ > 1 && static_cast<const HashTable*>(state_[p.sinkSlot])->count() == 0;
+  }
+  // A group key of an aggregation over a table scan that the table holds in ascending order
+  // (PipelineInfo::groupColumns; asked when the query runs: the rows may have changed since it
+  // compiled), -1 when none: on several threads each morsel then begins where a run of its values
+  // begins (Table::runStart), so that each group's rows are one thread's. TPC-H Q18's 1.5M
+  // groups of lineitem by l_orderkey: no merge (it took as long as the threads saved). Only for
+  // groups too many to merge (worthMerging): few groups have long runs, and a run of a table's
+  // every other row (a boolean) would be one thread's while the other idles.
+  int64_t runsColumn(const PipelineInfo& p) const {
+    if (threads_ <= 1 || p.sink != PipelineSink::Aggregate || p.source != MorselSource::TableChunks || worthMerging(p)) return -1;
+    const auto* table = static_cast<const Table*>(p.table);
+    for (uint32_t c : p.groupColumns)
+      if (table->ascends(c)) return c;
+    return -1;
   }
   // A helper's pre-aggregation table: its entries and directory near the core (16,384 entries of
   // 48 bytes are 768 KiB, their directory 128 KiB).
@@ -486,6 +499,7 @@ class Driver {
       std::vector<HashTable*> partitions;  // pre-aggregation: where its table's groups go
     };
     const bool disjoint = p.sink == PipelineSink::Aggregate && disjointGroups(p);
+    const Table* runs = disjoint && runsColumn_ >= 0 ? static_cast<const Table*>(p.table) : nullptr;
     const bool preAggregate = p.sink == PipelineSink::Aggregate && !disjoint && preAggregates(p);
     std::vector<Helper> helpers(n);
     for (Helper& h : helpers) {
@@ -569,6 +583,9 @@ class Driver {
         const uint64_t m = nextUnit.fetch_add(step, std::memory_order_relaxed);
         if (m >= total || stop.load(std::memory_order_relaxed)) return;
         const uint64_t end = std::min(total, m + step);
+        // Aligned to the runs of a group key: a run that began before m is the morsel's before.
+        const uint64_t from = runs ? runs->runStart(static_cast<uint32_t>(runsColumn_), m) : m;
+        const uint64_t to = runs ? runs->runStart(static_cast<uint32_t>(runsColumn_), end) : end;
         const CodeTier* code = first;
         if (optimized) {
           if (considerCompiling(pipelineStart, unitsDone.load(std::memory_order_relaxed), total)) compileStarted = true;
@@ -589,7 +606,7 @@ class Driver {
         if (code->interpreted) interpretedMorsels.fetch_add(1, std::memory_order_relaxed);
         if (code != first) noteSwitch(isOptimized(code) ? optimizedAtUs : cheapAtUs);
         const auto t = std::chrono::steady_clock::now();
-        const int32_t status = code->pipelines[i](h.ctx.get(), h.state.data(), m, end);
+        const int32_t status = from < to ? code->pipelines[i](h.ctx.get(), h.state.data(), from, to) : CodeGen::kPipelineOk;
         if (status != CodeGen::kPipelineOk) {
           stop = true;  // failed (its context says why); kPipelineStop is for serial pipelines only
           if (!h.ctx->failed()) silentFailure = true;
@@ -629,7 +646,7 @@ class Driver {
       PipelineRun& run = profile_.pipelines.back();
       run.threads = n;
       run.mergeMs = msSince(mergeStart);
-      run.merge = preAggregate ? 'p' : disjoint ? 'd' : p.sink == PipelineSink::Aggregate ? 'g' : ' ';
+      run.merge = preAggregate ? 'p' : runs ? 'r' : disjoint ? 'd' : p.sink == PipelineSink::Aggregate ? 'g' : ' ';
     }
     for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
@@ -641,6 +658,7 @@ class Driver {
   uint32_t operators_;
   RunProfile& profile_;
   uint32_t threads_ = 1;
+  int64_t runsColumn_ = -1;  // the running pipeline's (runsColumn)
   const uint32_t cores_ = machineCores();
   const CodeTier* code_ = &impl_.code;
   OptimizedTier* optimized_ = nullptr;  // non-null while a switch may come

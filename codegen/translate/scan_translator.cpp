@@ -1,5 +1,4 @@
-// Sources: table scans (one morsel = a range of units of kTableUnitRows rows, chunk by chunk, a
-// chunk's rows in order) and constant VALUES rows.
+// Sources: table scans (one morsel = a range of rows, chunk by chunk, a chunk's rows in order) and constant VALUES rows.
 #include <bit>
 
 #include "codegen/translate/operator_translators.hpp"
@@ -87,21 +86,25 @@ void TableScanTranslator::produce() {
       for (auto& col : scan.columns)
         if (col.index == c) key.push_back(col.iu);
     if (!scan.table->primaryKey().empty() && key.size() == scan.table->primaryKey().size()) q_.rowsUniqueBy(std::move(key));
+    std::vector<std::pair<const plan::IU*, uint32_t>> columns;
+    for (auto& col : scan.columns)
+      if (col.index != plan::TableScan::kRowNumber) columns.emplace_back(col.iu, col.index);
+    q_.scansColumns(std::move(columns));
   }
-  static_assert(Table::kChunkRows % kTableUnitRows == 0);
-  constexpr unsigned kUnitBits = std::countr_zero(Table::kChunkRows / kTableUnitRows);  // units of a chunk
-  constexpr uint64_t kUnitMask = (uint64_t{1} << kUnitBits) - 1;
+  static_assert(std::has_single_bit(Table::kChunkRows));
+  constexpr unsigned kChunkBits = std::countr_zero(Table::kChunkRows);
+  constexpr uint64_t kRowMask = Table::kChunkRows - 1;
   llvm::Value* table = cg_.cPtr(scan.table);
-  // Units [begin, end) of kTableUnitRows rows: the chunks they touch, each once, from the first
-  // unit's row in the first chunk to the last unit's end in the last. However small the driver
-  // makes a morsel, a call pays the chunk's set-up once, not once per unit.
-  llvm::Value* units = b.CreateShl(b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64()), kUnitBits);
+  // Rows [begin, end): the chunks they touch, each once, from the first row in the first chunk to
+  // the last row in the last. However small the driver makes a morsel, a call pays the chunk's
+  // set-up once, not once per block of rows.
+  llvm::Value* capacity = b.CreateShl(b.CreateZExt(cg_.call("hyrax_rt_table_chunks", {table}), cg_.i64()), kChunkBits);
   llvm::Value* begin = cg_.arg(2);
-  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), units), cg_.arg(3), units);
+  llvm::Value* end = b.CreateSelect(b.CreateICmpULT(cg_.arg(3), capacity), cg_.arg(3), capacity);
   llvm::Value* any = b.CreateICmpULT(begin, end);
-  llvm::Value* firstChunk = b.CreateLShr(begin, kUnitBits);
-  llvm::Value* lastUnit = b.CreateSub(end, cg_.c64(1));
-  llvm::Value* lastChunk = b.CreateLShr(lastUnit, kUnitBits);
+  llvm::Value* firstChunk = b.CreateLShr(begin, kChunkBits);
+  llvm::Value* lastRow = b.CreateSub(end, cg_.c64(1));
+  llvm::Value* lastChunk = b.CreateLShr(lastRow, kChunkBits);
   llvm::Value* chunksEnd = b.CreateSelect(any, b.CreateAdd(lastChunk, cg_.c64(1)), firstChunk);
   const std::vector<ColumnTest> tests = columnTests();
   llvm::Value* selection = tests.empty() ? nullptr : cg_.local(llvm::ArrayType::get(cg_.i32(), kCancelBlock), "selection");
@@ -109,10 +112,8 @@ void TableScanTranslator::produce() {
     llvm::Value* chunk = b.CreateTrunc(chunk64, cg_.i32());
     llvm::Value* rows = b.CreateZExt(cg_.call("hyrax_rt_table_chunk_rows", {table, chunk}), cg_.i64());
     // The range's rows of the chunk (none when the chunk is shorter).
-    llvm::Value* rangeFirst = b.CreateSelect(b.CreateICmpEQ(chunk64, firstChunk),
-                                             b.CreateMul(b.CreateAnd(begin, cg_.c64(kUnitMask)), cg_.c64(kTableUnitRows)), cg_.c64(0));
-    llvm::Value* rangeLast = b.CreateSelect(b.CreateICmpEQ(chunk64, lastChunk),
-                                            b.CreateMul(b.CreateAdd(b.CreateAnd(lastUnit, cg_.c64(kUnitMask)), cg_.c64(1)), cg_.c64(kTableUnitRows)),
+    llvm::Value* rangeFirst = b.CreateSelect(b.CreateICmpEQ(chunk64, firstChunk), b.CreateAnd(begin, cg_.c64(kRowMask)), cg_.c64(0));
+    llvm::Value* rangeLast = b.CreateSelect(b.CreateICmpEQ(chunk64, lastChunk), b.CreateAdd(b.CreateAnd(lastRow, cg_.c64(kRowMask)), cg_.c64(1)),
                                             cg_.c64(Table::kChunkRows));
     rangeLast = b.CreateSelect(b.CreateICmpULT(rangeLast, rows), rangeLast, rows);
     std::vector<llvm::Value*> data, nulls;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "codegen/ir/codegen.hpp"
@@ -54,19 +55,18 @@ std::vector<const plan::IU*> readFrom(const Translator& t, const std::vector<con
 // What a pipeline's [begin, end) counts, so that the driver can hand it out in morsels: table
 // chunks, hash-table entries or row-buffer rows (the breaker's in state slot `slot`). A pipeline
 // without one (VALUES, an index lookup, a sort) runs once over everything.
-// A table scan's range counts units of kTableUnitRows rows (a 64th of a table chunk); the driver
-// hands out a morsel of kTableMorselUnits of them (16,384 rows) and fewer where rows cost much
-// (query_driver.cpp, MorselSizer): TPC-H Q13's 16,384 customers each probing their orders took
-// 60 ms, and optimized code took over only at a morsel's end. Units smaller than a chunk also
-// give the threads several morsels of a table of a few chunks: TPC-H's customer (3 chunks) and
-// part (4) probing big joins left one thread with twice the other's work.
+// A table scan's range counts rows; the driver hands out a morsel of 16,384 of them and fewer
+// where rows cost much (query_driver.cpp, MorselSizer): TPC-H Q13's 16,384 customers each
+// probing their orders took 60 ms, and optimized code took over only at a morsel's end. Morsels
+// smaller than a chunk also give the threads several morsels of a table of a few chunks: TPC-H's
+// customer (3 chunks) and part (4) probing big joins left one thread with twice the other's work.
+// Rows, not blocks of them, so that a morsel can begin where a run of equal values does
+// (Table::runStart, PipelineInfo::groupColumns).
 // Series: the elements of a generate_series over a VALUES of one row (`FROM generate_series(1,
 // n)`), whose count query_init stores in state slot `slot`: a series of millions of rows ran as
 // one call, so it could never switch from the interpreter to machine code (30M rows: 1.15 s
 // interpreted, 0.2 s on cheap code).
 enum class MorselSource : uint8_t { Once, TableChunks, HashEntries, BufferRows, Series };
-constexpr uint64_t kTableUnitRows = 1'024;
-constexpr uint64_t kTableMorselUnits = 16;
 
 // Where a pipeline's rows end, as far as running it on several threads goes: each helper thread
 // gets a sink of its own (result chunks, a hash table, a row buffer in its state slot), merged
@@ -79,7 +79,7 @@ struct PipelineInfo {
   std::string function;
   double rows = -1;  // rows it reads, when known when the query compiles (-1: unknown)
   MorselSource source = MorselSource::Once;
-  const void* table = nullptr;  // TableChunks: the hyrax::Table (the range: its units, kTableUnitRows rows each)
+  const void* table = nullptr;  // TableChunks: the hyrax::Table (the range: its rows)
   uint32_t slot = 0;            // HashEntries, BufferRows: the state slot of the table / buffer; Series: of the count
   PipelineSink sink = PipelineSink::None;
   uint32_t sinkSlot = 0;        // JoinBuild, Aggregate: the HashTable*; Buffer: RowBuffer*; Result: the view
@@ -97,6 +97,13 @@ struct PipelineInfo {
   // Aggregate: its group keys include rowKey, so no two threads make the same group and their
   // tables need no merge, only adopting (the driver's disjoint way).
   bool disjointGroups = false;
+  // TableChunks: the scanned table's columns as the scan reads them into IUs.
+  std::vector<std::pair<const plan::IU*, uint32_t>> scanned;
+  // Aggregate over a table scan: the scanned columns among its group keys. When the table holds
+  // one of them in ascending order (Table::ascends: TPC-H's lineitem by l_orderkey), the driver
+  // begins each morsel where a run of its values begins, so each group's rows go to one thread:
+  // the disjoint way too, decided when the query runs (the rows may have changed since).
+  std::vector<uint32_t> groupColumns;
   double sinkRows = -1;         // Aggregate: the groups expected (-1: unknown)
   // JoinBuild: a scan below the join skips rows by the table's key filter, which the driver
   // builds when the pipeline is done (HashTable::absorb).
@@ -159,6 +166,8 @@ class QueryTranslator {
   void pinGroups() { pipelines_.back().pinsGroups = true; }
   // The current pipeline's source rows are unique by these IUs (PipelineInfo::rowKey).
   void rowsUniqueBy(std::vector<const plan::IU*> key) { pipelines_.back().rowKey = std::move(key); }
+  // The current pipeline scans a table's columns into these IUs (PipelineInfo::scanned).
+  void scansColumns(std::vector<std::pair<const plan::IU*, uint32_t>> columns) { pipelines_.back().scanned = std::move(columns); }
   // Its aggregate groups by these IUs (among others): its groups are disjoint between threads when
   // they include the source's row key (PipelineInfo::disjointGroups).
   void groupsBy(const std::vector<const plan::IU*>& groupIUs) {
@@ -166,6 +175,9 @@ class QueryTranslator {
     p.disjointGroups = !p.rowKey.empty() && std::all_of(p.rowKey.begin(), p.rowKey.end(), [&](const plan::IU* k) {
       return std::find(groupIUs.begin(), groupIUs.end(), k) != groupIUs.end();
     });
+    p.groupColumns.clear();
+    for (const auto& [iu, column] : p.scanned)
+      if (std::find(groupIUs.begin(), groupIUs.end(), iu) != groupIUs.end()) p.groupColumns.push_back(column);
   }
   // A state slot that holds, in each thread a pipeline runs on, a number of its own (the query's
   // own state: 0; the driver's helper w: w + 1), for code that caches a thread's pointers in

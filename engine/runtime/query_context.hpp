@@ -60,7 +60,9 @@ struct PipelineRun {
   uint32_t threads = 1;
   char source = 'o';   // what it reads: 't' a table's chunks, 'h' hash entries, 'b' buffered rows, 'o' once
   char sink = 'n';     // where its rows go: 'r' result, 'j' a join's table, 'a' an aggregation, 'b' a buffer, 'n' none (marks a join's entries, or nothing)
-  char merge = ' ';    // 'p' pre-aggregated and partitioned, 'g' groups merged, 'd' disjoint groups adopted, ' ' none
+  // 'p' pre-aggregated and partitioned, 'g' groups merged, 'd' disjoint groups adopted, 'r' the
+  // same in morsels aligned to a group key's runs (Table::runStart), ' ' none
+  char merge = ' ';
 };
 
 // How a run of compiled code went, for EXPLAIN ANALYZE.

@@ -63,6 +63,7 @@ Table::Table(std::string name, std::vector<ColumnDef> columns, std::vector<uint3
       chunkBytes_ += kChunkRows / 8;
     }
   chunkBytes_ = std::max<size_t>(chunkBytes_, 1);  // a table without columns still has rows
+  forgetOrder();
 }
 
 StringRef Table::copyToHeap(StringRef s) { return StringRef::make(heap_->add(s.data(), s.len), s.len); }
@@ -70,6 +71,7 @@ StringRef Table::copyToHeap(StringRef s) { return StringRef::make(heap_->add(s.d
 Table::~Table() = default;
 
 uint64_t Table::beginRow() {
+  ++changes_;
   if (chunks_.empty() || chunks_.back()->rows == kChunkRows) {
     if (chunks_.size() == 1) {
       adviseHuge(chunks_[0]->mapping, roundToHugePages(chunks_[0]->bytes));
@@ -135,6 +137,7 @@ void Table::appendRow(const Value* values) {
 
 void Table::truncate(uint64_t rows) {
   if (rows >= rows_) return;
+  ++changes_;
   // The rows that go leave their NULL bits clear for the rows appended there later (beginRow
   // does not clear them); rows of chunks that go entirely go with their memory.
   if (uint32_t first = static_cast<uint32_t>(rows % kChunkRows)) {  // a chunk kept in part
@@ -194,6 +197,8 @@ std::shared_ptr<Table::Storage> Table::replaceColumns(std::vector<ColumnDef> col
     bases_.push_back(static_cast<char*>(c.mapping));
   }
   chunkBase_ = bases_.data();
+  ++changes_;
+  forgetOrder();
   return before;
 }
 
@@ -208,6 +213,8 @@ void Table::restoreStorage(const std::shared_ptr<Storage>& before) {
   stats_ = std::move(before->stats);
   rows_ = 0;
   for (auto& c : chunks_) rows_ += c->rows;
+  ++changes_;
+  forgetOrder();
 }
 
 void Table::setColumnDefault(uint32_t column, const ColumnDef& withDefault) {

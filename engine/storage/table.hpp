@@ -3,6 +3,7 @@
 // running scans stay valid). Fixed-width values in plain arrays; NULLs in a per-chunk bitmap per
 // nullable column (bit set = NULL; no bitmap for NOT NULL columns); strings as StringRef whose long
 // characters live in the table's string heap.
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -103,6 +104,7 @@ class Table {
     return {static_cast<char*>(chunks_[row / kChunkRows]->mapping), static_cast<uint32_t>(row % kChunkRows)};
   }
   void put(RowSlot at, uint32_t column, const void* src, bool copyString = true) {
+    ++changes_;
     const Layout& l = layout_[column];
     char* dst = at.base + l.offset + static_cast<size_t>(at.r) * l.width;
     if (!src) {
@@ -161,6 +163,19 @@ class Table {
   }
 
   Value getValue(uint64_t row, uint32_t column) const;  // for tests and tools, not hot paths
+
+  // Writes so far (values put, rows begun or truncated, columns replaced): what ascends() keys
+  // its answers by, so that no write can leave a stale one.
+  uint64_t changes() const { return changes_; }
+  // Whether a column's values never fall from one row to the next, none of them NULL (TPC-H's
+  // lineitem, loaded in l_orderkey's order): then each value's rows are one run, and the query
+  // driver gives each run to one thread. Integers, decimals, dates, times and booleans (whose
+  // bytes compare as their values do); false for other types. A pass over the column the first
+  // time it is asked after a write (column_order.cpp), the answer kept until the next one.
+  bool ascends(uint32_t column) const;
+  // For a column that ascends: the first row at or after `row` that begins a run of equal values
+  // (row 0 does; rowCount() when no row at or after `row` does).
+  uint64_t runStart(uint32_t column, uint64_t row) const;
 
   StringHeap& heap() { return *heap_; }
   // Keeps the long strings' characters alive: a result whose strings point into them holds it, so
@@ -239,6 +254,11 @@ class Table {
   char** chunkBase_ = nullptr;    // bases_.data()
   std::shared_ptr<StringHeap> heap_;
   uint64_t rows_ = 0;
+  uint64_t changes_ = 0;
+  // ascends()'s answers, a word per column: (changes_ + 1) << 1 when it was found, and the answer
+  // in bit 0; zero before the first. Atomic: two threads may ask at once.
+  mutable std::vector<std::atomic<uint64_t>> ascends_;
+  void forgetOrder() { ascends_ = std::vector<std::atomic<uint64_t>>(columns_.size()); }
   std::shared_ptr<const TableStatistics> stats_;
   std::vector<std::unique_ptr<Index>> indexes_;
   std::vector<CheckConstraint> checks_;

@@ -125,3 +125,70 @@ TEST_CASE("a row appended value by value (Table::put) reads back as written, NUL
   std::memcpy(&back, saved, 4);
   CHECK((back == 77 && saved[16] == 0));
 }
+
+// Table::ascends and runStart (engine/storage/column_order.cpp): what lets the query driver give
+// each run of a group key's equal values to one thread. A stale "ascends" after a write would
+// split a group between threads, so every kind of write must make the table ask again.
+TEST_CASE("a column's ascending order is found, kept until a write, and its runs begin where values change") {
+  Table t("t", {{"k", SqlType::int32(false)}, {"n", SqlType::int64(true)}, {"s", SqlType::text(false)}, {"b", SqlType::boolean(false)}});
+  // Runs of k: 0 x1, 1 x3, then 2 over 100,000 rows (across a chunk's end), then 3.. of 7 each.
+  auto kAt = [](uint64_t r) -> int32_t {
+    if (r < 1) return 0;
+    if (r < 4) return 1;
+    if (r < 100'004) return 2;
+    return static_cast<int32_t>(3 + (r - 100'004) / 7);
+  };
+  const uint64_t n = 2 * Table::kChunkRows + 77;
+  for (uint64_t r = 0; r < n; ++r) {
+    Value row[4] = {Value::int32(kAt(r)), Value::int64(static_cast<int64_t>(n - r)), Value::string("s"), Value::boolean(r >= n / 2)};
+    t.appendRow(row);
+  }
+  CHECK(t.ascends(0));
+  CHECK_FALSE(t.ascends(1));  // falls at every row
+  CHECK_FALSE(t.ascends(2));  // strings are never taken to ascend
+  CHECK(t.ascends(3));        // false, then true
+  // runStart: the first row at or after r whose value differs from the row before it.
+  auto expected = [&](uint64_t r) {
+    if (r == 0) return uint64_t{0};
+    while (r < n && kAt(r) == kAt(r - 1)) ++r;
+    return r;
+  };
+  uint64_t wrong = 0;
+  for (uint64_t r : {0ul, 1ul, 2ul, 3ul, 4ul, 5ul, 16'384ul, 65'536ul, 100'003ul, 100'004ul, 100'005ul, 100'010ul, 100'011ul,
+                     100'012ul, n - 8, n - 7, n - 1, n})
+    wrong += t.runStart(0, r) != expected(r);
+  for (uint64_t r = 0; r <= n; r += 997) wrong += t.runStart(0, r) != expected(r);
+  CHECK(wrong == 0);
+  CHECK(t.runStart(3, 1) == n / 2);  // a boolean's run of half the table
+  CHECK(t.runStart(3, n / 2) == n / 2);
+
+  // Every kind of write is seen: an overwrite that makes k fall, and its undo.
+  const int32_t low = -5, before = kAt(70'000);
+  t.overwriteValue(70'000, 0, &low, false);
+  CHECK_FALSE(t.ascends(0));
+  t.overwriteValue(70'000, 0, &before, false);
+  CHECK(t.ascends(0));
+  // An appended row below the last value, then truncated away.
+  const uint64_t rows = t.rowCount();
+  Value row[4] = {Value::int32(1), Value::int64(1), Value::string("s"), Value::boolean(true)};
+  t.appendRow(row);
+  CHECK_FALSE(t.ascends(0));
+  t.truncate(rows);
+  CHECK(t.ascends(0));
+  // A delete that moves the last row into a hole.
+  t.copyRow(rows - 1, 10);
+  CHECK_FALSE(t.ascends(0));
+  t.truncate(0);
+  CHECK(t.ascends(0));  // no rows: nothing falls
+
+  // A NULL anywhere: not taken to ascend (NULLs are one group wherever they are).
+  Table u("u", {{"k", SqlType::int64(true)}});
+  for (int64_t r = 0; r < 1000; ++r) {
+    Value v[1] = {r == 500 ? Value::null(SqlType::int64()) : Value::int64(r)};
+    u.appendRow(v);
+  }
+  CHECK_FALSE(u.ascends(0));
+  const int64_t fill = 500;
+  u.overwriteValue(500, 0, &fill, false);
+  CHECK(u.ascends(0));
+}

@@ -125,6 +125,7 @@ std::string pipelineLines(const std::vector<PipelineRun>& pipelines) {
     const char* merge = r.merge == 'p'   ? ", pre-aggregated in partitions, merged"
                         : r.merge == 'g' ? ", groups merged"
                         : r.merge == 'd' ? ", groups adopted"
+                        : r.merge == 'r' ? ", morsels aligned to a group key's runs, groups adopted"
                         : r.threads > 1  ? ", sinks joined"
                                          : "";
     int n = std::snprintf(buf, sizeof(buf), "Pipeline %zu: %.3f ms, %s -> %s, %u thread%s, %llu morsel%s%s", i + 1, r.ms,
