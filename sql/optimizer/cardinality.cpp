@@ -53,7 +53,11 @@ double CardinalityModel::distinct(const Expr& e, double rows) const {
 // of columns has at most the product of their distinct counts (EXTRACT(YEAR FROM o_orderdate):
 // at most o_orderdate's years). `rows` is the answer when nothing is known.
 double CardinalityModel::distinctValues(const Expr& e, double rows, int depth) const {
-  if (const ColumnStatistics* s = stats(e)) return s->distinct;
+  if (const ColumnStatistics* s = stats(e)) {
+    const Expr* x = &e;
+    while (x->kind == ExprKind::Cast) x = x->args[0].get();
+    return capped(x->iu, s->distinct);
+  }
   if (depth > 8) return rows;
   switch (e.kind) {
     case ExprKind::Constant: return 1;
@@ -82,11 +86,43 @@ double CardinalityModel::distinctValues(const Expr& e, double rows, int depth) c
 }
 
 double CardinalityModel::distinctOf(const IU* iu, double rows, int depth) const {
-  if (auto it = columns_.find(iu); it != columns_.end()) return it->second->distinct;
-  if (auto it = groupCounts_.find(iu); it != groupCounts_.end()) return it->second;
-  if (auto it = computed_.find(iu); it != computed_.end()) return distinctValues(*it->second, rows, depth + 1);
-  if (auto it = sources_.find(iu); it != sources_.end()) return distinctOf(it->second, rows, depth + 1);
-  return rows;
+  if (auto it = columns_.find(iu); it != columns_.end()) return capped(iu, it->second->distinct);
+  if (auto it = groupCounts_.find(iu); it != groupCounts_.end()) return capped(iu, it->second);
+  if (auto it = computed_.find(iu); it != computed_.end()) return capped(iu, distinctValues(*it->second, rows, depth + 1));
+  if (auto it = sources_.find(iu); it != sources_.end()) return capped(iu, distinctOf(it->second, rows, depth + 1));
+  return capped(iu, rows);
+}
+
+double CardinalityModel::capped(const IU* iu, double distinct) const {
+  auto it = caps_.find(iu);
+  return it == caps_.end() ? distinct : std::min(distinct, it->second);
+}
+
+void CardinalityModel::capValues(const Expr& predicate) {
+  if (predicate.kind == ExprKind::And) {
+    for (auto& a : predicate.args) capValues(*a);
+    return;
+  }
+  auto column = [](const Expr& e) -> const IU* {
+    const Expr* x = &e;
+    while (x->kind == ExprKind::Cast) x = x->args[0].get();
+    return x->kind == ExprKind::Column ? x->iu : nullptr;
+  };
+  auto cap = [&](const IU* iu, double values) {
+    auto [it, fresh] = caps_.emplace(iu, values);
+    if (!fresh) it->second = std::min(it->second, values);
+  };
+  if (predicate.kind == ExprKind::Compare && predicate.cmp == CmpOp::Eq) {
+    for (int side = 0; side < 2; ++side) {
+      const IU* iu = column(*predicate.args[static_cast<size_t>(side)]);
+      if (iu && predicate.args[static_cast<size_t>(1 - side)]->kind == ExprKind::Constant) cap(iu, 1);
+    }
+  } else if (predicate.kind == ExprKind::InList && !predicate.negated) {
+    const IU* iu = column(*predicate.args[0]);
+    const bool constants = std::all_of(predicate.args.begin() + 1, predicate.args.end(),
+                                       [](const ExprPtr& a) { return a->kind == ExprKind::Constant; });
+    if (iu && constants) cap(iu, static_cast<double>(predicate.args.size() - 1));
+  }
 }
 
 namespace {
@@ -335,6 +371,7 @@ void CardinalityModel::estimate(Operator& op) {
     case OpKind::Values: op.estimatedRows = static_cast<double>(static_cast<Values&>(op).rows.size()); break;
     case OpKind::Filter:
       op.estimatedRows = std::max(1.0, op.child()->estimatedRows * selectivity(*static_cast<Filter&>(op).predicate));
+      capValues(*static_cast<Filter&>(op).predicate);
       break;
     case OpKind::Map: op.estimatedRows = op.child()->estimatedRows; break;
     case OpKind::Sort: {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <regex>
 #include <thread>
 
 #include "engine/catalog/catalog.hpp"
@@ -105,6 +106,31 @@ TEST_CASE("EXPLAIN shows estimates, EXPLAIN ANALYZE actual rows and phases, LLVM
   CHECK(ir.find("pipeline") != std::string::npos);
   std::string asmText = allText(con.execute("EXPLAIN (ASM) SELECT count(*) FROM a"));
   CHECK(asmText.find("pipeline") != std::string::npos);
+}
+
+// A filter that leaves a column few values (`= constant`, `IN (constants)`) caps that column's
+// distinct count above it: groups by it are estimated from what is left (TPC-H Q16: p_size IN (8
+// sizes) grouped with 25 brands and 150 types, 100,017 groups estimated for 18,314).
+TEST_CASE("EXPLAIN estimates groups by a filtered column from the values the filter leaves") {
+  Database db;
+  Connection con(db);
+  con.execute("CREATE TABLE f (a INTEGER, b INTEGER, c INTEGER)");
+  con.execute("INSERT INTO f SELECT i % 50, i % 40, i FROM generate_series(1, 100000) i");
+  con.execute("ANALYZE");
+  auto groups = [&](const std::string& where) {
+    std::string plan = allText(con.execute("EXPLAIN SELECT a, b, count(*) FROM f " + where + " GROUP BY a, b"));
+    INFO(plan);
+    std::smatch m;
+    REQUIRE(std::regex_search(plan, m, std::regex("HashAggregate[^\\n]*\\(rows=([0-9]+)\\)")));
+    return std::stod(m[1]);
+  };
+  const double all = groups("");
+  CHECK(all > 1500);                      // 50 x 40 (HyperLogLog's counts: about)
+  CHECK(groups("WHERE a IN (1, 2, 3)") < 200);  // 3 x 40
+  CHECK(groups("WHERE a = 7 AND c > 0") < 60);  // 1 x 40
+  CHECK(groups("WHERE a = 7 AND b IN (1, 2)") < 5);
+  CHECK(groups("WHERE a NOT IN (1, 2, 3)") > 1500);  // no cap: most values are left
+  CHECK(groups("WHERE a = 7 OR b = 3") > 1500);      // nor under an OR
 }
 
 TEST_CASE("EXPLAIN shows a WITH query read twice once, its reads as scans of it with estimates and actual rows") {
