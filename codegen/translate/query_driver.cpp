@@ -21,8 +21,9 @@ constexpr uint32_t kStackStateSlots = 16;
 
 namespace {
 
-// Morsels: this many rows of a table scan, entries or rows of a breaker. Small enough that optimized code takes over soon after it is ready, big enough that a
-// call per morsel costs nothing measurable. Rows that cost much get smaller ones (MorselSizer).
+// Morsels: this many rows of a table scan, entries or rows of a breaker. Small enough that
+// optimized code takes over soon after it is ready, big enough that a call per morsel costs
+// nothing measurable. Rows that cost much get smaller ones (MorselSizer).
 constexpr uint64_t kMorselEntries = 16'384;
 constexpr uint64_t kLeastMorselEntries = 1'024;
 constexpr size_t kCounterPad = 8;  // 64 bytes of uint64_t: a helper's row counters' padding

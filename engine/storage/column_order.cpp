@@ -29,28 +29,14 @@ bool orderedAsIntegers(const SqlType& t) {
   }
 }
 
-int64_t integerAt(const void* p, uint32_t width) {
+// f(T{}) with T the signed integer of a column's width (1, 2, 4 or 8 bytes).
+template <typename F>
+auto byWidth(uint32_t width, F f) {
   switch (width) {
-    case 1: {
-      int8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
-    case 2: {
-      int16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case 4: {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    default: {
-      int64_t v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
+    case 1: return f(int8_t{});
+    case 2: return f(int16_t{});
+    case 4: return f(int32_t{});
+    default: return f(int64_t{});
   }
 }
 
@@ -94,38 +80,37 @@ bool Table::ascends(uint32_t column) const {
     }
     return true;
   };
-  bool up = false;
-  switch (type.byteWidth()) {
-    case 1: up = pass(int8_t{}); break;
-    case 2: up = pass(int16_t{}); break;
-    case 4: up = pass(int32_t{}); break;
-    default: up = pass(int64_t{}); break;
-  }
+  const bool up = byWidth(type.byteWidth(), pass);
   known.store(stamp | (up ? 1 : 0), std::memory_order_relaxed);
   return up;
 }
 
 uint64_t Table::runStart(uint32_t column, uint64_t row) const {
   if (row == 0 || row >= rows_) return std::min(row, rows_);
-  const uint32_t width = columns_[column].type.byteWidth();
-  auto at = [&](uint64_t r) { return integerAt(valuePtr(r, column), width); };
-  const int64_t before = at(row - 1);
-  if (at(row) != before) return row;
-  // The run of `before` goes on at `row`: gallop to a row past it, then halve (runs may be long:
-  // a boolean's are half the table).
-  uint64_t in = row, past = rows_;
-  for (uint64_t step = 1; in + step < rows_; step *= 2) {
-    if (at(in + step) != before) {
-      past = in + step;
-      break;
+  return byWidth(columns_[column].type.byteWidth(), [&]<typename T>(T) {
+    auto at = [&](uint64_t r) {
+      T v;
+      std::memcpy(&v, valuePtr(r, column), sizeof v);
+      return v;
+    };
+    const T before = at(row - 1);
+    if (at(row) != before) return row;
+    // The run of `before` goes on at `row`: gallop to a row past it, then halve (runs may be
+    // long: a boolean's are half the table).
+    uint64_t in = row, past = rows_;
+    for (uint64_t step = 1; in + step < rows_; step *= 2) {
+      if (at(in + step) != before) {
+        past = in + step;
+        break;
+      }
+      in += step;
     }
-    in += step;
-  }
-  while (past - in > 1) {
-    const uint64_t mid = in + (past - in) / 2;
-    (at(mid) == before ? in : past) = mid;
-  }
-  return past;
+    while (past - in > 1) {
+      const uint64_t mid = in + (past - in) / 2;
+      (at(mid) == before ? in : past) = mid;
+    }
+    return past;
+  });
 }
 
 }  // namespace hyrax

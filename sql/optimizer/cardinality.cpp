@@ -37,11 +37,19 @@ CardinalityModel::CardinalityModel(Operator& root) {
   visit(visit, root);
 }
 
-const ColumnStatistics* CardinalityModel::stats(const Expr& e) const {
+namespace {
+// The column an expression reads as it is, casts aside (they keep the number of values), or null.
+const IU* plainColumn(const Expr& e) {
   const Expr* x = &e;
-  while (x->kind == ExprKind::Cast) x = x->args[0].get();  // casts keep the number of values
-  if (x->kind != ExprKind::Column) return nullptr;
-  auto it = columns_.find(x->iu);
+  while (x->kind == ExprKind::Cast) x = x->args[0].get();
+  return x->kind == ExprKind::Column ? x->iu : nullptr;
+}
+}  // namespace
+
+const ColumnStatistics* CardinalityModel::stats(const Expr& e) const {
+  const IU* iu = plainColumn(e);
+  if (!iu) return nullptr;
+  auto it = columns_.find(iu);
   return it == columns_.end() ? nullptr : it->second;
 }
 
@@ -53,11 +61,7 @@ double CardinalityModel::distinct(const Expr& e, double rows) const {
 // of columns has at most the product of their distinct counts (EXTRACT(YEAR FROM o_orderdate):
 // at most o_orderdate's years). `rows` is the answer when nothing is known.
 double CardinalityModel::distinctValues(const Expr& e, double rows, int depth) const {
-  if (const ColumnStatistics* s = stats(e)) {
-    const Expr* x = &e;
-    while (x->kind == ExprKind::Cast) x = x->args[0].get();
-    return capped(x->iu, s->distinct);
-  }
+  if (const ColumnStatistics* s = stats(e)) return capped(plainColumn(e), s->distinct);
   if (depth > 8) return rows;
   switch (e.kind) {
     case ExprKind::Constant: return 1;
@@ -103,22 +107,17 @@ void CardinalityModel::capValues(const Expr& predicate) {
     for (auto& a : predicate.args) capValues(*a);
     return;
   }
-  auto column = [](const Expr& e) -> const IU* {
-    const Expr* x = &e;
-    while (x->kind == ExprKind::Cast) x = x->args[0].get();
-    return x->kind == ExprKind::Column ? x->iu : nullptr;
-  };
   auto cap = [&](const IU* iu, double values) {
     auto [it, fresh] = caps_.emplace(iu, values);
     if (!fresh) it->second = std::min(it->second, values);
   };
   if (predicate.kind == ExprKind::Compare && predicate.cmp == CmpOp::Eq) {
     for (int side = 0; side < 2; ++side) {
-      const IU* iu = column(*predicate.args[static_cast<size_t>(side)]);
+      const IU* iu = plainColumn(*predicate.args[static_cast<size_t>(side)]);
       if (iu && predicate.args[static_cast<size_t>(1 - side)]->kind == ExprKind::Constant) cap(iu, 1);
     }
   } else if (predicate.kind == ExprKind::InList && !predicate.negated) {
-    const IU* iu = column(*predicate.args[0]);
+    const IU* iu = plainColumn(*predicate.args[0]);
     const bool constants = std::all_of(predicate.args.begin() + 1, predicate.args.end(),
                                        [](const ExprPtr& a) { return a->kind == ExprKind::Constant; });
     if (iu && constants) cap(iu, static_cast<double>(predicate.args.size() - 1));
@@ -172,15 +171,11 @@ bool CardinalityModel::inequality(const Expr& e, Inequality& q) const {
   const Expr* col = e.args[0].get();
   const Expr* other = e.args[1].get();
   CmpOp op = e.cmp;
-  auto column = [](const Expr* x) {
-    while (x->kind == ExprKind::Cast) x = x->args[0].get();
-    return x->kind == ExprKind::Column ? x->iu : nullptr;
-  };
-  if ((!stats(*col) && stats(*other)) || (!column(col) && column(other))) {
+  if ((!stats(*col) && stats(*other)) || (!plainColumn(*col) && plainColumn(*other))) {
     std::swap(col, other);
     op = mirrored(op);
   }
-  q.column = column(col);
+  q.column = plainColumn(*col);
   if (!q.column) return false;
   q.lower = op == CmpOp::Gt || op == CmpOp::Ge;
   std::vector<const IU*> read;
