@@ -292,6 +292,8 @@ class SortTranslator : public Translator {
 
  private:
   llvm::Function* comparator(size_t keys);  // over the first `keys` sort keys
+  llvm::Value* sortKeys();                    // the keys described for the runtime's sort
+  size_t fieldOf(const plan::SortKey& key) const;  // the input column a key is
   // Window functions (window.cpp): each call's value into valueFields, in the sort's pipeline.
   // An aggregate's running state: the rows [from, added) it holds, the values counted, the sum or
   // the best value so far.

@@ -20,6 +20,8 @@ class RowLayout {
   void store(CodeGen& cg, llvm::Value* row, uint32_t field, const SqlValue& v) const;
   SqlValue load(CodeGen& cg, llvm::Value* row, uint32_t field) const;
   uint32_t offset(uint32_t field) const { return fields_[field].offset; }
+  int32_t nullOffset(uint32_t field) const { return fields_[field].nullOffset; }  // -1: cannot be NULL
+  const SqlType& type(uint32_t field) const { return fields_[field].type; }
 
  private:
   struct Field {

@@ -1,8 +1,10 @@
 // Sort: consume() appends each row to a row buffer; produce() sorts it with a generated
-// comparator (one function per query, keys compared inline) and runs a pipeline over the rows in
+// comparator (one function per query, keys compared inline), which the runtime calls only where
+// the rows' normalized keys tie (sortKeys describes the keys to it), and runs a pipeline over the rows in
 // order. Sort keys are columns: the planner computes key expressions in a Map below. A LIMIT per
 // partition (plan::Sort::partitionKeys) drops rows from the sorted buffer before that pipeline.
 #include "codegen/translate/operator_translators.hpp"
+#include "engine/runtime/row_sort.hpp"
 
 namespace hyrax::codegen {
 
@@ -36,11 +38,7 @@ llvm::Function* SortTranslator::comparator(size_t keys) {
   llvm::Value* rb = fn->getArg(1);
   for (size_t k = 0; k < keys; ++k) {
     const plan::SortKey& key = s.keys[k];
-    if (key.expr->kind != plan::ExprKind::Column)
-      throw Error(sqlstate::InternalError, "codegen: sort keys must be columns");
-    size_t idx = 0;
-    while (idx < columns_.size() && columns_[idx] != key.expr->iu) ++idx;
-    if (idx == columns_.size()) throw Error(sqlstate::InternalError, "codegen: sort key is not an input column");
+    const size_t idx = fieldOf(key);
     SqlValue va = layout_.load(cg_, ra, fields_[idx]);
     SqlValue vb = layout_.load(cg_, rb, fields_[idx]);
     llvm::Value* result;
@@ -69,6 +67,33 @@ llvm::Function* SortTranslator::comparator(size_t keys) {
   }
   cg_.endFunction(cg_.c32(0));
   return fn;
+}
+
+llvm::Value* SortTranslator::sortKeys() {
+  // The keys as the comparator orders them, for the runtime's normalized keys (row_sort.hpp):
+  // four i32 per key in a stack array, filled where the sort is called.
+  auto& s = static_cast<const plan::Sort&>(op_);
+  auto* type = llvm::ArrayType::get(cg_.i32(), 4 * std::max<size_t>(s.keys.size(), 1));
+  llvm::Value* array = cg_.local(type, "sort_keys");
+  uint32_t i = 0;
+  auto put = [&](int64_t v) { cg_.b.CreateStore(cg_.c32(v), cg_.b.CreateConstInBoundsGEP2_32(type, array, 0, i++)); };
+  for (const plan::SortKey& key : s.keys) {
+    const uint32_t field = fields_[fieldOf(key)];
+    const SqlType& t = layout_.type(field);
+    put(static_cast<int64_t>(t.id) | (key.descending ? kSortDescending : 0) | (key.nullsFirst ? kSortNullsFirst : 0));
+    put(layout_.offset(field));
+    put(layout_.nullOffset(field));
+    put(t.isString() ? t.length : 0);
+  }
+  return array;
+}
+
+size_t SortTranslator::fieldOf(const plan::SortKey& key) const {
+  if (key.expr->kind != plan::ExprKind::Column) throw Error(sqlstate::InternalError, "codegen: sort keys must be columns");
+  size_t idx = 0;
+  while (idx < columns_.size() && columns_[idx] != key.expr->iu) ++idx;
+  if (idx == columns_.size()) throw Error(sqlstate::InternalError, "codegen: sort key is not an input column");
+  return idx;
 }
 
 void SortTranslator::produce() {
@@ -101,7 +126,9 @@ void SortTranslator::produce() {
   llvm::Function* samePeers = s.windows.empty() ? nullptr : comparator(s.keys.size());
 
   q_.beginPipeline();
-  cg_.checkStatus(cg_.call("hyrax_rt_buf_sort", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_)), cmp}));
+  llvm::Value* keys = sortKeys();
+  cg_.checkStatus(cg_.call("hyrax_rt_buf_sort", {cg_.queryContext(), cg_.loadPtr(cg_.stateSlot(slot_)), cmp, keys,
+                                                 cg_.c32(static_cast<int64_t>(s.keys.size()))}));
   if (!s.windows.empty())
     windowPass(samePartition, samePeers, boundsField, windowFields);
   else if (samePartition)

@@ -5,21 +5,18 @@
 // drops the rest, so memory stays O(k) however many rows the input has (top-k); from then on a
 // row that does not come before the k-th kept one is dropped as soon as it is complete.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <exception>
-#include <mutex>
 #include <vector>
 
 #include "engine/runtime/block_storage.hpp"
-#include "engine/util/worker_pool.hpp"
+#include "engine/runtime/row_sort.hpp"
 
 namespace hyrax {
 
 class RowBuffer {
  public:
-  using Compare = int32_t (*)(const void*, const void*);  // negative/zero/positive, like memcmp
+  using Compare = RowCompare;
 
   explicit RowBuffer(uint32_t rowSize, MemoryBudget* budget = nullptr)
       : rowSize_(rowSize), budget_(budget), rows_(rowSize, budget) {}
@@ -73,34 +70,10 @@ class RowBuffer {
 
   // Stable: rows that compare equal keep the order they came in. With threads > 1 and many rows,
   // each thread sorts a run of them and the runs are then merged (stably, earlier runs first).
-  void sort(Compare cmp, uint32_t threads = 1) {
+  // `keys`, when given, are the rows' ORDER BY keys in `cmp`'s order (row_sort.hpp).
+  void sort(Compare cmp, uint32_t threads = 1, const SortKeyEncoder* keys = nullptr) {
     cutoff_ = nullptr;  // (the last row need not be the newest any more)
-    auto less = [cmp](const void* x, const void* y) { return cmp(x, y) < 0; };
-    const size_t n = order_.size();
-    if (threads <= 1 || n < kParallelSortRows) {
-      std::stable_sort(order_.begin(), order_.end(), less);
-      return;
-    }
-    std::vector<size_t> bounds(threads + 1);
-    for (uint32_t r = 0; r <= threads; ++r) bounds[r] = n * r / threads;
-    std::atomic<uint32_t> next{0};
-    std::exception_ptr failed;  // a run's sort could not get its buffer (bad_alloc)
-    std::mutex failedMutex;
-    runOnWorkers(threads, [&](uint32_t) {
-      for (uint32_t r; (r = next.fetch_add(1)) < threads;) {
-        try {
-          std::stable_sort(order_.begin() + bounds[r], order_.begin() + bounds[r + 1], less);
-        } catch (...) {
-          std::lock_guard lock(failedMutex);
-          failed = std::current_exception();
-        }
-      }
-    });
-    if (failed) std::rethrow_exception(failed);
-    for (uint32_t width = 1; width < threads; width *= 2)
-      for (uint32_t r = 0; r + width < threads; r += 2 * width)
-        std::inplace_merge(order_.begin() + bounds[r], order_.begin() + bounds[r + width],
-                           order_.begin() + bounds[std::min(r + 2 * width, threads)], less);
+    sortRows(order_, cmp, keys, threads, budget_);
   }
   // After sort(): of each run of rows that `samePartition` calls equal, only the rows from `offset`
   // on, at most `limit` of them, stay (a LIMIT per outer value of a correlated subquery). With
@@ -154,9 +127,6 @@ class RowBuffer {
 
  private:
   static constexpr uint64_t kMinBatch = 1024;
-  // Below this, one thread sorts faster than it hands out. (It was 65,536: TPC-H Q16's 18,314 rows
-  // on four keys, two of them strings, took 7.8-9.9 ms on one thread and take 3.6-6.1 on two.)
-  static constexpr size_t kParallelSortRows = 8'192;
   // Sorts, keeps the first limit_ rows, and moves them into fresh storage (freeing the rest).
   void keepFirstRows() {
     sort(cmp_);

@@ -182,7 +182,9 @@ void* hyrax_rt_buf_append(hyrax::QueryContext* ctx, hyrax::RowBuffer* b);  // ze
 uint64_t hyrax_rt_buf_count(hyrax::RowBuffer* b);
 void* hyrax_rt_buf_row(hyrax::RowBuffer* b, uint64_t i);  // i-th row in the current order
 // Stable sort by a generated comparator (negative/zero/positive, like memcmp).
-int32_t hyrax_rt_buf_sort(hyrax::QueryContext* ctx, hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*));
+// `keys`: `count` SortKeyColumns (row_sort.hpp), the ORDER BY keys as the comparator orders them.
+int32_t hyrax_rt_buf_sort(hyrax::QueryContext* ctx, hyrax::RowBuffer* b, int32_t (*cmp)(const void*, const void*),
+                          const uint32_t* keys, int32_t count);
 // ORDER BY ... LIMIT: only the first `limit` rows in cmp's order are wanted (top-k, row_buffer.hpp).
 void hyrax_rt_buf_keep_first(hyrax::RowBuffer* b, uint64_t limit, int32_t (*cmp)(const void*, const void*));
 // After the sort: a LIMIT/OFFSET per partition of rows `same` calls equal (RowBuffer::keepPerPartition).

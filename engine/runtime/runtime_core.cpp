@@ -149,9 +149,14 @@ void* hyrax_rt_buf_append(QueryContext* ctx, RowBuffer* b) {
 }
 uint64_t hyrax_rt_buf_count(RowBuffer* b) { return b->count(); }
 void* hyrax_rt_buf_row(RowBuffer* b, uint64_t i) { return b->row(i); }
-int32_t hyrax_rt_buf_sort(QueryContext* ctx, RowBuffer* b, int32_t (*cmp)(const void*, const void*)) {
+int32_t hyrax_rt_buf_sort(QueryContext* ctx, RowBuffer* b, int32_t (*cmp)(const void*, const void*),
+                          const uint32_t* keys, int32_t count) {
   return guarded(ctx, 1, [&] {  // a stable sort allocates its merge buffer
-    b->sort(cmp, ctx->threads());
+    static_assert(sizeof(SortKeyColumn) == 4 * sizeof(uint32_t));
+    std::vector<SortKeyColumn> columns(static_cast<size_t>(count));
+    if (count > 0) std::memcpy(columns.data(), keys, columns.size() * sizeof(SortKeyColumn));
+    const SortKeyEncoder encoder(columns.data(), static_cast<uint32_t>(columns.size()));
+    b->sort(cmp, ctx->threads(), &encoder);
     return 0;
   });
 }

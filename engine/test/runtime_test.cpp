@@ -306,8 +306,8 @@ TEST_CASE("row buffers keeping the first k rows hold O(k) rows and give what a f
       most = std::max(most, hyrax_rt_buf_count(topk));
     }
     CHECK(most <= k + std::max<uint64_t>(k, 1024));
-    hyrax_rt_buf_sort(&ctx, topk, compareKeys);
-    hyrax_rt_buf_sort(&ctx, all, compareKeys);
+    hyrax_rt_buf_sort(&ctx, topk, compareKeys, nullptr, 0);
+    hyrax_rt_buf_sort(&ctx, all, compareKeys, nullptr, 0);
     REQUIRE(hyrax_rt_buf_count(topk) >= k);
     for (uint64_t i = 0; i < k; ++i) REQUIRE(keyed(topk, i) == keyed(all, i));
   }
@@ -317,7 +317,7 @@ TEST_CASE("row buffers sort stably with a comparator") {
   QueryContext ctx;
   RowBuffer* b = hyrax_rt_buf_create(&ctx, 16);
   for (int64_t i = 0; i < 1000; ++i) appendKeyed(b, i % 10, i);
-  hyrax_rt_buf_sort(&ctx, b, compareKeys);
+  hyrax_rt_buf_sort(&ctx, b, compareKeys, nullptr, 0);
   int64_t prevKey = -1, prevSeq = -1;
   for (uint64_t i = 0; i < hyrax_rt_buf_count(b); ++i) {
     auto [key, seq] = keyed(b, i);
@@ -371,7 +371,7 @@ TEST_CASE("row buffers keep an OFFSET and LIMIT per partition of sorted rows") {
     appendKeyed(b, key, i);
     seqs[static_cast<size_t>(key)].push_back(i);
   }
-  hyrax_rt_buf_sort(&ctx, b, compareKeys);
+  hyrax_rt_buf_sort(&ctx, b, compareKeys, nullptr, 0);
   hyrax_rt_buf_keep_per_partition(b, compareKeys, 1, 2, -1);
   std::vector<std::pair<int64_t, int64_t>> expected;
   for (int64_t key = 0; key < 6; ++key)
@@ -387,7 +387,7 @@ TEST_CASE("row buffers give each sorted row its partition's and its peers' bound
   RowBuffer* b = hyrax_rt_buf_create(&ctx, 48);
   const std::vector<int64_t> keys = {31, 10, 12, 10, 55, 31, 30, 12, 12, 10};
   for (size_t i = 0; i < keys.size(); ++i) appendKeyed(b, keys[i], static_cast<int64_t>(i));
-  hyrax_rt_buf_sort(&ctx, b, compareKeys);
+  hyrax_rt_buf_sort(&ctx, b, compareKeys, nullptr, 0);
   auto samePartition = [](const void* x, const void* y) -> int32_t {
     int64_t a, c;
     std::memcpy(&a, x, 8);

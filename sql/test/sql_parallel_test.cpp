@@ -122,7 +122,7 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
       {"WITH c AS (SELECT a % 1000 AS k, a, n, s FROM t) SELECT k, count(*), sum(n), min(s) FROM c WHERE a < 1000 GROUP BY k "
        "UNION ALL SELECT k, count(*), sum(n), max(s) FROM c WHERE a > 500000 GROUP BY k",
        false},
-      // ~21,000 rows: sorted in two runs and merged (RowBuffer::kParallelSortRows), by a string first.
+      // ~21,000 rows: sorted in two runs and merged (row_sort.cpp's kParallelSortRows), by a string first.
       {"SELECT s, a FROM t WHERE a % 25 = 0 ORDER BY s DESC, a", true},
   };
   for (const Q& q : queries) {
