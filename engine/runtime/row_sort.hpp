@@ -59,15 +59,14 @@ class SortKeyEncoder {
   bool partial_ = false;  // a key is left out: no key is complete
 };
 
-// [first, last) stably sorted by `less`: on one thread below `parallelFrom` elements, else in
-// `threads` runs sorted on the worker pool and merged (earlier runs first on ties). `prepare(i,
-// j)`, run on the thread that sorts the run [i, j) before it does, may fill its elements.
-template <typename It, typename Less, typename Prepare>
-void stableSortInRuns(It first, It last, Less less, uint32_t threads, size_t parallelFrom, Prepare prepare) {
+// [first, last) sorted: on one thread below `parallelFrom` elements, else in `threads` runs
+// sorted on the worker pool's threads and merged by `less` (earlier runs first on ties).
+// `sortRun(i, j)` sorts the run [first + i, first + j) in `less`'s order, on the thread given it.
+template <typename It, typename Less, typename SortRun>
+void sortInRuns(It first, It last, Less less, uint32_t threads, size_t parallelFrom, SortRun sortRun) {
   const size_t n = static_cast<size_t>(last - first);
   if (threads <= 1 || n < parallelFrom) {
-    prepare(size_t{0}, n);
-    std::stable_sort(first, last, less);
+    sortRun(size_t{0}, n);
     return;
   }
   std::vector<size_t> bounds(threads + 1);
@@ -78,8 +77,7 @@ void stableSortInRuns(It first, It last, Less less, uint32_t threads, size_t par
   runOnWorkers(threads, [&](uint32_t) {
     for (uint32_t r; (r = next.fetch_add(1)) < threads;) {
       try {
-        prepare(bounds[r], bounds[r + 1]);
-        std::stable_sort(first + bounds[r], first + bounds[r + 1], less);
+        sortRun(bounds[r], bounds[r + 1]);
       } catch (...) {
         std::lock_guard lock(failedMutex);
         failed = std::current_exception();
