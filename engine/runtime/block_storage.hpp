@@ -59,6 +59,9 @@ class BlockStorage {
   }
   BlockStorage(const BlockStorage&) = delete;
   BlockStorage& operator=(const BlockStorage&) = delete;
+  // The blocks' charge is released to `budget` from now on, which must count with the one they
+  // were charged to (a statement's and its helper thread's budgets share one count).
+  void releaseTo(MemoryBudget* budget) { budget_ = budget; }
 
   // A zeroed row at the end; throws Error 53200 past the budget, std::bad_alloc past memory. The
   // next row's place is kept (next_, end_): finding it from count_ took a division by a full

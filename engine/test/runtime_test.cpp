@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 #include <set>
@@ -9,6 +10,7 @@
 
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/like_pattern.hpp"
+#include "engine/runtime/memory_budget.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/row_buffer.hpp"
 #include "engine/runtime/runtime.hpp"
@@ -311,6 +313,38 @@ TEST_CASE("row buffers keeping the first k rows hold O(k) rows and give what a f
     REQUIRE(hyrax_rt_buf_count(topk) >= k);
     for (uint64_t i = 0; i < k; ++i) REQUIRE(keyed(topk, i) == keyed(all, i));
   }
+}
+
+TEST_CASE("a row buffer takes a helper's rows in where they are, and their charge with them") {
+  // The statement's buffer and a helper thread's (its budget sharing the statement's count): the
+  // helper's rows follow the statement's in order, unmoved; what stays charged is given back
+  // when the statement's buffer goes, even after the helper's budget went first (a statement's
+  // helper contexts end before its buffers).
+  MemoryBudget statement;
+  auto mine = std::make_unique<RowBuffer>(16, &statement);
+  std::vector<void*> helperRows;
+  {
+    MemoryBudget helperBudget;
+    helperBudget.shareWith(statement);
+    RowBuffer helper(16, &helperBudget);
+    for (int64_t i = 0; i < 3000; ++i) {
+      if (i < 1000) appendKeyed(mine.get(), i, i);
+      else {
+        appendKeyed(&helper, i, i);
+        helperRows.push_back(helper.row(helper.count() - 1));
+      }
+    }
+    const uint64_t charged = statement.used();
+    mine->absorb(helper);
+    CHECK(helper.count() == 0);
+    CHECK(statement.used() <= charged);  // only the helper's order was given back
+    CHECK(statement.used() > 0);
+  }
+  REQUIRE(mine->count() == 3000);
+  for (uint64_t i = 0; i < 3000; ++i) CHECK(keyed(mine.get(), i) == std::pair<int64_t, int64_t>(i, i));
+  for (size_t i = 0; i < helperRows.size(); ++i) CHECK(mine->row(1000 + i) == helperRows[i]);  // not copied
+  mine.reset();
+  CHECK(statement.used() == 0);
 }
 
 TEST_CASE("row buffers sort stably with a comparator") {
