@@ -164,46 +164,49 @@ struct Prefix {
 // Below this many rows a comparison sort beats another radix pass (its 256 counts).
 constexpr size_t kRadixSortRows = 64;
 
-// [from, to) in `less`'s order, `less` being total and agreeing with the two words read as one
-// unsigned 128-bit number: a radix sort, most significant byte first, each part split on the
-// first byte where its rows differ (so the bytes they all share, an INTEGER's high bytes, cost
-// one pass, not one each), parts of fewer than kRadixSortRows rows handed to std::sort. A part
-// whose words are all equal is in place order (the scatter keeps the order within a byte) and
-// stays so when the key is these `words` and complete (the last word's low byte), else it is
-// sorted. A comparison sort of random keys mispredicts about one branch in two: 100,000 rows by
-// an integer and two strings took 19-21 ms with std::sort on these 24 bytes; this takes 2-3
-// passes for random strings (standalone: keys made and sorted 14 ms, 29 ms with whole keys
-// moved by std::stable_sort, 80-98 with the comparator alone).
-template <typename Less>
-void radixSortPrefixes(Prefix* from, Prefix* to, Prefix* scratch, uint32_t words, const Less& less) {
+// [from, to) in `less`'s order, `less` being total and agreeing with the rows' keys read as
+// unsigned numbers word by word (`word(p, w)`: word w of p's key): a radix sort, most significant
+// byte first, each part split on the first byte where its rows' keys differ (so the bytes they
+// all share, an INTEGER's high bytes, a common brand, cost one pass, not one each), parts of fewer
+// than kRadixSortRows rows handed to std::sort. A part whose keys are all equal is in place order
+// (the scatter keeps the order within a byte) and stays so when they are complete (the last
+// word's low byte), else it is sorted. A comparison sort of random keys mispredicts about one
+// branch in two: 100,000 rows by an integer and two strings took 19-21 ms with std::sort on these
+// 24 bytes; this takes 2-3 passes for random strings (a throwaway harness: keys made and sorted in
+// 14 ms, 29 with whole keys moved by std::stable_sort, 80-98 with the comparator alone).
+template <typename Word, typename Less>
+void radixSortPrefixes(Prefix* from, Prefix* to, Prefix* scratch, uint32_t words, uint32_t firstWord, const Word& word,
+                       const Less& less) {
   const size_t n = static_cast<size_t>(to - from);
   if (n < kRadixSortRows) {
     std::sort(from, to, less);
     return;
   }
-  // The first byte where the part's words differ: one pass, whatever bytes they share.
-  uint64_t differ[2] = {0, 0};
-  for (const Prefix* p = from + 1; p != to; ++p) {
-    differ[0] |= p->word[0] ^ from->word[0];
-    differ[1] |= p->word[1] ^ from->word[1];
+  // The first byte where the part's keys differ: a pass per word they share.
+  uint32_t w = firstWord;
+  uint64_t differ = 0;
+  for (; w < words; ++w) {
+    const uint64_t first = word(*from, w);
+    for (const Prefix* p = from + 1; p != to; ++p) differ |= word(*p, w) ^ first;
+    if (differ) break;
   }
-  if ((differ[0] | differ[1]) == 0) {  // equal words
-    if (words > 2 || (from->word[words - 1] & 0xFF)) std::sort(from, to, less);
+  if (w == words) {  // equal keys
+    if (word(*from, words - 1) & 0xFF) std::sort(from, to, less);
     return;
   }
-  const uint32_t digit = differ[0] ? static_cast<uint32_t>(std::countl_zero(differ[0])) / 8
-                                   : 8 + static_cast<uint32_t>(std::countl_zero(differ[1])) / 8;
-  auto byteOf = [](const Prefix& p, uint32_t d) { return static_cast<uint32_t>(p.word[d / 8] >> (56 - 8 * (d % 8))) & 0xFF; };
+  const uint32_t shift = 56 - 8 * (static_cast<uint32_t>(std::countl_zero(differ)) / 8);
+  auto byteOf = [&](const Prefix& p) { return static_cast<uint32_t>(word(p, w) >> shift) & 0xFF; };
   size_t counts[256] = {};
-  for (const Prefix* p = from; p != to; ++p) ++counts[byteOf(*p, digit)];
+  for (const Prefix* p = from; p != to; ++p) ++counts[byteOf(*p)];
   size_t starts[256], at = 0;
   for (uint32_t v = 0; v < 256; ++v) starts[v] = std::exchange(at, at + counts[v]);
   size_t next[256];
   std::copy(starts, starts + 256, next);
-  for (const Prefix* p = from; p != to; ++p) scratch[next[byteOf(*p, digit)]++] = *p;  // (in order within a byte)
+  for (const Prefix* p = from; p != to; ++p) scratch[next[byteOf(*p)]++] = *p;  // (in order within a byte)
   std::copy(scratch, scratch + n, from);
   for (uint32_t v = 0; v < 256; ++v)
-    if (counts[v] > 1) radixSortPrefixes(from + starts[v], from + starts[v] + counts[v], scratch + starts[v], words, less);
+    if (counts[v] > 1)
+      radixSortPrefixes(from + starts[v], from + starts[v] + counts[v], scratch + starts[v], words, w, word, less);
 }
 
 }  // namespace
@@ -263,7 +266,8 @@ void sortRows(std::vector<void*>& rows, RowCompare cmp, const SortKeyEncoder* ke
       keys->encode(rows[k], to);
       prefixes[k] = {{to[0], words > 1 ? to[1] : 0}, k};
     }
-    radixSortPrefixes(&prefixes[i], &prefixes[j], &scratch[i], words, less);
+    auto word = [&](const Prefix& p, uint32_t w) { return w < 2 ? p.word[w] : whole[p.place * words + w]; };
+    radixSortPrefixes(&prefixes[i], &prefixes[j], &scratch[i], words, 0, word, less);
   };
   sortInRuns(prefixes, prefixes + n, less, threads, kParallelSortRows, sortRun);
   auto* sorted = reinterpret_cast<void**>(scratch);  // (a Prefix holds a pointer, and the scratch is free)
