@@ -7,6 +7,7 @@
 
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
+#include "engine/types/float_order.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/util/error.hpp"
 
@@ -28,8 +29,8 @@ uint64_t hashValue(const SqlType& t, const void* p) {
     case TypeId::Int16: { int16_t x; std::memcpy(&x, p, 2); return mix(static_cast<uint64_t>(x)); }
     case TypeId::Int32:
     case TypeId::Date: { int32_t x; std::memcpy(&x, p, 4); return mix(static_cast<uint64_t>(static_cast<int64_t>(x))); }
-    case TypeId::Float32: { float x; std::memcpy(&x, p, 4); if (x == 0) x = 0; uint32_t b; std::memcpy(&b, &x, 4); return mix(b); }
-    case TypeId::Float64: { double x; std::memcpy(&x, p, 8); if (x == 0) x = 0; uint64_t b; std::memcpy(&b, &x, 8); return mix(b); }
+    case TypeId::Float32: { float x; std::memcpy(&x, p, 4); return mix(std::bit_cast<uint32_t>(canonicalFloat(x))); }
+    case TypeId::Float64: { double x; std::memcpy(&x, p, 8); return mix(std::bit_cast<uint64_t>(canonicalFloat(x))); }
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: { StringRef s; std::memcpy(static_cast<void*>(&s), p, 16); return hyrax_rt_hash_string(s.lo(), s.hi()); }
@@ -51,8 +52,8 @@ int compareValue(const SqlType& t, const void* a, const void* b) {
     case TypeId::Int16: return cmp3<int16_t>(a, b);
     case TypeId::Int32:
     case TypeId::Date: return cmp3<int32_t>(a, b);
-    case TypeId::Float32: return cmp3<float>(a, b);
-    case TypeId::Float64: return cmp3<double>(a, b);
+    case TypeId::Float32: { float x, y; std::memcpy(&x, a, 4); std::memcpy(&y, b, 4); return compareFloats(x, y); }
+    case TypeId::Float64: { double x, y; std::memcpy(&x, a, 8); std::memcpy(&y, b, 8); return compareFloats(x, y); }
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: {
@@ -82,16 +83,12 @@ void appendSigned(const void* p, KeyBytes& out) {
   appendBigEndian(static_cast<U>(static_cast<U>(x) ^ (U{1} << (8 * sizeof(U) - 1))), out);
 }
 
-// Negative floats have every bit flipped (larger magnitude sorts first), others only the sign.
-template <typename F, typename U>
+// Floats in SQL's order (float_order.hpp): NaN, whatever its sign, above Infinity; -0 = 0.
+template <typename F>
 void appendFloat(const void* p, KeyBytes& out) {
   F x;
   std::memcpy(&x, p, sizeof(F));
-  if (x == 0) x = 0;  // -0 = 0
-  U bits;
-  std::memcpy(&bits, &x, sizeof(U));
-  U sign = U{1} << (8 * sizeof(U) - 1);
-  appendBigEndian(static_cast<U>((bits & sign) ? ~bits : (bits | sign)), out);
+  appendBigEndian(orderedBits(x), out);
 }
 
 // A fixed-width value (not a string) encoded at `at`; returns the end. The same bytes as
@@ -116,8 +113,8 @@ uint8_t* encodeFixed(TypeId id, const void* p, uint8_t* at) {
     case TypeId::Float32:
     case TypeId::Float64: {
       KeyBytes tmp;  // rare in keys: the general path
-      if (id == TypeId::Float32) appendFloat<float, uint32_t>(p, tmp);
-      else appendFloat<double, uint64_t>(p, tmp);
+      if (id == TypeId::Float32) appendFloat<float>(p, tmp);
+      else appendFloat<double>(p, tmp);
       std::memcpy(at, tmp.data(), tmp.size());
       return at + tmp.size();
     }
@@ -131,8 +128,8 @@ void encodeValue(const SqlType& t, const void* p, KeyBytes& out) {
     case TypeId::Int16: return appendSigned<int16_t, uint16_t>(p, out);
     case TypeId::Int32:
     case TypeId::Date: return appendSigned<int32_t, uint32_t>(p, out);
-    case TypeId::Float32: return appendFloat<float, uint32_t>(p, out);
-    case TypeId::Float64: return appendFloat<double, uint64_t>(p, out);
+    case TypeId::Float32: return appendFloat<float>(p, out);
+    case TypeId::Float64: return appendFloat<double>(p, out);
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: {

@@ -1,11 +1,11 @@
 #include "engine/runtime/row_sort.hpp"
 
 #include <bit>
-#include <cmath>
 #include <cstring>
 #include <utility>
 
 #include "engine/runtime/memory_budget.hpp"
+#include "engine/types/float_order.hpp"
 #include "engine/types/sql_type.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/util/error.hpp"
@@ -38,7 +38,7 @@ uint32_t fixedWidth(TypeId t) {
   }
 }
 
-bool isString(TypeId t) { return t == TypeId::Char || t == TypeId::Varchar || t == TypeId::Text; }
+bool isString(TypeId t) { return SqlType{t}.isString(); }
 
 void putBigEndian(uint8_t* at, uint64_t x, uint32_t bytes) {
   for (uint32_t i = bytes; i-- > 0; x >>= 8) at[i] = static_cast<uint8_t>(x);
@@ -49,19 +49,6 @@ T readAt(const char* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
   return v;
-}
-
-// IEEE bits in SQL's order (float_order.hpp): -0.0 as 0.0, every NaN one NaN above Infinity;
-// negative values with every bit inverted, others with the sign bit set.
-uint64_t orderedDouble(double d) {
-  if (d == 0) d = 0;
-  uint64_t u = std::isnan(d) ? 0x7FF8000000000000ull : std::bit_cast<uint64_t>(d);
-  return (u >> 63) ? ~u : u | (1ull << 63);
-}
-uint32_t orderedFloat(float f) {
-  if (f == 0) f = 0;
-  uint32_t u = std::isnan(f) ? 0x7FC00000u : std::bit_cast<uint32_t>(f);
-  return (u >> 31) ? ~u : u | (1u << 31);
 }
 
 }  // namespace
@@ -116,8 +103,8 @@ bool SortKeyEncoder::encode(const void* row, uint64_t* out) const {
         case TypeId::Int16: putBigEndian(v, static_cast<uint16_t>(readAt<int16_t>(x)) ^ 0x8000u, 2); break;
         case TypeId::Int32:
         case TypeId::Date: putBigEndian(v, static_cast<uint32_t>(readAt<int32_t>(x)) ^ 0x80000000u, 4); break;
-        case TypeId::Float32: putBigEndian(v, orderedFloat(readAt<float>(x)), 4); break;
-        case TypeId::Float64: putBigEndian(v, orderedDouble(readAt<double>(x)), 8); break;
+        case TypeId::Float32: putBigEndian(v, orderedBits(readAt<float>(x)), 4); break;
+        case TypeId::Float64: putBigEndian(v, orderedBits(readAt<double>(x)), 8); break;
         case TypeId::Char:
         case TypeId::Varchar:
         case TypeId::Text: {
