@@ -250,13 +250,15 @@ class Driver {
       profile_.laterCodeCompileMs = impl_.code.later->compileMs;
       if (impl_.optimized) impl_.optimized->refineExpected(impl_.code.later->codeMs);
     }
-    // Sorted rows stay on one thread (the sort's output pipeline is serial): their order is the
-    // point; a WITH query's buffer rows (CteScan) are read on every thread. A pre-aggregation of
+    // Sorted rows (an ordered pipeline) go on several threads only into the result, whose chunks
+    // keep their morsels' order (runParallel); a WITH query's buffer rows (CteScan) are read on
+    // every thread. A pre-aggregation of
     // groups beyond the caches goes the parallel way on one thread too. A pipeline without a sink
     // (a probe that only marks the build entries it matches: right semi and anti joins) needs no
     // merge: its marks are atomic stores.
     runsColumn_ = runsColumn(p);
     const bool parallel = (threads_ > 1 || preAggregatesAlone(p)) && p.source != MorselSource::Once && !p.serial &&
+                          (!p.ordered || p.sink == PipelineSink::Result) &&
                           (p.source != MorselSource::Series || !inOrder(p)) &&
                           (p.sink != PipelineSink::Aggregate || worthMerging(p) || preAggregates(p) || disjointGroups(p));
     // Without a switch to come or threads to share it, one call over the whole input (a
@@ -498,6 +500,8 @@ class Driver {
         return reinterpret_cast<uint64_t*>(at & ~uintptr_t{63});
       }
       std::vector<HashTable*> partitions;  // pre-aggregation: where its table's groups go
+      // An ordered pipeline: each morsel's start and the result chunks held before it.
+      std::vector<std::pair<uint64_t, size_t>> parts;
     };
     const bool disjoint = p.sink == PipelineSink::Aggregate && disjointGroups(p);
     const Table* runs = disjoint && runsColumn_ >= 0 ? static_cast<const Table*>(p.table) : nullptr;
@@ -587,6 +591,10 @@ class Driver {
         // Aligned to the runs of a group key: a run that began before m is the morsel's before.
         const uint64_t from = runs ? runs->runStart(static_cast<uint32_t>(runsColumn_), m) : m;
         const uint64_t to = runs ? runs->runStart(static_cast<uint32_t>(runsColumn_), end) : end;
+        if (p.ordered) {  // this morsel's rows begin a chunk, which goes where the morsel does
+          h.parts.emplace_back(m, h.ctx->sealResults());
+          h.state[p.sinkSlot] = h.ctx->currentResult();
+        }
         const CodeTier* code = first;
         if (optimized) {
           if (considerCompiling(pipelineStart, unitsDone.load(std::memory_order_relaxed), total)) compileStarted = true;
@@ -649,8 +657,32 @@ class Driver {
       run.mergeMs = msSince(mergeStart);
       run.merge = preAggregate ? 'p' : runs ? 'r' : disjoint ? 'd' : p.sink == PipelineSink::Aggregate ? 'g' : ' ';
     }
+    if (p.ordered) appendInMorselOrder(helpers);
     for (Helper& h : helpers) ctx_.adoptWorker(std::move(h.ctx));  // results after ours, in order
     if (p.sink == PipelineSink::Result) state_[p.sinkSlot] = ctx_.currentResult();  // the old one may be full
+  }
+
+  // An ordered pipeline's result: the helpers' chunks, a morsel's run of them at a time, in the
+  // order of the morsels' starts (each morsel is one thread's, its rows in their order).
+  template <typename Helpers>
+  void appendInMorselOrder(Helpers& helpers) {
+    struct Run {
+      uint64_t start;
+      size_t helper, from, to;
+    };
+    std::vector<Run> runs;
+    std::vector<std::vector<std::unique_ptr<ResultChunk>>> chunks(helpers.size());
+    for (size_t w = 0; w < helpers.size(); ++w) {
+      helpers[w].ctx->takeResults(chunks[w]);
+      const auto& parts = helpers[w].parts;
+      for (size_t k = 0; k < parts.size(); ++k)
+        runs.push_back({parts[k].first, w, parts[k].second, k + 1 < parts.size() ? parts[k + 1].second : chunks[w].size()});
+    }
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
+    std::vector<std::unique_ptr<ResultChunk>> ordered;
+    for (const Run& r : runs)
+      for (size_t c = r.from; c < r.to; ++c) ordered.push_back(std::move(chunks[r.helper][c]));
+    ctx_.appendResults(ordered);
   }
 
   const CompiledQuery::Impl& impl_;

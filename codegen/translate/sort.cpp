@@ -139,7 +139,7 @@ void SortTranslator::produce() {
   q_.endPipeline();
 
   q_.beginPipeline(op_.estimatedRows);
-  q_.serialOnly();  // sorted rows: their order is the point
+  q_.keepOrder();  // sorted rows: their order is the point
   q_.forEachBufferRow(slot_, [&](llvm::Value* row) {
     for (size_t c = 0; c < columns_.size(); ++c) q_.values[columns_[c]] = layout_.load(cg_, row, fields_[c]);
     if (s.rank) q_.values[s.rank] = layout_.load(cg_, row, rankField);

@@ -87,6 +87,9 @@ struct PipelineInfo {
   uint32_t mergeSlot = 0;       //   table in state slot mergeSlot whose hash is in partition
                                 //   (part | parts << 32) in slot mergeSlot + 1
   bool serial = false;          // something in it must run on the session's thread (a LIMIT's count, ...)
+  // Its rows' order is the point (a sort's output): on several threads only into the result,
+  // whose chunks the driver puts in the order of their morsels.
+  bool ordered = false;
   // Aggregate: join entries below point at their groups (AggregateTranslator::consume), so a
   // thread's groups must stay where they are until the pipeline ends: no pre-aggregation, whose
   // small tables spill and reuse their entries.
@@ -162,6 +165,8 @@ class QueryTranslator {
   }
   // The current pipeline must run on one thread, in order.
   void serialOnly() { pipelines_.back().serial = true; }
+  // The current pipeline's rows must come out in its source's order (PipelineInfo::ordered).
+  void keepOrder() { pipelines_.back().ordered = true; }
   // Its aggregate keeps pointers to its groups (PipelineInfo::pinsGroups).
   void pinGroups() { pipelines_.back().pinsGroups = true; }
   // The current pipeline's source rows are unique by these IUs (PipelineInfo::rowKey).

@@ -199,21 +199,31 @@ void QueryContext::adoptWorker(std::unique_ptr<QueryContext> worker) {
   dirty_ = true;
   std::vector<std::unique_ptr<ResultChunk>> rows;
   worker->takeResults(rows);
-  if (!rows.empty()) {
-    // Ours first: the chunk being filled joins the full ones, and the next row starts a new one.
-    if (current_ && current_->rowCount()) {
-      budget_.charge(current_->bytes());
-      resultsCharged_ += current_->bytes();
-      results_.push_back(std::move(current_));
-    }
-    current_.reset();
-    for (auto& c : rows) {
-      budget_.charge(c->bytes());
-      resultsCharged_ += c->bytes();
-      results_.push_back(std::move(c));
-    }
-  }
+  appendResults(rows);
   workers_.push_back(std::move(worker));
+}
+
+size_t QueryContext::sealResults() {
+  if (current_ && current_->rowCount()) flushResult();
+  return results_.size();
+}
+
+void QueryContext::appendResults(std::vector<std::unique_ptr<ResultChunk>>& rows) {
+  if (rows.empty()) return;
+  dirty_ = true;
+  // Ours first: the chunk being filled joins the full ones, and the next row starts a new one.
+  if (current_ && current_->rowCount()) {
+    budget_.charge(current_->bytes());
+    resultsCharged_ += current_->bytes();
+    results_.push_back(std::move(current_));
+  }
+  current_.reset();
+  for (auto& c : rows) {
+    budget_.charge(c->bytes());
+    resultsCharged_ += c->bytes();
+    results_.push_back(std::move(c));
+  }
+  rows.clear();
 }
 
 std::vector<std::unique_ptr<ResultChunk>> QueryContext::takeResults() {

@@ -159,6 +159,13 @@ class QueryContext {
   // After a parallel pipeline: the worker's result rows go after this context's, and the worker
   // lives as long as this context does (rows and entries may point at its strings).
   void adoptWorker(std::unique_ptr<QueryContext> worker);
+  // A parallel pipeline whose rows keep their order (a sort's output, run by morsels on several
+  // threads): the rows so far are put in full chunks, so that the next morsel's begin a chunk of
+  // their own; returns the chunks held. The driver then orders the workers' chunks by morsel and
+  // appends them (appendResults) before adopting the workers.
+  size_t sealResults();
+  // `rows` go after this context's results, in their order; leaves `rows` empty.
+  void appendResults(std::vector<std::unique_ptr<ResultChunk>>& rows);
 
   // Actual row counts per operator id, filled by generated code for EXPLAIN ANALYZE.
   std::vector<uint64_t>& operatorCounters() { return counters_; }

@@ -136,6 +136,22 @@ TEST_CASE("queries on two threads answer as on one", "[parallel]") {
     INFO(queries[q].sql);
     CHECK(rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[q].sql), true).find("Parallel: none") == std::string::npos);
   }
+  // Sorted rows into the result on both threads, each morsel's rows a run of chunks put back in
+  // the morsels' order (row for row the same above): 524,288 rows, and a sort below a join and a
+  // filter. Into a WITH query's buffer they stay on one thread (its readers see that order).
+  {
+    std::string plan = rows(two.execute(std::string("EXPLAIN ANALYZE ") + queries[6].sql), true);
+    INFO(plan);
+    CHECK(std::regex_search(plan, std::regex("buffered rows -> result, 2 threads, [0-9]+ morsels")));
+    const char* q = "SELECT x.a, x.s, d.v FROM (SELECT a, g, s FROM t ORDER BY s, a DESC) x JOIN d ON x.g = d.k - 300 "
+                    "WHERE x.a % 3 <> 0";
+    CHECK(rows(two.execute(q), true) == rows(one.execute(q), true));
+    const char* cte = "WITH c AS (SELECT a, s FROM t ORDER BY s DESC, a) SELECT a, s FROM c WHERE a < 10 UNION ALL "
+                      "SELECT a, s FROM c WHERE a > 500000";
+    std::string plan2 = rows(two.execute(std::string("EXPLAIN ANALYZE ") + cte), true);
+    INFO(plan2);
+    CHECK(std::regex_search(plan2, std::regex("buffered rows -> buffer, 1 thread")));
+  }
   // Pipelines that ran on one thread before: the aggregations whose groups join entries point at,
   // probes that only mark the entries they match (a right semi join); and an aggregation grouped by
   // the scanned table's primary key, whose threads' tables are adopted without a merge.
