@@ -8,6 +8,7 @@
 #include "engine/runtime/hash_table.hpp"
 #include "engine/runtime/query_context.hpp"
 #include "engine/runtime/row_buffer.hpp"
+#include "engine/runtime/runtime_guard.hpp"
 #include "engine/runtime/thread_scope.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/util/machine_cores.hpp"
@@ -592,8 +593,15 @@ class Driver {
         const uint64_t from = runs ? runs->runStart(static_cast<uint32_t>(runsColumn_), m) : m;
         const uint64_t to = runs ? runs->runStart(static_cast<uint32_t>(runsColumn_), end) : end;
         if (p.ordered) {  // this morsel's rows begin a chunk, which goes where the morsel does
-          h.parts.emplace_back(m, h.ctx->sealResults());
-          h.state[p.sinkSlot] = h.ctx->currentResult();
+          void* view = guarded(h.ctx.get(), static_cast<void*>(nullptr), [&]() -> void* {
+            h.parts.emplace_back(m, h.ctx->sealResults());  // (charges the chunk: may pass memory_limit)
+            return h.ctx->currentResult();
+          });
+          if (!view) {
+            stop = true;  // its context says why
+            return;
+          }
+          h.state[p.sinkSlot] = view;
         }
         const CodeTier* code = first;
         if (optimized) {
