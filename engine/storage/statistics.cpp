@@ -126,9 +126,14 @@ void ColumnStatisticsBuilder::add(const void* value, bool isNull) {
     std::memcpy(&bits, p, width_);
     h = mix(bits);
     if (type_.isNumeric() || (type_.isDateTime())) {
-      double v = numeric(type_, p);
-      min_ = std::min(min_, v);
-      max_ = std::max(max_, v);
+      // Finite values only: a float column's Infinity and -Infinity made the range infinite, and
+      // estimates from it NaN ((c - min) / (max - min)), on which the planner passed over an
+      // index range scan for a 20-row range; NaN compares false and never entered.
+      const double v = numeric(type_, p);
+      if (std::isfinite(v)) {
+        min_ = std::min(min_, v);
+        max_ = std::max(max_, v);
+      }
     }
   }
   // HyperLogLog: the register named by the top bits keeps the longest run of leading zeros after.
@@ -159,7 +164,7 @@ ColumnStatistics ColumnStatisticsBuilder::finish(uint64_t rows) const {
   uint64_t nonNull = rows - nulls_;
   cs.distinct = std::min(static_cast<double>(nonNull), std::max(nonNull ? 1.0 : 0.0, std::round(estimate)));
   cs.nullFraction = rows ? static_cast<double>(nulls_) / static_cast<double>(rows) : 0;
-  cs.hasRange = nonNull > 0 && (type_.isNumeric() || type_.isDateTime());
+  cs.hasRange = nonNull > 0 && (type_.isNumeric() || type_.isDateTime()) && min_ <= max_;  // (not all NaN or infinite)
   cs.min = min_;
   cs.max = max_;
   return cs;

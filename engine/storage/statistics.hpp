@@ -15,8 +15,8 @@ class Table;
 struct ColumnStatistics {
   double distinct = 0;      // of the non-NULL values
   double nullFraction = 0;
-  bool hasRange = false;    // numbers and dates
-  double min = 0, max = 0;
+  bool hasRange = false;    // numbers and dates with a finite value
+  double min = 0, max = 0;  // of the finite values
 };
 
 struct TableStatistics {
