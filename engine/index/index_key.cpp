@@ -8,6 +8,7 @@
 #include "engine/runtime/runtime.hpp"
 #include "engine/storage/table.hpp"
 #include "engine/types/float_order.hpp"
+#include "engine/types/ordered_bytes.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/util/error.hpp"
 
@@ -67,69 +68,11 @@ int compareValue(const SqlType& t, const void* a, const void* b) {
   }
 }
 
-template <typename U>
-void appendBigEndian(U x, KeyBytes& out) {
-  size_t at = out.size();
-  out.resize(at + sizeof(U));  // one capacity check, then the bytes in one store
-  uint8_t bytes[sizeof(U)];
-  for (size_t i = 0; i < sizeof(U); ++i) bytes[i] = static_cast<uint8_t>(x >> (8 * (sizeof(U) - 1 - i)));
-  std::memcpy(out.data() + at, bytes, sizeof(U));
-}
-
-template <typename S, typename U>
-void appendSigned(const void* p, KeyBytes& out) {
-  S x;
-  std::memcpy(&x, p, sizeof(S));
-  appendBigEndian(static_cast<U>(static_cast<U>(x) ^ (U{1} << (8 * sizeof(U) - 1))), out);
-}
-
-// Floats in SQL's order (float_order.hpp): NaN, whatever its sign, above Infinity; -0 = 0.
-template <typename F>
-void appendFloat(const void* p, KeyBytes& out) {
-  F x;
-  std::memcpy(&x, p, sizeof(F));
-  appendBigEndian(orderedBits(x), out);
-}
-
-// A fixed-width value (not a string) encoded at `at`; returns the end. The same bytes as
-// encodeValue, written without growing a vector byte by byte.
-uint8_t* encodeFixed(TypeId id, const void* p, uint8_t* at) {
-  auto bigEndian = [&](auto x) {
-    using U = decltype(x);
-    for (size_t i = 0; i < sizeof(U); ++i) at[i] = static_cast<uint8_t>(x >> (8 * (sizeof(U) - 1 - i)));
-    return at + sizeof(U);
-  };
-  auto flipped = [&](auto s) {  // signed: the sign bit flipped, big-endian
-    using S = decltype(s);
-    using U = std::make_unsigned_t<S>;
-    std::memcpy(&s, p, sizeof(S));
-    return bigEndian(static_cast<U>(static_cast<U>(s) ^ (U{1} << (8 * sizeof(U) - 1))));
-  };
-  switch (id) {
-    case TypeId::Bool: *at = *static_cast<const uint8_t*>(p) ? 1 : 0; return at + 1;
-    case TypeId::Int16: return flipped(int16_t{});
-    case TypeId::Int32:
-    case TypeId::Date: return flipped(int32_t{});
-    case TypeId::Float32:
-    case TypeId::Float64: {
-      KeyBytes tmp;  // rare in keys: the general path
-      if (id == TypeId::Float32) appendFloat<float>(p, tmp);
-      else appendFloat<double>(p, tmp);
-      std::memcpy(at, tmp.data(), tmp.size());
-      return at + tmp.size();
-    }
-    default: return flipped(int64_t{});
-  }
-}
+// A fixed-width value (not a string) encoded at `at` (ordered_bytes.hpp); returns the end.
+uint8_t* encodeFixed(TypeId id, const void* p, uint8_t* at) { return at + putOrderedFixed(id, p, at); }
 
 void encodeValue(const SqlType& t, const void* p, KeyBytes& out) {
   switch (t.id) {
-    case TypeId::Bool: out.push_back(*static_cast<const uint8_t*>(p) ? 1 : 0); return;
-    case TypeId::Int16: return appendSigned<int16_t, uint16_t>(p, out);
-    case TypeId::Int32:
-    case TypeId::Date: return appendSigned<int32_t, uint32_t>(p, out);
-    case TypeId::Float32: return appendFloat<float>(p, out);
-    case TypeId::Float64: return appendFloat<double>(p, out);
     case TypeId::Char:
     case TypeId::Varchar:
     case TypeId::Text: {
@@ -143,7 +86,12 @@ void encodeValue(const SqlType& t, const void* p, KeyBytes& out) {
       out.push_back(0);
       return;
     }
-    default: return appendSigned<int64_t, uint64_t>(p, out);
+    default: {
+      const size_t at = out.size();
+      out.resize(at + 8);  // one capacity check, then the bytes in place
+      out.resize(at + putOrderedFixed(t.id, p, out.data() + at));
+      return;
+    }
   }
 }
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "engine/runtime/memory_budget.hpp"
-#include "engine/types/float_order.hpp"
+#include "engine/types/ordered_bytes.hpp"
 #include "engine/types/sql_type.hpp"
 #include "engine/types/string_ref.hpp"
 #include "engine/util/error.hpp"
@@ -39,10 +39,6 @@ uint32_t fixedWidth(TypeId t) {
 }
 
 bool isString(TypeId t) { return SqlType{t}.isString(); }
-
-void putBigEndian(uint8_t* at, uint64_t x, uint32_t bytes) {
-  for (uint32_t i = bytes; i-- > 0; x >>= 8) at[i] = static_cast<uint8_t>(x);
-}
 
 template <typename T>
 T readAt(const char* p) {
@@ -99,12 +95,6 @@ bool SortKeyEncoder::encode(const void* row, uint64_t* out) const {
     if (!null) {
       const char* x = r + p.offset;
       switch (t) {
-        case TypeId::Bool: v[0] = readAt<uint8_t>(x) ? 1 : 0; break;
-        case TypeId::Int16: putBigEndian(v, static_cast<uint16_t>(readAt<int16_t>(x)) ^ 0x8000u, 2); break;
-        case TypeId::Int32:
-        case TypeId::Date: putBigEndian(v, static_cast<uint32_t>(readAt<int32_t>(x)) ^ 0x80000000u, 4); break;
-        case TypeId::Float32: putBigEndian(v, orderedBits(readAt<float>(x)), 4); break;
-        case TypeId::Float64: putBigEndian(v, orderedBits(readAt<double>(x)), 8); break;
         case TypeId::Char:
         case TypeId::Varchar:
         case TypeId::Text: {
@@ -118,7 +108,7 @@ bool SortKeyEncoder::encode(const void* row, uint64_t* out) const {
           v[p.room] = static_cast<uint8_t>(truncated ? p.room + 1 : s.len);
           break;
         }
-        default: putBigEndian(v, static_cast<uint64_t>(readAt<int64_t>(x)) ^ (1ull << 63), 8); break;
+        default: putOrderedFixed(t, x, v); break;
       }
     }
     if (p.descending)
