@@ -255,12 +255,31 @@ bool addIntervals(const Interval& a, const Interval& b, Interval& out) {
 }
 
 bool scaleInterval(const Interval& a, double x, bool divide, Interval& out) {
+  // PostgreSQL's interval_mul and interval_div step by step: the days field keeps its own whole
+  // days (truncated toward zero) plus the whole days of the months' fraction, and the rest goes to
+  // time, rounded to microseconds (TSROUND) on the way. Cascading the months' fraction into the
+  // days before truncating gave '-1 mon 3 days' * -2.5 as 2 mons 7 days 12:00:00 where
+  // PostgreSQL answers 2 mons 8 days -12:00:00: the same span, but EXTRACT(DAY) and the text
+  // differ.
   auto scaled = [&](double v) { return divide ? v / x : v * x; };
-  double months = scaled(a.months), days = scaled(a.days) + (months - std::trunc(months)) * 30;
-  double micros = scaled(static_cast<double>(a.micros)) + (days - std::trunc(days)) * static_cast<double>(kMicrosPerDay);
   auto fits = [](double v, double limit) { return std::isfinite(v) && std::fabs(v) < limit; };
-  if (!fits(months, 2147483648.0) || !fits(days, 2147483648.0) || !fits(micros, 9.2e18)) return false;
-  out = {std::llround(micros), static_cast<int32_t>(std::trunc(days)), static_cast<int32_t>(std::trunc(months))};
+  auto toMicros = [](double v) { return std::rint(v * 1e6) / 1e6; };  // TSROUND
+  constexpr double kSecondsPerDay = 86400;
+  const double months = scaled(a.months), days = scaled(a.days);
+  if (!fits(months, 2147483648.0) || !fits(days, 2147483648.0)) return false;
+  const auto wholeMonths = static_cast<int32_t>(months), wholeDays = static_cast<int32_t>(days);  // toward zero
+  const double monthDays = toMicros((months - wholeMonths) * 30);
+  double seconds = toMicros((days - wholeDays + monthDays - static_cast<int32_t>(monthDays)) * kSecondsPerDay);
+  int64_t resultDays = wholeDays;
+  if (std::fabs(seconds) >= kSecondsPerDay) {  // 24:00:00 from rounding, or more from the cascade
+    const auto carried = static_cast<int32_t>(seconds / kSecondsPerDay);
+    resultDays += carried;
+    seconds -= carried * kSecondsPerDay;
+  }
+  resultDays += static_cast<int32_t>(monthDays);
+  const double micros = std::rint(scaled(static_cast<double>(a.micros)) + seconds * 1e6);
+  if (resultDays < INT32_MIN || resultDays > INT32_MAX || !fits(micros, 9.2e18)) return false;
+  out = {static_cast<int64_t>(micros), static_cast<int32_t>(resultDays), wholeMonths};
   return true;
 }
 
