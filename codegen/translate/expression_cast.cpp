@@ -286,7 +286,8 @@ SqlValue ExprCompiler::cast(const SqlValue& in, const SqlType& to, bool explicit
     guarded([&] {
       cg_.checkStatus(cg_.call("hyrax_rt_double_to_int",
                                {cg_.queryContext(), d, cg_.c32(to.id == TypeId::Decimal ? to.scale : 0),
-                                cg_.c32(to.id == TypeId::Decimal ? to.precision : 18), cg_.c32(to.id != TypeId::Decimal), out}));
+                                cg_.c32(to.id == TypeId::Decimal ? to.precision : 18),
+                                cg_.c32(to.id != TypeId::Decimal ? 0 : from.id == TypeId::Float32 ? 6 : 15), out}));
     });
     SqlValue wide = r;
     wide.type = to.id == TypeId::Decimal ? to : SqlType::int64(r.type.nullable);

@@ -177,10 +177,15 @@ double hyrax_rt_decimal_to_double(int64_t scaled, int32_t scale) {
   return text::decimalToDouble(scaled, static_cast<uint8_t>(scale));
 }
 
-int32_t hyrax_rt_double_to_int(QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t toInteger,
+int32_t hyrax_rt_double_to_int(QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t decimalDigits,
                                int64_t* out) {
-  const double exact = d * static_cast<double>(text::pow10(static_cast<unsigned>(scale)));
-  double scaled = toInteger ? std::nearbyint(exact) : std::round(exact);  // (nearbyint: the default mode, to even)
+  if (decimalDigits > 0) {
+    auto r = text::floatToDecimal(d, decimalDigits, static_cast<uint8_t>(precision), static_cast<uint8_t>(scale));
+    if (!r) return overflow(ctx);
+    *out = *r;
+    return 0;
+  }
+  const double scaled = std::nearbyint(d * static_cast<double>(text::pow10(static_cast<unsigned>(scale))));  // (the default mode: to even)
   // 64-bit integers: [-2^63, 2^63) (both ends exact doubles); fewer digits: an open interval.
   bool wide = precision >= 18;
   double limit = wide ? 9.2233720368547758e18 : static_cast<double>(text::pow10(static_cast<unsigned>(precision)));

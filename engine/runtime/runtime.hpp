@@ -342,12 +342,14 @@ int32_t hyrax_rt_decimal_rescale(hyrax::QueryContext* ctx, int64_t v, int32_t fr
                                  int64_t* out);
 
 // `d` as a scaled integer of `scale` digits and `precision` (18: any 64-bit value), 22003 beyond
-// them. To an integer type (`toInteger`) a half goes to the even neighbour, as PostgreSQL's rint
-// (CAST(2.5::float8 AS integer) is 2); to a DECIMAL away from zero, as its numeric does (3).
+// them. To an integer type (`decimalDigits` 0) a half goes to the even neighbour, as PostgreSQL's
+// rint (CAST(2.5::float8 AS integer) is 2); to a DECIMAL through the float's text of
+// `decimalDigits` significant digits (15 for DOUBLE PRECISION, 6 for REAL), rounded away from
+// zero, as its numeric does (text::floatToDecimal).
 // A DECIMAL beyond 2^53 unscaled as the nearest double (text::decimalToDouble; generated code
 // divides the smaller ones itself).
 double hyrax_rt_decimal_to_double(int64_t scaled, int32_t scale);
-int32_t hyrax_rt_double_to_int(hyrax::QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t toInteger,
+int32_t hyrax_rt_double_to_int(hyrax::QueryContext* ctx, double d, int32_t scale, int32_t precision, int32_t decimalDigits,
                                int64_t* out);
 
 }  // extern "C"

@@ -186,6 +186,34 @@ double decimalToDouble(int64_t scaled, uint8_t scale) {
   return parseDouble(formatDecimal(scaled, scale));
 }
 
+std::optional<int64_t> floatToDecimal(double d, int digits, uint8_t precision, uint8_t scale) {
+  if (!std::isfinite(d)) return std::nullopt;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, d);  // [-]D.DDDe[+-]XX, correctly rounded
+  const char* p = buf;
+  const bool neg = *p == '-';
+  if (neg) ++p;
+  int64_t m = 0;  // the digits, as an integer: the value is m * 10^exponent
+  int count = 0;
+  for (; *p && *p != 'e'; ++p)
+    if (*p != '.') m = m * 10 + (*p - '0'), ++count;
+  const int shift = std::atoi(p + 1) - (count - 1) + scale;  // the scaled value is m * 10^shift
+  const Int128 limit = precision >= 18 ? Int128(INT64_MAX) + 1 : Int128(pow10(precision));
+  Int128 v = m;
+  if (shift >= 0) {
+    for (int i = 0; i < shift && m != 0; ++i)
+      if ((v = v * 10) >= limit) return std::nullopt;
+  } else if (-shift > 18) {
+    v = 0;  // m < 10^17: below a tenth of the last digit kept
+  } else {
+    const Int128 unit = pow10(static_cast<unsigned>(-shift)), q = v / unit;
+    v = (v - q * unit) * 2 >= unit ? q + 1 : q;  // half away from zero (v is the magnitude)
+  }
+  if (v >= limit) return std::nullopt;
+  const int64_t r = v.toInt64();
+  return neg ? -r : r;
+}
+
 std::string formatDecimal(int64_t scaled, uint8_t scale) {
   bool neg = scaled < 0;
   uint64_t v = neg ? 0 - static_cast<uint64_t>(scaled) : static_cast<uint64_t>(scaled);

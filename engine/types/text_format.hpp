@@ -24,6 +24,12 @@ std::string formatDecimal(int64_t scaled, uint8_t scale);  // 1250,2 -> "12.50"
 // Up to 2^53 the unscaled integer and the power of ten are exact, and one division rounds once;
 // beyond, dividing the rounded integer rounded twice (123456789012345.678 became ...345.69).
 double decimalToDouble(int64_t scaled, uint8_t scale);
+// A float's value as a DECIMAL of `scale` (scaled by 10^scale), as PostgreSQL's float8_numeric and
+// float4_numeric make it: the float's text of `digits` significant digits (15 for DOUBLE
+// PRECISION, 6 for REAL), rounded half away from zero. So 1.005 (the double just below) is 1.01
+// in DECIMAL(5,2), as its text says, where rounding the double itself gave 1.00. Nullopt for NaN,
+// infinities and values beyond `precision` digits (18: any 64-bit value).
+std::optional<int64_t> floatToDecimal(double d, int digits, uint8_t precision, uint8_t scale);
 constexpr int64_t kDoubleExactInts = int64_t{1} << 53;  // integers a double holds exactly: |v| <= this
 std::string formatDouble(double d);                        // shortest text that reads back equal
 std::string formatFloat(float f);
