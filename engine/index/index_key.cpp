@@ -109,7 +109,7 @@ IndexKey::IndexKey(const Table& table, std::vector<uint32_t> columns) : table_(t
     offsets_.push_back(probeBytes_);
     probeBytes_ += t.byteWidth();
     // encodeValue's widths: fixed for all but strings.
-    if (end != UINT32_MAX) end = t.isString() ? UINT32_MAX : end + (t.id == TypeId::Bool ? 1 : t.byteWidth());
+    if (end != UINT32_MAX) end = t.isString() ? UINT32_MAX : end + orderedFixedWidth(t.id);
     encodedEnd_.push_back(end);
   }
   int32Words_ = !columns_.empty() && std::all_of(types_.begin(), types_.end(), [](TypeId id) {

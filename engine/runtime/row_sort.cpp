@@ -21,23 +21,6 @@ namespace {
 // with the comparator.)
 constexpr size_t kParallelSortRows = 8'192;
 
-// The value's bytes in a key: 0 for a type not encoded. Strings: their room, set apart.
-uint32_t fixedWidth(TypeId t) {
-  switch (t) {
-    case TypeId::Bool: return 1;
-    case TypeId::Int16: return 2;
-    case TypeId::Int32:
-    case TypeId::Date:
-    case TypeId::Float32: return 4;
-    case TypeId::Int64:
-    case TypeId::Decimal:  // at most 18 digits: an int64 at the column's scale
-    case TypeId::Timestamp:
-    case TypeId::Time:
-    case TypeId::Float64: return 8;
-    default: return 0;  // NULL's type, intervals (compared by their span), arrays
-  }
-}
-
 bool isString(TypeId t) { return SqlType{t}.isString(); }
 
 template <typename T>
@@ -67,7 +50,7 @@ SortKeyEncoder::SortKeyEncoder(const SortKeyColumn* keys, uint32_t count) {
       else room = std::min(room, left - nullByte - 1);
       p.room = room;
     } else {
-      p.room = fixedWidth(t);
+      p.room = orderedFixedWidth(t);  // 0: not encoded
       if (nullByte + p.room > left) p.room = 0;
     }
     if (p.room == 0) {

@@ -17,8 +17,26 @@ inline void putBigEndian(uint8_t* at, uint64_t x, uint32_t bytes) {
   for (uint32_t i = bytes; i-- > 0; x >>= 8) at[i] = static_cast<uint8_t>(x);
 }
 
-// The value of type `id` at `p` (any fixed-width type but INTERVAL; 8-byte ones read as a signed
-// integer) written at `at`; returns the bytes written (1, 2, 4 or 8).
+// The bytes putOrderedFixed writes for a value of `id`; 0 for the types it does not encode (the
+// NULL type, intervals: compared by their span, arrays, strings).
+inline uint32_t orderedFixedWidth(TypeId id) {
+  switch (id) {
+    case TypeId::Bool: return 1;
+    case TypeId::Int16: return 2;
+    case TypeId::Int32:
+    case TypeId::Date:
+    case TypeId::Float32: return 4;
+    case TypeId::Int64:
+    case TypeId::Decimal:  // at most 18 digits: an int64 at the column's scale
+    case TypeId::Timestamp:
+    case TypeId::Time:
+    case TypeId::Float64: return 8;
+    default: return 0;
+  }
+}
+
+// The value of type `id` at `p` (one orderedFixedWidth encodes; 8-byte ones read as a signed
+// integer) written at `at`; returns the bytes written (orderedFixedWidth(id)).
 inline uint32_t putOrderedFixed(TypeId id, const void* p, uint8_t* at) {
   auto read = [p](auto v) {
     std::memcpy(&v, p, sizeof v);
